@@ -1,0 +1,185 @@
+package io.varve.core.fs;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Wraps a file system and fails its N-th I/O operation with {@link InjectedIOException}, either once or for
+ * every operation from then on (a dead disk). Counted operations: create, open, write, sync, read, map,
+ * rename, delete, list, directory sync and lock. {@link #operationCount()} after a clean run tells a test
+ * how many values of N to try.
+ */
+public final class FaultInjectingFileSystem implements FileSystem {
+
+    /** The failure thrown by an injected fault, so tests can tell it from a real one. */
+    public static final class InjectedIOException extends IOException {
+        public InjectedIOException(long operation) {
+            super("injected I/O failure at operation " + operation);
+        }
+    }
+
+    private final FileSystem delegate;
+    private final AtomicLong operations = new AtomicLong();
+    private volatile long failAt = Long.MAX_VALUE;
+    private volatile boolean failForever;
+
+    public FaultInjectingFileSystem(FileSystem delegate) {
+        this.delegate = delegate;
+    }
+
+    /** Fails operation number {@code n} (1-based, counted from now) once, or it and all later ones. */
+    public void failAt(long n, boolean forever) {
+        if (n < 1) {
+            throw new IllegalArgumentException("operation number must be >= 1: " + n);
+        }
+        this.failForever = forever;
+        this.failAt = operations.get() + n;
+    }
+
+    /** Stops injecting faults. */
+    public void heal() {
+        failAt = Long.MAX_VALUE;
+        failForever = false;
+    }
+
+    public long operationCount() {
+        return operations.get();
+    }
+
+    private void tick() throws IOException {
+        long n = operations.incrementAndGet();
+        long at = failAt;
+        if (n == at || (failForever && n > at)) {
+            throw new InjectedIOException(n);
+        }
+    }
+
+    @Override
+    public WritableFile create(Path path) throws IOException {
+        tick();
+        return new Writable(delegate.create(path));
+    }
+
+    @Override
+    public WritableFile openForAppend(Path path) throws IOException {
+        tick();
+        return new Writable(delegate.openForAppend(path));
+    }
+
+    @Override
+    public ReadableFile openReadable(Path path) throws IOException {
+        tick();
+        return new Readable(delegate.openReadable(path));
+    }
+
+    @Override
+    public void rename(Path source, Path target) throws IOException {
+        tick();
+        delegate.rename(source, target);
+    }
+
+    @Override
+    public void delete(Path path) throws IOException {
+        tick();
+        delegate.delete(path);
+    }
+
+    @Override
+    public boolean exists(Path path) {
+        return delegate.exists(path);
+    }
+
+    @Override
+    public long size(Path path) throws IOException {
+        return delegate.size(path);
+    }
+
+    @Override
+    public List<String> list(Path dir) throws IOException {
+        tick();
+        return delegate.list(dir);
+    }
+
+    @Override
+    public void createDirectories(Path dir) throws IOException {
+        tick();
+        delegate.createDirectories(dir);
+    }
+
+    @Override
+    public void syncDirectory(Path dir) throws IOException {
+        tick();
+        delegate.syncDirectory(dir);
+    }
+
+    @Override
+    public FileLock lock(Path path) throws IOException {
+        tick();
+        return delegate.lock(path);
+    }
+
+    private final class Writable implements WritableFile {
+        private final WritableFile file;
+
+        Writable(WritableFile file) {
+            this.file = file;
+        }
+
+        @Override
+        public void write(ByteBuffer source) throws IOException {
+            tick();
+            file.write(source);
+        }
+
+        @Override
+        public void sync() throws IOException {
+            tick();
+            file.sync();
+        }
+
+        @Override
+        public long size() {
+            return file.size();
+        }
+
+        @Override
+        public void close() throws IOException {
+            file.close();
+        }
+    }
+
+    private final class Readable implements ReadableFile {
+        private final ReadableFile file;
+
+        Readable(ReadableFile file) {
+            this.file = file;
+        }
+
+        @Override
+        public long size() throws IOException {
+            return file.size();
+        }
+
+        @Override
+        public int read(ByteBuffer destination, long position) throws IOException {
+            tick();
+            return file.read(destination, position);
+        }
+
+        @Override
+        public MemorySegment map(Arena arena) throws IOException {
+            tick();
+            return file.map(arena);
+        }
+
+        @Override
+        public void close() throws IOException {
+            file.close();
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package io.varve.core.fs;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The only way the engines touch storage. Everything above this interface is written against it so that
+ * tests can swap the real disk for {@link MemFileSystem} (which can simulate a machine crash) or wrap any
+ * file system in {@link FaultInjectingFileSystem} (which fails the N-th operation).
+ *
+ * <p>Durability contract, mirroring POSIX: bytes written to a {@link WritableFile} survive a process crash
+ * once {@code write} returns, and survive a machine crash only after {@link WritableFile#sync()}. A newly
+ * created, renamed or deleted name survives a machine crash only after {@link #syncDirectory(Path)} on its
+ * parent directory.
+ */
+public interface FileSystem {
+
+    /** Creates {@code path} (truncating any existing file) and opens it for appending. */
+    WritableFile create(Path path) throws IOException;
+
+    /** Opens an existing file for appending at its current end. */
+    WritableFile openForAppend(Path path) throws IOException;
+
+    /** Opens an existing file for positional reads and mapping. */
+    ReadableFile openReadable(Path path) throws IOException;
+
+    /** Renames atomically, replacing {@code target} if it exists. */
+    void rename(Path source, Path target) throws IOException;
+
+    /** Deletes {@code path}; a missing file is not an error. */
+    void delete(Path path) throws IOException;
+
+    boolean exists(Path path);
+
+    /** The size in bytes of an existing file. */
+    long size(Path path) throws IOException;
+
+    /** The names (not paths) of the entries of {@code dir}, sorted. */
+    List<String> list(Path dir) throws IOException;
+
+    void createDirectories(Path dir) throws IOException;
+
+    /** Makes the directory's entries (creations, renames, deletions) durable. */
+    void syncDirectory(Path dir) throws IOException;
+
+    /**
+     * Takes an exclusive lock on {@code path}, creating the file if needed. Fails with {@link IOException}
+     * if another process or another open instance in this JVM holds it.
+     */
+    FileLock lock(Path path) throws IOException;
+
+    /** A held lock; closing releases it. */
+    interface FileLock extends AutoCloseable {
+        @Override
+        void close() throws IOException;
+    }
+}

@@ -1,0 +1,313 @@
+package io.varve.core.fs;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+
+/**
+ * A strict in-memory file system that can simulate a machine crash.
+ *
+ * <p>It keeps, for every file, how many bytes have been synced, and for every directory, the entries as of
+ * its last {@link #syncDirectory}. {@link #crash()} throws away everything a real machine crash could lose:
+ * unsynced bytes, and names created, renamed or deleted since the directory was last synced. Handles opened
+ * before the crash fail afterwards, as the process that owned them is gone.
+ *
+ * <p>Files are append-only here (creating truncates by making a fresh file), so a file's synced content is
+ * always a prefix of its current content, and a length is all the synced state needs.
+ *
+ * <p>Directories are durable as soon as they are created. All methods synchronize on the instance: this is
+ * a test fixture, built for exactness rather than speed.
+ */
+public final class MemFileSystem implements FileSystem {
+
+    private static final class Inode {
+        byte[] data = new byte[64];
+        int length;
+        int syncedLength;
+    }
+
+    private static final class Directory {
+        final Map<String, Inode> entries = new HashMap<>();
+        Map<String, Inode> durable = new HashMap<>();
+    }
+
+    private final Map<Path, Directory> directories = new HashMap<>();
+    private final Set<Path> heldLocks = new HashSet<>();
+    private int epoch;
+
+    /** Drops all unsynced data and all directory changes not yet synced. */
+    public synchronized void crash() {
+        crash(null);
+    }
+
+    /**
+     * Like {@link #crash()}, but each file keeps a random-length prefix of its unsynced bytes, as when the
+     * OS had written back some pages before power was lost. Names still follow their directory's last sync.
+     */
+    public synchronized void crash(Random random) {
+        epoch++;
+        heldLocks.clear();
+        Set<Inode> survivors = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (Directory dir : directories.values()) {
+            dir.entries.clear();
+            dir.entries.putAll(dir.durable);
+            survivors.addAll(dir.durable.values());
+        }
+        for (Inode inode : survivors) {
+            int keep = inode.syncedLength;
+            if (random != null && inode.length > inode.syncedLength) {
+                keep += random.nextInt(inode.length - inode.syncedLength + 1);
+            }
+            inode.length = keep;
+            inode.syncedLength = keep;
+        }
+    }
+
+    /** Total bytes written through {@link WritableFile#write} since creation, for write-amplification tests. */
+    public synchronized long bytesStored() {
+        long total = 0;
+        for (Directory dir : directories.values()) {
+            for (Inode inode : dir.entries.values()) {
+                total += inode.length;
+            }
+        }
+        return total;
+    }
+
+    @Override
+    public synchronized WritableFile create(Path path) throws IOException {
+        Inode inode = new Inode();
+        directoryOf(path).entries.put(name(path), inode);
+        return new MemWritableFile(inode, epoch);
+    }
+
+    @Override
+    public synchronized WritableFile openForAppend(Path path) throws IOException {
+        return new MemWritableFile(inode(path), epoch);
+    }
+
+    @Override
+    public synchronized ReadableFile openReadable(Path path) throws IOException {
+        return new MemReadableFile(inode(path), epoch);
+    }
+
+    @Override
+    public synchronized void rename(Path source, Path target) throws IOException {
+        Inode inode = inode(source);
+        directoryOf(target).entries.put(name(target), inode);
+        directoryOf(source).entries.remove(name(source));
+    }
+
+    @Override
+    public synchronized void delete(Path path) throws IOException {
+        Directory dir = directories.get(normalize(path.getParent()));
+        if (dir != null) {
+            dir.entries.remove(name(path));
+        }
+    }
+
+    @Override
+    public synchronized boolean exists(Path path) {
+        Path p = normalize(path);
+        if (directories.containsKey(p)) {
+            return true;
+        }
+        Directory dir = directories.get(normalize(path.getParent()));
+        return dir != null && dir.entries.containsKey(name(path));
+    }
+
+    @Override
+    public synchronized long size(Path path) throws IOException {
+        return inode(path).length;
+    }
+
+    @Override
+    public synchronized List<String> list(Path dir) {
+        Path p = normalize(dir);
+        List<String> names = new ArrayList<>();
+        Directory d = directories.get(p);
+        if (d != null) {
+            names.addAll(d.entries.keySet());
+        }
+        for (Path sub : directories.keySet()) {
+            if (p.equals(sub.getParent())) {
+                names.add(sub.getFileName().toString());
+            }
+        }
+        names.sort(null);
+        return names;
+    }
+
+    @Override
+    public synchronized void createDirectories(Path dir) {
+        for (Path p = normalize(dir); p != null; p = p.getParent()) {
+            directories.computeIfAbsent(p, k -> new Directory());
+        }
+    }
+
+    @Override
+    public synchronized void syncDirectory(Path dir) throws IOException {
+        Directory d = directories.get(normalize(dir));
+        if (d == null) {
+            throw new FileNotFoundException("no directory " + dir);
+        }
+        d.durable = new HashMap<>(d.entries);
+    }
+
+    @Override
+    public synchronized FileLock lock(Path path) throws IOException {
+        Path p = normalize(path);
+        if (!heldLocks.add(p)) {
+            throw new IOException("lock " + path + " is already held");
+        }
+        if (!exists(path)) {
+            create(path).close();
+        }
+        int lockEpoch = epoch;
+        return () -> {
+            synchronized (MemFileSystem.this) {
+                if (epoch == lockEpoch) {
+                    heldLocks.remove(p);
+                }
+            }
+        };
+    }
+
+    private Directory directoryOf(Path path) throws IOException {
+        Directory dir = directories.get(normalize(path.getParent()));
+        if (dir == null) {
+            throw new FileNotFoundException("no directory for " + path);
+        }
+        return dir;
+    }
+
+    private Inode inode(Path path) throws IOException {
+        Inode inode = directoryOf(path).entries.get(name(path));
+        if (inode == null) {
+            throw new java.nio.file.NoSuchFileException(path.toString());
+        }
+        return inode;
+    }
+
+    private static String name(Path path) {
+        return path.getFileName().toString();
+    }
+
+    private static Path normalize(Path path) {
+        return path == null ? null : path.toAbsolutePath().normalize();
+    }
+
+    private void checkEpoch(int handleEpoch) throws IOException {
+        if (handleEpoch != epoch) {
+            throw new IOException("file handle opened before a simulated crash");
+        }
+    }
+
+    private final class MemWritableFile implements WritableFile {
+        private final Inode inode;
+        private final int handleEpoch;
+        private boolean closed;
+
+        MemWritableFile(Inode inode, int handleEpoch) {
+            this.inode = inode;
+            this.handleEpoch = handleEpoch;
+        }
+
+        @Override
+        public void write(ByteBuffer source) throws IOException {
+            synchronized (MemFileSystem.this) {
+                checkOpen();
+                int n = source.remaining();
+                if (inode.length + n > inode.data.length) {
+                    inode.data = Arrays.copyOf(inode.data, Math.max(inode.length + n, inode.data.length * 2));
+                }
+                source.get(inode.data, inode.length, n);
+                inode.length += n;
+            }
+        }
+
+        @Override
+        public void sync() throws IOException {
+            synchronized (MemFileSystem.this) {
+                checkOpen();
+                inode.syncedLength = inode.length;
+            }
+        }
+
+        @Override
+        public long size() {
+            synchronized (MemFileSystem.this) {
+                return inode.length;
+            }
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+
+        private void checkOpen() throws IOException {
+            if (closed) {
+                throw new IOException("file is closed");
+            }
+            checkEpoch(handleEpoch);
+        }
+    }
+
+    private final class MemReadableFile implements ReadableFile {
+        private final Inode inode;
+        private final int handleEpoch;
+
+        MemReadableFile(Inode inode, int handleEpoch) {
+            this.inode = inode;
+            this.handleEpoch = handleEpoch;
+        }
+
+        @Override
+        public long size() throws IOException {
+            synchronized (MemFileSystem.this) {
+                checkEpoch(handleEpoch);
+                return inode.length;
+            }
+        }
+
+        @Override
+        public int read(ByteBuffer destination, long position) throws IOException {
+            synchronized (MemFileSystem.this) {
+                checkEpoch(handleEpoch);
+                if (position >= inode.length) {
+                    return destination.hasRemaining() ? -1 : 0;
+                }
+                int n = (int) Math.min(destination.remaining(), inode.length - position);
+                destination.put(inode.data, (int) position, n);
+                return n;
+            }
+        }
+
+        @Override
+        public MemorySegment map(Arena arena) throws IOException {
+            synchronized (MemFileSystem.this) {
+                checkEpoch(handleEpoch);
+                MemorySegment segment = arena.allocate(Math.max(1, inode.length)).asSlice(0, inode.length);
+                MemorySegment.copy(inode.data, 0, segment, ValueLayout.JAVA_BYTE, 0, inode.length);
+                return segment.asReadOnly();
+            }
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+}

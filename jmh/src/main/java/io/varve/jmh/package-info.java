@@ -1,0 +1,2 @@
+/** JMH benchmarks: every workload runs against Varve and its peers in the same run. */
+package io.varve.jmh;
