@@ -1,0 +1,551 @@
+package io.varve.core;
+
+import io.varve.core.base.InternalKey;
+import io.varve.core.batch.BatchFormat;
+import io.varve.core.batch.BatchReader;
+import io.varve.core.fs.FileSystem;
+import io.varve.core.fs.WritableFile;
+import io.varve.core.memtable.Memtable;
+import io.varve.core.wal.WalWriter;
+import org.jctools.queues.MpscUnboundedArrayQueue;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+
+/**
+ * The write path: turns a batch into a sequenced, logged, applied and finally visible write.
+ *
+ * <h2>Stages</h2>
+ * <ol>
+ *   <li><b>Sequence and log</b>, under {@code logLock}: allocate the batch's sequence numbers, append it to
+ *       the WAL's in-memory buffer, pick its memtable (rotating to a fresh memtable and log when the current
+ *       one has no room), and, in ordered mode, enqueue it on {@code pending}. Because all four happen under
+ *       one lock, log order = sequence order = queue order. The section copies bytes; it does no I/O except
+ *       on a rotation.</li>
+ *   <li><b>Apply</b>, with no lock: insert the records into the memtable. Writers apply concurrently; the
+ *       memtable is a lock-free skiplist, and entries above the visible sequence are invisible to readers.</li>
+ *   <li><b>Durable</b>: the batch's bytes must reach the OS (a {@code write} syscall) before the call
+ *       returns, so a process crash never loses an acknowledged write. Whoever takes {@code logLock} next
+ *       writes everything buffered, for all waiting writers at once. Synced writers then take
+ *       {@code syncLock}; the holder writes out the buffer and fsyncs once for every batch logged so far,
+ *       and writers queued behind it usually find their bytes already synced: group commit without a
+ *       dedicated thread.</li>
+ *   <li><b>Publish</b> (ordered mode): a batch that is applied and durable is marked ready; whoever holds
+ *       {@code publishLock} pops ready batches off the head of {@code pending} and raises
+ *       {@link #visibleSequence()} to each one's last sequence, then unparks its writer. Visibility therefore
+ *       advances strictly in sequence order, so readers never see part of a batch, snapshots never change,
+ *       and a writer that returns can read its own write.</li>
+ * </ol>
+ *
+ * <p>In unordered mode (see {@link Options#withUnorderedWrite}) there is no queue: a batch becomes visible
+ * as soon as it is durable, before its memtable insert, and the writer returns after its own insert. That
+ * keeps read-your-own-writes and drops batch atomicity for readers and snapshot immutability.
+ *
+ * <h2>Locks and invariants</h2>
+ * <ul>
+ *   <li>Lock order: {@code syncLock} before {@code logLock}; {@code publishLock} is never taken while holding
+ *       either, so no cycle exists.</li>
+ *   <li>{@code logLock} guards the sequence counter, the WAL writer's buffer, the current memtable and its
+ *       reservation. A rotation holds {@code syncLock} too, so no fsync is running on the log it closes.</li>
+ *   <li>Memtable room is reserved (keys, values and a per-entry bound on node overhead) under
+ *       {@code logLock}, so a concurrent insert never finds its memtable full.</li>
+ *   <li>A failed log write or fsync is final: {@link #failure} is set once, every queued writer is woken
+ *       with it, and every later commit is refused. The failed batches stay above the visible sequence, so
+ *       readers never see a write whose durability is unknown.</li>
+ * </ul>
+ */
+final class CommitPipeline {
+
+    /** Upper bound on a memtable node's bytes beyond its key and value (header, tower, alignment). */
+    static final int ENTRY_OVERHEAD = 128;
+    private static final int MEMTABLE_SLACK = 64 << 10;
+    /** Memtable node links are int offsets, so an arena stays below 2 GiB. */
+    private static final long MAX_MEMTABLE_BYTES = (1L << 31) - (1L << 20);
+    private static final MemorySegment EMPTY = MemorySegment.ofArray(new byte[0]);
+
+    /** What the pipeline tells the database when the memtable set changes. */
+    interface MemtableListener {
+        /** Called under the log lock after {@code sealed} stopped taking writes and {@code fresh} took over. */
+        void rotated(Memtable sealed, long sealedLastSequence, Memtable fresh, long newLogNumber);
+    }
+
+    private static final class Commit {
+        final Thread writer = Thread.currentThread();
+        long firstSequence;
+        long lastSequence;
+        volatile boolean ready;
+        volatile boolean published;
+    }
+
+    private static final class Log {
+        final long number;
+        final WritableFile file;
+        final WalWriter writer;
+
+        Log(long number, WritableFile file) {
+            this.number = number;
+            this.file = file;
+            this.writer = new WalWriter(file, number);
+        }
+    }
+
+    private final FileSystem fs;
+    private final Path dir;
+    private final long writeBufferSize;
+    private final boolean unordered;
+    private final LongSupplier fileNumbers;
+    private final MemtableListener listener;
+
+    private final ReentrantLock logLock = new ReentrantLock();
+    private final ReentrantLock syncLock = new ReentrantLock();
+    private final ReentrantLock publishLock = new ReentrantLock();
+    private final MpscUnboundedArrayQueue<Commit> pending = new MpscUnboundedArrayQueue<>(1024);
+
+    // Guarded by logLock.
+    private long nextSequence;
+    private Log log;
+    private long logBase;
+    private Memtable mutable;
+    private long mutableCapacity;
+    private long reserved;
+    private boolean closed;
+    private volatile Memtable spare;
+    private long spareCapacity;
+
+    private volatile long flushedPosition;
+    private volatile long syncedPosition;
+    private volatile long visibleSequence;
+    private volatile Throwable failure;
+
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final ReentrantLock drainLock = new ReentrantLock();
+    private final Condition drained = drainLock.newCondition();
+
+    CommitPipeline(FileSystem fs, Path dir, Options options, LongSupplier fileNumbers, long lastSequence,
+                   Memtable mutable, long mutableCapacity, long initialReserved, long logNumber, MemtableListener listener)
+            throws IOException {
+        this.fs = fs;
+        this.dir = dir;
+        this.writeBufferSize = options.writeBufferSize();
+        this.unordered = options.unorderedWrite();
+        this.fileNumbers = fileNumbers;
+        this.listener = listener;
+        this.nextSequence = lastSequence + 1;
+        this.visibleSequence = lastSequence;
+        this.mutable = mutable;
+        this.mutableCapacity = mutableCapacity;
+        this.reserved = initialReserved;
+        this.log = openLog(logNumber);
+    }
+
+    /** The newest sequence readers may see. */
+    long visibleSequence() {
+        return visibleSequence;
+    }
+
+    /** The sequence the next write will get, minus one: the newest sequence handed out so far. */
+    long lastAllocatedSequence() {
+        logLock.lock();
+        try {
+            return nextSequence - 1;
+        } finally {
+            logLock.unlock();
+        }
+    }
+
+    /** How many fsyncs the log has done; with {@link #commitsSynced()} it shows how well group commit works. */
+    long syncCount() {
+        return syncs;
+    }
+
+    long commitsSynced() {
+        return syncedCommits;
+    }
+
+    private volatile long syncs;
+    private volatile long syncedCommits;
+
+    /**
+     * Runs one batch through the pipeline; returns once it is durable as requested and visible to reads.
+     *
+     * @param batch the encoded batch (its sequence field is filled in here)
+     */
+    void commit(byte[] batch, int count, long payloadBytes, boolean sync) {
+        if (count == 0) {
+            return;
+        }
+        Commit commit = new Commit();
+        MemorySegment segment = MemorySegment.ofArray(batch);
+        long reserve = reserve(payloadBytes, count);
+        if (reserve > MAX_MEMTABLE_BYTES - MEMTABLE_SLACK) {
+            throw new IllegalArgumentException("write batch needs " + reserve + " bytes of memtable; the limit is "
+                    + (MAX_MEMTABLE_BYTES - MEMTABLE_SLACK));
+        }
+        Memtable target;
+        long end;
+        boolean rotated = false;
+        boolean holdingSync = false;
+        try {
+            while (true) {
+                logLock.lock();
+                try {
+                    checkUsable();
+                    if (reserved + reserve > mutableCapacity) {
+                        if (!holdingSync) {
+                            // Rotation closes the log; take syncLock first (lock order) so no fsync runs on it.
+                            logLock.unlock();
+                            syncLock.lock();
+                            holdingSync = true;
+                            logLock.lock();
+                            continue;
+                        }
+                        rotate(reserve);
+                        rotated = true;
+                    }
+                    commit.firstSequence = nextSequence;
+                    commit.lastSequence = nextSequence + count - 1;
+                    nextSequence += count;
+                    BatchFormat.setSequence(segment, commit.firstSequence);
+                    log.writer.append(ByteBuffer.wrap(batch));
+                    end = logBase + log.writer.size();
+                    reserved += reserve;
+                    target = mutable;
+                    target.retain();
+                    inFlight.incrementAndGet();
+                    if (!unordered) {
+                        pending.offer(commit);
+                    }
+                    break;
+                } finally {
+                    logLock.unlock();
+                }
+            }
+        } catch (IOException e) {
+            throw fail(e);
+        } finally {
+            if (holdingSync) {
+                syncLock.unlock();
+            }
+        }
+        if (rotated) {
+            prepareSpare();
+        }
+        try {
+            if (unordered) {
+                makeDurable(end, sync);
+                raiseVisible(commit.lastSequence);
+                apply(segment, target);
+                return;
+            }
+            apply(segment, target);
+            makeDurable(end, sync);
+            commit.ready = true;
+            publishReady();
+            awaitPublished(commit);
+        } finally {
+            target.release();
+            if (inFlight.decrementAndGet() == 0 && closedVolatile) {
+                signalDrained();
+            }
+        }
+    }
+
+    private volatile boolean closedVolatile;
+
+    private void checkUsable() {
+        if (closed) {
+            throw new IllegalStateException("database is closed");
+        }
+        Throwable cause = failure;
+        if (cause != null) {
+            throw new UncheckedIOException("database failed earlier and refuses writes; reopen to recover",
+                    cause instanceof IOException io ? io : new IOException(cause));
+        }
+    }
+
+    /** Memtable bytes to reserve for a batch: its keys and values plus a bound on each node's overhead. */
+    static long reserve(long payloadBytes, long count) {
+        return payloadBytes + count * ENTRY_OVERHEAD;
+    }
+
+    /** Arena size for a memtable taking {@code writeBufferSize} of writes, or one batch of {@code reserve}. */
+    static long memtableCapacity(long writeBufferSize, long reserve) {
+        return Math.max(writeBufferSize, reserve) + MEMTABLE_SLACK;
+    }
+
+    /** Inserts every record of an encoded, sequenced batch. */
+    static void apply(MemorySegment batch, Memtable memtable) {
+        try {
+            BatchReader reader = new BatchReader(batch);
+            long sequence = reader.sequence();
+            while (reader.next()) {
+                MemorySegment value = reader.value() == null ? EMPTY : reader.value();
+                if (!memtable.add(reader.key(), InternalKey.trailer(sequence++, reader.kind()), value)) {
+                    throw new IllegalStateException("memtable full despite reservation: a bug in ENTRY_OVERHEAD");
+                }
+            }
+        } catch (BatchReader.MalformedBatchException e) {
+            // The batch was encoded by this process a moment ago: failing to parse it is a bug, not bad input.
+            throw new IllegalStateException("batch encoding is broken", e);
+        }
+    }
+
+    /** Writes buffered log bytes up to {@code end} to the OS, and fsyncs them if asked. */
+    private void makeDurable(long end, boolean sync) {
+        if (flushedPosition < end) {
+            logLock.lock();
+            try {
+                checkFailure();
+                if (flushedPosition < end) {
+                    log.writer.flush();
+                    flushedPosition = logBase + log.writer.size();
+                }
+            } catch (IOException e) {
+                throw fail(e);
+            } finally {
+                logLock.unlock();
+            }
+        }
+        if (sync && syncedPosition < end) {
+            syncLock.lock();
+            try {
+                checkFailure();
+                if (syncedPosition < end) {
+                    WritableFile file;
+                    long target;
+                    logLock.lock();
+                    try {
+                        // Take in every batch logged so far: the writers queued behind us on syncLock.
+                        log.writer.flush();
+                        target = logBase + log.writer.size();
+                        flushedPosition = target;
+                        file = log.file;
+                    } finally {
+                        logLock.unlock();
+                    }
+                    file.sync();
+                    syncs++;
+                    syncedPosition = target;
+                }
+                syncedCommits++;
+            } catch (IOException e) {
+                throw fail(e);
+            } finally {
+                syncLock.unlock();
+            }
+        }
+    }
+
+    private void checkFailure() {
+        Throwable cause = failure;
+        if (cause != null) {
+            throw new UncheckedIOException("database failed earlier; reopen to recover",
+                    cause instanceof IOException io ? io : new IOException(cause));
+        }
+    }
+
+    private void publishReady() {
+        do {
+            if (!publishLock.tryLock()) {
+                // The holder re-checks the head after unlocking, so our ready flag cannot be missed.
+                return;
+            }
+            try {
+                Commit head;
+                while ((head = pending.relaxedPeek()) != null && head.ready) {
+                    pending.relaxedPoll();
+                    visibleSequence = head.lastSequence;
+                    head.published = true;
+                    LockSupport.unpark(head.writer);
+                }
+            } finally {
+                publishLock.unlock();
+            }
+            Commit head = pending.peek();
+            if (head == null || !head.ready) {
+                return;
+            }
+        } while (true);
+    }
+
+    private void awaitPublished(Commit commit) {
+        while (!commit.published) {
+            if (failure != null) {
+                checkFailure();
+            }
+            LockSupport.park(this);
+        }
+    }
+
+    private void raiseVisible(long sequence) {
+        publishLock.lock();
+        try {
+            if (sequence > visibleSequence) {
+                visibleSequence = sequence;
+            }
+        } finally {
+            publishLock.unlock();
+        }
+    }
+
+    /**
+     * Records the first failure and wakes every writer waiting for publication, since the failed batch at
+     * the head of the queue will never become ready.
+     */
+    private UncheckedIOException fail(IOException e) {
+        synchronized (this) {
+            if (failure == null) {
+                failure = e;
+            }
+        }
+        publishLock.lock();
+        try {
+            Commit waiting;
+            while ((waiting = pending.relaxedPoll()) != null) {
+                LockSupport.unpark(waiting.writer);
+            }
+        } finally {
+            publishLock.unlock();
+        }
+        return new UncheckedIOException("write failed; the database now refuses writes, reopen to recover", e);
+    }
+
+    /** Seals the memtable and log, starting fresh ones. Caller holds syncLock and logLock. */
+    private void rotate(long reserve) throws IOException {
+        Log old = log;
+        old.writer.flush();
+        old.file.sync();
+        flushedPosition = syncedPosition = logBase + old.writer.size();
+        long newNumber = fileNumbers.getAsLong();
+        Log fresh = openLog(newNumber);
+        logBase += old.writer.size();
+        log = fresh;
+        old.writer.close();
+
+        Memtable sealed = mutable;
+        long capacity = memtableCapacity(writeBufferSize, reserve);
+        Memtable next = spare;
+        spare = null;
+        if (next == null || spareCapacity < capacity) {
+            if (next != null) {
+                next.release();
+            }
+            next = new Memtable(capacity);
+        } else {
+            capacity = spareCapacity;
+        }
+        mutable = next;
+        mutableCapacity = capacity;
+        reserved = 0;
+        listener.rotated(sealed, nextSequence - 1, next, newNumber);
+    }
+
+    /** Allocates the next memtable's arena outside every lock, so the next rotation does not zero 64 MiB under one. */
+    private void prepareSpare() {
+        if (spare == null) {
+            Memtable fresh = new Memtable(memtableCapacity(writeBufferSize, 0));
+            logLock.lock();
+            try {
+                if (spare == null && !closed) {
+                    spare = fresh;
+                    spareCapacity = memtableCapacity(writeBufferSize, 0);
+                    fresh = null;
+                }
+            } finally {
+                logLock.unlock();
+            }
+            if (fresh != null) {
+                fresh.release();
+            }
+        }
+    }
+
+    private Log openLog(long number) throws IOException {
+        WritableFile file = fs.create(DbFiles.log(dir, number));
+        // The new name must be durable before any synced write in it is acknowledged.
+        fs.syncDirectory(dir);
+        return new Log(number, file);
+    }
+
+    /** Makes every write logged so far durable on the device. */
+    void syncLog() {
+        long end;
+        logLock.lock();
+        try {
+            checkUsable();
+            end = logBase + log.writer.size();
+        } finally {
+            logLock.unlock();
+        }
+        makeDurable(end, true);
+    }
+
+    /** Current log number: logs numbered below it hold nothing the current memtable needs. */
+    long currentLogNumber() {
+        logLock.lock();
+        try {
+            return log.number;
+        } finally {
+            logLock.unlock();
+        }
+    }
+
+    /**
+     * Refuses new commits, waits for the ones in flight, then syncs and closes the log. Idempotent. If the
+     * pipeline had failed, the log is closed without a final sync.
+     */
+    void close() throws IOException {
+        syncLock.lock();
+        try {
+            logLock.lock();
+            try {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+                closedVolatile = true;
+            } finally {
+                logLock.unlock();
+            }
+        } finally {
+            syncLock.unlock();
+        }
+        drainLock.lock();
+        try {
+            while (inFlight.get() > 0) {
+                drained.awaitUninterruptibly();
+            }
+        } finally {
+            drainLock.unlock();
+        }
+        Memtable unused = spare;
+        spare = null;
+        if (unused != null) {
+            unused.release();
+        }
+        try {
+            if (failure == null) {
+                log.writer.sync();
+            }
+        } finally {
+            log.writer.close();
+        }
+    }
+
+    private void signalDrained() {
+        drainLock.lock();
+        try {
+            drained.signalAll();
+        } finally {
+            drainLock.unlock();
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package io.varve.core;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+
+/**
+ * An embedded key-value database: an LSM tree with off-heap memtables and a write-ahead log. Keys compare as
+ * unsigned bytes. Thread-safe: any number of threads may read and write at once.
+ *
+ * <p>Errors: null keys or values throw {@link NullPointerException}; any use after {@link #close()} throws
+ * {@link IllegalStateException}; an I/O failure on the write path throws {@link UncheckedIOException} and
+ * leaves the database failed — later writes are refused with the same cause, because after a failed log
+ * write or fsync the engine cannot know what reached the device. Reopen to recover.
+ */
+public interface Db extends AutoCloseable {
+
+    /**
+     * Opens (creating if missing) the database in {@code dir}, replaying its write-ahead logs.
+     *
+     * @throws io.varve.core.base.CorruptionException when the logs are damaged beyond what
+     *         {@link Options#walRecovery()} accepts
+     * @throws IOException when the directory is locked by another process or instance, or on I/O failure
+     */
+    static Db open(Path dir, Options options) throws IOException {
+        return DbImpl.open(dir, options);
+    }
+
+    void put(byte[] key, byte[] value);
+
+    void put(WriteOptions options, byte[] key, byte[] value);
+
+    /** Zero-copy from off-heap memory: the key and value are copied once, into the log and memtable. */
+    void put(WriteOptions options, MemorySegment key, MemorySegment value);
+
+    void delete(byte[] key);
+
+    void delete(WriteOptions options, byte[] key);
+
+    /** Applies the batch atomically. */
+    void write(WriteBatch batch, WriteOptions options);
+
+    /** The value of {@code key}, or null if absent. */
+    byte[] get(byte[] key);
+
+    byte[] get(ReadOptions options, byte[] key);
+
+    /**
+     * Copies the value of {@code key} into {@code destination} without allocating.
+     *
+     * @return the value's full length (which may exceed the destination's size: then only a prefix was
+     *         copied), or -1 if the key is absent
+     */
+    long get(ReadOptions options, MemorySegment key, MemorySegment destination);
+
+    /** A snapshot of the current state. Close it when done. */
+    Snapshot snapshot();
+
+    DbIterator iterator();
+
+    DbIterator iterator(ReadOptions options);
+
+    /** Persists the memtables as tables and waits for it. */
+    void flush();
+
+    /** Compacts the key range {@code [begin, end]} (null for unbounded) fully. */
+    void compactRange(byte[] begin, byte[] end);
+
+    /** Waits for in-flight writes, closes the log and releases memory. Idempotent. */
+    @Override
+    void close();
+}

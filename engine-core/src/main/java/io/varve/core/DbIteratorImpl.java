@@ -1,0 +1,265 @@
+package io.varve.core;
+
+import io.varve.core.base.InternalIterator;
+import io.varve.core.base.InternalKey;
+import io.varve.core.base.Keys;
+import io.varve.core.base.ValueKind;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+
+/**
+ * Turns the merged stream of internal entries into the user's view: for each user key, the newest entry at
+ * or below the snapshot sequence, hidden if it is a tombstone, within the bounds.
+ *
+ * <p>Moving forward, the internal iterator rests on the entry being shown, so key and value are zero-copy
+ * views. Moving backward it must look past a key's older entries to find its newest one, so it rests before
+ * the key, and the shown key and value are copies in reusable buffers. Switching direction repositions the
+ * internal iterator accordingly.
+ */
+final class DbIteratorImpl implements DbIterator {
+
+    private final DbImpl db;
+    private final ReadView view;
+    private final InternalIterator internal;
+    private final long sequence;
+    private final MemorySegment lower;
+    private final MemorySegment upper;
+
+    private boolean valid;
+    private boolean forward = true;
+    private volatile boolean closed;
+    private final java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /** The current key in reverse mode, and the key being skipped in forward mode. */
+    private byte[] savedKey = new byte[64];
+    private int savedKeyLength;
+    private byte[] savedValue = new byte[64];
+    private int savedValueLength;
+
+    DbIteratorImpl(DbImpl db, ReadView view, InternalIterator internal, long sequence, byte[] lower, byte[] upper) {
+        this.db = db;
+        this.view = view;
+        this.internal = internal;
+        this.sequence = sequence;
+        this.lower = lower == null ? null : MemorySegment.ofArray(lower);
+        this.upper = upper == null ? null : MemorySegment.ofArray(upper);
+    }
+
+    @Override
+    public void seekToFirst() {
+        checkOpen();
+        if (lower != null) {
+            internal.seek(lower, InternalKey.seekTrailer(sequence));
+        } else {
+            internal.seekToFirst();
+        }
+        forward = true;
+        findNextUserEntry(false);
+    }
+
+    @Override
+    public void seekToLast() {
+        checkOpen();
+        if (upper != null) {
+            // (upper, all ones) sorts before every entry of upper: lands on the last key below it.
+            internal.seekForPrev(upper, -1L);
+        } else {
+            internal.seekToLast();
+        }
+        forward = false;
+        findPrevUserEntry();
+    }
+
+    @Override
+    public void seek(byte[] key) {
+        checkOpen();
+        MemorySegment target = MemorySegment.ofArray(key);
+        if (lower != null && Keys.compare(target, lower) < 0) {
+            target = lower;
+        }
+        internal.seek(target, InternalKey.seekTrailer(sequence));
+        forward = true;
+        findNextUserEntry(false);
+    }
+
+    @Override
+    public void seekForPrev(byte[] key) {
+        checkOpen();
+        MemorySegment target = MemorySegment.ofArray(key);
+        if (upper != null && Keys.compare(target, upper) >= 0) {
+            seekToLast();
+            return;
+        }
+        // (key, 0) sorts after every entry of key.
+        internal.seekForPrev(target, 0L);
+        forward = false;
+        findPrevUserEntry();
+    }
+
+    @Override
+    public boolean valid() {
+        checkOpen();
+        return valid;
+    }
+
+    @Override
+    public void next() {
+        checkOpen();
+        requireValid();
+        if (forward) {
+            saveKey(internal.userKey());
+            internal.next();
+        } else {
+            // The internal iterator rests before the current key's entries; step onto them, then skip them.
+            if (internal.valid()) {
+                internal.next();
+            } else {
+                internal.seekToFirst();
+            }
+            forward = true;
+        }
+        findNextUserEntry(true);
+    }
+
+    @Override
+    public void prev() {
+        checkOpen();
+        requireValid();
+        if (forward) {
+            // Step back past every entry of the current key, so the scan below starts at the previous key.
+            saveKey(internal.userKey());
+            do {
+                internal.prev();
+            } while (internal.valid() && Keys.compare(internal.userKey(), savedKeySegment()) >= 0);
+            forward = false;
+        }
+        findPrevUserEntry();
+    }
+
+    @Override
+    public byte[] key() {
+        return Keys.toArray(keySegment());
+    }
+
+    @Override
+    public byte[] value() {
+        return Keys.toArray(valueSegment());
+    }
+
+    @Override
+    public MemorySegment keySegment() {
+        checkOpen();
+        requireValid();
+        return forward ? internal.userKey() : savedKeySegment();
+    }
+
+    @Override
+    public MemorySegment valueSegment() {
+        checkOpen();
+        requireValid();
+        return forward ? internal.value() : MemorySegment.ofArray(savedValue).asSlice(0, savedValueLength);
+    }
+
+    @Override
+    public void close() {
+        // db.close() may close an iterator while its owner is still using it: release exactly once.
+        if (!released.compareAndSet(false, true)) {
+            return;
+        }
+        closed = true;
+        valid = false;
+        try {
+            internal.close();
+        } finally {
+            view.release();
+            db.iteratorClosed(this);
+        }
+    }
+
+    /** Skips invisible entries, tombstoned keys and (when {@code skipping}) the rest of the saved key. */
+    private void findNextUserEntry(boolean skipping) {
+        while (internal.valid()) {
+            long trailer = internal.trailer();
+            if (InternalKey.sequence(trailer) <= sequence) {
+                MemorySegment key = internal.userKey();
+                if (upper != null && Keys.compare(key, upper) >= 0) {
+                    break;
+                }
+                if (InternalKey.kindCode(trailer) == ValueKind.DELETE.code()) {
+                    saveKey(key);
+                    skipping = true;
+                } else if (!skipping || Keys.compare(key, savedKeySegment()) > 0) {
+                    valid = true;
+                    return;
+                }
+            }
+            internal.next();
+        }
+        valid = false;
+    }
+
+    /**
+     * Scans backward over one user key's entries, oldest to newest, remembering the newest visible one; stops
+     * on reaching a smaller key once something is remembered.
+     */
+    private void findPrevUserEntry() {
+        boolean haveEntry = false;
+        while (internal.valid()) {
+            long trailer = internal.trailer();
+            if (InternalKey.sequence(trailer) <= sequence) {
+                MemorySegment key = internal.userKey();
+                if (haveEntry && Keys.compare(key, savedKeySegment()) < 0) {
+                    break;
+                }
+                if (lower != null && Keys.compare(key, lower) < 0) {
+                    break;
+                }
+                if (InternalKey.kindCode(trailer) == ValueKind.DELETE.code()) {
+                    haveEntry = false;
+                } else {
+                    saveKey(key);
+                    saveValue(internal.value());
+                    haveEntry = true;
+                }
+            }
+            internal.prev();
+        }
+        valid = haveEntry;
+    }
+
+    private void saveKey(MemorySegment key) {
+        int length = (int) key.byteSize();
+        if (length > savedKey.length) {
+            savedKey = new byte[Math.max(length, savedKey.length * 2)];
+        }
+        MemorySegment.copy(key, ValueLayout.JAVA_BYTE, 0, savedKey, 0, length);
+        savedKeyLength = length;
+    }
+
+    private void saveValue(MemorySegment value) {
+        int length = (int) value.byteSize();
+        if (length > savedValue.length) {
+            savedValue = Arrays.copyOf(savedValue, Math.max(length, savedValue.length * 2));
+        }
+        MemorySegment.copy(value, ValueLayout.JAVA_BYTE, 0, savedValue, 0, length);
+        savedValueLength = length;
+    }
+
+    private MemorySegment savedKeySegment() {
+        return MemorySegment.ofArray(savedKey).asSlice(0, savedKeyLength);
+    }
+
+    private void requireValid() {
+        if (!valid) {
+            throw new IllegalStateException("iterator is not positioned on a key");
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException(db.isClosed() ? "database is closed" : "iterator is closed");
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package io.varve.core;
+
+import io.varve.core.base.ValueKind;
+import io.varve.core.batch.BatchBuilder;
+import io.varve.core.batch.BatchFormat;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Objects;
+
+/**
+ * A group of puts and deletes applied atomically by {@link Db#write}: readers see all of it or none of it
+ * (in the default ordered mode), and after a crash it is recovered whole or not at all. Later operations on
+ * the same key win. Reusable after {@link #clear()}; not thread-safe.
+ */
+public final class WriteBatch {
+
+    private final BatchBuilder builder = new BatchBuilder();
+
+    public WriteBatch put(byte[] key, byte[] value) {
+        return put(MemorySegment.ofArray(Objects.requireNonNull(key, "key")),
+                MemorySegment.ofArray(Objects.requireNonNull(value, "value")));
+    }
+
+    /** Copies the key and value out of the given segments (heap or off-heap) into the batch. */
+    public WriteBatch put(MemorySegment key, MemorySegment value) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(value, "value");
+        builder.add(ValueKind.PUT, BatchFormat.DEFAULT_COLUMN_FAMILY, key, value);
+        return this;
+    }
+
+    public WriteBatch delete(byte[] key) {
+        return delete(MemorySegment.ofArray(Objects.requireNonNull(key, "key")));
+    }
+
+    public WriteBatch delete(MemorySegment key) {
+        Objects.requireNonNull(key, "key");
+        builder.add(ValueKind.DELETE, BatchFormat.DEFAULT_COLUMN_FAMILY, key, null);
+        return this;
+    }
+
+    /** Number of operations in the batch. */
+    public int count() {
+        return builder.count();
+    }
+
+    /** Encoded size in bytes. */
+    public int byteSize() {
+        return builder.byteSize();
+    }
+
+    public WriteBatch clear() {
+        builder.clear();
+        return this;
+    }
+
+    BatchBuilder builder() {
+        return builder;
+    }
+}

@@ -1,0 +1,71 @@
+package io.varve.core.batch;
+
+import io.varve.core.base.ValueKind;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+
+/** Appends records in {@link BatchFormat} to a growable heap buffer. Not thread-safe. */
+public final class BatchBuilder {
+
+    /** Batches are capped so that lengths and counts stay far from int overflow. */
+    public static final long MAX_BATCH_BYTES = 1L << 30;
+
+    private byte[] buffer = new byte[64];
+    private int size = BatchFormat.HEADER_SIZE;
+    private int count;
+
+    public void add(ValueKind kind, int columnFamily, MemorySegment key, MemorySegment value) {
+        long keyLength = key.byteSize();
+        long valueLength = value == null ? 0 : value.byteSize();
+        long needed = 1 + 5 + 5 + keyLength + 5 + valueLength;
+        if (size + needed > MAX_BATCH_BYTES) {
+            throw new IllegalArgumentException("write batch would exceed " + MAX_BATCH_BYTES + " bytes");
+        }
+        ensureCapacity((int) (size + needed));
+        buffer[size++] = (byte) kind.code();
+        size = Varint.put(buffer, size, columnFamily);
+        size = Varint.put(buffer, size, (int) keyLength);
+        MemorySegment.copy(key, ValueLayout.JAVA_BYTE, 0, buffer, size, (int) keyLength);
+        size += (int) keyLength;
+        if (BatchFormat.hasValue(kind)) {
+            size = Varint.put(buffer, size, (int) valueLength);
+            MemorySegment.copy(value, ValueLayout.JAVA_BYTE, 0, buffer, size, (int) valueLength);
+            size += (int) valueLength;
+        }
+        count++;
+    }
+
+    public int count() {
+        return count;
+    }
+
+    /** Encoded size in bytes, header included. */
+    public int byteSize() {
+        return size;
+    }
+
+    /** Bytes of keys and values plus per-record framing, without the header: what a memtable must hold. */
+    public int payloadBytes() {
+        return size - BatchFormat.HEADER_SIZE;
+    }
+
+    public void clear() {
+        size = BatchFormat.HEADER_SIZE;
+        count = 0;
+    }
+
+    /** A copy of the encoded batch with the count filled in and the sequence zero. */
+    public byte[] encode() {
+        byte[] copy = Arrays.copyOf(buffer, size);
+        BatchFormat.setCount(MemorySegment.ofArray(copy), count);
+        return copy;
+    }
+
+    private void ensureCapacity(int needed) {
+        if (needed > buffer.length) {
+            buffer = Arrays.copyOf(buffer, Math.max(needed, buffer.length * 2));
+        }
+    }
+}

@@ -1,0 +1,118 @@
+package io.varve.core.batch;
+
+import io.varve.core.base.ValueKind;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Walks the records of an encoded batch, validating every length against the buffer so that a damaged
+ * batch is reported (as {@link MalformedBatchException}) instead of read out of bounds. Keys and values are
+ * zero-copy slices of the batch.
+ */
+public final class BatchReader {
+
+    /** The batch's bytes do not parse. */
+    public static final class MalformedBatchException extends Exception {
+        MalformedBatchException(String message) {
+            super(message);
+        }
+    }
+
+    private final MemorySegment batch;
+    private final int count;
+    private long position = BatchFormat.HEADER_SIZE;
+    private int index;
+
+    private ValueKind kind;
+    private int columnFamily;
+    private MemorySegment key;
+    private MemorySegment value;
+
+    public BatchReader(MemorySegment batch) throws MalformedBatchException {
+        if (batch.byteSize() < BatchFormat.HEADER_SIZE) {
+            throw new MalformedBatchException("batch of " + batch.byteSize() + " bytes is shorter than its header");
+        }
+        this.batch = batch;
+        this.count = BatchFormat.count(batch);
+        if (count < 0) {
+            throw new MalformedBatchException("negative record count " + count);
+        }
+    }
+
+    public long sequence() {
+        return BatchFormat.sequence(batch);
+    }
+
+    public int count() {
+        return count;
+    }
+
+    /** Advances to the next record; false after the last. Fails if the records do not fill the batch exactly. */
+    public boolean next() throws MalformedBatchException {
+        if (index == count) {
+            if (position != batch.byteSize()) {
+                throw new MalformedBatchException((batch.byteSize() - position) + " trailing bytes after " + count + " records");
+            }
+            return false;
+        }
+        int code = Byte.toUnsignedInt(readByte());
+        kind = ValueKind.fromCodeOrNull(code);
+        if (kind == null) {
+            throw new MalformedBatchException("unknown record kind " + code + " at byte " + (position - 1));
+        }
+        columnFamily = readVarint();
+        key = readSlice(readVarint());
+        value = BatchFormat.hasValue(kind) ? readSlice(readVarint()) : null;
+        index++;
+        return true;
+    }
+
+    public ValueKind kind() {
+        return kind;
+    }
+
+    public int columnFamily() {
+        return columnFamily;
+    }
+
+    public MemorySegment key() {
+        return key;
+    }
+
+    /** The value of a PUT; null for a DELETE. */
+    public MemorySegment value() {
+        return value;
+    }
+
+    private byte readByte() throws MalformedBatchException {
+        if (position >= batch.byteSize()) {
+            throw new MalformedBatchException("record " + index + " runs past the end of the batch");
+        }
+        return batch.get(ValueLayout.JAVA_BYTE, position++);
+    }
+
+    private int readVarint() throws MalformedBatchException {
+        int result = 0;
+        for (int shift = 0; shift < 35; shift += 7) {
+            int b = Byte.toUnsignedInt(readByte());
+            result |= (b & 0x7F) << shift;
+            if ((b & 0x80) == 0) {
+                if (result < 0) {
+                    throw new MalformedBatchException("varint out of range at byte " + position);
+                }
+                return result;
+            }
+        }
+        throw new MalformedBatchException("varint longer than 5 bytes at byte " + position);
+    }
+
+    private MemorySegment readSlice(int length) throws MalformedBatchException {
+        if (length > batch.byteSize() - position) {
+            throw new MalformedBatchException("length " + length + " at byte " + position + " runs past the batch");
+        }
+        MemorySegment slice = batch.asSlice(position, length);
+        position += length;
+        return slice;
+    }
+}

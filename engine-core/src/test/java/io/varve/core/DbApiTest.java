@@ -1,0 +1,131 @@
+package io.varve.core;
+
+import io.varve.core.fs.MemFileSystem;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The public contract around the data path: arguments, lifecycle, the directory lock, zero-copy reads. */
+class DbApiTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void nullArgumentsAreRejectedClearly() throws IOException {
+        try (Db db = Db.open(dir, Options.defaults())) {
+            assertThrows(NullPointerException.class, () -> db.put(null, new byte[0]));
+            assertThrows(NullPointerException.class, () -> db.put(new byte[0], null));
+            assertThrows(NullPointerException.class, () -> db.get((byte[]) null));
+            assertThrows(NullPointerException.class, () -> db.delete(null));
+            assertThrows(NullPointerException.class, () -> db.write(null, WriteOptions.DEFAULT));
+            assertThrows(NullPointerException.class, () -> new WriteBatch().put(null, new byte[0]));
+            assertThrows(IllegalArgumentException.class, () -> Options.defaults().withWriteBufferSize(10));
+        }
+    }
+
+    @Test
+    void useAfterCloseSaysTheDatabaseIsClosed() throws IOException {
+        Db db = Db.open(dir, Options.defaults());
+        db.put("a".getBytes(), "1".getBytes());
+        DbIterator it = db.iterator();
+        it.seekToFirst();
+        Snapshot snapshot = db.snapshot();
+        db.close();
+        db.close();
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> db.get("a".getBytes()));
+        assertTrue(e.getMessage().contains("closed"));
+        assertThrows(IllegalStateException.class, () -> db.put("a".getBytes(), "1".getBytes()));
+        assertThrows(IllegalStateException.class, db::snapshot);
+        assertThrows(IllegalStateException.class, it::valid);
+        assertThrows(IllegalStateException.class, () -> db.get(ReadOptions.at(snapshot), "a".getBytes()));
+        it.close();
+        snapshot.close();
+    }
+
+    @Test
+    void secondOpenOfALockedDirectoryFailsClearly() throws IOException {
+        try (Db db = Db.open(dir, Options.defaults())) {
+            IOException e = assertThrows(IOException.class, () -> Db.open(dir, Options.defaults()));
+            assertTrue(e.getMessage().contains("in use"), e.getMessage());
+        }
+        // Released on close.
+        Db.open(dir, Options.defaults()).close();
+    }
+
+    @Test
+    void deleteAndOverwriteAndEmptyKeysAndValues() throws IOException {
+        try (Db db = Db.open(dir, Options.defaults())) {
+            db.put(new byte[0], new byte[0]);
+            assertArrayEquals(new byte[0], db.get(new byte[0]));
+            db.put("k".getBytes(), "1".getBytes());
+            db.put("k".getBytes(), "2".getBytes());
+            assertArrayEquals("2".getBytes(), db.get("k".getBytes()));
+            db.delete("k".getBytes());
+            assertNull(db.get("k".getBytes()));
+            db.write(new WriteBatch(), WriteOptions.SYNC);
+        }
+    }
+
+    @Test
+    void closedSnapshotCannotBeRead() throws IOException {
+        try (Db db = Db.open(Path.of("/s"), Options.defaults().withFileSystem(new MemFileSystem()))) {
+            Snapshot s = db.snapshot();
+            s.close();
+            assertThrows(IllegalStateException.class, () -> db.get(ReadOptions.at(s), new byte[] {1}));
+        }
+    }
+
+    @Test
+    void zeroCopyOverloadsReadAndWriteOffHeapMemory() throws IOException {
+        try (Db db = Db.open(dir, Options.defaults()); Arena arena = Arena.ofConfined()) {
+            MemorySegment key = arena.allocateFrom(ValueLayout.JAVA_BYTE, new byte[] {1, 2, 3});
+            MemorySegment value = arena.allocateFrom(ValueLayout.JAVA_BYTE, "hello".getBytes());
+            db.put(WriteOptions.DEFAULT, key, value);
+            MemorySegment destination = arena.allocate(3);
+            assertEquals(5, db.get(ReadOptions.DEFAULT, key, destination));
+            assertArrayEquals("hel".getBytes(), destination.toArray(ValueLayout.JAVA_BYTE));
+            assertEquals(-1, db.get(ReadOptions.DEFAULT, arena.allocate(1), destination));
+            try (DbIterator it = db.iterator()) {
+                it.seekToFirst();
+                assertEquals(5, it.valueSegment().byteSize());
+            }
+        }
+    }
+
+    @Test
+    void boundsAreLowerInclusiveUpperExclusive() throws IOException {
+        try (Db db = Db.open(dir, Options.defaults())) {
+            for (char c = 'a'; c <= 'e'; c++) {
+                db.put(new byte[] {(byte) c}, new byte[] {(byte) c});
+            }
+            ReadOptions read = ReadOptions.DEFAULT.withLowerBound("b".getBytes()).withUpperBound("d".getBytes());
+            try (DbIterator it = db.iterator(read)) {
+                it.seekToFirst();
+                assertArrayEquals("b".getBytes(), it.key());
+                it.next();
+                assertArrayEquals("c".getBytes(), it.key());
+                it.next();
+                assertFalse(it.valid());
+                it.seekToLast();
+                assertArrayEquals("c".getBytes(), it.key());
+                it.seek("a".getBytes());
+                assertArrayEquals("b".getBytes(), it.key());
+                it.seekForPrev("z".getBytes());
+                assertArrayEquals("c".getBytes(), it.key());
+            }
+        }
+    }
+}

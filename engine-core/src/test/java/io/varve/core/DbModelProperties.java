@@ -1,0 +1,246 @@
+package io.varve.core;
+
+import io.varve.core.fs.MemFileSystem;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.Tuple;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Random operation sequences against a {@code TreeMap} oracle: every read the database answers must equal
+ * what the oracle says, including reads at old snapshots, iteration in both directions with bounds, and after
+ * reopening. Tiny memtables force rotations so reads span several memtables.
+ */
+class DbModelProperties {
+
+    sealed interface Op permits Put, Delete, Batch, Get, TakeSnapshot, ReadSnapshot, Scan, Walk, Reopen {
+    }
+
+    record Put(Key key, byte[] value) implements Op {
+    }
+
+    record Delete(Key key) implements Op {
+    }
+
+    record Batch(List<Op> ops) implements Op {
+    }
+
+    record Get(Key key) implements Op {
+    }
+
+    record TakeSnapshot() implements Op {
+    }
+
+    record ReadSnapshot(int index, Key key) implements Op {
+    }
+
+    record Scan(Key lower, Key upper, boolean backward) implements Op {
+    }
+
+    /** A random walk of next/prev moves after a seek. */
+    record Walk(Key start, List<Boolean> forwardMoves) implements Op {
+    }
+
+    record Reopen() implements Op {
+    }
+
+    record Key(byte[] bytes) implements Comparable<Key> {
+        @Override
+        public int compareTo(Key other) {
+            return Arrays.compareUnsigned(bytes, other.bytes);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && Arrays.equals(bytes, k.bytes);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(bytes);
+        }
+
+        @Override
+        public String toString() {
+            return HexFormat.of().formatHex(bytes);
+        }
+    }
+
+    @Property(tries = 60)
+    void databaseAgreesWithTreeMap(@ForAll("operations") List<Op> ops, @ForAll boolean unordered) throws IOException {
+        MemFileSystem fs = new MemFileSystem();
+        Path dir = Path.of("/db");
+        Options options = Options.defaults().withFileSystem(fs).withWriteBufferSize(64 << 10)
+                .withUnorderedWrite(unordered);
+        TreeMap<Key, byte[]> model = new TreeMap<>();
+        List<TreeMap<Key, byte[]>> snapshotModels = new ArrayList<>();
+        List<Snapshot> snapshots = new ArrayList<>();
+        Db db = Db.open(dir, options);
+        try {
+            for (Op op : ops) {
+                switch (op) {
+                    case Put p -> {
+                        db.put(p.key.bytes, p.value);
+                        model.put(p.key, p.value);
+                    }
+                    case Delete d -> {
+                        db.delete(d.key.bytes);
+                        model.remove(d.key);
+                    }
+                    case Batch b -> {
+                        WriteBatch batch = new WriteBatch();
+                        for (Op inner : b.ops) {
+                            if (inner instanceof Put p) {
+                                batch.put(p.key.bytes, p.value);
+                                model.put(p.key, p.value);
+                            } else if (inner instanceof Delete d) {
+                                batch.delete(d.key.bytes);
+                                model.remove(d.key);
+                            }
+                        }
+                        db.write(batch, WriteOptions.DEFAULT);
+                    }
+                    case Get g -> assertValue(model.get(g.key), db.get(g.key.bytes), g.key);
+                    case TakeSnapshot t -> {
+                        snapshots.add(db.snapshot());
+                        snapshotModels.add(new TreeMap<>(model));
+                    }
+                    case ReadSnapshot r -> {
+                        if (!snapshots.isEmpty()) {
+                            int i = r.index % snapshots.size();
+                            assertValue(snapshotModels.get(i).get(r.key),
+                                    db.get(ReadOptions.at(snapshots.get(i)), r.key.bytes), r.key);
+                            scan(db, ReadOptions.at(snapshots.get(i)), snapshotModels.get(i), false);
+                        }
+                    }
+                    case Scan s -> {
+                        ReadOptions read = ReadOptions.DEFAULT;
+                        NavigableMap<Key, byte[]> expected = model;
+                        if (s.lower != null) {
+                            read = read.withLowerBound(s.lower.bytes);
+                            expected = expected.tailMap(s.lower, true);
+                        }
+                        if (s.upper != null) {
+                            read = read.withUpperBound(s.upper.bytes);
+                            expected = s.lower != null && s.lower.compareTo(s.upper) > 0
+                                    ? new TreeMap<>() : expected.headMap(s.upper, false);
+                        }
+                        scan(db, read, expected, s.backward);
+                    }
+                    case Walk w -> walk(db, model, w);
+                    case Reopen r -> {
+                        snapshots.clear();
+                        snapshotModels.clear();
+                        db.close();
+                        db = Db.open(dir, options);
+                    }
+                }
+            }
+            db.close();
+            db = Db.open(dir, options);
+            scan(db, ReadOptions.DEFAULT, model, false);
+        } finally {
+            db.close();
+        }
+    }
+
+    private static void scan(Db db, ReadOptions read, NavigableMap<Key, byte[]> expected, boolean backward) {
+        List<Map.Entry<Key, byte[]>> actual = new ArrayList<>();
+        try (DbIterator it = db.iterator(read)) {
+            if (backward) {
+                for (it.seekToLast(); it.valid(); it.prev()) {
+                    actual.add(Map.entry(new Key(it.key()), it.value()));
+                }
+            } else {
+                for (it.seekToFirst(); it.valid(); it.next()) {
+                    actual.add(Map.entry(new Key(it.key()), it.value()));
+                }
+            }
+        }
+        List<Map.Entry<Key, byte[]>> wanted = new ArrayList<>((backward ? expected.descendingMap() : expected).entrySet());
+        assertEquals(wanted.size(), actual.size(), () -> "entries: expected " + wanted + " got " + actual);
+        for (int i = 0; i < wanted.size(); i++) {
+            assertEquals(wanted.get(i).getKey(), actual.get(i).getKey());
+            assertArrayEquals(wanted.get(i).getValue(), actual.get(i).getValue());
+        }
+    }
+
+    private static void walk(Db db, TreeMap<Key, byte[]> model, Walk w) {
+        try (DbIterator it = db.iterator()) {
+            it.seek(w.start.bytes);
+            Key expected = model.ceilingKey(w.start);
+            for (boolean forward : w.forwardMoves) {
+                if (expected == null) {
+                    assertFalse(it.valid(), "iterator should be exhausted");
+                    return;
+                }
+                assertTrue(it.valid());
+                assertEquals(expected, new Key(it.key()));
+                assertArrayEquals(model.get(expected), it.value());
+                if (forward) {
+                    it.next();
+                    expected = model.higherKey(expected);
+                } else {
+                    it.prev();
+                    expected = model.lowerKey(expected);
+                }
+            }
+        }
+    }
+
+    private static void assertValue(byte[] expected, byte[] actual, Key key) {
+        if (expected == null) {
+            assertEquals(null, actual, () -> "key " + key + " should be absent");
+        } else {
+            assertArrayEquals(expected, actual, () -> "value of key " + key);
+        }
+    }
+
+    @Provide
+    Arbitrary<List<Op>> operations() {
+        Arbitrary<Key> keys = Arbitraries.of((byte) 0x00, (byte) 0x01, (byte) 0x7F, (byte) 0x80, (byte) 0xFF)
+                .list().ofMinSize(0).ofMaxSize(3).map(list -> {
+                    byte[] b = new byte[list.size()];
+                    for (int i = 0; i < b.length; i++) {
+                        b[i] = list.get(i);
+                    }
+                    return new Key(b);
+                });
+        Arbitrary<byte[]> values = Arbitraries.frequencyOf(
+                Tuple.of(8, Arbitraries.bytes().array(byte[].class).ofMaxSize(16)),
+                Tuple.of(1, Arbitraries.bytes().array(byte[].class).ofMinSize(2000).ofMaxSize(9000)));
+        Arbitrary<Op> put = Combinators.combine(keys, values).as(Put::new);
+        Arbitrary<Op> delete = keys.map(Delete::new);
+        Arbitrary<Op> batch = Arbitraries.oneOf(put, delete).list().ofMinSize(1).ofMaxSize(6).map(Batch::new);
+        Arbitrary<Key> optionalKey = Arbitraries.frequencyOf(Tuple.of(1, Arbitraries.just(null)), Tuple.of(2, keys));
+        Arbitrary<Op> op = Arbitraries.frequencyOf(
+                Tuple.of(10, put),
+                Tuple.of(4, delete),
+                Tuple.of(4, batch),
+                Tuple.of(5, keys.map(Get::new)),
+                Tuple.of(1, Arbitraries.just(new TakeSnapshot())),
+                Tuple.of(2, Combinators.combine(Arbitraries.integers().between(0, 100), keys).as(ReadSnapshot::new)),
+                Tuple.of(2, Combinators.combine(optionalKey, optionalKey, Arbitraries.of(true, false)).as(Scan::new)),
+                Tuple.of(2, Combinators.combine(keys, Arbitraries.of(true, false).list().ofMaxSize(12)).as(Walk::new)),
+                Tuple.of(1, Arbitraries.just(new Reopen())));
+        return op.list().ofMinSize(1).ofMaxSize(120);
+    }
+}

@@ -1,0 +1,121 @@
+package io.varve.core;
+
+import io.varve.core.fs.FaultInjectingFileSystem;
+import io.varve.core.fs.MemFileSystem;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Fails the N-th file-system operation of a small workload, for every N, once and forever. The failure must
+ * reach the caller, the database must refuse writes afterwards, and after healing the disk and simulating a
+ * crash, reopening must give a prefix of the acknowledged writes that holds every synced one.
+ */
+class IoErrorTest {
+
+    private static final Path DIR = Path.of("/io");
+
+    @Test
+    void everyInjectedFailureSurfacesAndRecoveryIsConsistent() throws IOException {
+        long operations = countOperations();
+        assertTrue(operations > 20, "workload should exercise the file system");
+        for (boolean forever : new boolean[] {false, true}) {
+            for (long n = 1; n <= operations; n++) {
+                runWithFailureAt(n, forever);
+            }
+        }
+    }
+
+    private static long countOperations() throws IOException {
+        FaultInjectingFileSystem fs = new FaultInjectingFileSystem(new MemFileSystem());
+        List<TestStates.Write> acknowledged = new ArrayList<>();
+        Throwable error = workload(fs, acknowledged);
+        if (error != null) {
+            throw new AssertionError("workload fails without faults", error);
+        }
+        return fs.operationCount();
+    }
+
+    private static void runWithFailureAt(long n, boolean forever) throws IOException {
+        MemFileSystem disk = new MemFileSystem();
+        FaultInjectingFileSystem fs = new FaultInjectingFileSystem(disk);
+        fs.failAt(n, forever);
+        List<TestStates.Write> acknowledged = new ArrayList<>();
+        Throwable error = workload(fs, acknowledged);
+        String context = "failure at operation " + n + (forever ? " (forever)" : " (once)");
+        assertNotNull(error, context + ": the injected failure must reach the caller");
+        assertTrue(causedByInjection(error), () -> context + ": unexpected error " + error);
+
+        fs.heal();
+        disk.crash();
+        try (Db db = Db.open(DIR, Options.defaults().withFileSystem(fs).withWriteBufferSize(64 << 10))) {
+            TreeMap<String, String> state = TestStates.contents(db);
+            int lastSynced = 0;
+            for (int i = 0; i < acknowledged.size(); i++) {
+                if (acknowledged.get(i).synced()) {
+                    lastSynced = i + 1;
+                }
+            }
+            int prefix = TestStates.matchingPrefix(new TreeMap<>(), acknowledged, lastSynced, state);
+            assertTrue(prefix >= 0, context + ": recovered state is not a prefix holding every synced write");
+        }
+    }
+
+    /** Opens, writes (some synced, enough to rotate memtables), closes. Returns the first error, if any. */
+    private static Throwable workload(FaultInjectingFileSystem fs, List<TestStates.Write> acknowledged) {
+        Options options = Options.defaults().withFileSystem(fs).withWriteBufferSize(64 << 10);
+        Db db;
+        try {
+            db = Db.open(DIR, options);
+        } catch (IOException | RuntimeException e) {
+            return e;
+        }
+        Throwable error = null;
+        try {
+            for (int i = 0; i < 24; i++) {
+                byte[] value = new byte[i % 6 == 5 ? 30_000 : 10];
+                value[0] = (byte) i;
+                TestStates.Write write = new TestStates.Write(
+                        List.of(Map.entry(TestStates.hex(new byte[] {(byte) (i % 7)}), value)), i % 3 == 0);
+                db.write(write.toBatch(), write.synced() ? WriteOptions.SYNC : WriteOptions.DEFAULT);
+                acknowledged.add(write);
+            }
+        } catch (RuntimeException e) {
+            error = e;
+            // A failed database must keep refusing writes, even if the disk works again.
+            Db failed = db;
+            assertThrows(RuntimeException.class, () -> failed.put(new byte[] {1}, new byte[] {1}));
+        }
+        try {
+            db.close();
+        } catch (RuntimeException e) {
+            if (error == null) {
+                error = e;
+            }
+        }
+        return error;
+    }
+
+    private static boolean causedByInjection(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t instanceof FaultInjectingFileSystem.InjectedIOException) {
+                return true;
+            }
+            for (Throwable s : t.getSuppressed()) {
+                if (causedByInjection(s)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,86 @@
+package io.varve.core;
+
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** Helpers to read a whole database into a comparable form and to replay acknowledged writes into a model. */
+final class TestStates {
+
+    private TestStates() {
+    }
+
+    /** One acknowledged write: a batch of puts (value != null) and deletes (value == null). */
+    record Write(List<Map.Entry<String, byte[]>> ops, boolean synced) {
+        void applyTo(TreeMap<String, String> model) {
+            for (Map.Entry<String, byte[]> op : ops) {
+                if (op.getValue() == null) {
+                    model.remove(op.getKey());
+                } else {
+                    model.put(op.getKey(), HexFormat.of().formatHex(op.getValue()));
+                }
+            }
+        }
+
+        WriteBatch toBatch() {
+            WriteBatch batch = new WriteBatch();
+            for (Map.Entry<String, byte[]> op : ops) {
+                byte[] key = HexFormat.of().parseHex(op.getKey());
+                if (op.getValue() == null) {
+                    batch.delete(key);
+                } else {
+                    batch.put(key, op.getValue());
+                }
+            }
+            return batch;
+        }
+    }
+
+    /** The database's contents as hex key -> hex value, through a full forward scan. */
+    static TreeMap<String, String> contents(Db db) {
+        TreeMap<String, String> state = new TreeMap<>();
+        try (DbIterator it = db.iterator()) {
+            for (it.seekToFirst(); it.valid(); it.next()) {
+                state.put(HexFormat.of().formatHex(it.key()), HexFormat.of().formatHex(it.value()));
+            }
+        }
+        return state;
+    }
+
+    /**
+     * The length of the prefix of {@code writes} (applied on top of {@code base}) that produces {@code actual},
+     * searching only prefixes of at least {@code minimum} writes; -1 if none does.
+     */
+    static int matchingPrefix(TreeMap<String, String> base, List<Write> writes, int minimum,
+                              TreeMap<String, String> actual) {
+        TreeMap<String, String> model = new TreeMap<>(base);
+        for (int i = 0; i < minimum; i++) {
+            writes.get(i).applyTo(model);
+        }
+        for (int length = minimum; ; length++) {
+            if (model.equals(actual)) {
+                return length;
+            }
+            if (length == writes.size()) {
+                return -1;
+            }
+            writes.get(length).applyTo(model);
+        }
+    }
+
+    static String hex(byte[] bytes) {
+        return HexFormat.of().formatHex(bytes);
+    }
+
+    static byte[] randomBytes(java.util.Random random, int maxLength) {
+        byte[] b = new byte[random.nextInt(maxLength + 1)];
+        random.nextBytes(b);
+        return b;
+    }
+
+    static boolean sameBytes(byte[] a, byte[] b) {
+        return Arrays.equals(a, b);
+    }
+}
