@@ -7,7 +7,7 @@ import io.varve.core.fs.FileSystem;
 import io.varve.core.fs.WritableFile;
 import io.varve.core.memtable.Memtable;
 import io.varve.core.wal.WalWriter;
-import org.jctools.queues.MpscUnboundedArrayQueue;
+import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -107,7 +107,8 @@ final class CommitPipeline {
     private final ReentrantLock logLock = new ReentrantLock();
     private final ReentrantLock syncLock = new ReentrantLock();
     private final ReentrantLock publishLock = new ReentrantLock();
-    private final MpscUnboundedArrayQueue<Commit> pending = new MpscUnboundedArrayQueue<>(1024);
+    // The atomic-field-updater variant: the default JCTools queues reach for sun.misc.Unsafe.
+    private final MpscUnboundedAtomicArrayQueue<Commit> pending = new MpscUnboundedAtomicArrayQueue<>(1024);
 
     // Guarded by logLock.
     private long nextSequence;

@@ -5,6 +5,7 @@ import io.varve.core.fs.MemFileSystem;
 import io.varve.core.fs.ReadableFile;
 import io.varve.core.fs.WritableFile;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -31,6 +32,7 @@ class ConcurrencyTest {
     private static final int BATCHES_PER_WRITER = 1500;
 
     @Test
+    @Timeout(120)
     void readersNeverSeePartOfABatchAndSnapshotsNeverChange() throws Exception {
         MemFileSystem fs = new MemFileSystem();
         try (Db db = Db.open(Path.of("/c"), Options.defaults().withFileSystem(fs).withWriteBufferSize(256 << 10))) {
@@ -143,6 +145,7 @@ class ConcurrencyTest {
      * behind it, then released. The next leader's single fsync must cover all of them: two fsyncs in total.
      */
     @Test
+    @Timeout(60)
     void waitingSyncedWritersShareOneFsync() throws Exception {
         GatedSyncFileSystem fs = new GatedSyncFileSystem(new MemFileSystem());
         int writers = 8;
@@ -154,8 +157,8 @@ class ConcurrencyTest {
                 byte[] key = {(byte) i};
                 threads.add(Thread.ofPlatform().start(() -> db.put(WriteOptions.SYNC, key, key)));
             }
-            // Wait (without sleeping) until one writer is inside fsync and the rest are parked behind it.
-            while (!(fs.insideSync == 1 && blockedCount(threads) == writers - 1)) {
+            // Wait (without sleeping) until one writer is parked inside fsync and the rest are parked behind it.
+            while (!(fs.insideSync == 1 && blockedCount(threads) == writers)) {
                 Thread.onSpinWait();
             }
             fs.gate.countDown();
