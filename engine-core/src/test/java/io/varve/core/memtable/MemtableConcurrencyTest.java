@@ -26,11 +26,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Writers race each other and readers on one memtable. Every value is a function of its key and sequence, so
  * a reader can tell a complete entry from a torn one (a torn one would show zeroed or foreign bytes).
  */
+@Timeout(60)
 class MemtableConcurrencyTest {
 
     private static final int WRITERS = 4;
@@ -94,16 +96,19 @@ class MemtableConcurrencyTest {
                 long previousCount = 0;
                 long firstCount = -1;
                 try {
-                    do {
-                        long count = checkedForwardPass(memtable);
-                        assertTrue(count >= previousCount,
-                                "entries never disappear: a pass saw " + count + " after " + previousCount);
-                        previousCount = count;
-                        if (firstCount < 0) {
-                            firstCount = count;
-                            readerStarted.countDown();
+                    for (int round = 0; round == 0 || !writersDone.get(); round++) {
+                        if (round % 8 == 0) {
+                            long count = checkedForwardPass(memtable);
+                            assertTrue(count >= previousCount,
+                                    "entries never disappear: a pass saw " + count + " after " + previousCount);
+                            previousCount = count;
+                            if (firstCount < 0) {
+                                firstCount = count;
+                                readerStarted.countDown();
+                            }
                         }
-                    } while (!writersDone.get());
+                        checkTail(memtable);
+                    }
                 } finally {
                     readerStarted.countDown(); // a failed reader must not leave the writers waiting
                 }
@@ -134,6 +139,27 @@ class MemtableConcurrencyTest {
             }
         } finally {
             memtable.release();
+        }
+    }
+
+    /**
+     * Writers insert keys in ascending order, so the newest nodes sit at the end of the list: probing there
+     * catches a node published before its bytes were written far more often than full passes alone.
+     */
+    private static void checkTail(Memtable memtable) {
+        try (InternalIterator it = memtable.iterator()) {
+            for (int probe = 0; probe < 500; probe++) {
+                it.seekToLast();
+                for (int step = 0; step < 4 && it.valid(); step++) {
+                    byte[] key = it.userKey().toArray(ValueLayout.JAVA_BYTE);
+                    long trailer = it.trailer();
+                    byte[] expected = valueFor(key, InternalKey.sequence(trailer));
+                    if (!java.util.Arrays.equals(expected, it.value().toArray(ValueLayout.JAVA_BYTE))) {
+                        fail("torn entry at the tail " + new Key(key, trailer));
+                    }
+                    it.prev();
+                }
+            }
         }
     }
 
@@ -196,7 +222,10 @@ class MemtableConcurrencyTest {
     @Test
     void ofTwoRacingInsertsOfOneInternalKeyExactlyOneWins() throws Exception {
         int rounds = 2_000;
-        Memtable memtable = new Memtable(1L << 20);
+        // A large value widens the window between a racer's search and its publishing CAS (the copy happens in
+        // between), so the loser often meets the winner at the CAS rather than in its first search.
+        byte[] value = new byte[4096];
+        Memtable memtable = new Memtable(2L * rounds * (value.length + 128) + (1L << 20));
         try {
             boolean[][] won = new boolean[2][rounds];
             CyclicBarrier barrier = new CyclicBarrier(2);
@@ -208,7 +237,7 @@ class MemtableConcurrencyTest {
                         byte[] key = ByteBuffer.allocate(4).putInt(round * 7919 % rounds).array();
                         barrier.await(10, TimeUnit.SECONDS);
                         try {
-                            won[racer][round] = memtable.add(segment(key), put(round + 1), segment(key));
+                            won[racer][round] = memtable.add(segment(key), put(round + 1), segment(value));
                         } catch (IllegalStateException duplicate) {
                             won[racer][round] = false;
                         }
