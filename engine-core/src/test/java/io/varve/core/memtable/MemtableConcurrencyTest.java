@@ -15,6 +15,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -52,7 +53,7 @@ class MemtableConcurrencyTest {
 
     /** The value expected for an entry: a length and byte pattern derived from key and sequence. */
     private static byte[] valueFor(byte[] key, long sequence) {
-        int seed = java.util.Arrays.hashCode(key) * 31 + Long.hashCode(sequence);
+        int seed = Arrays.hashCode(key) * 31 + Long.hashCode(sequence);
         byte[] value = new byte[Math.floorMod(seed, 29)];
         for (int j = 0; j < value.length; j++) {
             value[j] = (byte) (seed + j * 17 + 1);
@@ -154,7 +155,7 @@ class MemtableConcurrencyTest {
                     byte[] key = it.userKey().toArray(ValueLayout.JAVA_BYTE);
                     long trailer = it.trailer();
                     byte[] expected = valueFor(key, InternalKey.sequence(trailer));
-                    if (!java.util.Arrays.equals(expected, it.value().toArray(ValueLayout.JAVA_BYTE))) {
+                    if (!Arrays.equals(expected, it.value().toArray(ValueLayout.JAVA_BYTE))) {
                         fail("torn entry at the tail " + new Key(key, trailer));
                     }
                     it.prev();
@@ -179,7 +180,7 @@ class MemtableConcurrencyTest {
                 }
                 byte[] expected = valueFor(key, InternalKey.sequence(trailer));
                 byte[] actual = it.value().toArray(ValueLayout.JAVA_BYTE);
-                if (!java.util.Arrays.equals(expected, actual)) {
+                if (!Arrays.equals(expected, actual)) {
                     fail("torn entry " + new Key(key, trailer));
                 }
                 previousKey = key;
