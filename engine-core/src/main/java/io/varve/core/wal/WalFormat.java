@@ -147,6 +147,31 @@ public final class WalFormat {
         return (int) crc.getValue();
     }
 
+    /**
+     * Whether the {@code available} bytes at {@code buf[offset]} (fewer than a header) could be the start of
+     * a header of log {@code logNumber} holding at most {@code maxLength} payload bytes. A header torn by a
+     * crash is a prefix of one the writer wrote, so every field it holds whole is valid and its log-number
+     * bytes are this log's; anything else is bytes of some other origin.
+     */
+    static boolean couldBeHeaderPrefix(byte[] buf, int offset, int available, int logNumber, int maxLength) {
+        if (available >= LENGTH_OFFSET + 2
+                && Short.toUnsignedInt((short) U16.get(buf, offset + LENGTH_OFFSET)) > maxLength) {
+            return false;
+        }
+        if (available > TYPE_OFFSET) {
+            int type = Byte.toUnsignedInt(buf[offset + TYPE_OFFSET]);
+            if (type < FULL_TYPE || type > LAST_TYPE) {
+                return false;
+            }
+        }
+        for (int i = LOG_NUMBER_OFFSET; i < available; i++) {
+            if (buf[offset + i] != (byte) (logNumber >>> (8 * (i - LOG_NUMBER_OFFSET)))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     static boolean isAllZero(byte[] buf, int offset, int length) {
         for (int i = offset; i < offset + length; i++) {
             if (buf[i] != 0) {

@@ -20,7 +20,9 @@ import java.util.Arrays;
  *       <li>{@link End#ZERO_FILL}: the next header (or the partial header the file ends with) is all zeros,
  *           as in preallocated space or a file a crash extended without its data;</li>
  *       <li>{@link End#STALE_DATA}: the next header carries another log number (bytes left by an earlier
- *           use of a recycled file), or a block trailer holds non-zero bytes.</li>
+ *           use of a recycled file), a block trailer holds non-zero bytes, or the file ends with a partial
+ *           header that cannot be the start of one of this log's (a field it holds whole is invalid, or
+ *           its log-number bytes are another log's).</li>
  *     </ul>
  *     A {@code ZERO_FILL} or {@code STALE_DATA} end is only accepted if no later block of the file starts
  *     with a valid record of this log. Every block begins with a record header, so those are the only
@@ -29,7 +31,8 @@ import java.util.Arrays;
  *   <li><b>{@link TruncatedRecordException}: a torn tail.</b> The file ends inside a header, inside a
  *     record's payload, or inside a FIRST/MIDDLE chain whose LAST never came (including a chain followed by
  *     zeros or stale bytes). Its offset is where the incomplete logical record starts (its FIRST fragment
- *     for a chain). A partial header at the end of the file is reported this way unless it is all zeros.</li>
+ *     for a chain). A partial header at the end of the file is reported this way unless it is all zeros
+ *     or provably not this log's (see above).</li>
  *   <li><b>{@link CorruptionException} (not the subclass): damage.</b> A checksum mismatch, an unknown
  *     record type, a length running past the end of its block, MIDDLE or LAST without FIRST, FIRST or FULL
  *     inside an unfinished chain, a log-number field that is wrong although the checksum matches this log's
@@ -52,7 +55,9 @@ import java.util.Arrays;
  *
  * <h2>Limits of what can be told apart</h2>
  * A length field damaged so that the record seems to run past the end of the file looks exactly like a
- * torn write and is reported as truncation. Damage that replaces a whole header with bytes carrying another
+ * torn write and is reported as truncation. So does a recycled file whose old content ends fewer than
+ * {@link WalFormat#HEADER_SIZE} bytes after the new log when those few bytes could start a header of the
+ * new log (with fewer than 8 of them, no log-number byte is there to tell). Damage that replaces a whole header with bytes carrying another
  * log number in the last block of the file looks exactly like stale data and ends the log cleanly; with a
  * later block of this log present it is reported as corruption. A single damaged byte is always reported
  * as corruption (or, for a length, as truncation): never as a clean end and never as a wrong payload.
@@ -168,6 +173,10 @@ public final class WalReader implements AutoCloseable {
             if (available < WalFormat.HEADER_SIZE) {
                 if (WalFormat.isAllZero(block, at, available)) {
                     return endBeforeForeignBytes(End.ZERO_FILL);
+                }
+                if (!WalFormat.couldBeHeaderPrefix(block, at, available, logNumberBits,
+                        room - WalFormat.HEADER_SIZE)) {
+                    return endBeforeForeignBytes(End.STALE_DATA);
                 }
                 throw truncated("the file ends inside a record header");
             }

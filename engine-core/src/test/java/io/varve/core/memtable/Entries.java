@@ -52,6 +52,9 @@ final class Entries {
         }
     }
 
+    /** More entries than any test inserts. */
+    static final int ITERATION_LIMIT = 1_000_000;
+
     private Entries() {
     }
 
@@ -79,7 +82,7 @@ final class Entries {
     static List<Entry> forward(InternalIterator it) {
         List<Entry> out = new ArrayList<>();
         for (it.seekToFirst(); it.valid(); it.next()) {
-            out.add(current(it));
+            add(out, current(it));
         }
         return out;
     }
@@ -87,8 +90,16 @@ final class Entries {
     static List<Entry> backward(InternalIterator it) {
         List<Entry> out = new ArrayList<>();
         for (it.seekToLast(); it.valid(); it.prev()) {
-            out.add(current(it));
+            add(out, current(it));
         }
         return out;
+    }
+
+    /** Turns a cycle in the list (an iterator that never ends) into a failure instead of a hang. */
+    private static void add(List<Entry> out, Entry entry) {
+        if (out.size() >= ITERATION_LIMIT) {
+            throw new AssertionError("iterator did not end after " + ITERATION_LIMIT + " entries");
+        }
+        out.add(entry);
     }
 }

@@ -15,6 +15,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -26,11 +27,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Writers race each other and readers on one memtable. Every value is a function of its key and sequence, so
  * a reader can tell a complete entry from a torn one (a torn one would show zeroed or foreign bytes).
  */
+@Timeout(60)
 class MemtableConcurrencyTest {
 
     private static final int WRITERS = 4;
@@ -50,7 +53,7 @@ class MemtableConcurrencyTest {
 
     /** The value expected for an entry: a length and byte pattern derived from key and sequence. */
     private static byte[] valueFor(byte[] key, long sequence) {
-        int seed = java.util.Arrays.hashCode(key) * 31 + Long.hashCode(sequence);
+        int seed = Arrays.hashCode(key) * 31 + Long.hashCode(sequence);
         byte[] value = new byte[Math.floorMod(seed, 29)];
         for (int j = 0; j < value.length; j++) {
             value[j] = (byte) (seed + j * 17 + 1);
@@ -94,16 +97,19 @@ class MemtableConcurrencyTest {
                 long previousCount = 0;
                 long firstCount = -1;
                 try {
-                    do {
-                        long count = checkedForwardPass(memtable);
-                        assertTrue(count >= previousCount,
-                                "entries never disappear: a pass saw " + count + " after " + previousCount);
-                        previousCount = count;
-                        if (firstCount < 0) {
-                            firstCount = count;
-                            readerStarted.countDown();
+                    for (int round = 0; round == 0 || !writersDone.get(); round++) {
+                        if (round % 8 == 0) {
+                            long count = checkedForwardPass(memtable);
+                            assertTrue(count >= previousCount,
+                                    "entries never disappear: a pass saw " + count + " after " + previousCount);
+                            previousCount = count;
+                            if (firstCount < 0) {
+                                firstCount = count;
+                                readerStarted.countDown();
+                            }
                         }
-                    } while (!writersDone.get());
+                        checkTail(memtable);
+                    }
                 } finally {
                     readerStarted.countDown(); // a failed reader must not leave the writers waiting
                 }
@@ -137,6 +143,27 @@ class MemtableConcurrencyTest {
         }
     }
 
+    /**
+     * Writers insert keys in ascending order, so the newest nodes sit at the end of the list: probing there
+     * catches a node published before its bytes were written far more often than full passes alone.
+     */
+    private static void checkTail(Memtable memtable) {
+        try (InternalIterator it = memtable.iterator()) {
+            for (int probe = 0; probe < 500; probe++) {
+                it.seekToLast();
+                for (int step = 0; step < 4 && it.valid(); step++) {
+                    byte[] key = it.userKey().toArray(ValueLayout.JAVA_BYTE);
+                    long trailer = it.trailer();
+                    byte[] expected = valueFor(key, InternalKey.sequence(trailer));
+                    if (!Arrays.equals(expected, it.value().toArray(ValueLayout.JAVA_BYTE))) {
+                        fail("torn entry at the tail " + new Key(key, trailer));
+                    }
+                    it.prev();
+                }
+            }
+        }
+    }
+
     /** Iterates everything, checking order and content, and returns how many entries were seen. */
     private static long checkedForwardPass(Memtable memtable) {
         long count = 0;
@@ -153,7 +180,7 @@ class MemtableConcurrencyTest {
                 }
                 byte[] expected = valueFor(key, InternalKey.sequence(trailer));
                 byte[] actual = it.value().toArray(ValueLayout.JAVA_BYTE);
-                if (!java.util.Arrays.equals(expected, actual)) {
+                if (!Arrays.equals(expected, actual)) {
                     fail("torn entry " + new Key(key, trailer));
                 }
                 previousKey = key;
@@ -196,7 +223,10 @@ class MemtableConcurrencyTest {
     @Test
     void ofTwoRacingInsertsOfOneInternalKeyExactlyOneWins() throws Exception {
         int rounds = 2_000;
-        Memtable memtable = new Memtable(1L << 20);
+        // A large value widens the window between a racer's search and its publishing CAS (the copy happens in
+        // between), so the loser often meets the winner at the CAS rather than in its first search.
+        byte[] value = new byte[4096];
+        Memtable memtable = new Memtable(2L * rounds * (value.length + 128) + (1L << 20));
         try {
             boolean[][] won = new boolean[2][rounds];
             CyclicBarrier barrier = new CyclicBarrier(2);
@@ -208,7 +238,7 @@ class MemtableConcurrencyTest {
                         byte[] key = ByteBuffer.allocate(4).putInt(round * 7919 % rounds).array();
                         barrier.await(10, TimeUnit.SECONDS);
                         try {
-                            won[racer][round] = memtable.add(segment(key), put(round + 1), segment(key));
+                            won[racer][round] = memtable.add(segment(key), put(round + 1), segment(value));
                         } catch (IllegalStateException duplicate) {
                             won[racer][round] = false;
                         }

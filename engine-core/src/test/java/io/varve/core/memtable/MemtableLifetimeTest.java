@@ -19,8 +19,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Reference counting, and what happens when it is gotten wrong: exceptions, never a JVM crash. */
+@Timeout(60)
 class MemtableLifetimeTest {
 
     private static final long CAPACITY = 64 * 1024;

@@ -20,7 +20,9 @@ import java.util.List;
 import java.util.NoSuchElementException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
+@Timeout(60)
 class MemtableTest {
 
     private static final long CAPACITY = 64 * 1024;

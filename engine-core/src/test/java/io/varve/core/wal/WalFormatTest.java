@@ -92,6 +92,7 @@ class WalFormatTest {
         assertEquals(5 + h, WalFormat.encodedLength(b - 5, 0), "a 5-byte trailer is skipped first");
         assertEquals(h + h + 3, WalFormat.encodedLength(b - h, 3), "an empty FIRST fills the last header slot");
         assertEquals(h, WalFormat.encodedLength(b - h, 0), "an empty FULL fits exactly");
+        assertEquals(82_033 - 32_000, WalFormat.encodedLength(32_000, 50_000), "the example in wal-format.md");
     }
 
     /** docs/wal-format.md lists every constant in a table; the table must agree with the class. */
