@@ -57,9 +57,9 @@ import java.util.Arrays;
  * A length field damaged so that the record seems to run past the end of the file looks exactly like a
  * torn write and is reported as truncation. So does a recycled file whose old content ends fewer than
  * {@link WalFormat#HEADER_SIZE} bytes after the new log when those few bytes could start a header of the
- * new log (with fewer than 8 of them, no log-number byte is there to tell). Damage that replaces a whole header with bytes carrying another
- * log number in the last block of the file looks exactly like stale data and ends the log cleanly; with a
- * later block of this log present it is reported as corruption. A single damaged byte is always reported
+ * new log (with fewer than 8 of them, no log-number byte is there to tell). Damage that replaces a whole
+ * header with bytes carrying another log number in the last block of the file looks exactly like stale
+ * data and ends the log cleanly; with a later block of this log present it is reported as corruption. A single damaged byte is always reported
  * as corruption (or, for a length, as truncation): never as a clean end and never as a wrong payload.
  */
 public final class WalReader implements AutoCloseable {

@@ -27,8 +27,9 @@ class WalTruncationTest {
      */
     @Test
     void cutsAroundEveryBoundaryOfALargerLog() throws IOException {
-        Log log = WalTestSupport.encode(
-                payloads(0, 1, 100, leave(5), 500, leave(0), 7, leave(WalFormat.HEADER_SIZE), 40_000, 3, 0), LOG_NUMBER);
+        List<byte[]> payloads =
+                payloads(0, 1, 100, leave(5), 500, leave(0), 7, leave(WalFormat.HEADER_SIZE), 40_000, 3, 0);
+        Log log = WalTestSupport.encode(payloads, LOG_NUMBER);
         List<Long> boundaries = new ArrayList<>();
         for (int i = 0; i < log.count(); i++) {
             boundaries.add(log.starts()[i]);
