@@ -7,6 +7,7 @@ import io.varve.core.base.ValueKind;
 import io.varve.core.batch.BatchBuilder;
 import io.varve.core.fs.FileSystem;
 import io.varve.core.iterator.MergingIterator;
+import io.varve.core.memtable.LookupResult;
 import io.varve.core.memtable.Memtable;
 
 import java.io.IOException;
@@ -190,12 +191,10 @@ final class DbImpl implements Db {
     /** The value of {@code key} as a view into the pinned memtables, or null. */
     private MemorySegment lookup(ReadView pinned, ReadOptions options, MemorySegment key) {
         long sequence = readSequence(options);
+        LookupResult result = new LookupResult();
         for (Memtable memtable : pinned.memtablesNewestFirst()) {
-            try (InternalIterator it = memtable.iterator()) {
-                it.seek(key, InternalKey.seekTrailer(sequence));
-                if (it.valid() && Keys.compare(it.userKey(), key) == 0) {
-                    return InternalKey.kindCode(it.trailer()) == ValueKind.PUT.code() ? it.value() : null;
-                }
+            if (memtable.get(key, sequence, result)) {
+                return result.status() == LookupResult.Status.FOUND ? result.value() : null;
             }
         }
         return null;

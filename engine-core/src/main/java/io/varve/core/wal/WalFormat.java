@@ -7,7 +7,7 @@ import java.util.zip.CRC32C;
 
 /**
  * The on-disk layout of a write-ahead log: every constant of the format and the only code that encodes or
- * decodes a record header. {@code docs/wal-format.md} describes the same layout in prose; the two must agree.
+ * decodes a record header. {@code docs/formats.md} (section "Write-ahead log") describes the same layout in prose; the two must agree.
  *
  * <pre>
  * file:    | block 0 (32 KiB) | block 1 (32 KiB) | ... | last block (may be short) |
