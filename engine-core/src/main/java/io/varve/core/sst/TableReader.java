@@ -270,8 +270,9 @@ public final class TableReader {
         }
         long target = InternalKey.seekTrailer(snapshotSequence);
         BlockIterator cursor = new BlockIterator(globalSequence, true);
-        // The separator bounds block i from above, but block i may still end before the target; then the
-        // first entry at or after the target opens the next block.
+        // Block i's separator is >= the target, but the block's last key may still be below it (the
+        // separator may be the next block's user key with a trailer that sorts first); then the first
+        // entry at or after the target opens the next block.
         for (int i = index.findFirstAtOrAfter(userKey, target); i < index.count(); i++) {
             cursor.reset(dataBlock(i));
             cursor.seek(userKey, target);

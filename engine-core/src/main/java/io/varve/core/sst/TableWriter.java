@@ -267,27 +267,26 @@ public final class TableWriter implements AutoCloseable {
     }
 
     /**
-     * Picks a separator between the last key of a block and the first key of the next: when the user keys
-     * differ at some byte that can be incremented and still stay below the next key, the separator is the
-     * common prefix plus that incremented byte, with {@link TableFormat#SEPARATOR_TRAILER} (which sorts
-     * before every real entry of that user key). Otherwise the last key itself. Writes into
-     * {@link #separator} and returns its length.
+     * Picks a short separator between the last key of a block and the first key of the next. Where the user
+     * keys first differ (at byte {@code i}, inside both), the last key's byte is smaller; the separator is
+     * the last key's first {@code i} bytes plus that byte incremented, with
+     * {@link TableFormat#SEPARATOR_TRAILER}. It is above the last key (larger at byte {@code i}) and below
+     * the next key: either smaller at byte {@code i}, or a prefix of the next user key, or that very user
+     * key with a trailer that sorts before all of its entries. Used only when strictly shorter than the last
+     * user key; otherwise the separator is the last key itself. Writes into {@link #separator}, returns
+     * its length.
      */
     private int shortSeparator(byte[] last, int lastLength, byte[] next, int nextLength) {
         int lastUser = lastLength - TableFormat.KEY_TRAILER_SIZE;
         int nextUser = nextLength - TableFormat.KEY_TRAILER_SIZE;
-        int common = Arrays.mismatch(last, 0, lastUser, next, 0, nextUser);
-        if (common >= 0 && common + 1 < lastUser && common < nextUser) {
-            int lastByte = last[common] & 0xFF;
-            int nextByte = next[common] & 0xFF;
-            if (lastByte < 0xFF && lastByte + 1 < nextByte) {
-                int length = common + 1 + TableFormat.KEY_TRAILER_SIZE;
-                ensureSeparatorCapacity(length);
-                System.arraycopy(last, 0, separator, 0, common);
-                separator[common] = (byte) (lastByte + 1);
-                InternalKeys.writeTrailer(separator, common + 1, TableFormat.SEPARATOR_TRAILER);
-                return length;
-            }
+        int differ = Arrays.mismatch(last, 0, lastUser, next, 0, nextUser);
+        if (differ >= 0 && differ + 1 < lastUser && differ < nextUser) {
+            int length = differ + 1 + TableFormat.KEY_TRAILER_SIZE;
+            ensureSeparatorCapacity(length);
+            System.arraycopy(last, 0, separator, 0, differ);
+            separator[differ] = (byte) ((last[differ] & 0xFF) + 1);
+            InternalKeys.writeTrailer(separator, differ + 1, TableFormat.SEPARATOR_TRAILER);
+            return length;
         }
         ensureSeparatorCapacity(lastLength);
         System.arraycopy(last, 0, separator, 0, lastLength);
