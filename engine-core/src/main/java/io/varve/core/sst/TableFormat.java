@@ -81,6 +81,12 @@ public final class TableFormat {
      */
     public static final int CRC_MASK_DELTA = 0xa282ead8;
 
+    /**
+     * LZ4 encodes a run of n output bytes in at least about n / 255 input bytes, so a block whose stated
+     * uncompressed length exceeds this multiple of its compressed length is damaged.
+     */
+    public static final int LZ4_MAX_EXPANSION = 256;
+
     /** The largest contents of one block, compressed or not, so that every offset inside fits an int. */
     public static final int MAX_BLOCK_CONTENTS_SIZE = 1 << 30;
 

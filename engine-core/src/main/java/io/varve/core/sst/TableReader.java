@@ -381,13 +381,20 @@ public final class TableReader {
         }
         int uncompressedLength = Varint.value(header);
         int headerLength = Varint.length(header);
+        // LZ4 cannot expand input by more than ~255x; a larger claim is damage, and must not make us
+        // allocate up to a gigabyte before the decompressor notices.
+        if (uncompressedLength > (long) TableFormat.LZ4_MAX_EXPANSION * (size - headerLength) + 64) {
+            throw new CorruptionException(path, offset, "compressed block claims " + uncompressedLength
+                    + " bytes from " + (size - headerLength));
+        }
         byte[] source = map.asSlice(offset + headerLength, size - headerLength).toArray(ValueLayout.JAVA_BYTE);
         byte[] target = new byte[uncompressedLength];
         int produced;
         try {
             produced = DECOMPRESSOR.decompress(source, 0, source.length, target, 0, uncompressedLength);
         } catch (LZ4Exception e) {
-            throw new CorruptionException(path, offset, "LZ4 data does not decompress: " + e.getMessage());
+            throw new CorruptionException(path, offset, "LZ4 data does not decompress ("
+                    + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()) + ")");
         }
         if (produced != uncompressedLength) {
             throw new CorruptionException(path, offset, "LZ4 block decompressed to " + produced
