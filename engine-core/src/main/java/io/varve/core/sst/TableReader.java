@@ -313,6 +313,11 @@ public final class TableReader {
         return index.blockSize(i);
     }
 
+    /** The user key part of data block {@code i}'s index separator, for diagnostics and tests. */
+    MemorySegment indexSeparatorUserKey(int i) {
+        return index.separatorUserKey(i);
+    }
+
     /**
      * Loads data block {@code ordinal}: from the cache if it is compressed and cached, else from the
      * mapping (checking its checksum unless already verified), decompressing and caching as needed.
