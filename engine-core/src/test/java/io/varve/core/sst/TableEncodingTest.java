@@ -82,6 +82,32 @@ class TableEncodingTest {
         assertEquals(crc, Checksums.unmask(Checksums.mask(crc)));
     }
 
+    /** The worked example of docs/table-format.md, section 4, byte for byte. */
+    @Test
+    void dataBlockMatchesTheDocumentedExample() {
+        BlockBuilder block = new BlockBuilder(16, 64);
+        byte[] apple = new byte[13];
+        System.arraycopy("apple".getBytes(StandardCharsets.US_ASCII), 0, apple, 0, 5);
+        InternalKeys.writeTrailer(apple, 5, 5L << 8 | 1);
+        byte[] apricot = new byte[15];
+        System.arraycopy("apricot".getBytes(StandardCharsets.US_ASCII), 0, apricot, 0, 7);
+        InternalKeys.writeTrailer(apricot, 7, 3L << 8 | 1);
+        block.add(apple, apple.length, "red".getBytes(StandardCharsets.US_ASCII), 3);
+        block.add(apricot, apricot.length, "x".getBytes(StandardCharsets.US_ASCII), 1);
+        String documented = "00 0D 03 61 70 70 6C 65 01 05 00 00 00 00 00 00 72 65 64 "
+                + "02 0D 01 72 69 63 6F 74 01 03 00 00 00 00 00 00 78 "
+                + "00 00 00 00 01 00 00 00";
+        assertEquals(documented,
+                java.util.HexFormat.ofDelimiter(" ").withUpperCase().formatHex(block.finish().toArray()));
+    }
+
+    @Test
+    void magicIsTheAsciiBytesVarvesstInFileOrder() {
+        byte[] magic = java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                .putLong(TableFormat.MAGIC).array();
+        assertEquals("VARVESST", new String(magic, StandardCharsets.US_ASCII));
+    }
+
     @Test
     void maskMatchesTheDocumentedFormula() {
         int crc = 0x12345678;
