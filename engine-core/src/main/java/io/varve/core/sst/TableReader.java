@@ -1,0 +1,415 @@
+package io.varve.core.sst;
+
+import io.varve.core.base.CorruptionException;
+import io.varve.core.base.InternalIterator;
+import io.varve.core.base.InternalKey;
+import io.varve.core.fs.ReadableFile;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
+import net.jpountz.lz4.LZ4Exception;
+import net.jpountz.lz4.LZ4Factory;
+import net.jpountz.lz4.LZ4SafeDecompressor;
+
+/**
+ * Reads one table file (layout in {@link TableFormat}): point lookups and iterators. Safe for concurrent
+ * use by many threads.
+ *
+ * <h2>Memory and lifetime</h2>
+ * The whole file is mapped once, at open, into memory owned by a shared {@link Arena} that only this reader
+ * closes. Uncompressed blocks are read in place from that mapping; compressed blocks are decompressed into
+ * heap arrays (shared through the optional {@link BlockCache}).
+ *
+ * <p>The reader is reference counted. {@link #open} returns it with one reference, owned by the caller.
+ * Whoever uses the reader must hold a reference for the whole use: {@link #retain()} adds one,
+ * {@link #release()} drops one, and dropping the last closes the arena (unmapping the file) and the file
+ * handle. Retaining after that throws {@link IllegalStateException}. Specifically:
+ * <ul>
+ *   <li>{@link #get} needs the caller's reference for the call, and a value it returns is readable only
+ *       while the caller still holds that reference;</li>
+ *   <li>{@link #newIterator()} takes a reference of its own, dropped by the iterator's {@code close()}, so
+ *       an iterator stays usable after the reader's other owners release it (close every iterator);</li>
+ *   <li>segments from an iterator follow {@link InternalIterator}'s rule, and need the iterator open.</li>
+ * </ul>
+ *
+ * <p>Why unmapping is safe: with the counting above, no correct user touches the mapping after the count
+ * reaches zero, because every user holds a count. And should a buggy caller still touch a segment of the
+ * closed arena, the foreign-memory API checks every access against the arena's liveness (closing a shared
+ * arena synchronizes with threads that are mid-access), so the access fails with
+ * {@link IllegalStateException} instead of reading unmapped memory and crashing the JVM.
+ *
+ * <h2>Integrity</h2>
+ * The footer, properties, filter and index blocks are checked (checksum and structure) at open. A data
+ * block's checksum is verified the first time this reader loads it; a per-reader bitmap remembers verified
+ * blocks so later loads of the same mapped bytes skip the CRC (the bytes of a table never change). Any
+ * mismatch or malformed structure raises {@link CorruptionException} naming the file and the offset of the
+ * damaged block (from iterators, wrapped in {@link UncheckedIOException}). No decoded length or offset is
+ * used before it is checked against its block.
+ *
+ * <h2>Global sequence</h2>
+ * A table built outside the engine ({@link SstFileWriter}) stores every entry at sequence 0. When it is
+ * ingested, the engine assigns it a sequence without rewriting it: opened with a global sequence
+ * {@code g}, the reader presents every entry stored at sequence 0 as sequence {@code g}.
+ */
+public final class TableReader {
+
+    /** Pass to {@link #open} to present sequences as stored. */
+    public static final long NO_GLOBAL_SEQUENCE = InternalKeys.NO_GLOBAL_SEQUENCE;
+
+    private static final LZ4SafeDecompressor DECOMPRESSOR = LZ4Factory.safeInstance().safeDecompressor();
+
+    private final ReadableFile file;
+    private final Path path;
+    private final long fileNumber;
+    private final BlockCache cache;
+    private final Arena arena;
+    private final MemorySegment map;
+    private final long globalSequence;
+    private final TableProperties properties;
+    private final BloomFilter filter;
+    private final IndexBlock index;
+    /** Bit i set: data block i's stored bytes matched their checksum. */
+    private final AtomicLongArray verified;
+    private final AtomicInteger references = new AtomicInteger(1);
+
+    /** Opens a table presenting sequences as stored. See {@link #open(ReadableFile, Path, long, BlockCache, long)}. */
+    public static TableReader open(ReadableFile file, Path path, long fileNumber, BlockCache cache)
+            throws IOException {
+        return open(file, path, fileNumber, cache, NO_GLOBAL_SEQUENCE);
+    }
+
+    /**
+     * Maps and validates a table. Takes ownership of {@code file}: it is closed when the reader's last
+     * reference is released, or right away if opening fails.
+     *
+     * @param path used only in error messages
+     * @param fileNumber the key of this table's blocks in {@code cache}; unique among live tables
+     * @param cache shared block cache, or null to decompress on every load
+     * @param globalSequence {@link #NO_GLOBAL_SEQUENCE}, or the sequence to present for entries stored at
+     *     sequence 0; then every entry must be stored at sequence 0
+     * @throws CorruptionException if the file is not a valid table
+     * @throws IllegalArgumentException if a global sequence is given for a table with non-zero sequences
+     */
+    public static TableReader open(ReadableFile file, Path path, long fileNumber, BlockCache cache,
+                                   long globalSequence) throws IOException {
+        Objects.requireNonNull(file, "file");
+        Arena arena = Arena.ofShared();
+        try {
+            Objects.requireNonNull(path, "path");
+            if (globalSequence != NO_GLOBAL_SEQUENCE
+                    && (globalSequence < 0 || globalSequence > InternalKey.MAX_SEQUENCE)) {
+                throw new IllegalArgumentException("global sequence out of range: " + globalSequence);
+            }
+            MemorySegment map = file.map(arena).asReadOnly();
+            return new TableReader(file, path, fileNumber, cache, arena, map, globalSequence);
+        } catch (Throwable t) {
+            arena.close();
+            try {
+                file.close();
+            } catch (IOException closeFailure) {
+                t.addSuppressed(closeFailure);
+            }
+            throw t;
+        }
+    }
+
+    private TableReader(ReadableFile file, Path path, long fileNumber, BlockCache cache, Arena arena,
+                        MemorySegment map, long globalSequence) throws CorruptionException {
+        this.file = file;
+        this.path = path;
+        this.fileNumber = fileNumber;
+        this.cache = cache;
+        this.arena = arena;
+        this.map = map;
+        this.globalSequence = globalSequence;
+
+        Footer footer = Footer.read(map, path);
+        long footerStart = map.byteSize() - TableFormat.FOOTER_SIZE;
+        BlockHandle indexHandle = footer.index();
+        BlockHandle propertiesHandle = footer.properties();
+        // Blocks are contiguous: [data][filter?][properties][index][footer]. Anything else is damage.
+        if (indexHandle.end() != footerStart || propertiesHandle.end() != indexHandle.offset()
+                || (footer.hasFilter() && footer.filter().end() != propertiesHandle.offset())) {
+            throw new CorruptionException(path, footerStart, "footer handles do not describe a contiguous "
+                    + "layout: filter " + footer.filter() + ", properties " + propertiesHandle + ", index "
+                    + indexHandle);
+        }
+        long dataEnd = footer.hasFilter() ? footer.filter().offset() : propertiesHandle.offset();
+
+        this.properties = PropertiesBlock.decode(readMetaBlock(propertiesHandle), map.byteSize(), path,
+                propertiesHandle.offset());
+        if (footer.hasFilter() != (properties.bloomBitsPerKey() > 0)) {
+            throw new CorruptionException(path, propertiesHandle.offset(), "filter presence disagrees with "
+                    + "bloom bits per key " + properties.bloomBitsPerKey());
+        }
+        if (footer.hasFilter()) {
+            try {
+                this.filter = BloomFilter.fromStored(readMetaBlock(footer.filter()));
+            } catch (IllegalArgumentException e) {
+                throw new CorruptionException(path, footer.filter().offset(), e.getMessage());
+            }
+        } else {
+            this.filter = null;
+        }
+        Block indexBlock = Block.parse(readMetaBlock(indexHandle), path, indexHandle.offset());
+        this.index = IndexBlock.parse(indexBlock, dataEnd, globalSequence);
+        if (index.count() != properties.dataBlockCount()) {
+            throw new CorruptionException(path, indexHandle.offset(), "index lists " + index.count()
+                    + " data blocks, properties say " + properties.dataBlockCount());
+        }
+        if (globalSequence != NO_GLOBAL_SEQUENCE && properties.largestSequence() != 0) {
+            throw new IllegalArgumentException("a global sequence applies only to tables written at sequence 0, "
+                    + path + " has sequences up to " + properties.largestSequence());
+        }
+        this.verified = new AtomicLongArray((index.count() + 63) / 64);
+    }
+
+    // ---- Reference counting ----------------------------------------------------------------------------
+
+    /** Adds a reference. Throws {@link IllegalStateException} if the reader is already closed. */
+    public void retain() {
+        while (true) {
+            int count = references.get();
+            if (count <= 0) {
+                throw new IllegalStateException("table " + path + " is already closed");
+            }
+            if (references.compareAndSet(count, count + 1)) {
+                return;
+            }
+        }
+    }
+
+    /** Drops a reference; the last one unmaps the file and closes it. */
+    public void release() {
+        while (true) {
+            int count = references.get();
+            if (count <= 0) {
+                throw new IllegalStateException("table " + path + " released more often than retained");
+            }
+            if (references.compareAndSet(count, count - 1)) {
+                if (count == 1) {
+                    closeResources();
+                }
+                return;
+            }
+        }
+    }
+
+    /** The current number of references; 0 once closed. For diagnostics and tests. */
+    public int referenceCount() {
+        return references.get();
+    }
+
+    private void closeResources() {
+        arena.close();
+        try {
+            file.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException("closing table " + path, e);
+        }
+    }
+
+    private void requireOpen() {
+        if (references.get() <= 0) {
+            throw new IllegalStateException("table " + path + " is closed");
+        }
+    }
+
+    // ---- Reads -----------------------------------------------------------------------------------------
+
+    public TableProperties properties() {
+        return properties;
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    public long fileNumber() {
+        return fileNumber;
+    }
+
+    /** {@link #NO_GLOBAL_SEQUENCE} or the sequence presented for entries stored at sequence 0. */
+    public long globalSequence() {
+        return globalSequence;
+    }
+
+    /** False only if the table certainly holds no entry for {@code userKey}; true without a filter. */
+    public boolean mayContain(MemorySegment userKey) {
+        requireOpen();
+        return filter == null || filter.mayContain(userKey);
+    }
+
+    /** Like {@link #get(MemorySegment, long, TableLookupResult)}, with a fresh result. */
+    public TableLookupResult get(MemorySegment userKey, long snapshotSequence) throws CorruptionException {
+        TableLookupResult result = new TableLookupResult();
+        get(userKey, snapshotSequence, result);
+        return result;
+    }
+
+    /**
+     * Finds the newest entry of {@code userKey} with sequence {@code <= snapshotSequence} and records it in
+     * {@code result}: FOUND with the value, DELETED, or NOT_FOUND. The caller must hold a reference for the
+     * call and for as long as it reads the value.
+     */
+    public void get(MemorySegment userKey, long snapshotSequence, TableLookupResult result)
+            throws CorruptionException {
+        requireOpen();
+        if (snapshotSequence < 0 || snapshotSequence > InternalKey.MAX_SEQUENCE) {
+            throw new IllegalArgumentException("snapshot sequence out of range: " + snapshotSequence);
+        }
+        result.setNotFound();
+        if (filter != null && !filter.mayContain(userKey)) {
+            return;
+        }
+        long target = InternalKey.seekTrailer(snapshotSequence);
+        BlockIterator cursor = new BlockIterator(globalSequence, true);
+        // Block i's separator is >= the target, but the block's last key may still be below it (the
+        // separator may be the next block's user key with a trailer that sorts first); then the first
+        // entry at or after the target opens the next block.
+        for (int i = index.findFirstAtOrAfter(userKey, target); i < index.count(); i++) {
+            cursor.reset(dataBlock(i));
+            cursor.seek(userKey, target);
+            if (cursor.valid()) {
+                break;
+            }
+        }
+        if (!cursor.valid() || !cursor.userKeyEquals(userKey)) {
+            return;
+        }
+        long trailer = cursor.trailer();
+        if (InternalKey.kindCode(trailer) == io.varve.core.base.ValueKind.PUT.code()) {
+            result.setFound(trailer, cursor.block().contents, cursor.valueOffset(), cursor.valueLength());
+        } else {
+            result.setDeleted(trailer);
+        }
+    }
+
+    /** A new iterator over all entries; it holds its own reference until closed. */
+    public InternalIterator newIterator() {
+        retain();
+        return new TableIterator(this, index);
+    }
+
+    // ---- Block loading ---------------------------------------------------------------------------------
+
+    int dataBlockCount() {
+        return index.count();
+    }
+
+    /** File offset of data block {@code i}: the offset named when that block is found damaged. */
+    long dataBlockOffset(int i) {
+        return index.blockOffset(i);
+    }
+
+    /** Stored size of data block {@code i}, trailer excluded. */
+    int dataBlockSize(int i) {
+        return index.blockSize(i);
+    }
+
+    /** The user key part of data block {@code i}'s index separator, for diagnostics and tests. */
+    MemorySegment indexSeparatorUserKey(int i) {
+        return index.separatorUserKey(i);
+    }
+
+    /**
+     * Loads data block {@code ordinal}: from the cache if it is compressed and cached, else from the
+     * mapping (checking its checksum unless already verified), decompressing and caching as needed.
+     */
+    Block dataBlock(int ordinal) throws CorruptionException {
+        long offset = index.blockOffset(ordinal);
+        int size = index.blockSize(ordinal);
+        byte type = map.get(ValueLayout.JAVA_BYTE, offset + size);
+        // Only blocks that claim to be compressed are looked up: a damaged type byte then either misses
+        // the cache (never filled for this file number with anything else) or fails the checksum below.
+        boolean cacheable = cache != null && type == TableFormat.COMPRESSION_LZ4;
+        if (cacheable) {
+            Block cached = cache.get(fileNumber, offset);
+            if (cached != null) {
+                return cached;
+            }
+        }
+        if (!isVerified(ordinal)) {
+            verifyChecksum(offset, size);
+            markVerified(ordinal);
+        }
+        Block block = Block.parse(decodeContents(offset, size, type), path, offset);
+        if (cacheable) {
+            cache.put(fileNumber, offset, block);
+        }
+        return block;
+    }
+
+    private boolean isVerified(int ordinal) {
+        return (verified.get(ordinal >>> 6) & (1L << ordinal)) != 0;
+    }
+
+    private void markVerified(int ordinal) {
+        verified.getAndAccumulate(ordinal >>> 6, 1L << ordinal, (a, b) -> a | b);
+    }
+
+    /** Checks the checksum of a metadata block and returns its uncompressed contents. */
+    private MemorySegment readMetaBlock(BlockHandle handle) throws CorruptionException {
+        verifyChecksum(handle.offset(), handle.size());
+        return decodeContents(handle.offset(), handle.size(),
+                map.get(ValueLayout.JAVA_BYTE, handle.offset() + handle.size()));
+    }
+
+    private void verifyChecksum(long offset, int size) throws CorruptionException {
+        int stored = map.get(Block.FIXED32, offset + size + 1);
+        int actual = Checksums.mask(Checksums.crc32c(map, offset, size + 1L));
+        if (stored != actual) {
+            throw new CorruptionException(path, offset, "block checksum mismatch: stored 0x"
+                    + Integer.toHexString(stored) + ", computed 0x" + Integer.toHexString(actual));
+        }
+    }
+
+    /** The block's contents as the reader uses them: in place, or decompressed to the heap. */
+    private MemorySegment decodeContents(long offset, int size, byte type) throws CorruptionException {
+        return switch (type) {
+            case TableFormat.COMPRESSION_NONE -> map.asSlice(offset, size);
+            case TableFormat.COMPRESSION_LZ4 -> decompress(offset, size);
+            default -> throw new CorruptionException(path, offset, "unknown compression type " + type);
+        };
+    }
+
+    private MemorySegment decompress(long offset, int size) throws CorruptionException {
+        long header = Varint.decodeInt(map, offset, offset + size);
+        if (header == Varint.MALFORMED || Varint.value(header) > TableFormat.MAX_BLOCK_CONTENTS_SIZE) {
+            throw new CorruptionException(path, offset, "bad uncompressed length in compressed block");
+        }
+        int uncompressedLength = Varint.value(header);
+        int headerLength = Varint.length(header);
+        // LZ4 cannot expand input by more than ~255x; a larger claim is damage, and must not make us
+        // allocate up to a gigabyte before the decompressor notices.
+        if (uncompressedLength > (long) TableFormat.LZ4_MAX_EXPANSION * (size - headerLength) + 64) {
+            throw new CorruptionException(path, offset, "compressed block claims " + uncompressedLength
+                    + " bytes from " + (size - headerLength));
+        }
+        byte[] source = map.asSlice(offset + headerLength, size - headerLength).toArray(ValueLayout.JAVA_BYTE);
+        byte[] target = new byte[uncompressedLength];
+        int produced;
+        try {
+            produced = DECOMPRESSOR.decompress(source, 0, source.length, target, 0, uncompressedLength);
+        } catch (LZ4Exception e) {
+            throw new CorruptionException(path, offset, "LZ4 data does not decompress ("
+                    + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()) + ")");
+        }
+        if (produced != uncompressedLength) {
+            throw new CorruptionException(path, offset, "LZ4 block decompressed to " + produced
+                    + " bytes, expected " + uncompressedLength);
+        }
+        return MemorySegment.ofArray(target).asReadOnly();
+    }
+
+    @Override
+    public String toString() {
+        return "TableReader{" + path + ", file " + fileNumber + ", references " + references.get() + "}";
+    }
+}
