@@ -73,8 +73,50 @@ final class CommitPipeline {
 
     /** What the pipeline tells the database when the memtable set changes. */
     interface MemtableListener {
-        /** Called under the log lock after {@code sealed} stopped taking writes and {@code fresh} took over. */
-        void rotated(Memtable sealed, long sealedLastSequence, Memtable fresh, long newLogNumber);
+        /**
+         * Called under the log lock after {@code sealed} stopped taking writes and {@code fresh} took over.
+         * Logs numbered below {@code newLogNumber} hold nothing written after {@code sealed}'s contents.
+         */
+        void rotated(ActiveMemtable sealed, long sealedLastSequence, Memtable fresh, long newLogNumber);
+    }
+
+    /**
+     * A memtable plus the count of writes still inserting into it, so a flush can wait until every write
+     * assigned to a sealed memtable is in it.
+     */
+    static final class ActiveMemtable {
+        final Memtable memtable;
+        private final AtomicInteger applying = new AtomicInteger();
+        private final ReentrantLock lock = new ReentrantLock();
+        private final Condition idle = lock.newCondition();
+        private volatile boolean sealed;
+
+        ActiveMemtable(Memtable memtable) {
+            this.memtable = memtable;
+        }
+
+        private void finishedApplying() {
+            if (applying.decrementAndGet() == 0 && sealed) {
+                lock.lock();
+                try {
+                    idle.signalAll();
+                } finally {
+                    lock.unlock();
+                }
+            }
+        }
+
+        /** Blocks until no write is inserting into this (sealed) memtable. */
+        void awaitWritesApplied() {
+            lock.lock();
+            try {
+                while (applying.get() > 0) {
+                    idle.awaitUninterruptibly();
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
     }
 
     private static final class Commit {
@@ -114,7 +156,7 @@ final class CommitPipeline {
     private long nextSequence;
     private Log log;
     private long logBase;
-    private Memtable mutable;
+    private ActiveMemtable mutable;
     private long mutableCapacity;
     private long reserved;
     private boolean closed;
@@ -141,7 +183,7 @@ final class CommitPipeline {
         this.listener = listener;
         this.nextSequence = lastSequence + 1;
         this.visibleSequence = lastSequence;
-        this.mutable = mutable;
+        this.mutable = new ActiveMemtable(mutable);
         this.mutableCapacity = mutableCapacity;
         this.reserved = initialReserved;
         this.log = openLog(logNumber);
@@ -190,7 +232,7 @@ final class CommitPipeline {
             throw new IllegalArgumentException("write batch needs " + reserve + " bytes of memtable; the limit is "
                     + (MAX_MEMTABLE_BYTES - MEMTABLE_SLACK));
         }
-        Memtable target;
+        ActiveMemtable target;
         long end;
         boolean rotated = false;
         boolean holdingSync = false;
@@ -219,7 +261,7 @@ final class CommitPipeline {
                     end = logBase + log.writer.size();
                     reserved += reserve;
                     target = mutable;
-                    target.retain();
+                    target.applying.incrementAndGet();
                     inFlight.incrementAndGet();
                     if (!unordered) {
                         pending.offer(commit);
@@ -243,16 +285,15 @@ final class CommitPipeline {
             if (unordered) {
                 makeDurable(end, sync);
                 raiseVisible(commit.lastSequence);
-                apply(segment, target);
+                applyTo(segment, target);
                 return;
             }
-            apply(segment, target);
+            applyTo(segment, target);
             makeDurable(end, sync);
             commit.ready = true;
             publishReady();
             awaitPublished(commit);
         } finally {
-            target.release();
             if (inFlight.decrementAndGet() == 0 && closedVolatile) {
                 signalDrained();
             }
@@ -280,6 +321,14 @@ final class CommitPipeline {
     /** Arena size for a memtable taking {@code writeBufferSize} of writes, or one batch of {@code reserve}. */
     static long memtableCapacity(long writeBufferSize, long reserve) {
         return Math.max(writeBufferSize, reserve) + MEMTABLE_SLACK;
+    }
+
+    private static void applyTo(MemorySegment batch, ActiveMemtable target) {
+        try {
+            apply(batch, target.memtable);
+        } finally {
+            target.finishedApplying();
+        }
     }
 
     /** Inserts every record of an encoded, sequenced batch. */
@@ -431,7 +480,8 @@ final class CommitPipeline {
         log = fresh;
         old.writer.close();
 
-        Memtable sealed = mutable;
+        ActiveMemtable sealed = mutable;
+        sealed.sealed = true;
         long capacity = memtableCapacity(writeBufferSize, reserve);
         Memtable next = spare;
         spare = null;
@@ -443,7 +493,7 @@ final class CommitPipeline {
         } else {
             capacity = spareCapacity;
         }
-        mutable = next;
+        mutable = new ActiveMemtable(next);
         mutableCapacity = capacity;
         reserved = 0;
         listener.rotated(sealed, nextSequence - 1, next, newNumber);
@@ -474,6 +524,43 @@ final class CommitPipeline {
         // The new name must be durable before any synced write in it is acknowledged.
         fs.syncDirectory(dir);
         return new Log(number, file);
+    }
+
+    /**
+     * Seals the mutable memtable now (for {@code Db.flush}) if it holds anything.
+     *
+     * @return whether a rotation happened
+     */
+    boolean rotateNow() {
+        syncLock.lock();
+        try {
+            logLock.lock();
+            try {
+                checkUsable();
+                if (reserved == 0) {
+                    return false;
+                }
+                rotate(0);
+            } catch (IOException e) {
+                throw fail(e);
+            } finally {
+                logLock.unlock();
+            }
+        } finally {
+            syncLock.unlock();
+        }
+        prepareSpare();
+        return true;
+    }
+
+    /** Puts the pipeline into the failed state because background work (a flush) failed. */
+    void failFromBackground(IOException cause) {
+        fail(cause);
+    }
+
+    /** The first failure, or null while healthy. */
+    Throwable failure() {
+        return failure;
     }
 
     /** Makes every write logged so far durable on the device. */

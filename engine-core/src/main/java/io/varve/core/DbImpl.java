@@ -1,31 +1,49 @@
 package io.varve.core;
 
 import io.varve.core.base.InternalIterator;
-import io.varve.core.base.InternalKey;
 import io.varve.core.base.Keys;
 import io.varve.core.base.ValueKind;
 import io.varve.core.batch.BatchBuilder;
+import io.varve.core.flush.MemtableFlush;
 import io.varve.core.fs.FileSystem;
 import io.varve.core.iterator.MergingIterator;
 import io.varve.core.memtable.LookupResult;
 import io.varve.core.memtable.Memtable;
+import io.varve.core.sst.BlockCache;
+import io.varve.core.sst.TableLookupResult;
+import io.varve.core.sst.TableReader;
+import io.varve.core.version.LevelIterator;
+import io.varve.core.version.ReadView;
+import io.varve.core.version.Reclaimer;
+import io.varve.core.version.TableCache;
+import io.varve.core.version.TableMeta;
+import io.varve.core.version.Version;
+import io.varve.core.version.VersionEdit;
+import io.varve.core.version.VersionSet;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
- * The database: owns the directory lock, the commit pipeline, the current read view and the open iterators
- * and snapshots. Reads pin a {@link ReadView} and only then take the sequence they read at, so the view
- * always holds every write that sequence covers.
+ * The database: owns the directory lock, the commit pipeline, the version set (read views, manifest), the
+ * flush thread, the reclaimer, the table cache and the open iterators and snapshots.
+ *
+ * <p>Reads pin a {@link ReadView} and only then take the sequence they read at, so the view always holds
+ * every write that sequence covers: a flush moves data from a memtable to a table in one view swap.
  */
 final class DbImpl implements Db {
 
@@ -34,30 +52,101 @@ final class DbImpl implements Db {
     private final Path dir;
     private final FileSystem fs;
     private final FileSystem.FileLock lock;
+    private final Options options;
+    private final Reclaimer reclaimer;
+    private final BlockCache blockCache;
+    private final TableCache tableCache;
+    private final VersionSet versions;
     private final CommitPipeline pipeline;
-    private final AtomicLong nextFileNumber;
+    private final ExecutorService flushThread;
     private final SnapshotList snapshots = new SnapshotList();
     private final Set<DbIteratorImpl> openIterators = ConcurrentHashMap.newKeySet();
 
-    /** Replaced under the pipeline's log lock (the only writer); read lock-free by readers. */
-    private volatile ReadView view;
+    /** Completes when the newest scheduled flush (and so every earlier one) is done. */
+    private volatile CompletableFuture<Void> lastFlush = CompletableFuture.completedFuture(null);
     private volatile boolean closed;
 
-    private DbImpl(Path dir, FileSystem fs, FileSystem.FileLock lock, Options options, WalReplay.Result recovered)
-            throws IOException {
+    private DbImpl(Path dir, FileSystem fs, FileSystem.FileLock lock, Options options) throws IOException {
         this.dir = dir;
         this.fs = fs;
         this.lock = lock;
-        this.nextFileNumber = new AtomicLong(recovered.maxLogNumber() + 1);
-        List<Memtable> immutables = new ArrayList<>(recovered.sealed());
-        java.util.Collections.reverse(immutables);
-        this.view = new ReadView(recovered.last(), immutables);
-        // The view now holds its own references; drop the ones recovery handed us.
-        recovered.last().release();
-        recovered.sealed().forEach(Memtable::release);
-        this.pipeline = new CommitPipeline(fs, dir, options, nextFileNumber::getAndIncrement,
-                recovered.lastSequence(), recovered.last(), recovered.lastCapacity(), recovered.lastReserved(),
-                nextFileNumber.getAndIncrement(), this::memtableRotated);
+        this.options = options;
+        this.reclaimer = new Reclaimer("varve-reclaimer " + dir.getFileName());
+        boolean opened = false;
+        BlockCache cache = null;
+        TableCache tables = null;
+        VersionSet versionSet = null;
+        ExecutorService flusher = null;
+        try {
+            cache = options.blockCacheSize() > 0 ? new BlockCache(options.blockCacheSize(), 16) : null;
+            tables = new TableCache(fs, n -> DbFiles.table(dir, n), cache);
+            VersionSet.Recovered recovered = VersionSet.recover(fs, dir);
+            WalReplay.Result replayed = new WalReplay(fs, dir, options, recovered.logNumber(),
+                    recovered.lastSequence()).run();
+            long nextFile = Math.max(recovered.nextFileNumber(), replayed.maxLogNumber() + 1);
+            nextFile = Math.max(nextFile, highestFileNumber() + 1);
+
+            // Recovered memtables go straight to level-0 tables, so every old log can be deleted.
+            VersionEdit openEdit = new VersionEdit();
+            List<Memtable> recoveredMemtables = new ArrayList<>(replayed.sealed());
+            recoveredMemtables.add(replayed.last());
+            try {
+                for (Memtable m : recoveredMemtables) {
+                    long number = nextFile++;
+                    TableMeta meta = MemtableFlush.write(fs, DbFiles.table(dir, number), number, m,
+                            options.tableOptions());
+                    if (meta != null) {
+                        openEdit.add(0, meta);
+                    }
+                }
+            } finally {
+                recoveredMemtables.forEach(Memtable::release);
+            }
+            if (!openEdit.added().isEmpty()) {
+                fs.syncDirectory(dir);
+            }
+            long logNumber = nextFile++;
+            openEdit.logNumber(logNumber).lastSequence(replayed.lastSequence());
+            long capacity = CommitPipeline.memtableCapacity(options.writeBufferSize(), 0);
+            Memtable mutable = new Memtable(capacity);
+            try {
+                versionSet = VersionSet.open(fs, dir, recovered, openEdit, mutable, reclaimer, tables,
+                        n -> DbFiles.table(dir, n), nextFile);
+            } finally {
+                mutable.release(); // the current read view holds it now (or open failed and nothing does)
+            }
+            deleteObsoleteFiles(versionSet, logNumber);
+            flusher = Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().daemon()
+                    .name("varve-flush " + dir.getFileName()).unstarted(r));
+            this.blockCache = cache;
+            this.tableCache = tables;
+            this.versions = versionSet;
+            this.flushThread = flusher;
+            this.pipeline = new CommitPipeline(fs, dir, options, versionSet::newFileNumber,
+                    replayed.lastSequence(), mutable, capacity, 0, logNumber, this::memtableRotated);
+            opened = true;
+            Version current = versionSet.currentVersion();
+            LOG.log(System.Logger.Level.INFO, "opened {0} at sequence {1} with {2} tables", dir,
+                    replayed.lastSequence(), current.tableCount());
+            current.release();
+        } finally {
+            if (!opened) {
+                if (flusher != null) {
+                    flusher.shutdownNow();
+                }
+                if (versionSet != null) {
+                    try {
+                        versionSet.close();
+                    } catch (IOException ignored) {
+                        // already failing
+                    }
+                }
+                reclaimer.close();
+                if (tables != null) {
+                    tables.close();
+                }
+            }
+        }
     }
 
     static Db open(Path dir, Options options) throws IOException {
@@ -72,17 +161,13 @@ final class DbImpl implements Db {
             throw new IOException("cannot open " + dir + ": it is in use by another process or Db instance ("
                     + e.getMessage() + ")", e);
         }
-        WalReplay.Result recovered = null;
         try {
             for (String name : fs.list(dir)) {
                 if (name.endsWith(".tmp")) {
                     fs.delete(dir.resolve(name));
                 }
             }
-            recovered = new WalReplay(fs, dir, options).run();
-            DbImpl db = new DbImpl(dir, fs, lock, options, recovered);
-            LOG.log(System.Logger.Level.INFO, "opened {0} at sequence {1}", dir, recovered.lastSequence());
-            return db;
+            return new DbImpl(dir, fs, lock, options);
         } catch (IOException | RuntimeException e) {
             try {
                 lock.close();
@@ -93,15 +178,108 @@ final class DbImpl implements Db {
         }
     }
 
-    private void memtableRotated(Memtable sealed, long sealedLastSequence, Memtable fresh, long newLogNumber) {
-        ReadView old = view;
-        List<Memtable> immutables = new ArrayList<>(old.immutables.size() + 1);
-        immutables.add(sealed);
-        immutables.addAll(old.immutables);
-        view = new ReadView(fresh, immutables);
-        // The pipeline created `fresh` with one reference of its own; the view took another.
-        fresh.release();
-        old.release();
+    private long highestFileNumber() throws IOException {
+        long highest = 0;
+        for (String name : fs.list(dir)) {
+            for (String suffix : new String[] {DbFiles.LOG_SUFFIX, DbFiles.TABLE_SUFFIX}) {
+                OptionalLong n = DbFiles.parseNumber(name, suffix);
+                if (n.isPresent()) {
+                    highest = Math.max(highest, n.getAsLong());
+                }
+            }
+        }
+        return highest;
+    }
+
+    /** Deletes logs older than {@code logNumber} and tables the version does not list (a crashed flush's). */
+    private void deleteObsoleteFiles(VersionSet versionSet, long logNumber) throws IOException {
+        Version current = versionSet.currentVersion();
+        Set<Long> live = new HashSet<>();
+        try {
+            for (int level = 0; level < Version.NUM_LEVELS; level++) {
+                for (TableMeta t : current.level(level)) {
+                    live.add(t.fileNumber());
+                }
+            }
+        } finally {
+            current.release();
+        }
+        boolean deleted = false;
+        for (String name : fs.list(dir)) {
+            OptionalLong log = DbFiles.parseNumber(name, DbFiles.LOG_SUFFIX);
+            OptionalLong table = DbFiles.parseNumber(name, DbFiles.TABLE_SUFFIX);
+            if ((log.isPresent() && log.getAsLong() < logNumber)
+                    || (table.isPresent() && !live.contains(table.getAsLong()))) {
+                fs.delete(dir.resolve(name));
+                deleted = true;
+            }
+        }
+        if (deleted) {
+            fs.syncDirectory(dir);
+        }
+    }
+
+    // ---- memtable rotation and flush
+
+    /** Called by the pipeline under its log lock: publish the new memtable set and schedule the flush. */
+    private void memtableRotated(CommitPipeline.ActiveMemtable sealed, long sealedLastSequence, Memtable fresh,
+                                 long newLogNumber) {
+        versions.publishMemtables(fresh, immutables -> {
+            List<Memtable> next = new ArrayList<>(immutables.size() + 1);
+            next.add(sealed.memtable);
+            next.addAll(immutables);
+            return next;
+        });
+        fresh.release(); // the views hold it now
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        lastFlush = done;
+        flushThread.execute(() -> flush(sealed, sealedLastSequence, newLogNumber, done));
+    }
+
+    /** Runs on the flush thread, oldest sealed memtable first. */
+    private void flush(CommitPipeline.ActiveMemtable sealed, long lastSequence, long newLogNumber,
+                       CompletableFuture<Void> done) {
+        try {
+            if (pipeline.failure() != null) {
+                throw new IOException("not flushing: the database failed earlier", pipeline.failure());
+            }
+            sealed.awaitWritesApplied();
+            long number = versions.newFileNumber();
+            TableMeta meta = MemtableFlush.write(fs, DbFiles.table(dir, number), number, sealed.memtable,
+                    options.tableOptions());
+            VersionEdit edit = new VersionEdit().logNumber(newLogNumber).lastSequence(lastSequence);
+            if (meta != null) {
+                // The table's name must be durable before the manifest refers to it.
+                fs.syncDirectory(dir);
+                edit.add(0, meta);
+            }
+            versions.logAndApply(edit, immutables -> {
+                List<Memtable> next = new ArrayList<>(immutables);
+                next.remove(sealed.memtable);
+                return next;
+            });
+            reclaimer.submit(() -> deleteLogsBelow(newLogNumber));
+            done.complete(null);
+        } catch (IOException e) {
+            pipeline.failFromBackground(e);
+            done.completeExceptionally(e);
+        } catch (RuntimeException | Error e) {
+            pipeline.failFromBackground(new IOException("flush failed", e));
+            done.completeExceptionally(e);
+        }
+    }
+
+    private void deleteLogsBelow(long logNumber) {
+        try {
+            for (String name : fs.list(dir)) {
+                OptionalLong n = DbFiles.parseNumber(name, DbFiles.LOG_SUFFIX);
+                if (n.isPresent() && n.getAsLong() < logNumber) {
+                    fs.delete(dir.resolve(name));
+                }
+            }
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "could not delete obsolete logs in " + dir, e);
+        }
     }
 
     // ---- writes
@@ -161,49 +339,88 @@ final class DbImpl implements Db {
     @Override
     public byte[] get(ReadOptions options, byte[] key) {
         Objects.requireNonNull(key, "key");
-        ReadView pinned = pinView();
-        try {
-            MemorySegment value = lookup(pinned, options, MemorySegment.ofArray(key));
-            return value == null ? null : Keys.toArray(value);
-        } finally {
-            pinned.release();
-        }
+        byte[][] result = new byte[1][];
+        lookup(options, MemorySegment.ofArray(key), value -> result[0] = Keys.toArray(value));
+        return result[0];
     }
 
     @Override
     public long get(ReadOptions options, MemorySegment key, MemorySegment destination) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(destination, "destination");
-        ReadView pinned = pinView();
+        long[] length = {-1};
+        lookup(options, key, value -> {
+            MemorySegment.copy(value, 0, destination, 0, Math.min(value.byteSize(), destination.byteSize()));
+            length[0] = value.byteSize();
+        });
+        return length[0];
+    }
+
+    /**
+     * Finds the newest visible entry of {@code key}: memtables newest first, then level 0 newest first, then
+     * one table per deeper level. Calls {@code sink} with the value while its memory is still pinned; does
+     * not call it for an absent or deleted key.
+     */
+    private void lookup(ReadOptions options, MemorySegment key, Consumer<MemorySegment> sink) {
+        ReadView view = pinView();
         try {
-            MemorySegment value = lookup(pinned, options, key);
-            if (value == null) {
-                return -1;
+            long sequence = readSequence(options);
+            LookupResult memtableResult = new LookupResult();
+            for (Memtable memtable : view.memtablesNewestFirst()) {
+                if (memtable.get(key, sequence, memtableResult)) {
+                    if (memtableResult.status() == LookupResult.Status.FOUND) {
+                        sink.accept(memtableResult.value());
+                    }
+                    return;
+                }
             }
-            long n = Math.min(value.byteSize(), destination.byteSize());
-            MemorySegment.copy(value, 0, destination, 0, n);
-            return value.byteSize();
+            Version version = view.version();
+            TableLookupResult tableResult = new TableLookupResult();
+            for (TableMeta table : version.level(0)) {
+                if (table.covers(key) && lookupTable(table, key, sequence, tableResult, sink)) {
+                    return;
+                }
+            }
+            for (int level = 1; level < Version.NUM_LEVELS; level++) {
+                TableMeta table = version.findInSortedLevel(level, key);
+                if (table != null && lookupTable(table, key, sequence, tableResult, sink)) {
+                    return;
+                }
+            }
         } finally {
-            pinned.release();
+            view.release();
         }
     }
 
-    /** The value of {@code key} as a view into the pinned memtables, or null. */
-    private MemorySegment lookup(ReadView pinned, ReadOptions options, MemorySegment key) {
-        long sequence = readSequence(options);
-        LookupResult result = new LookupResult();
-        for (Memtable memtable : pinned.memtablesNewestFirst()) {
-            if (memtable.get(key, sequence, result)) {
-                return result.status() == LookupResult.Status.FOUND ? result.value() : null;
+    /** True when the table decided the key (found or deleted). */
+    private boolean lookupTable(TableMeta table, MemorySegment key, long sequence, TableLookupResult result,
+                                Consumer<MemorySegment> sink) {
+        TableReader reader = tableCache.acquire(table);
+        try {
+            reader.get(key, sequence, result);
+            switch (result.status()) {
+                case FOUND -> {
+                    sink.accept(result.value());
+                    return true;
+                }
+                case DELETED -> {
+                    return true;
+                }
+                default -> {
+                    return false;
+                }
             }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            reader.release();
         }
-        return null;
     }
 
     @Override
     public Snapshot snapshot() {
         checkOpen();
-        // Pinning is not needed for a sequence alone: memtables are only dropped once flushed to tables.
+        // A sequence alone pins nothing: flushes keep every version, and compaction keeps what snapshots need.
         return snapshots.take(pipeline.visibleSequence());
     }
 
@@ -215,18 +432,33 @@ final class DbImpl implements Db {
     @Override
     public DbIterator iterator(ReadOptions options) {
         Objects.requireNonNull(options, "options");
-        ReadView pinned = pinView();
+        ReadView view = pinView();
         DbIteratorImpl iterator;
+        List<InternalIterator> children = new ArrayList<>();
         try {
             long sequence = readSequence(options);
-            List<InternalIterator> children = new ArrayList<>();
-            for (Memtable memtable : pinned.memtablesNewestFirst()) {
+            for (Memtable memtable : view.memtablesNewestFirst()) {
                 children.add(memtable.iterator());
             }
-            iterator = new DbIteratorImpl(this, pinned, new MergingIterator(children), sequence,
+            Version version = view.version();
+            for (TableMeta table : version.level(0)) {
+                TableReader reader = tableCache.acquire(table);
+                try {
+                    children.add(reader.newIterator());
+                } finally {
+                    reader.release();
+                }
+            }
+            for (int level = 1; level < Version.NUM_LEVELS; level++) {
+                if (version.level(level).length > 0) {
+                    children.add(new LevelIterator(version.level(level), tableCache));
+                }
+            }
+            iterator = new DbIteratorImpl(this, view, new MergingIterator(children), sequence,
                     options.lowerBoundUnsafe(), options.upperBoundUnsafe());
         } catch (RuntimeException e) {
-            pinned.release();
+            children.forEach(InternalIterator::close);
+            view.release();
             throw e;
         }
         openIterators.add(iterator);
@@ -249,15 +481,9 @@ final class DbImpl implements Db {
         return snapshot.sequence();
     }
 
-    /** Pins the current view; a view whose count already reached zero was just replaced, so re-read. */
     private ReadView pinView() {
-        while (true) {
-            checkOpen();
-            ReadView current = view;
-            if (current.tryRetain()) {
-                return current;
-            }
-        }
+        checkOpen();
+        return versions.acquire();
     }
 
     void iteratorClosed(DbIteratorImpl iterator) {
@@ -269,8 +495,13 @@ final class DbImpl implements Db {
     @Override
     public void flush() {
         checkOpen();
-        // Until tables exist, persisting the memtables means syncing the log that holds them.
-        pipeline.syncLog();
+        pipeline.rotateNow();
+        try {
+            lastFlush.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            Throwable cause = e.getCause();
+            throw new UncheckedIOException("flush failed", cause instanceof IOException io ? io : new IOException(cause));
+        }
     }
 
     @Override
@@ -279,7 +510,7 @@ final class DbImpl implements Db {
         if (begin != null && end != null && Keys.compare(begin, end) > 0) {
             throw new IllegalArgumentException("compactRange: begin sorts after end");
         }
-        // Nothing to compact until tables exist: all data is in memtables.
+        // Compaction arrives with the compaction issue; until then there is nothing to merge.
     }
 
     boolean isClosed() {
@@ -297,34 +528,61 @@ final class DbImpl implements Db {
         return new long[] {pipeline.syncCount(), pipeline.commitsSynced()};
     }
 
+    /** For tests: the current version (retained; release it). */
+    Version currentVersion() {
+        return versions.currentVersion();
+    }
+
+    /** For tests: wait until everything released so far has been freed. */
+    void awaitReclaimed() {
+        reclaimer.drain();
+    }
+
+    TableCache tableCache() {
+        return tableCache;
+    }
+
     @Override
     public synchronized void close() {
         if (closed) {
             return;
         }
         closed = true;
-        IOException failure = null;
+        List<Exception> failures = new ArrayList<>();
         try {
             pipeline.close();
-        } catch (IOException e) {
-            failure = e;
+        } catch (IOException | RuntimeException e) {
+            failures.add(e);
+        }
+        // Let a running flush finish (its table is then in the manifest); queued ones are dropped, the log has them.
+        flushThread.shutdownNow();
+        try {
+            if (!flushThread.awaitTermination(1, TimeUnit.MINUTES)) {
+                failures.add(new IOException("flush thread did not stop within a minute"));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         for (DbIteratorImpl iterator : List.copyOf(openIterators)) {
             iterator.close();
         }
         snapshots.closeAll();
-        view.release();
+        try {
+            versions.close();
+        } catch (IOException | RuntimeException e) {
+            failures.add(e);
+        }
+        reclaimer.close();
+        tableCache.close();
         try {
             lock.close();
         } catch (IOException e) {
-            if (failure == null) {
-                failure = e;
-            } else {
-                failure.addSuppressed(e);
-            }
+            failures.add(e);
         }
-        if (failure != null) {
-            throw new UncheckedIOException("closing " + dir + " failed", failure);
+        if (!failures.isEmpty()) {
+            IOException failure = new IOException("closing " + dir + " failed", failures.getFirst());
+            failures.subList(1, failures.size()).forEach(failure::addSuppressed);
+            throw new UncheckedIOException(failure);
         }
     }
 }

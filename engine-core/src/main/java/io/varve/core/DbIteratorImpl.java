@@ -4,6 +4,7 @@ import io.varve.core.base.InternalIterator;
 import io.varve.core.base.InternalKey;
 import io.varve.core.base.Keys;
 import io.varve.core.base.ValueKind;
+import io.varve.core.version.ReadView;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -47,18 +47,26 @@ final class WalReplay {
     private long reserved;
     private long lastSequence;
 
-    WalReplay(FileSystem fs, Path dir, Options options) {
+    private final long minLogNumber;
+
+    /**
+     * @param minLogNumber logs numbered below this are already in tables (the manifest's log number)
+     * @param lastSequence the newest sequence already in tables; logged batches must follow it
+     */
+    WalReplay(FileSystem fs, Path dir, Options options, long minLogNumber, long lastSequence) {
         this.fs = fs;
         this.dir = dir;
         this.mode = options.walRecovery();
+        this.minLogNumber = minLogNumber;
+        this.lastSequence = lastSequence;
         this.memtableCapacity = CommitPipeline.memtableCapacity(options.writeBufferSize(), 0);
     }
 
     Result run() throws IOException {
         List<Long> logs = new ArrayList<>();
         for (String name : fs.list(dir)) {
-            OptionalLong number = DbFiles.parseLogNumber(name);
-            if (number.isPresent()) {
+            OptionalLong number = DbFiles.parseNumber(name, DbFiles.LOG_SUFFIX);
+            if (number.isPresent() && number.getAsLong() >= minLogNumber) {
                 logs.add(number.getAsLong());
             }
         }
@@ -144,6 +152,7 @@ final class WalReplay {
             return;
         }
         if (first <= lastSequence || first + count - 1 > InternalKey.MAX_SEQUENCE) {
+            // Not a torn write: sequences only grow, so this record is damaged or from a foreign log.
             throw new CorruptionException(path, endOffset, "batch sequence " + first + " does not follow " + lastSequence);
         }
         long reserve = CommitPipeline.reserve(payloadBytes, count);

@@ -1,0 +1,61 @@
+package io.varve.core.flush;
+
+import io.varve.core.base.InternalIterator;
+import io.varve.core.fs.FileSystem;
+import io.varve.core.fs.WritableFile;
+import io.varve.core.memtable.Memtable;
+import io.varve.core.sst.TableOptions;
+import io.varve.core.sst.TableProperties;
+import io.varve.core.sst.TableWriter;
+import io.varve.core.version.TableMeta;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * Writes the contents of memtables to one table file. Every entry is kept, older versions included: live
+ * snapshots may still read them, and dropping what no snapshot needs is compaction's job.
+ */
+public final class MemtableFlush {
+
+    private MemtableFlush() {
+    }
+
+    /**
+     * Writes {@code memtable} to {@code path}, syncs it, and describes it; null when the memtable is empty
+     * (then no file is left behind).
+     */
+    public static TableMeta write(FileSystem fs, Path path, long fileNumber, Memtable memtable, TableOptions options)
+            throws IOException {
+        if (memtable.isEmpty()) {
+            return null;
+        }
+        TableProperties properties;
+        try (WritableFile file = fs.create(path); InternalIterator it = memtable.iterator()) {
+            TableWriter writer = new TableWriter(file, options);
+            boolean finished = false;
+            try {
+                for (it.seekToFirst(); it.valid(); it.next()) {
+                    writer.add(it.userKey(), it.trailer(), it.value());
+                }
+                properties = writer.finish();
+                writer.sync();
+                finished = true;
+            } finally {
+                if (!finished) {
+                    writer.abandon();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            try {
+                fs.delete(path);
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+        return new TableMeta(fileNumber, properties.fileSize(), properties.smallestUserKey(),
+                properties.smallestTrailer(), properties.largestUserKey(), properties.largestTrailer(),
+                properties.smallestSequence(), properties.largestSequence(), -1);
+    }
+}

@@ -1,0 +1,168 @@
+package io.varve.core.version;
+
+import io.varve.core.base.InternalIterator;
+import io.varve.core.base.InternalKey;
+import io.varve.core.sst.TableReader;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Iterates a sorted level (non-overlapping tables in key order) as one sequence, opening each table's
+ * iterator only when the cursor reaches it. Exactly one table iterator is open at a time.
+ */
+public final class LevelIterator implements InternalIterator {
+
+    private final TableMeta[] tables;
+    private final TableCache cache;
+    private int index = -1;
+    private InternalIterator table;
+
+    public LevelIterator(TableMeta[] tables, TableCache cache) {
+        this.tables = tables;
+        this.cache = cache;
+    }
+
+    @Override
+    public boolean valid() {
+        return table != null && table.valid();
+    }
+
+    @Override
+    public void seekToFirst() {
+        open(0);
+        if (table != null) {
+            table.seekToFirst();
+        }
+        skipForward();
+    }
+
+    @Override
+    public void seekToLast() {
+        open(tables.length - 1);
+        if (table != null) {
+            table.seekToLast();
+        }
+        skipBackward();
+    }
+
+    @Override
+    public void seek(MemorySegment userKey, long trailer) {
+        // The first table whose largest key is at or after the target.
+        int low = 0;
+        int high = tables.length;
+        while (low < high) {
+            int mid = (low + high) >>> 1;
+            TableMeta t = tables[mid];
+            if (InternalKey.compare(MemorySegment.ofArray(t.largestKey()), t.largestTrailer(), userKey, trailer) < 0) {
+                low = mid + 1;
+            } else {
+                high = mid;
+            }
+        }
+        open(low);
+        if (table != null) {
+            table.seek(userKey, trailer);
+        }
+        skipForward();
+    }
+
+    @Override
+    public void seekForPrev(MemorySegment userKey, long trailer) {
+        // The last table whose smallest key is at or before the target.
+        int low = 0;
+        int high = tables.length;
+        while (low < high) {
+            int mid = (low + high) >>> 1;
+            TableMeta t = tables[mid];
+            if (InternalKey.compare(MemorySegment.ofArray(t.smallestKey()), t.smallestTrailer(), userKey, trailer) <= 0) {
+                low = mid + 1;
+            } else {
+                high = mid;
+            }
+        }
+        open(low - 1);
+        if (table != null) {
+            table.seekForPrev(userKey, trailer);
+        }
+        skipBackward();
+    }
+
+    @Override
+    public void next() {
+        table.next();
+        skipForward();
+    }
+
+    @Override
+    public void prev() {
+        table.prev();
+        skipBackward();
+    }
+
+    @Override
+    public MemorySegment userKey() {
+        return table.userKey();
+    }
+
+    @Override
+    public long trailer() {
+        return table.trailer();
+    }
+
+    @Override
+    public MemorySegment value() {
+        return table.value();
+    }
+
+    @Override
+    public void close() {
+        closeTable();
+        index = -1;
+    }
+
+    private void skipForward() {
+        while (table != null && !table.valid()) {
+            if (index + 1 >= tables.length) {
+                return;
+            }
+            open(index + 1);
+            table.seekToFirst();
+        }
+    }
+
+    private void skipBackward() {
+        while (table != null && !table.valid()) {
+            if (index - 1 < 0) {
+                return;
+            }
+            open(index - 1);
+            table.seekToLast();
+        }
+    }
+
+    /** Makes table {@code i} the open one; out of range leaves none open. */
+    private void open(int i) {
+        if (i == index && table != null) {
+            return;
+        }
+        closeTable();
+        index = i;
+        if (i < 0 || i >= tables.length) {
+            return;
+        }
+        TableReader reader = cache.acquire(tables[i]);
+        try {
+            table = reader.newIterator();
+        } finally {
+            // The iterator holds a reference of its own.
+            reader.release();
+        }
+    }
+
+    private void closeTable() {
+        if (table != null) {
+            table.close();
+            table = null;
+        }
+    }
+}

@@ -1,0 +1,86 @@
+package io.varve.core.version;
+
+import io.varve.core.fs.FileSystem;
+import io.varve.core.fs.ReadableFile;
+import io.varve.core.sst.BlockCache;
+import io.varve.core.sst.TableReader;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongFunction;
+
+/**
+ * Open table readers by file number. A table is opened (mapped) on first use and stays open until it
+ * becomes obsolete and the reclaimer evicts it; the cache holds one reference to each reader, and every
+ * user takes its own for the duration of a read ({@link #acquire}), so eviction never unmaps a table under
+ * a reader.
+ */
+public final class TableCache implements AutoCloseable {
+
+    private final FileSystem fs;
+    private final LongFunction<Path> pathOf;
+    private final BlockCache blockCache;
+    private final ConcurrentHashMap<Long, TableReader> open = new ConcurrentHashMap<>();
+
+    public TableCache(FileSystem fs, LongFunction<Path> pathOf, BlockCache blockCache) {
+        this.fs = fs;
+        this.pathOf = pathOf;
+        this.blockCache = blockCache;
+    }
+
+    /** A reader for {@code table} with a reference owned by the caller, who must release it. */
+    public TableReader acquire(TableMeta table) {
+        while (true) {
+            TableReader reader = open.computeIfAbsent(table.fileNumber(), n -> openReader(table));
+            try {
+                reader.retain();
+                return reader;
+            } catch (IllegalStateException evictedMeanwhile) {
+                open.remove(table.fileNumber(), reader);
+            }
+        }
+    }
+
+    private TableReader openReader(TableMeta table) {
+        Path path = pathOf.apply(table.fileNumber());
+        ReadableFile file = null;
+        try {
+            file = fs.openReadable(path);
+            long global = table.globalSequence() >= 0 ? table.globalSequence() : TableReader.NO_GLOBAL_SEQUENCE;
+            return TableReader.open(file, path, table.fileNumber(), blockCache, global);
+        } catch (IOException e) {
+            if (file != null) {
+                try {
+                    file.close();
+                } catch (IOException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Drops the cache's reference to a table that no version uses any more. */
+    public void evict(long fileNumber) {
+        TableReader reader = open.remove(fileNumber);
+        if (reader != null) {
+            reader.release();
+        }
+        if (blockCache != null) {
+            blockCache.evictFile(fileNumber);
+        }
+    }
+
+    public int openCount() {
+        return open.size();
+    }
+
+    @Override
+    public void close() {
+        for (Long number : open.keySet()) {
+            evict(number);
+        }
+    }
+}

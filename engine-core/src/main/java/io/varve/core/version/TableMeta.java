@@ -1,0 +1,63 @@
+package io.varve.core.version;
+
+import io.varve.core.base.InternalKey;
+import io.varve.core.base.Keys;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+
+/**
+ * What a version knows about one table file: its number, size, key range and sequence range. Immutable.
+ *
+ * @param globalSequence the sequence every entry stored at sequence 0 is read as (ingested files), or -1
+ */
+public record TableMeta(long fileNumber, long fileSize, byte[] smallestKey, long smallestTrailer,
+                        byte[] largestKey, long largestTrailer, long smallestSequence, long largestSequence,
+                        long globalSequence) {
+
+    public TableMeta {
+        if (fileNumber <= 0) {
+            throw new IllegalArgumentException("file number must be positive: " + fileNumber);
+        }
+        smallestKey = smallestKey.clone();
+        largestKey = largestKey.clone();
+    }
+
+    /** True when {@code userKey} lies within the table's user-key range. */
+    public boolean covers(MemorySegment userKey) {
+        return Keys.compare(MemorySegment.ofArray(smallestKey), userKey) <= 0
+                && Keys.compare(userKey, MemorySegment.ofArray(largestKey)) <= 0;
+    }
+
+    /** True when the table's user-key range intersects {@code [begin, end]} (null = unbounded). */
+    public boolean overlaps(byte[] begin, byte[] end) {
+        return (end == null || Keys.compare(smallestKey, end) <= 0)
+                && (begin == null || Keys.compare(largestKey, begin) >= 0);
+    }
+
+    /** The newest sequence a read of this table can see, global sequence applied. */
+    public long effectiveLargestSequence() {
+        return globalSequence >= 0 ? Math.max(largestSequence, globalSequence) : largestSequence;
+    }
+
+    int compareSmallest(TableMeta other) {
+        return InternalKey.compare(MemorySegment.ofArray(smallestKey), smallestTrailer,
+                MemorySegment.ofArray(other.smallestKey), other.smallestTrailer);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof TableMeta t && t.fileNumber == fileNumber;
+    }
+
+    @Override
+    public int hashCode() {
+        return Long.hashCode(fileNumber);
+    }
+
+    @Override
+    public String toString() {
+        return "table " + fileNumber + " (" + fileSize + " B, keys " + Arrays.toString(smallestKey) + ".."
+                + Arrays.toString(largestKey) + ", seq " + smallestSequence + ".." + largestSequence + ")";
+    }
+}

@@ -1,0 +1,186 @@
+package io.varve.core.version;
+
+import io.varve.core.base.Keys;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An immutable snapshot of which tables make up the database: the "storage info". Level 0 holds flushed
+ * tables that may overlap, newest first; every deeper level holds non-overlapping tables sorted by key.
+ *
+ * <p>A version is reference counted by whoever reads through it (read views, compactions). Its tables stay
+ * on disk while it lives; see {@link VersionSet} for how obsolete tables are found without touching every
+ * table of every version.
+ */
+public final class Version {
+
+    public static final int NUM_LEVELS = 7;
+
+    /** Level 0 newest first: by largest sequence, then file number, both descending. */
+    private static final Comparator<TableMeta> NEWEST_FIRST = Comparator
+            .comparingLong(TableMeta::effectiveLargestSequence).thenComparingLong(TableMeta::fileNumber).reversed();
+    private static final Comparator<TableMeta> BY_SMALLEST_KEY = TableMeta::compareSmallest;
+
+    private final long id;
+    private final TableMeta[][] levels;
+    private final AtomicInteger references = new AtomicInteger(1);
+    private final VersionSet owner;
+
+    Version(long id, TableMeta[][] levels, VersionSet owner) {
+        this.id = id;
+        this.levels = levels;
+        this.owner = owner;
+    }
+
+    static Version empty(VersionSet owner) {
+        TableMeta[][] levels = new TableMeta[NUM_LEVELS][];
+        Arrays.fill(levels, new TableMeta[0]);
+        return new Version(0, levels, owner);
+    }
+
+    static void checkLevel(int level) {
+        if (level < 0 || level >= NUM_LEVELS) {
+            throw new IllegalArgumentException("level must be in [0, " + NUM_LEVELS + "): " + level);
+        }
+    }
+
+    /**
+     * The tables of this version with {@code edit} applied. Costs O(tables in the levels the edit touches):
+     * it is meant to run outside every lock.
+     */
+    TableMeta[][] applied(VersionEdit edit) {
+        TableMeta[][] next = levels.clone();
+        boolean[] touched = new boolean[NUM_LEVELS];
+        edit.removed().forEach(r -> touched[r.level()] = true);
+        edit.added().forEach(a -> touched[a.level()] = true);
+        for (int level = 0; level < NUM_LEVELS; level++) {
+            if (!touched[level]) {
+                continue;
+            }
+            Set<Long> removed = new HashSet<>();
+            for (VersionEdit.Removed r : edit.removed()) {
+                if (r.level() == level) {
+                    removed.add(r.fileNumber());
+                }
+            }
+            List<TableMeta> tables = new ArrayList<>(levels[level].length + edit.added().size());
+            for (TableMeta t : levels[level]) {
+                if (!removed.remove(t.fileNumber())) {
+                    tables.add(t);
+                }
+            }
+            if (!removed.isEmpty()) {
+                throw new IllegalArgumentException("edit removes tables not at level " + level + ": " + removed);
+            }
+            for (VersionEdit.Added a : edit.added()) {
+                if (a.level() == level) {
+                    tables.add(a.table());
+                }
+            }
+            tables.sort(level == 0 ? NEWEST_FIRST : BY_SMALLEST_KEY);
+            if (level > 0) {
+                checkDisjoint(level, tables);
+            }
+            next[level] = tables.toArray(new TableMeta[0]);
+        }
+        return next;
+    }
+
+    private static void checkDisjoint(int level, List<TableMeta> sorted) {
+        for (int i = 1; i < sorted.size(); i++) {
+            if (Keys.compare(sorted.get(i - 1).largestKey(), sorted.get(i).smallestKey()) >= 0) {
+                throw new IllegalArgumentException("tables overlap at level " + level + ": " + sorted.get(i - 1)
+                        + " and " + sorted.get(i));
+            }
+        }
+    }
+
+    public long id() {
+        return id;
+    }
+
+    /** The tables of a level, in read order; the array must not be modified. */
+    public TableMeta[] level(int level) {
+        return levels[level];
+    }
+
+    public int tableCount() {
+        int n = 0;
+        for (TableMeta[] level : levels) {
+            n += level.length;
+        }
+        return n;
+    }
+
+    public long levelBytes(int level) {
+        long bytes = 0;
+        for (TableMeta t : levels[level]) {
+            bytes += t.fileSize();
+        }
+        return bytes;
+    }
+
+    /** In a sorted level, the only table that may hold {@code userKey}, or null. Binary search. */
+    public TableMeta findInSortedLevel(int level, MemorySegment userKey) {
+        TableMeta[] tables = levels[level];
+        int low = 0;
+        int high = tables.length - 1;
+        while (low <= high) {
+            int mid = (low + high) >>> 1;
+            if (Keys.compare(MemorySegment.ofArray(tables[mid].largestKey()), userKey) < 0) {
+                low = mid + 1;
+            } else {
+                high = mid - 1;
+            }
+        }
+        if (low < tables.length && Keys.compare(MemorySegment.ofArray(tables[low].smallestKey()), userKey) <= 0) {
+            return tables[low];
+        }
+        return null;
+    }
+
+    public boolean tryRetain() {
+        int n;
+        do {
+            n = references.get();
+            if (n == 0) {
+                return false;
+            }
+        } while (!references.compareAndSet(n, n + 1));
+        return true;
+    }
+
+    public void retain() {
+        if (!tryRetain()) {
+            throw new IllegalStateException("version " + id + " was already released");
+        }
+    }
+
+    /** Drops a reference; the last one hands the version to the reclaimer (never freed on this thread). */
+    public void release() {
+        int n = references.decrementAndGet();
+        if (n == 0) {
+            owner.versionReleased(this);
+        } else if (n < 0) {
+            throw new IllegalStateException("version " + id + " released more often than retained");
+        }
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("Version[" + id);
+        for (int level = 0; level < NUM_LEVELS; level++) {
+            if (levels[level].length > 0) {
+                sb.append(", L").append(level).append('=').append(levels[level].length);
+            }
+        }
+        return sb.append(']').toString();
+    }
+}

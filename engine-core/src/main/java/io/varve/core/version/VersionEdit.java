@@ -1,0 +1,82 @@
+package io.varve.core.version;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One change to the set of tables, and to the counters that must survive a restart. Edits are what the
+ * manifest stores ({@link VersionEditFormat}); replaying them in order rebuilds the current version.
+ * Not thread-safe: built by one thread, then handed over.
+ */
+public final class VersionEdit {
+
+    /** A table added at a level. */
+    public record Added(int level, TableMeta table) {
+    }
+
+    /** A table removed from a level. */
+    public record Removed(int level, long fileNumber) {
+    }
+
+    static final long UNSET = -1;
+
+    private long logNumber = UNSET;
+    private long nextFileNumber = UNSET;
+    private long lastSequence = UNSET;
+    private final List<Added> added = new ArrayList<>();
+    private final List<Removed> removed = new ArrayList<>();
+
+    /** Logs numbered below this hold nothing that is not in tables: recovery skips them. */
+    public VersionEdit logNumber(long number) {
+        this.logNumber = number;
+        return this;
+    }
+
+    public VersionEdit nextFileNumber(long number) {
+        this.nextFileNumber = number;
+        return this;
+    }
+
+    public VersionEdit lastSequence(long sequence) {
+        this.lastSequence = sequence;
+        return this;
+    }
+
+    public VersionEdit add(int level, TableMeta table) {
+        Version.checkLevel(level);
+        added.add(new Added(level, table));
+        return this;
+    }
+
+    public VersionEdit remove(int level, long fileNumber) {
+        Version.checkLevel(level);
+        removed.add(new Removed(level, fileNumber));
+        return this;
+    }
+
+    public long logNumber() {
+        return logNumber;
+    }
+
+    public long nextFileNumber() {
+        return nextFileNumber;
+    }
+
+    public long lastSequence() {
+        return lastSequence;
+    }
+
+    public List<Added> added() {
+        return added;
+    }
+
+    public List<Removed> removed() {
+        return removed;
+    }
+
+    @Override
+    public String toString() {
+        return "VersionEdit[log=" + logNumber + ", nextFile=" + nextFileNumber + ", lastSeq=" + lastSequence
+                + ", added=" + added + ", removed=" + removed + "]";
+    }
+}
