@@ -3,6 +3,7 @@ package io.varve.core.sst;
 import io.varve.core.base.CorruptionException;
 import io.varve.core.base.ValueKind;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
 /**
@@ -243,7 +244,7 @@ final class BlockIterator {
             key = Arrays.copyOf(key, (int) Math.max(newKeyLength, key.length * 2L));
             keySegment = MemorySegment.ofArray(key);
         }
-        MemorySegment.copy(data, java.lang.foreign.ValueLayout.JAVA_BYTE, cursor, key, sharedBytes, unsharedBytes);
+        MemorySegment.copy(data, ValueLayout.JAVA_BYTE, cursor, key, sharedBytes, unsharedBytes);
         keyLength = (int) newKeyLength;
         long stored = InternalKeys.readTrailer(key, keyLength - TableFormat.KEY_TRAILER_SIZE);
         if (checkKinds && ValueKind.fromCodeOrNull((int) (stored & 0xFF)) == null) {

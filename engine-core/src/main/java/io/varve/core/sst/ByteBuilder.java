@@ -79,13 +79,6 @@ final class ByteBuilder {
         size += length;
     }
 
-    /** Overwrites 4 bytes at {@code position} (already written) with {@code value}, little-endian. */
-    void putFixed32(int position, int value) {
-        for (int i = 0; i < 4; i++) {
-            bytes[position + i] = (byte) (value >>> (8 * i));
-        }
-    }
-
     byte[] toArray() {
         return Arrays.copyOf(bytes, size);
     }

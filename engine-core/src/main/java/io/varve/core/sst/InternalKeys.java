@@ -4,6 +4,7 @@ import io.varve.core.base.InternalKey;
 import io.varve.core.base.ValueKind;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 
 /**
  * Helpers for internal keys as stored in table blocks: the user key bytes followed by the 8-byte trailer,
@@ -16,24 +17,40 @@ final class InternalKeys {
     static final long NO_GLOBAL_SEQUENCE = -1L;
 
     private static final int MAX_DESCRIBED_BYTES = 64;
+    private static final ValueLayout.OfLong BIG_ENDIAN_WORD =
+            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong FIXED64 =
+            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private InternalKeys() {
     }
 
-    /** Compares {@code a[aFrom, aTo)} with {@code b[bFrom, bTo)} as unsigned bytes, shorter prefix first. */
+    /**
+     * Compares {@code a[aFrom, aTo)} with {@code b[bFrom, bTo)} as unsigned bytes, shorter prefix first;
+     * only the sign of the result is meaningful. Keys are short, so this reads 8 bytes at a time as
+     * big-endian words (whose unsigned order is the byte order) rather than paying the setup cost of
+     * {@link MemorySegment#mismatch}.
+     */
     static int compareBytes(MemorySegment a, long aFrom, long aTo, MemorySegment b, long bFrom, long bTo) {
-        long mismatch = MemorySegment.mismatch(a, aFrom, aTo, b, bFrom, bTo);
-        if (mismatch < 0) {
-            return 0;
+        long aLength = aTo - aFrom;
+        long bLength = bTo - bFrom;
+        long common = Math.min(aLength, bLength);
+        long i = 0;
+        for (; i + Long.BYTES <= common; i += Long.BYTES) {
+            long x = a.get(BIG_ENDIAN_WORD, aFrom + i);
+            long y = b.get(BIG_ENDIAN_WORD, bFrom + i);
+            if (x != y) {
+                return Long.compareUnsigned(x, y);
+            }
         }
-        if (mismatch == aTo - aFrom) {
-            return -1;
+        for (; i < common; i++) {
+            int x = Byte.toUnsignedInt(a.get(ValueLayout.JAVA_BYTE, aFrom + i));
+            int y = Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, bFrom + i));
+            if (x != y) {
+                return x - y;
+            }
         }
-        if (mismatch == bTo - bFrom) {
-            return 1;
-        }
-        return Byte.toUnsignedInt(a.get(ValueLayout.JAVA_BYTE, aFrom + mismatch))
-                - Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, bFrom + mismatch));
+        return Long.compare(aLength, bLength);
     }
 
     /**
@@ -51,7 +68,7 @@ final class InternalKeys {
 
     /** Reads the little-endian trailer stored at {@code position}. */
     static long readTrailer(MemorySegment segment, long position) {
-        return segment.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN), position);
+        return segment.get(FIXED64, position);
     }
 
     static long readTrailer(byte[] bytes, int position) {
@@ -82,9 +99,8 @@ final class InternalKeys {
 
     /** A human-readable rendering for error messages: printable ASCII as is, other bytes as \xNN. */
     static String describe(MemorySegment userKey, long trailer) {
-        String kind;
         ValueKind valueKind = ValueKind.fromCodeOrNull(InternalKey.kindCode(trailer));
-        kind = valueKind == null ? "kind " + InternalKey.kindCode(trailer) : valueKind.name();
+        String kind = valueKind == null ? "kind " + InternalKey.kindCode(trailer) : valueKind.name();
         return "'" + describeBytes(userKey) + "' @ seq " + InternalKey.sequence(trailer) + " " + kind;
     }
 

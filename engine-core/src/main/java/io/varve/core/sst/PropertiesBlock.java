@@ -7,6 +7,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -86,9 +87,9 @@ final class PropertiesBlock {
         }
         TableProperties properties = new TableProperties(
                 r.number(PROP_ENTRIES), r.number(PROP_DELETIONS),
-                java.util.Arrays.copyOf(smallest, smallest.length - KEY_TRAILER_SIZE),
+                Arrays.copyOf(smallest, smallest.length - KEY_TRAILER_SIZE),
                 InternalKeys.readTrailer(smallest, smallest.length - KEY_TRAILER_SIZE),
-                java.util.Arrays.copyOf(largest, largest.length - KEY_TRAILER_SIZE),
+                Arrays.copyOf(largest, largest.length - KEY_TRAILER_SIZE),
                 InternalKeys.readTrailer(largest, largest.length - KEY_TRAILER_SIZE),
                 r.number(PROP_SMALLEST_SEQUENCE), r.number(PROP_LARGEST_SEQUENCE),
                 r.number(PROP_RAW_KEY_BYTES), r.number(PROP_RAW_VALUE_BYTES),
@@ -106,7 +107,7 @@ final class PropertiesBlock {
     }
 
     private static byte[] internalKey(byte[] userKey, long trailer) {
-        byte[] key = java.util.Arrays.copyOf(userKey, userKey.length + KEY_TRAILER_SIZE);
+        byte[] key = Arrays.copyOf(userKey, userKey.length + KEY_TRAILER_SIZE);
         InternalKeys.writeTrailer(key, userKey.length, trailer);
         return key;
     }
@@ -114,7 +115,7 @@ final class PropertiesBlock {
     private static void putNumber(ByteBuilder out, String name, long value) {
         byte[] encoded = new byte[Varint.MAX_LONG_LENGTH];
         int length = Varint.write(encoded, 0, value);
-        putBytes(out, name, java.util.Arrays.copyOf(encoded, length));
+        putBytes(out, name, Arrays.copyOf(encoded, length));
     }
 
     private static void putBytes(ByteBuilder out, String name, byte[] value) {

@@ -3,6 +3,7 @@ package io.varve.core.sst;
 import io.varve.core.base.CorruptionException;
 import io.varve.core.base.InternalIterator;
 import io.varve.core.base.InternalKey;
+import io.varve.core.base.ValueKind;
 import io.varve.core.fs.ReadableFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -284,7 +285,7 @@ public final class TableReader {
             return;
         }
         long trailer = cursor.trailer();
-        if (InternalKey.kindCode(trailer) == io.varve.core.base.ValueKind.PUT.code()) {
+        if (InternalKey.kindCode(trailer) == ValueKind.PUT.code()) {
             result.setFound(trailer, cursor.block().contents, cursor.valueOffset(), cursor.valueLength());
         } else {
             result.setDeleted(trailer);

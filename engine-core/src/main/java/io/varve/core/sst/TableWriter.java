@@ -5,8 +5,10 @@ import io.varve.core.base.ValueKind;
 import io.varve.core.fs.WritableFile;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.Objects;
 import java.util.zip.CRC32C;
 import net.jpountz.lz4.LZ4Compressor;
 import net.jpountz.lz4.LZ4Factory;
@@ -67,17 +69,19 @@ public final class TableWriter implements AutoCloseable {
     private long dataBytes;
     private long uncompressedDataBytes;
 
-    /** Takes ownership of {@code file}, which should be empty. */
+    /**
+     * Starts a table in {@code file}, which must be empty; the writer owns the file from here on (closing it
+     * in {@link #close()}).
+     */
     public TableWriter(WritableFile file, TableOptions options) {
-        this.file = java.util.Objects.requireNonNull(file, "file");
-        this.options = java.util.Objects.requireNonNull(options, "options");
+        this.file = Objects.requireNonNull(file, "file");
+        this.options = Objects.requireNonNull(options, "options");
+        if (file.size() != 0) {
+            throw new IllegalArgumentException("table file must be empty, has " + file.size() + " bytes");
+        }
         this.dataBlock = new BlockBuilder(options.restartInterval(), options.blockSize());
         this.indexBlock = new BlockBuilder(TableFormat.INDEX_RESTART_INTERVAL, 4096);
         this.keyHashes = options.bloomBitsPerKey() > 0 ? new long[1024] : null;
-        this.offset = file.size();
-        if (offset != 0) {
-            throw new IllegalArgumentException("table file must be empty, has " + offset + " bytes");
-        }
     }
 
     /**
@@ -103,7 +107,7 @@ public final class TableWriter implements AutoCloseable {
         if (key.length < keyLength) {
             key = new byte[Math.max(keyLength, key.length * 2)];
         }
-        MemorySegment.copy(userKey, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, key, 0, userKeyLength);
+        MemorySegment.copy(userKey, ValueLayout.JAVA_BYTE, 0, key, 0, userKeyLength);
         InternalKeys.writeTrailer(key, userKeyLength, trailer);
 
         boolean newUserKey = true;
@@ -122,7 +126,8 @@ public final class TableWriter implements AutoCloseable {
 
         try {
             if (pendingIndexHandle != null) {
-                addIndexEntry(shortSeparator(lastKey, lastKeyLength, key, keyLength), pendingIndexHandle);
+                int separatorLength = shortSeparator(lastKey, lastKeyLength, key, keyLength);
+                addIndexEntry(separator, separatorLength, pendingIndexHandle);
                 pendingIndexHandle = null;
             }
             if (newUserKey && keyHashes != null) {
@@ -176,7 +181,7 @@ public final class TableWriter implements AutoCloseable {
             }
             if (pendingIndexHandle != null) {
                 // The last separator is the last key itself: no next key to shorten against.
-                addIndexEntry(lastKeyLength, pendingIndexHandle, lastKey);
+                addIndexEntry(lastKey, lastKeyLength, pendingIndexHandle);
                 pendingIndexHandle = null;
             }
             BlockHandle filter = Footer.NO_FILTER;
@@ -299,11 +304,7 @@ public final class TableWriter implements AutoCloseable {
         }
     }
 
-    private void addIndexEntry(int separatorLength, BlockHandle handle) {
-        addIndexEntry(separatorLength, handle, separator);
-    }
-
-    private void addIndexEntry(int separatorLength, BlockHandle handle, byte[] separatorKey) {
+    private void addIndexEntry(byte[] separatorKey, int separatorLength, BlockHandle handle) {
         int length = Varint.write(handleScratch, 0, handle.offset());
         length = Varint.write(handleScratch, length, handle.size());
         indexBlock.add(separatorKey, separatorLength, handleScratch, length);

@@ -4,8 +4,12 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.LongRange;
 import org.junit.jupiter.api.Test;
 
@@ -68,6 +72,33 @@ class TableEncodingTest {
         assertEquals(Varint.MALFORMED, Varint.decodeLong(
                 bytes(0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01), 0, 10), "negative");
         assertEquals(0, Varint.decodeLong(bytes(0x00), 0, 1));
+    }
+
+    /** Unsigned byte order, prefix first, at any offset and across the 8-byte word boundaries. */
+    @Property(tries = 1000)
+    void keyComparisonMatchesUnsignedArrayOrder(@ForAll("nearlyEqualKeys") byte[] a, @ForAll("nearlyEqualKeys") byte[] b,
+                                                @ForAll @IntRange(max = 9) int padA, @ForAll @IntRange(max = 9) int padB) {
+        byte[] paddedA = new byte[padA + a.length + 3];
+        System.arraycopy(a, 0, paddedA, padA, a.length);
+        java.util.Arrays.fill(paddedA, padA + a.length, paddedA.length, (byte) 0x5A);
+        byte[] paddedB = new byte[padB + b.length];
+        System.arraycopy(b, 0, paddedB, padB, b.length);
+        int actual = InternalKeys.compareBytes(MemorySegment.ofArray(paddedA), padA, padA + a.length,
+                MemorySegment.ofArray(paddedB), padB, padB + b.length);
+        assertEquals(Integer.signum(java.util.Arrays.compareUnsigned(a, b)), Integer.signum(actual));
+    }
+
+    @Provide
+    Arbitrary<byte[]> nearlyEqualKeys() {
+        // Two-letter alphabet with the extremes: long shared prefixes, differences at every position.
+        return Arbitraries.of((byte) 0x00, (byte) 0x7F, (byte) 0x80, (byte) 0xFF).list().ofMaxSize(20)
+                .map(list -> {
+                    byte[] key = new byte[list.size()];
+                    for (int i = 0; i < key.length; i++) {
+                        key[i] = list.get(i);
+                    }
+                    return key;
+                });
     }
 
     @Test
