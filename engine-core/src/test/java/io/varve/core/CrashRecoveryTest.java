@@ -17,8 +17,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * Simulated machine crashes at random points. After each crash the recovered state must equal the state
  * after some prefix of the acknowledged writes (no holes), and that prefix must include every write
- * acknowledged with sync. Each trial runs several crash generations, so recovery's repairs are themselves
- * recovered from. Failures print the seed that reproduces them.
+ * acknowledged with sync (or followed by a completed flush). Trials use tiny memtables and random explicit
+ * flushes, so crashes also land around table writes and manifest edits, and each trial runs several crash
+ * generations, so recovery's repairs are themselves recovered from. Failures print the seed to reproduce.
  */
 class CrashRecoveryTest {
 
@@ -58,6 +59,11 @@ class CrashRecoveryTest {
                     db.write(write.toBatch(), write.synced() ? WriteOptions.SYNC : WriteOptions.DEFAULT);
                     writes.add(write);
                     if (write.synced()) {
+                        lastSynced = writes.size();
+                    }
+                    if (random.nextInt(15) == 0) {
+                        // A finished flush makes everything before it durable in a table and the manifest.
+                        db.flush();
                         lastSynced = writes.size();
                     }
                 }

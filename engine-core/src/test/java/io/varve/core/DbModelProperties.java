@@ -26,12 +26,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Random operation sequences against a {@code TreeMap} oracle: every read the database answers must equal
- * what the oracle says, including reads at old snapshots, iteration in both directions with bounds, and after
- * reopening. Tiny memtables force rotations so reads span several memtables.
+ * what the oracle says, including reads at old snapshots, iteration in both directions with bounds, after
+ * flushes (reads then come from level-0 tables, merged with memtables) and after reopening. Tiny memtables
+ * force rotations and background flushes too.
  */
 class DbModelProperties {
 
-    sealed interface Op permits Put, Delete, Batch, Get, TakeSnapshot, ReadSnapshot, Scan, Walk, Reopen {
+    sealed interface Op permits Put, Delete, Batch, Get, TakeSnapshot, ReadSnapshot, Scan, Walk, Flush, Reopen {
     }
 
     record Put(Key key, byte[] value) implements Op {
@@ -60,6 +61,10 @@ class DbModelProperties {
     }
 
     record Reopen() implements Op {
+    }
+
+    /** Moves memtables into a level-0 table, so later reads come from tables. */
+    record Flush() implements Op {
     }
 
     record Key(byte[] bytes) implements Comparable<Key> {
@@ -146,6 +151,7 @@ class DbModelProperties {
                         scan(db, read, expected, s.backward);
                     }
                     case Walk w -> walk(db, model, w);
+                    case Flush f -> db.flush();
                     case Reopen r -> {
                         snapshots.clear();
                         snapshotModels.clear();
@@ -240,6 +246,7 @@ class DbModelProperties {
                 Tuple.of(2, Combinators.combine(Arbitraries.integers().between(0, 100), keys).as(ReadSnapshot::new)),
                 Tuple.of(2, Combinators.combine(optionalKey, optionalKey, Arbitraries.of(true, false)).as(Scan::new)),
                 Tuple.of(2, Combinators.combine(keys, Arbitraries.of(true, false).list().ofMaxSize(12)).as(Walk::new)),
+                Tuple.of(2, Arbitraries.just(new Flush())),
                 Tuple.of(1, Arbitraries.just(new Reopen())));
         return op.list().ofMinSize(1).ofMaxSize(120);
     }

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -52,8 +51,15 @@ class IoErrorTest {
         List<TestStates.Write> acknowledged = new ArrayList<>();
         Throwable error = workload(fs, acknowledged);
         String context = "failure at operation " + n + (forever ? " (forever)" : " (once)");
-        assertNotNull(error, context + ": the injected failure must reach the caller");
-        assertTrue(causedByInjection(error), () -> context + ": unexpected error " + error);
+        if (error == null) {
+            // Only best-effort cleanup (deleting obsolete logs and tables in the background) may fail
+            // silently: it is retried at the next open, and losing it costs space, never data.
+            assertTrue(!fs.injectedFailures().isEmpty() && fs.injectedFailures().stream()
+                            .allMatch(op -> op.equals("delete") || op.equals("list")),
+                    context + ": the injected failure must reach the caller; failed: " + fs.injectedFailures());
+        } else {
+            assertTrue(causedByInjection(error), () -> context + ": unexpected error " + error);
+        }
 
         fs.heal();
         disk.crash();
@@ -70,7 +76,10 @@ class IoErrorTest {
         }
     }
 
-    /** Opens, writes (some synced, enough to rotate memtables), closes. Returns the first error, if any. */
+    /**
+     * Opens, writes (some synced, enough to rotate memtables and flush tables in the background), flushes
+     * explicitly, closes. Returns the first error, if any.
+     */
     private static Throwable workload(FaultInjectingFileSystem fs, List<TestStates.Write> acknowledged) {
         Options options = Options.defaults().withFileSystem(fs).withWriteBufferSize(64 << 10);
         Db db;
@@ -88,6 +97,11 @@ class IoErrorTest {
                         List.of(Map.entry(TestStates.hex(new byte[] {(byte) (i % 7)}), value)), i % 3 == 0);
                 db.write(write.toBatch(), write.synced() ? WriteOptions.SYNC : WriteOptions.DEFAULT);
                 acknowledged.add(write);
+                if (i % 11 == 10) {
+                    db.flush();
+                    // Flushed data is durable: count it as synced for the prefix check.
+                    acknowledged.set(acknowledged.size() - 1, new TestStates.Write(write.ops(), true));
+                }
             }
         } catch (RuntimeException e) {
             error = e;

@@ -18,8 +18,16 @@ public final class FaultInjectingFileSystem implements FileSystem {
 
     /** The failure thrown by an injected fault, so tests can tell it from a real one. */
     public static final class InjectedIOException extends IOException {
-        public InjectedIOException(long operation) {
-            super("injected I/O failure at operation " + operation);
+        private final String operationName;
+
+        public InjectedIOException(long operation, String operationName) {
+            super("injected I/O failure at operation " + operation + " (" + operationName + ")");
+            this.operationName = operationName;
+        }
+
+        /** The kind of operation that failed: "create", "write", "sync", "delete", ... */
+        public String operationName() {
+            return operationName;
         }
     }
 
@@ -27,6 +35,7 @@ public final class FaultInjectingFileSystem implements FileSystem {
     private final AtomicLong operations = new AtomicLong();
     private volatile long failAt = Long.MAX_VALUE;
     private volatile boolean failForever;
+    private final java.util.concurrent.CopyOnWriteArrayList<String> injected = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     public FaultInjectingFileSystem(FileSystem delegate) {
         this.delegate = delegate;
@@ -51,41 +60,47 @@ public final class FaultInjectingFileSystem implements FileSystem {
         return operations.get();
     }
 
-    private void tick() throws IOException {
+    /** The names of the operations failed so far, in order. */
+    public java.util.List<String> injectedFailures() {
+        return java.util.List.copyOf(injected);
+    }
+
+    private void tick(String name) throws IOException {
         long n = operations.incrementAndGet();
         long at = failAt;
         if (n == at || (failForever && n > at)) {
-            throw new InjectedIOException(n);
+            injected.add(name);
+            throw new InjectedIOException(n, name);
         }
     }
 
     @Override
     public WritableFile create(Path path) throws IOException {
-        tick();
+        tick("create");
         return new Writable(delegate.create(path));
     }
 
     @Override
     public WritableFile openForAppend(Path path) throws IOException {
-        tick();
+        tick("openForAppend");
         return new Writable(delegate.openForAppend(path));
     }
 
     @Override
     public ReadableFile openReadable(Path path) throws IOException {
-        tick();
+        tick("openReadable");
         return new Readable(delegate.openReadable(path));
     }
 
     @Override
     public void rename(Path source, Path target) throws IOException {
-        tick();
+        tick("rename");
         delegate.rename(source, target);
     }
 
     @Override
     public void delete(Path path) throws IOException {
-        tick();
+        tick("delete");
         delegate.delete(path);
     }
 
@@ -101,25 +116,25 @@ public final class FaultInjectingFileSystem implements FileSystem {
 
     @Override
     public List<String> list(Path dir) throws IOException {
-        tick();
+        tick("list");
         return delegate.list(dir);
     }
 
     @Override
     public void createDirectories(Path dir) throws IOException {
-        tick();
+        tick("createDirectories");
         delegate.createDirectories(dir);
     }
 
     @Override
     public void syncDirectory(Path dir) throws IOException {
-        tick();
+        tick("syncDirectory");
         delegate.syncDirectory(dir);
     }
 
     @Override
     public FileLock lock(Path path) throws IOException {
-        tick();
+        tick("lock");
         return delegate.lock(path);
     }
 
@@ -132,13 +147,13 @@ public final class FaultInjectingFileSystem implements FileSystem {
 
         @Override
         public void write(ByteBuffer source) throws IOException {
-            tick();
+            tick("write");
             file.write(source);
         }
 
         @Override
         public void sync() throws IOException {
-            tick();
+            tick("sync");
             file.sync();
         }
 
@@ -167,13 +182,13 @@ public final class FaultInjectingFileSystem implements FileSystem {
 
         @Override
         public int read(ByteBuffer destination, long position) throws IOException {
-            tick();
+            tick("read");
             return file.read(destination, position);
         }
 
         @Override
         public MemorySegment map(Arena arena) throws IOException {
-            tick();
+            tick("map");
             return file.map(arena);
         }
 
