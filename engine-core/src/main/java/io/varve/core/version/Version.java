@@ -52,53 +52,84 @@ public final class Version {
     }
 
     /**
-     * The tables of this version with {@code edit} applied. Costs O(tables in the levels the edit touches):
-     * it is meant to run outside every lock.
+     * The tables of this version with {@code edit} applied. Costs O(tables in the levels the edit touches)
+     * in array copying plus O(added × log n) comparisons: the existing lists are already sorted, so added
+     * tables are placed by binary search rather than by re-sorting. Meant to run outside every lock.
      */
     TableMeta[][] applied(VersionEdit edit) {
         TableMeta[][] next = levels.clone();
-        boolean[] touched = new boolean[NUM_LEVELS];
-        edit.removed().forEach(r -> touched[r.level()] = true);
-        edit.added().forEach(a -> touched[a.level()] = true);
         for (int level = 0; level < NUM_LEVELS; level++) {
-            if (!touched[level]) {
-                continue;
-            }
+            List<TableMeta> added = new ArrayList<>();
             Set<Long> removed = new HashSet<>();
+            for (VersionEdit.Added a : edit.added()) {
+                if (a.level() == level) {
+                    added.add(a.table());
+                }
+            }
             for (VersionEdit.Removed r : edit.removed()) {
                 if (r.level() == level) {
                     removed.add(r.fileNumber());
                 }
             }
-            List<TableMeta> tables = new ArrayList<>(levels[level].length + edit.added().size());
-            for (TableMeta t : levels[level]) {
-                if (!removed.remove(t.fileNumber())) {
-                    tables.add(t);
-                }
+            if (!added.isEmpty() || !removed.isEmpty()) {
+                next[level] = merge(level, levels[level], added, removed);
             }
-            if (!removed.isEmpty()) {
-                throw new IllegalArgumentException("edit removes tables not at level " + level + ": " + removed);
-            }
-            for (VersionEdit.Added a : edit.added()) {
-                if (a.level() == level) {
-                    tables.add(a.table());
-                }
-            }
-            tables.sort(level == 0 ? NEWEST_FIRST : BY_SMALLEST_KEY);
-            if (level > 0) {
-                checkDisjoint(level, tables);
-            }
-            next[level] = tables.toArray(new TableMeta[0]);
         }
         return next;
     }
 
-    private static void checkDisjoint(int level, List<TableMeta> sorted) {
-        for (int i = 1; i < sorted.size(); i++) {
-            if (Keys.compare(sorted.get(i - 1).largestKey(), sorted.get(i).smallestKey()) >= 0) {
-                throw new IllegalArgumentException("tables overlap at level " + level + ": " + sorted.get(i - 1)
-                        + " and " + sorted.get(i));
+    private static TableMeta[] merge(int level, TableMeta[] existing, List<TableMeta> added, Set<Long> removed) {
+        Comparator<TableMeta> order = level == 0 ? NEWEST_FIRST : BY_SMALLEST_KEY;
+        TableMeta[] kept = existing;
+        if (!removed.isEmpty()) {
+            kept = new TableMeta[existing.length - removed.size()];
+            int n = 0;
+            for (TableMeta t : existing) {
+                if (!removed.contains(t.fileNumber())) {
+                    if (n == kept.length) {
+                        throw new IllegalArgumentException("edit removes tables not at level " + level + ": " + removed);
+                    }
+                    kept[n++] = t;
+                }
             }
+            if (n != kept.length) {
+                throw new IllegalArgumentException("edit removes tables not at level " + level + ": " + removed);
+            }
+        }
+        if (added.isEmpty()) {
+            return kept;
+        }
+        added.sort(order);
+        TableMeta[] result = new TableMeta[kept.length + added.size()];
+        int[] placed = new int[added.size()];
+        int from = 0;
+        int out = 0;
+        int k = 0;
+        for (TableMeta table : added) {
+            int at = Arrays.binarySearch(kept, from, kept.length, table, order);
+            int insertion = at >= 0 ? at : -at - 1;
+            System.arraycopy(kept, from, result, out, insertion - from);
+            out += insertion - from;
+            placed[k++] = out;
+            result[out++] = table;
+            from = insertion;
+        }
+        System.arraycopy(kept, from, result, out, kept.length - from);
+        if (level > 0) {
+            // Only an added table can break the order: check each against its neighbours.
+            for (int i : placed) {
+                checkDisjoint(level, result, i);
+            }
+        }
+        return result;
+    }
+
+    private static void checkDisjoint(int level, TableMeta[] sorted, int i) {
+        if (i > 0 && Keys.compare(sorted[i - 1].largestKey(), sorted[i].smallestKey()) >= 0) {
+            throw new IllegalArgumentException("tables overlap at level " + level + ": " + sorted[i - 1] + " and " + sorted[i]);
+        }
+        if (i + 1 < sorted.length && Keys.compare(sorted[i].largestKey(), sorted[i + 1].smallestKey()) >= 0) {
+            throw new IllegalArgumentException("tables overlap at level " + level + ": " + sorted[i] + " and " + sorted[i + 1]);
         }
     }
 

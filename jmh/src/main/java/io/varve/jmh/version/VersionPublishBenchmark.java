@@ -1,0 +1,194 @@
+package io.varve.jmh.version;
+
+import io.varve.core.base.InternalKey;
+import io.varve.core.base.ValueKind;
+import io.varve.core.fs.MemFileSystem;
+import io.varve.core.fs.WritableFile;
+import io.varve.core.memtable.Memtable;
+import io.varve.core.sst.TableLookupResult;
+import io.varve.core.sst.TableOptions;
+import io.varve.core.sst.TableProperties;
+import io.varve.core.sst.TableReader;
+import io.varve.core.sst.TableWriter;
+import io.varve.core.version.ReadView;
+import io.varve.core.version.Reclaimer;
+import io.varve.core.version.TableCache;
+import io.varve.core.version.TableMeta;
+import io.varve.core.version.VersionEdit;
+import io.varve.core.version.VersionSet;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Seed 000: the latency of "take a read view, then look a key up in a table" while another thread keeps
+ * publishing version edits, with 100,000 tables in the version.
+ *
+ * <ul>
+ *   <li>{@code stamped}: Varve's design. The publisher builds the new table lists and writes the manifest
+ *       outside any lock readers use; only the pointer swap is under the StampedLock write lock.</li>
+ *   <li>{@code globalMutex}: the "before" design (RocksDB's DB mutex around LogAndApply): the publisher
+ *       holds one mutex for the whole edit — merging the file lists, writing the manifest, swapping — and
+ *       readers take the same mutex to get their view.</li>
+ * </ul>
+ * Both run the same VersionSet code; the only difference is the mutex wrapped around it. Tables are
+ * synthetic: one in a hundred is a real (tiny, in-memory) table file, and lookups only target those, so
+ * only the version-set work and one real table lookup are measured.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.SampleTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Fork(value = 1, jvmArgsAppend = {"-Xmx4g", "-XX:+UseParallelGC"})
+@Warmup(iterations = 2, time = 5)
+@Measurement(iterations = 3, time = 10)
+public class VersionPublishBenchmark {
+
+    private static final Path DIR = Path.of("/bench");
+
+    @Param({"100000"})
+    public int tables;
+
+    @Param({"stamped", "globalMutex"})
+    public String design;
+
+    private MemFileSystem fs;
+    private Reclaimer reclaimer;
+    private TableCache tableCache;
+    private VersionSet versions;
+    private Memtable memtable;
+    private final ReentrantLock globalMutex = new ReentrantLock();
+    private MemorySegment[] realKeys;
+    private Thread publisher;
+    private volatile boolean stop;
+    private final AtomicLong published = new AtomicLong();
+
+    @Setup(Level.Trial)
+    public void setUp() throws IOException {
+        fs = new MemFileSystem();
+        fs.createDirectories(DIR);
+        reclaimer = new Reclaimer("bench-reclaimer");
+        tableCache = new TableCache(fs, VersionPublishBenchmark::tablePath, null);
+        VersionEdit initial = new VersionEdit();
+        List<MemorySegment> real = new ArrayList<>();
+        for (int i = 0; i < tables; i++) {
+            byte[] key = String.format("k%09d", i).getBytes();
+            long number = i + 1;
+            if (i % 100 == 0) {
+                initial.add(1, writeTable(number, key));
+                real.add(MemorySegment.ofArray(key));
+            } else {
+                long trailer = InternalKey.trailer(1, ValueKind.PUT);
+                initial.add(1, new TableMeta(number, 1000, key, trailer, key, trailer, 1, 1, -1));
+            }
+        }
+        realKeys = real.toArray(new MemorySegment[0]);
+        memtable = new Memtable(1 << 20);
+        VersionSet.Recovered nothing = VersionSet.recover(fs, DIR);
+        versions = VersionSet.open(fs, DIR, nothing, initial.logNumber(1), memtable, reclaimer, tableCache,
+                VersionPublishBenchmark::tablePath, tables + 10L);
+        memtable.release();
+        publisher = Thread.ofPlatform().name("publisher").start(this::publishContinuously);
+    }
+
+    private static Path tablePath(long number) {
+        return DIR.resolve(number + ".sst");
+    }
+
+    private TableMeta writeTable(long number, byte[] key) throws IOException {
+        try (WritableFile file = fs.create(tablePath(number))) {
+            TableWriter writer = new TableWriter(file, TableOptions.defaults());
+            writer.add(MemorySegment.ofArray(key), InternalKey.trailer(1, ValueKind.PUT), MemorySegment.ofArray(new byte[16]));
+            TableProperties p = writer.finish();
+            return new TableMeta(number, p.fileSize(), key, p.smallestTrailer(), key, p.largestTrailer(), 1, 1, -1);
+        }
+    }
+
+    /** Adds a table past the end of the key space and removes the one added before: the count stays put. */
+    private void publishContinuously() {
+        long previous = -1;
+        long number = tables + 1_000_000L;
+        try {
+            while (!stop) {
+                byte[] key = String.format("z%012d", number).getBytes();
+                long trailer = InternalKey.trailer(1, ValueKind.PUT);
+                VersionEdit edit = new VersionEdit().add(1, new TableMeta(number, 1000, key, trailer, key, trailer, 1, 1, -1));
+                if (previous > 0) {
+                    edit.remove(1, previous);
+                }
+                if (design.equals("globalMutex")) {
+                    globalMutex.lock();
+                    try {
+                        versions.logAndApply(edit, m -> m);
+                    } finally {
+                        globalMutex.unlock();
+                    }
+                } else {
+                    versions.logAndApply(edit, m -> m);
+                }
+                previous = number++;
+                published.incrementAndGet();
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Benchmark
+    public long acquireViewAndGet() throws IOException {
+        ReadView view;
+        if (design.equals("globalMutex")) {
+            globalMutex.lock();
+            try {
+                view = versions.acquire();
+            } finally {
+                globalMutex.unlock();
+            }
+        } else {
+            view = versions.acquire();
+        }
+        try {
+            MemorySegment key = realKeys[ThreadLocalRandom.current().nextInt(realKeys.length)];
+            TableMeta table = view.version().findInSortedLevel(1, key);
+            TableReader reader = tableCache.acquire(table);
+            try {
+                TableLookupResult result = new TableLookupResult();
+                reader.get(key, Long.MAX_VALUE >>> 8, result);
+                return result.valueLength();
+            } finally {
+                reader.release();
+            }
+        } finally {
+            view.release();
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() throws Exception {
+        stop = true;
+        publisher.join();
+        System.out.printf("%n[%s] edits published during the trial: %d%n", design, published.get());
+        versions.close();
+        reclaimer.close();
+        tableCache.close();
+    }
+}
