@@ -1,7 +1,7 @@
 package io.varve.core.sst;
 
 /**
- * Every constant of the sorted-table format, in one place. {@code docs/table-format.md} describes the same
+ * Every constant of the sorted-table format, in one place. {@code docs/formats.md} (section "Sorted table") describes the same
  * layout byte by byte; the two must change together, and any change to a stored layout needs a new
  * {@link #FORMAT_VERSION}.
  *

@@ -113,7 +113,7 @@ class TableEncodingTest {
         assertEquals(crc, Checksums.unmask(Checksums.mask(crc)));
     }
 
-    /** The worked example of docs/table-format.md, section 4, byte for byte. */
+    /** The worked example of docs/formats.md, section "Sorted table", part 4, byte for byte. */
     @Test
     void dataBlockMatchesTheDocumentedExample() {
         BlockBuilder block = new BlockBuilder(16, 64);

@@ -98,32 +98,6 @@ class WalFormatTest {
     /** The WAL section of docs/formats.md lists every constant in a table; it must agree with the class. */
     @Test
     void documentedConstantsMatchTheClass() throws Exception {
-        Path doc = Path.of("..", "docs", "formats.md");
-        assertTrue(Files.exists(doc), "missing " + doc.toAbsolutePath());
-        String formats = Files.readString(doc);
-        int start = formats.indexOf("\n## Write-ahead log");
-        assertTrue(start >= 0, "no WAL section in " + doc);
-        int end = formats.indexOf("\n## ", start + 1);
-        String section = end < 0 ? formats.substring(start) : formats.substring(start, end);
-        Map<String, Long> documented = new HashMap<>();
-        Matcher row = Pattern.compile("(?m)^\\|\\s*`([A-Z_]+)`\\s*\\|\\s*`?(0x[0-9a-fA-F]+|\\d+)`?\\s*\\|")
-                .matcher(section);
-        while (row.find()) {
-            String value = row.group(2);
-            documented.put(row.group(1), value.startsWith("0x")
-                    ? Long.parseLong(value.substring(2), 16) : Long.parseLong(value));
-        }
-        int checked = 0;
-        for (Field field : WalFormat.class.getDeclaredFields()) {
-            int modifiers = field.getModifiers();
-            if (Modifier.isPublic(modifiers) && Modifier.isStatic(modifiers) && field.getType() == int.class) {
-                Long value = documented.get(field.getName());
-                assertTrue(value != null, field.getName() + " is not in the constants table of " + doc);
-                assertEquals(Integer.toUnsignedLong(field.getInt(null)), value, field.getName());
-                checked++;
-            }
-        }
-        assertEquals(checked, documented.size(), "the doc lists constants the class does not have: "
-                + documented.keySet());
+        io.varve.core.DocumentedConstants.assertSectionMatches("Write-ahead log", WalFormat.class);
     }
 }
