@@ -4,6 +4,7 @@ import io.varve.core.base.InternalIterator;
 import io.varve.core.base.Keys;
 import io.varve.core.base.ValueKind;
 import io.varve.core.batch.BatchBuilder;
+import io.varve.core.compaction.RateLimitedFile;
 import io.varve.core.flush.MemtableFlush;
 import io.varve.core.fs.FileSystem;
 import io.varve.core.iterator.MergingIterator;
@@ -59,6 +60,14 @@ final class DbImpl implements Db {
     private final VersionSet versions;
     private final CommitPipeline pipeline;
     private final ExecutorService flushThread;
+    private final CompactionScheduler compactions;
+    private final WriteStalls stalls;
+    private final java.util.concurrent.atomic.LongAdder flushBytes = new java.util.concurrent.atomic.LongAdder();
+
+    // What the write-stall triggers look at, refreshed by background work (never computed per write).
+    private volatile int immutableCount;
+    private volatile int level0Count;
+    private volatile long pendingCompactionBytes;
     private final SnapshotList snapshots = new SnapshotList();
     private final Set<DbIteratorImpl> openIterators = ConcurrentHashMap.newKeySet();
 
@@ -124,11 +133,46 @@ final class DbImpl implements Db {
             this.flushThread = flusher;
             this.pipeline = new CommitPipeline(fs, dir, options, versionSet::newFileNumber,
                     replayed.lastSequence(), mutable, capacity, 0, logNumber, this::memtableRotated);
+            this.compactions = new CompactionScheduler(versionSet, fs, dir, tables, options,
+                    new CompactionScheduler.SnapshotBounds() {
+                        @Override
+                        public long oldest() {
+                            return snapshots.oldest(pipeline.visibleSequence());
+                        }
+
+                        @Override
+                        public long newest() {
+                            return snapshots.newest(-1);
+                        }
+                    }, this::backgroundFailed, this::backgroundChanged);
+            this.stalls = new WriteStalls(options, new WriteStalls.State() {
+                @Override
+                public int immutableMemtables() {
+                    return immutableCount;
+                }
+
+                @Override
+                public int level0Tables() {
+                    return level0Count;
+                }
+
+                @Override
+                public long pendingCompactionBytes() {
+                    return pendingCompactionBytes;
+                }
+
+                @Override
+                public Throwable failure() {
+                    return pipeline.failure();
+                }
+            });
             opened = true;
             Version current = versionSet.currentVersion();
             LOG.log(System.Logger.Level.INFO, "opened {0} at sequence {1} with {2} tables", dir,
                     replayed.lastSequence(), current.tableCount());
             current.release();
+            backgroundChanged();
+            compactions.maybeSchedule();
         } finally {
             if (!opened) {
                 if (flusher != null) {
@@ -231,6 +275,7 @@ final class DbImpl implements Db {
             return next;
         });
         fresh.release(); // the views hold it now
+        immutableCount++;
         CompletableFuture<Void> done = new CompletableFuture<>();
         lastFlush = done;
         flushThread.execute(() -> flush(sealed, sealedLastSequence, newLogNumber, done));
@@ -246,7 +291,7 @@ final class DbImpl implements Db {
             sealed.awaitWritesApplied();
             long number = versions.newFileNumber();
             TableMeta meta = MemtableFlush.write(fs, DbFiles.table(dir, number), number, sealed.memtable,
-                    options.tableOptions());
+                    options.tableOptions(), file -> new RateLimitedFile(file, compactions.rateLimiter(), flushBytes));
             VersionEdit edit = new VersionEdit().logNumber(newLogNumber).lastSequence(lastSequence);
             if (meta != null) {
                 // The table's name must be durable before the manifest refers to it.
@@ -259,14 +304,35 @@ final class DbImpl implements Db {
                 return next;
             });
             reclaimer.submit(() -> deleteLogsBelow(newLogNumber));
+            backgroundChanged();
+            compactions.maybeSchedule();
             done.complete(null);
         } catch (IOException e) {
-            pipeline.failFromBackground(e);
+            backgroundFailed(e);
             done.completeExceptionally(e);
         } catch (RuntimeException | Error e) {
-            pipeline.failFromBackground(new IOException("flush failed", e));
+            backgroundFailed(new IOException("flush failed", e));
             done.completeExceptionally(e);
         }
+    }
+
+    /** A flush or compaction failed: fail the database and wake stalled writers so they see it. */
+    private void backgroundFailed(IOException e) {
+        pipeline.failFromBackground(e);
+        stalls.changed();
+    }
+
+    /** Refreshes what write stalls look at after a flush or compaction, and re-checks stalled writers. */
+    private void backgroundChanged() {
+        ReadView view = versions.acquire();
+        try {
+            immutableCount = view.immutables().size();
+            level0Count = view.version().level(0).length;
+        } finally {
+            view.release();
+        }
+        pendingCompactionBytes = compactions.pendingBytes();
+        stalls.changed();
     }
 
     private void deleteLogsBelow(long logNumber) {
@@ -326,6 +392,7 @@ final class DbImpl implements Db {
 
     private void commit(BatchBuilder builder, WriteOptions options) {
         checkOpen();
+        stalls.beforeWrite(builder.byteSize());
         pipeline.commit(builder.encode(), builder.count(), builder.payloadBytes(), options.sync());
     }
 
@@ -510,7 +577,24 @@ final class DbImpl implements Db {
         if (begin != null && end != null && Keys.compare(begin, end) > 0) {
             throw new IllegalArgumentException("compactRange: begin sorts after end");
         }
-        // Compaction arrives with the compaction issue; until then there is nothing to merge.
+        flush();
+        try {
+            compactions.compactRange(begin, end);
+        } catch (IOException e) {
+            backgroundFailed(e);
+            throw new UncheckedIOException("compactRange failed", e);
+        }
+    }
+
+    /** For tests and benchmarks: waits until background compaction has nothing left to do. */
+    void awaitCompactions() {
+        compactions.awaitIdle();
+    }
+
+    /** Statistics: {flush bytes, compaction bytes written, compaction bytes read, stall nanos, stops, slowdowns}. */
+    long[] backgroundStatistics() {
+        return new long[] {flushBytes.sum(), compactions.bytesWritten.sum(), compactions.bytesRead.sum(),
+                stalls.stallNanos.sum(), stalls.stops.sum(), stalls.slowdowns.sum()};
     }
 
     boolean isClosed() {
@@ -563,6 +647,7 @@ final class DbImpl implements Db {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        compactions.close();
         for (DbIteratorImpl iterator : List.copyOf(openIterators)) {
             iterator.close();
         }

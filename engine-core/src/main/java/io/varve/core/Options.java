@@ -1,5 +1,7 @@
 package io.varve.core;
 
+import io.varve.core.compaction.CompactionFilter;
+import io.varve.core.compaction.CompactionSettings;
 import io.varve.core.fs.DiskFileSystem;
 import io.varve.core.fs.FileSystem;
 import io.varve.core.sst.TableOptions;
@@ -22,6 +24,16 @@ public final class Options {
     private FileSystem fileSystem = DiskFileSystem.INSTANCE;
     private TableOptions tableOptions = TableOptions.defaults();
     private long blockCacheSize = 32L << 20;
+    private CompactionSettings compactionSettings = CompactionSettings.defaults();
+    private int maxBackgroundCompactions = 1;
+    private CompactionFilter compactionFilter;
+    private long backgroundRateLimit;
+    private int maxImmutableMemtables = 4;
+    private int level0SlowdownWritesTrigger = 20;
+    private int level0StopWritesTrigger = 36;
+    private long softPendingCompactionBytes = 64L << 30;
+    private long hardPendingCompactionBytes = 256L << 30;
+    private long delayedWriteRate = 16L << 20;
 
     private Options() {
     }
@@ -34,6 +46,16 @@ public final class Options {
         o.fileSystem = fileSystem;
         o.tableOptions = tableOptions;
         o.blockCacheSize = blockCacheSize;
+        o.compactionSettings = compactionSettings;
+        o.maxBackgroundCompactions = maxBackgroundCompactions;
+        o.compactionFilter = compactionFilter;
+        o.backgroundRateLimit = backgroundRateLimit;
+        o.maxImmutableMemtables = maxImmutableMemtables;
+        o.level0SlowdownWritesTrigger = level0SlowdownWritesTrigger;
+        o.level0StopWritesTrigger = level0StopWritesTrigger;
+        o.softPendingCompactionBytes = softPendingCompactionBytes;
+        o.hardPendingCompactionBytes = hardPendingCompactionBytes;
+        o.delayedWriteRate = delayedWriteRate;
         return o;
     }
 
@@ -96,6 +118,117 @@ public final class Options {
         Options o = copy();
         o.blockCacheSize = bytes;
         return o;
+    }
+
+    /** Level-0 trigger, level sizes and output table size of leveled compaction. */
+    public Options withCompactionSettings(CompactionSettings settings) {
+        Options o = copy();
+        o.compactionSettings = Objects.requireNonNull(settings, "compactionSettings");
+        return o;
+    }
+
+    /** Threads running compactions concurrently (1 .. 64). */
+    public Options withMaxBackgroundCompactions(int threads) {
+        if (threads < 1 || threads > 64) {
+            throw new IllegalArgumentException("maxBackgroundCompactions must be in [1, 64]: " + threads);
+        }
+        Options o = copy();
+        o.maxBackgroundCompactions = threads;
+        return o;
+    }
+
+    /** Called for values during compaction to keep, remove or change them (null for none). */
+    public Options withCompactionFilter(CompactionFilter filter) {
+        Options o = copy();
+        o.compactionFilter = filter;
+        return o;
+    }
+
+    /** Bytes per second that flushes and compactions may write (0 = unlimited). */
+    public Options withBackgroundRateLimit(long bytesPerSecond) {
+        if (bytesPerSecond < 0) {
+            throw new IllegalArgumentException("backgroundRateLimit must be >= 0: " + bytesPerSecond);
+        }
+        Options o = copy();
+        o.backgroundRateLimit = bytesPerSecond;
+        return o;
+    }
+
+    /**
+     * Write-stall triggers: writers stop while {@code maxImmutableMemtables} memtables wait for flush or
+     * {@code level0Stop} tables sit in level 0, and are slowed from {@code level0Slowdown} tables on.
+     */
+    public Options withWriteStallTriggers(int maxImmutableMemtables, int level0Slowdown, int level0Stop) {
+        if (maxImmutableMemtables < 1 || level0Slowdown < 1 || level0Stop < level0Slowdown) {
+            throw new IllegalArgumentException("need maxImmutableMemtables >= 1 and 1 <= level0Slowdown <= level0Stop: "
+                    + maxImmutableMemtables + ", " + level0Slowdown + ", " + level0Stop);
+        }
+        Options o = copy();
+        o.maxImmutableMemtables = maxImmutableMemtables;
+        o.level0SlowdownWritesTrigger = level0Slowdown;
+        o.level0StopWritesTrigger = level0Stop;
+        return o;
+    }
+
+    /** Compaction debt (bytes above level targets) at which writes slow down, and at which they stop. */
+    public Options withPendingCompactionLimits(long softBytes, long hardBytes) {
+        if (softBytes <= 0 || hardBytes < softBytes) {
+            throw new IllegalArgumentException("need 0 < soft <= hard: " + softBytes + ", " + hardBytes);
+        }
+        Options o = copy();
+        o.softPendingCompactionBytes = softBytes;
+        o.hardPendingCompactionBytes = hardBytes;
+        return o;
+    }
+
+    /** While slowed down, writers are paced to this many bytes per second in total. */
+    public Options withDelayedWriteRate(long bytesPerSecond) {
+        if (bytesPerSecond <= 0) {
+            throw new IllegalArgumentException("delayedWriteRate must be positive: " + bytesPerSecond);
+        }
+        Options o = copy();
+        o.delayedWriteRate = bytesPerSecond;
+        return o;
+    }
+
+    public CompactionSettings compactionSettings() {
+        return compactionSettings;
+    }
+
+    public int maxBackgroundCompactions() {
+        return maxBackgroundCompactions;
+    }
+
+    public CompactionFilter compactionFilter() {
+        return compactionFilter;
+    }
+
+    public long backgroundRateLimit() {
+        return backgroundRateLimit;
+    }
+
+    public int maxImmutableMemtables() {
+        return maxImmutableMemtables;
+    }
+
+    public int level0SlowdownWritesTrigger() {
+        return level0SlowdownWritesTrigger;
+    }
+
+    public int level0StopWritesTrigger() {
+        return level0StopWritesTrigger;
+    }
+
+    public long softPendingCompactionBytes() {
+        return softPendingCompactionBytes;
+    }
+
+    public long hardPendingCompactionBytes() {
+        return hardPendingCompactionBytes;
+    }
+
+    public long delayedWriteRate() {
+        return delayedWriteRate;
     }
 
     public long writeBufferSize() {

@@ -78,6 +78,11 @@ final class SnapshotList {
         return live.isEmpty() ? fallback : live.firstKey();
     }
 
+    /** The newest live snapshot's sequence, or {@code fallback} when there is none. */
+    synchronized long newest(long fallback) {
+        return live.isEmpty() ? fallback : live.lastKey();
+    }
+
     synchronized void closeAll() {
         closedAll = true;
         for (List<Entry> entries : live.values()) {

@@ -97,7 +97,8 @@ class VersionConcurrencyTest {
             impl.awaitReclaimed();
             Version current = impl.currentVersion();
             try {
-                assertTrue(current.level(0).length >= rounds / 40, "flushes produced level-0 tables");
+                // Flushes produced tables (compaction may since have moved them below level 0).
+                assertTrue(current.tableCount() > 0, "flushes produced tables");
             } finally {
                 current.release();
             }

@@ -11,6 +11,7 @@ import io.varve.core.version.TableMeta;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.function.UnaryOperator;
 
 /**
  * Writes the contents of memtables to one table file. Every entry is kept, older versions included: live
@@ -27,11 +28,17 @@ public final class MemtableFlush {
      */
     public static TableMeta write(FileSystem fs, Path path, long fileNumber, Memtable memtable, TableOptions options)
             throws IOException {
+        return write(fs, path, fileNumber, memtable, options, file -> file);
+    }
+
+    /** As {@link #write(FileSystem, Path, long, Memtable, TableOptions)}, writing through {@code wrap}. */
+    public static TableMeta write(FileSystem fs, Path path, long fileNumber, Memtable memtable, TableOptions options,
+                                  UnaryOperator<WritableFile> wrap) throws IOException {
         if (memtable.isEmpty()) {
             return null;
         }
         TableProperties properties;
-        try (WritableFile file = fs.create(path); InternalIterator it = memtable.iterator()) {
+        try (WritableFile file = wrap.apply(fs.create(path)); InternalIterator it = memtable.iterator()) {
             TableWriter writer = new TableWriter(file, options);
             boolean finished = false;
             try {

@@ -1,0 +1,283 @@
+package io.varve.core;
+
+import io.varve.core.compaction.Compaction;
+import io.varve.core.compaction.CompactionJob;
+import io.varve.core.compaction.CompactionPicker;
+import io.varve.core.compaction.RateLimiter;
+import io.varve.core.fs.FileSystem;
+import io.varve.core.version.TableCache;
+import io.varve.core.version.TableMeta;
+import io.varve.core.version.Version;
+import io.varve.core.version.VersionEdit;
+import io.varve.core.version.VersionSet;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+/**
+ * Keeps the tree in shape: after every flush and every compaction it asks the picker for more work and runs
+ * it on up to {@code maxBackgroundCompactions} threads. Inputs of running compactions are marked busy so
+ * concurrent picks are disjoint. A manual {@link #compactRange} pauses automatic picks, waits for running
+ * ones, then compacts level by level on the caller's thread.
+ *
+ * <p>A failed compaction fails the database (the error reaches writers through the commit pipeline) rather
+ * than retrying forever; its partial outputs are deleted.
+ */
+final class CompactionScheduler {
+
+    private static final System.Logger LOG = System.getLogger(CompactionScheduler.class.getName());
+
+    /** What a compaction needs from the database at the moment it starts. */
+    interface SnapshotBounds {
+        long oldest();
+
+        long newest();
+    }
+
+    private final VersionSet versions;
+    private final FileSystem fs;
+    private final Path dir;
+    private final TableCache tableCache;
+    private final Options options;
+    private final SnapshotBounds snapshots;
+    private final Consumer<IOException> onFailure;
+    private final Runnable onChange;
+    private final CompactionPicker picker;
+    private final RateLimiter limiter;
+    private final ExecutorService threads;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition idle = lock.newCondition();
+    private final Set<Long> busy = new HashSet<>();
+    private int running;
+    private int paused;
+    private boolean closed;
+    /** After a failure nothing more is picked: retrying would fail the same way and spin. */
+    private volatile boolean failed;
+    private final AtomicInteger completed = new AtomicInteger();
+    final LongAdder bytesWritten = new LongAdder();
+    final LongAdder bytesRead = new LongAdder();
+    final LongAdder nanosSpent = new LongAdder();
+
+    CompactionScheduler(VersionSet versions, FileSystem fs, Path dir, TableCache tableCache, Options options,
+                        SnapshotBounds snapshots, Consumer<IOException> onFailure, Runnable onChange) {
+        this.versions = versions;
+        this.fs = fs;
+        this.dir = dir;
+        this.tableCache = tableCache;
+        this.options = options;
+        this.snapshots = snapshots;
+        this.onFailure = onFailure;
+        this.onChange = onChange;
+        this.picker = new CompactionPicker(options.compactionSettings());
+        this.limiter = options.backgroundRateLimit() > 0 ? new RateLimiter(options.backgroundRateLimit()) : null;
+        AtomicInteger n = new AtomicInteger();
+        this.threads = Executors.newFixedThreadPool(options.maxBackgroundCompactions(), r -> Thread.ofPlatform()
+                .daemon().name("varve-compaction-" + n.incrementAndGet() + " " + dir.getFileName()).unstarted(r));
+    }
+
+    RateLimiter rateLimiter() {
+        return limiter;
+    }
+
+    /** Starts as many compactions as there are free threads and work to do. */
+    void maybeSchedule() {
+        lock.lock();
+        try {
+            while (!closed && !failed && paused == 0 && running < options.maxBackgroundCompactions()) {
+                Version version = versions.currentVersion();
+                Compaction c;
+                try {
+                    c = picker.pick(version, busy);
+                } catch (RuntimeException e) {
+                    version.release();
+                    throw e;
+                }
+                if (c == null) {
+                    version.release();
+                    return;
+                }
+                markBusy(c, true);
+                running++;
+                threads.execute(() -> runAndReschedule(c, version));
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void runAndReschedule(Compaction c, Version version) {
+        try {
+            run(c, version);
+        } catch (IOException e) {
+            failed = true;
+            LOG.log(System.Logger.Level.ERROR, "compaction failed", e);
+            onFailure.accept(e);
+        } catch (RuntimeException e) {
+            failed = true;
+            LOG.log(System.Logger.Level.ERROR, "compaction failed", e);
+            onFailure.accept(new IOException("compaction failed", e));
+        } finally {
+            version.release();
+            lock.lock();
+            try {
+                markBusy(c, false);
+                running--;
+                idle.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        }
+        onChange.run();
+        maybeSchedule();
+    }
+
+    private void run(Compaction c, Version version) throws IOException {
+        long start = System.nanoTime();
+        CompactionJob job = new CompactionJob(c, version, fs, n -> DbFiles.table(dir, n), versions::newFileNumber,
+                tableCache, options.tableOptions(), options.compactionSettings().targetFileSize(),
+                snapshots.oldest(), snapshots.newest(), options.compactionFilter(), limiter, bytesWritten);
+        VersionEdit edit = job.run();
+        if (!job.outputs().isEmpty()) {
+            fs.syncDirectory(dir);
+        }
+        versions.logAndApply(edit, memtables -> memtables);
+        bytesRead.add(c.inputBytes());
+        nanosSpent.add(System.nanoTime() - start);
+        completed.incrementAndGet();
+        LOG.log(System.Logger.Level.DEBUG, "compacted L{0} {1} + L{2} {3} tables into {4}, dropped {5} entries",
+                c.level(), c.inputs().length, c.outputLevel(), c.outputLevelInputs().length, job.outputs().size(),
+                job.entriesDropped());
+    }
+
+    private void markBusy(Compaction c, boolean mark) {
+        for (TableMeta t : c.allInputs()) {
+            if (mark) {
+                busy.add(t.fileNumber());
+            } else {
+                busy.remove(t.fileNumber());
+            }
+        }
+    }
+
+    /**
+     * Compacts every table overlapping {@code [begin, end]} down level by level, so the range ends in one
+     * level with overwritten versions and tombstones gone (those no snapshot needs).
+     */
+    void compactRange(byte[] begin, byte[] end) throws IOException {
+        lock.lock();
+        try {
+            paused++;
+            while (running > 0) {
+                idle.awaitUninterruptibly();
+            }
+        } finally {
+            lock.unlock();
+        }
+        try {
+            int lastLevel = lastNonEmptyLevel();
+            for (int level = 0; level < Math.max(1, lastLevel); level++) {
+                Version version = versions.currentVersion();
+                try {
+                    Compaction c = picker.manual(version, level, begin, end, Set.of());
+                    if (c != null) {
+                        run(c, version);
+                        onChange.run();
+                    }
+                } finally {
+                    version.release();
+                }
+            }
+        } finally {
+            lock.lock();
+            try {
+                paused--;
+            } finally {
+                lock.unlock();
+            }
+        }
+        maybeSchedule();
+    }
+
+    private int lastNonEmptyLevel() {
+        Version version = versions.currentVersion();
+        try {
+            for (int level = Version.NUM_LEVELS - 1; level > 0; level--) {
+                if (version.level(level).length > 0) {
+                    return level;
+                }
+            }
+            return 0;
+        } finally {
+            version.release();
+        }
+    }
+
+    /** Compaction debt, for write stalls. */
+    long pendingBytes() {
+        Version version = versions.currentVersion();
+        try {
+            return picker.pendingBytes(version);
+        } finally {
+            version.release();
+        }
+    }
+
+    /** For tests and benchmarks: waits until no compaction is running or could be picked. */
+    void awaitIdle() {
+        while (true) {
+            maybeSchedule();
+            lock.lock();
+            try {
+                if (running == 0) {
+                    Version version = versions.currentVersion();
+                    try {
+                        if (closed || failed || paused > 0 || picker.pick(version, busy) == null) {
+                            return;
+                        }
+                    } finally {
+                        version.release();
+                    }
+                    continue;
+                }
+                idle.awaitUninterruptibly();
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    int completedCount() {
+        return completed.get();
+    }
+
+    /** Stops picking; waits for running compactions (their results are installed) to finish. */
+    void close() {
+        lock.lock();
+        try {
+            closed = true;
+        } finally {
+            lock.unlock();
+        }
+        threads.shutdown();
+        try {
+            if (!threads.awaitTermination(5, TimeUnit.MINUTES)) {
+                LOG.log(System.Logger.Level.WARNING, "compactions did not finish within 5 minutes of close");
+                threads.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            threads.shutdownNow();
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package io.varve.core;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Holds writers back when background work falls behind, instead of letting level 0 or the memtable queue
+ * grow without bound (which makes reads ever slower and memory unbounded).
+ *
+ * <ul>
+ *   <li><b>Stop</b>: too many immutable memtables, level-0 tables or pending compaction bytes. Writers wait
+ *       until a flush or compaction brings the count back under the trigger.</li>
+ *   <li><b>Slowdown</b>: nearer the limits, each write is delayed in proportion to its size at
+ *       {@code delayedWriteRate}, giving background work room before a hard stop.</li>
+ * </ul>
+ * Checked before a write enters the commit pipeline, holding no lock. Background work calls
+ * {@link #changed()} whenever the counts move; a background failure wakes every waiter, which then throws
+ * the failure — a stalled writer can never wait for work that will not come.
+ */
+final class WriteStalls {
+
+    /** The numbers the triggers look at, read without locks. */
+    interface State {
+        int immutableMemtables();
+
+        int level0Tables();
+
+        long pendingCompactionBytes();
+
+        /** Non-null once the database failed. */
+        Throwable failure();
+    }
+
+    private final Options options;
+    private final State state;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+
+    final LongAdder stops = new LongAdder();
+    final LongAdder slowdowns = new LongAdder();
+    final LongAdder stallNanos = new LongAdder();
+
+    WriteStalls(Options options, State state) {
+        this.options = options;
+        this.state = state;
+    }
+
+    /** Delays or blocks the calling writer as the triggers require. */
+    void beforeWrite(long bytes) {
+        if (stopped()) {
+            long start = System.nanoTime();
+            stops.increment();
+            lock.lock();
+            try {
+                while (stopped()) {
+                    changed.awaitUninterruptibly();
+                }
+            } finally {
+                lock.unlock();
+                stallNanos.add(System.nanoTime() - start);
+            }
+        }
+        checkFailure();
+        if (slowed()) {
+            slowdowns.increment();
+            long delay = Math.max(TimeUnit.MICROSECONDS.toNanos(10), bytes * 1_000_000_000L / options.delayedWriteRate());
+            long start = System.nanoTime();
+            // Pacing the writer, not waiting for an event: time passing is the point.
+            LockSupport.parkNanos(this, delay);
+            stallNanos.add(System.nanoTime() - start);
+        }
+    }
+
+    private boolean stopped() {
+        if (state.failure() != null) {
+            return false;
+        }
+        return state.immutableMemtables() >= options.maxImmutableMemtables()
+                || state.level0Tables() >= options.level0StopWritesTrigger()
+                || state.pendingCompactionBytes() >= options.hardPendingCompactionBytes();
+    }
+
+    private boolean slowed() {
+        return state.level0Tables() >= options.level0SlowdownWritesTrigger()
+                || state.pendingCompactionBytes() >= options.softPendingCompactionBytes();
+    }
+
+    private void checkFailure() {
+        Throwable failure = state.failure();
+        if (failure != null) {
+            throw new UncheckedIOException("database failed in background work; writes are refused, reopen to recover",
+                    failure instanceof IOException io ? io : new IOException(failure));
+        }
+    }
+
+    /** Background work moved the counts (or failed): re-check every stopped writer. */
+    void changed() {
+        lock.lock();
+        try {
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+}

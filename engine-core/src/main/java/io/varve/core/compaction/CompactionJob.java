@@ -1,0 +1,235 @@
+package io.varve.core.compaction;
+
+import io.varve.core.base.InternalIterator;
+import io.varve.core.base.InternalKey;
+import io.varve.core.base.Keys;
+import io.varve.core.base.ValueKind;
+import io.varve.core.fs.FileSystem;
+import io.varve.core.fs.WritableFile;
+import io.varve.core.iterator.MergingIterator;
+import io.varve.core.sst.TableOptions;
+import io.varve.core.sst.TableProperties;
+import io.varve.core.sst.TableReader;
+import io.varve.core.sst.TableWriter;
+import io.varve.core.version.LevelIterator;
+import io.varve.core.version.TableCache;
+import io.varve.core.version.TableMeta;
+import io.varve.core.version.Version;
+import io.varve.core.version.VersionEdit;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongFunction;
+import java.util.function.LongSupplier;
+
+/**
+ * Runs one {@link Compaction}: merges its inputs and writes the surviving entries to new tables at the output
+ * level, split at {@code targetFileSize} but never inside one user key's versions (a level's tables must not
+ * share a user key).
+ *
+ * <p>What is dropped, walking each user key's entries newest first:
+ * <ul>
+ *   <li>an entry shadowed by a newer entry of the same key that even the oldest live snapshot sees — no
+ *       reader can reach it any more;</li>
+ *   <li>a tombstone every snapshot sees, when no deeper level holds the key: there is nothing left for it
+ *       to hide;</li>
+ *   <li>what the compaction filter removes — only for a key's newest entry that no snapshot can see, so a
+ *       filter never changes a snapshot's contents. A removal becomes a tombstone unless no deeper level
+ *       holds the key.</li>
+ * </ul>
+ */
+public final class CompactionJob {
+
+    private final Compaction compaction;
+    private final Version version;
+    private final FileSystem fs;
+    private final LongFunction<Path> tablePath;
+    private final LongSupplier fileNumbers;
+    private final TableCache tableCache;
+    private final TableOptions tableOptions;
+    private final long targetFileSize;
+    private final long oldestSnapshot;
+    private final long newestSnapshot;
+    private final CompactionFilter filter;
+    private final RateLimiter limiter;
+    private final LongAdder bytesWritten;
+
+    private final List<TableMeta> outputs = new ArrayList<>();
+    private long entriesDropped;
+
+    /**
+     * @param oldestSnapshot the oldest sequence a reader may still read at (the visible sequence if no
+     *                       snapshot is open)
+     * @param newestSnapshot the newest open snapshot's sequence, or -1 when none is open
+     */
+    public CompactionJob(Compaction compaction, Version version, FileSystem fs, LongFunction<Path> tablePath,
+                         LongSupplier fileNumbers, TableCache tableCache, TableOptions tableOptions,
+                         long targetFileSize, long oldestSnapshot, long newestSnapshot, CompactionFilter filter,
+                         RateLimiter limiter, LongAdder bytesWritten) {
+        this.compaction = compaction;
+        this.version = version;
+        this.fs = fs;
+        this.tablePath = tablePath;
+        this.fileNumbers = fileNumbers;
+        this.tableCache = tableCache;
+        this.tableOptions = tableOptions;
+        this.targetFileSize = targetFileSize;
+        this.oldestSnapshot = oldestSnapshot;
+        this.newestSnapshot = newestSnapshot;
+        this.filter = filter;
+        this.limiter = limiter;
+        this.bytesWritten = bytesWritten;
+    }
+
+    /** Writes the output tables (synced) and returns the edit that swaps them for the inputs. */
+    public VersionEdit run() throws IOException {
+        List<InternalIterator> children = new ArrayList<>();
+        Output out = null;
+        boolean success = false;
+        try {
+            if (compaction.level() == 0) {
+                for (TableMeta t : compaction.inputs()) {
+                    children.add(iterator(t));
+                }
+            } else {
+                children.add(new LevelIterator(compaction.inputs(), tableCache));
+            }
+            children.add(new LevelIterator(compaction.outputLevelInputs(), tableCache));
+            try (MergingIterator merged = new MergingIterator(children)) {
+                children.clear(); // the merging iterator closes them now
+                byte[] currentKey = null;
+                long lastSequenceForKey = Long.MAX_VALUE;
+                for (merged.seekToFirst(); merged.valid(); merged.next()) {
+                    MemorySegment userKey = merged.userKey();
+                    long trailer = merged.trailer();
+                    long sequence = InternalKey.sequence(trailer);
+                    boolean newKey = currentKey == null || Keys.compare(MemorySegment.ofArray(currentKey), userKey) != 0;
+                    if (newKey) {
+                        currentKey = Keys.toArray(userKey);
+                        lastSequenceForKey = Long.MAX_VALUE;
+                        if (out != null && out.writer.estimatedFileSize() >= targetFileSize) {
+                            outputs.add(out.finish());
+                            out = null;
+                        }
+                    }
+                    boolean isDelete = InternalKey.kindCode(trailer) == ValueKind.DELETE.code();
+                    MemorySegment value = merged.value();
+                    if (lastSequenceForKey <= oldestSnapshot) {
+                        entriesDropped++;
+                        lastSequenceForKey = sequence;
+                        continue;
+                    }
+                    boolean newestOfKey = lastSequenceForKey == Long.MAX_VALUE;
+                    lastSequenceForKey = sequence;
+                    if (!isDelete && newestOfKey && filter != null && sequence > newestSnapshot) {
+                        CompactionFilter.Decision decision = filter.filter(compaction.outputLevel(), currentKey,
+                                value.toArray(ValueLayout.JAVA_BYTE));
+                        if (decision instanceof CompactionFilter.Remove) {
+                            isDelete = true;
+                            value = MemorySegment.ofArray(new byte[0]);
+                            trailer = InternalKey.trailer(sequence, ValueKind.DELETE);
+                        } else if (decision instanceof CompactionFilter.ChangeValue change) {
+                            value = MemorySegment.ofArray(change.newValue().clone());
+                        }
+                    }
+                    if (isDelete && sequence <= oldestSnapshot && isBottommostFor(userKey)) {
+                        entriesDropped++;
+                        continue;
+                    }
+                    if (out == null) {
+                        out = new Output(fileNumbers.getAsLong());
+                    }
+                    out.writer.add(userKey, trailer, value);
+                }
+            }
+            if (out != null) {
+                outputs.add(out.finish());
+                out = null;
+            }
+            success = true;
+        } finally {
+            children.forEach(InternalIterator::close);
+            if (out != null) {
+                out.abandon();
+            }
+            if (!success) {
+                for (TableMeta t : outputs) {
+                    fs.delete(tablePath.apply(t.fileNumber()));
+                }
+            }
+        }
+        VersionEdit edit = new VersionEdit();
+        for (TableMeta t : compaction.inputs()) {
+            edit.remove(compaction.level(), t.fileNumber());
+        }
+        for (TableMeta t : compaction.outputLevelInputs()) {
+            edit.remove(compaction.outputLevel(), t.fileNumber());
+        }
+        for (TableMeta t : outputs) {
+            edit.add(compaction.outputLevel(), t);
+        }
+        return edit;
+    }
+
+    public List<TableMeta> outputs() {
+        return outputs;
+    }
+
+    public long entriesDropped() {
+        return entriesDropped;
+    }
+
+    private InternalIterator iterator(TableMeta table) {
+        TableReader reader = tableCache.acquire(table);
+        try {
+            return reader.newIterator();
+        } finally {
+            reader.release();
+        }
+    }
+
+    /** No level below the output level holds {@code userKey}: a tombstone for it hides nothing. */
+    private boolean isBottommostFor(MemorySegment userKey) {
+        for (int level = compaction.outputLevel() + 1; level < Version.NUM_LEVELS; level++) {
+            if (version.findInSortedLevel(level, userKey) != null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** One output table being written. */
+    private final class Output {
+        final long number;
+        final Path path;
+        final TableWriter writer;
+
+        Output(long number) throws IOException {
+            this.number = number;
+            this.path = tablePath.apply(number);
+            WritableFile file = new RateLimitedFile(fs.create(path), limiter, bytesWritten);
+            this.writer = new TableWriter(file, tableOptions);
+        }
+
+        TableMeta finish() throws IOException {
+            try {
+                TableProperties p = writer.finish();
+                writer.sync();
+                return new TableMeta(number, p.fileSize(), p.smallestUserKey(), p.smallestTrailer(),
+                        p.largestUserKey(), p.largestTrailer(), p.smallestSequence(), p.largestSequence(), -1);
+            } finally {
+                writer.close();
+            }
+        }
+
+        void abandon() throws IOException {
+            writer.abandon();
+            fs.delete(path);
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package io.varve.core.compaction;
+
+import io.varve.core.fs.WritableFile;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.LongAdder;
+
+/** A table file being written by background work: pays the rate limiter and counts bytes written. */
+public final class RateLimitedFile implements WritableFile {
+
+    private final WritableFile file;
+    private final RateLimiter limiter;
+    private final LongAdder written;
+
+    /** @param limiter null for no limit */
+    public RateLimitedFile(WritableFile file, RateLimiter limiter, LongAdder written) {
+        this.file = file;
+        this.limiter = limiter;
+        this.written = written;
+    }
+
+    @Override
+    public void write(ByteBuffer source) throws IOException {
+        int n = source.remaining();
+        if (limiter != null) {
+            limiter.acquire(n);
+        }
+        file.write(source);
+        written.add(n);
+    }
+
+    @Override
+    public void sync() throws IOException {
+        file.sync();
+    }
+
+    @Override
+    public long size() {
+        return file.size();
+    }
+
+    @Override
+    public void close() throws IOException {
+        file.close();
+    }
+}
