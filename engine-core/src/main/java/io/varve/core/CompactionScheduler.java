@@ -187,16 +187,11 @@ final class CompactionScheduler {
         try {
             int lastLevel = lastNonEmptyLevel();
             for (int level = 0; level < Math.max(1, lastLevel); level++) {
-                Version version = versions.currentVersion();
-                try {
-                    Compaction c = picker.manual(version, level, begin, end, Set.of());
-                    if (c != null) {
-                        run(c, version);
-                        onChange.run();
-                    }
-                } finally {
-                    version.release();
-                }
+                runManual(level, begin, end, false);
+            }
+            if (lastLevel >= 1) {
+                // The bottom level only sheds old versions and filtered values by being rewritten.
+                runManual(lastLevel, begin, end, true);
             }
         } finally {
             lock.lock();
@@ -207,6 +202,19 @@ final class CompactionScheduler {
             }
         }
         maybeSchedule();
+    }
+
+    private void runManual(int level, byte[] begin, byte[] end, boolean intoItself) throws IOException {
+        Version version = versions.currentVersion();
+        try {
+            Compaction c = picker.manual(version, level, begin, end, Set.of(), intoItself);
+            if (c != null) {
+                run(c, version);
+                onChange.run();
+            }
+        } finally {
+            version.release();
+        }
     }
 
     private int lastNonEmptyLevel() {

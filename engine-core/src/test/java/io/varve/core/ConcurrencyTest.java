@@ -2,7 +2,6 @@ package io.varve.core;
 
 import io.varve.core.fs.FileSystem;
 import io.varve.core.fs.MemFileSystem;
-import io.varve.core.fs.ReadableFile;
 import io.varve.core.fs.WritableFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -186,13 +185,12 @@ class ConcurrencyTest {
     }
 
     /** Holds every fsync until {@link #gate} opens, and counts the threads inside one. */
-    private static final class GatedSyncFileSystem implements FileSystem {
-        private final FileSystem delegate;
+    private static final class GatedSyncFileSystem extends ForwardingFileSystem {
         volatile CountDownLatch gate = new CountDownLatch(0);
         volatile int insideSync;
 
         GatedSyncFileSystem(FileSystem delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
@@ -231,56 +229,6 @@ class ConcurrencyTest {
                     file.close();
                 }
             };
-        }
-
-        @Override
-        public WritableFile openForAppend(Path path) throws IOException {
-            return delegate.openForAppend(path);
-        }
-
-        @Override
-        public ReadableFile openReadable(Path path) throws IOException {
-            return delegate.openReadable(path);
-        }
-
-        @Override
-        public void rename(Path source, Path target) throws IOException {
-            delegate.rename(source, target);
-        }
-
-        @Override
-        public void delete(Path path) throws IOException {
-            delegate.delete(path);
-        }
-
-        @Override
-        public boolean exists(Path path) {
-            return delegate.exists(path);
-        }
-
-        @Override
-        public long size(Path path) throws IOException {
-            return delegate.size(path);
-        }
-
-        @Override
-        public List<String> list(Path dir) throws IOException {
-            return delegate.list(dir);
-        }
-
-        @Override
-        public void createDirectories(Path dir) throws IOException {
-            delegate.createDirectories(dir);
-        }
-
-        @Override
-        public void syncDirectory(Path dir) throws IOException {
-            delegate.syncDirectory(dir);
-        }
-
-        @Override
-        public FileLock lock(Path path) throws IOException {
-            return delegate.lock(path);
         }
     }
 }

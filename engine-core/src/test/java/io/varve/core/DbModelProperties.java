@@ -32,7 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class DbModelProperties {
 
-    sealed interface Op permits Put, Delete, Batch, Get, TakeSnapshot, ReadSnapshot, Scan, Walk, Flush, Reopen {
+    sealed interface Op permits Put, Delete, Batch, Get, TakeSnapshot, ReadSnapshot, Scan, Walk, Flush, Compact, Reopen {
     }
 
     record Put(Key key, byte[] value) implements Op {
@@ -67,6 +67,10 @@ class DbModelProperties {
     record Flush() implements Op {
     }
 
+    /** A full manual compaction: data ends in one level, with what no snapshot needs dropped. */
+    record Compact() implements Op {
+    }
+
     record Key(byte[] bytes) implements Comparable<Key> {
         @Override
         public int compareTo(Key other) {
@@ -93,8 +97,11 @@ class DbModelProperties {
     void databaseAgreesWithTreeMap(@ForAll("operations") List<Op> ops, @ForAll boolean unordered) throws IOException {
         MemFileSystem fs = new MemFileSystem();
         Path dir = Path.of("/db");
+        // Tiny levels and a level-0 trigger of 2: background compactions run during most sequences.
         Options options = Options.defaults().withFileSystem(fs).withWriteBufferSize(64 << 10)
-                .withUnorderedWrite(unordered);
+                .withUnorderedWrite(unordered)
+                .withCompactionSettings(new io.varve.core.compaction.CompactionSettings(2, 64 << 10, 4, 16 << 10))
+                .withMaxBackgroundCompactions(2);
         TreeMap<Key, byte[]> model = new TreeMap<>();
         List<TreeMap<Key, byte[]>> snapshotModels = new ArrayList<>();
         List<Snapshot> snapshots = new ArrayList<>();
@@ -152,6 +159,7 @@ class DbModelProperties {
                     }
                     case Walk w -> walk(db, model, w);
                     case Flush f -> db.flush();
+                    case Compact c -> db.compactRange(null, null);
                     case Reopen r -> {
                         snapshots.clear();
                         snapshotModels.clear();
@@ -247,6 +255,7 @@ class DbModelProperties {
                 Tuple.of(2, Combinators.combine(optionalKey, optionalKey, Arbitraries.of(true, false)).as(Scan::new)),
                 Tuple.of(2, Combinators.combine(keys, Arbitraries.of(true, false).list().ofMaxSize(12)).as(Walk::new)),
                 Tuple.of(2, Arbitraries.just(new Flush())),
+                Tuple.of(1, Arbitraries.just(new Compact())),
                 Tuple.of(1, Arbitraries.just(new Reopen())));
         return op.list().ofMinSize(1).ofMaxSize(120);
     }

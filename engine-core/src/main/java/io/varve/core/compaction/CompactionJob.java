@@ -99,7 +99,9 @@ public final class CompactionJob {
             } else {
                 children.add(new LevelIterator(compaction.inputs(), tableCache));
             }
-            children.add(new LevelIterator(compaction.outputLevelInputs(), tableCache));
+            if (compaction.outputLevelInputs().length > 0) {
+                children.add(new LevelIterator(compaction.outputLevelInputs(), tableCache));
+            }
             try (MergingIterator merged = new MergingIterator(children)) {
                 children.clear(); // the merging iterator closes them now
                 byte[] currentKey = null;

@@ -92,6 +92,15 @@ public final class CompactionPicker {
      * the next level, or null if none overlap.
      */
     public Compaction manual(Version version, int level, byte[] begin, byte[] end, Set<Long> busy) {
+        return manual(version, level, begin, end, busy, false);
+    }
+
+    /**
+     * As {@link #manual(Version, int, byte[], byte[], Set)}; with {@code intoItself}, the tables are rewritten
+     * into their own level (for the bottom level, where old versions and filtered values are only dropped
+     * by rewriting it).
+     */
+    public Compaction manual(Version version, int level, byte[] begin, byte[] end, Set<Long> busy, boolean intoItself) {
         List<TableMeta> inputs = new ArrayList<>();
         for (TableMeta t : version.level(level)) {
             if (t.overlaps(begin, end)) {
@@ -103,6 +112,12 @@ public final class CompactionPicker {
         }
         if (inputs.isEmpty()) {
             return null;
+        }
+        if (intoItself) {
+            if (level == 0) {
+                throw new IllegalArgumentException("level 0 is compacted into level 1, not into itself");
+            }
+            return new Compaction(level, level, inputs.toArray(new TableMeta[0]), new TableMeta[0], true);
         }
         return withOutputLevel(version, level, inputs.toArray(new TableMeta[0]), busy, true);
     }

@@ -1,0 +1,121 @@
+package io.varve.core;
+
+import io.varve.core.fs.MemFileSystem;
+import io.varve.core.fs.WritableFile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Writers stop while flushes cannot keep up and resume when they do; if the background work fails instead,
+ * stopped writers wake with the failure rather than waiting forever.
+ */
+class WriteStallTest {
+
+    /** Table creation (flush) waits for {@link #gate}, then succeeds or fails as told. */
+    private static final class GatedTables extends ForwardingFileSystem {
+        final CountDownLatch gate = new CountDownLatch(1);
+        volatile boolean fail;
+
+        GatedTables() {
+            super(new MemFileSystem());
+        }
+
+        @Override
+        public WritableFile create(Path path) throws IOException {
+            if (path.toString().endsWith(".sst")) {
+                try {
+                    gate.await();
+                } catch (InterruptedException e) {
+                    throw new IOException(e);
+                }
+                if (fail) {
+                    throw new IOException("disk full (simulated)");
+                }
+            }
+            return delegate.create(path);
+        }
+    }
+
+    private static Options options(GatedTables fs) {
+        // One waiting memtable is the limit: the second rotation stops writers until the flush finishes.
+        return Options.defaults().withFileSystem(fs).withWriteBufferSize(64 << 10).withWriteStallTriggers(1, 20, 36);
+    }
+
+    @Test
+    @Timeout(60)
+    void writersStopWhileFlushIsStuckAndResumeAfterwards() throws Exception {
+        GatedTables fs = new GatedTables();
+        try (Db db = Db.open(Path.of("/stall"), options(fs))) {
+            AtomicInteger written = new AtomicInteger();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Thread writer = Thread.ofPlatform().start(() -> {
+                try {
+                    for (int i = 0; i < 400; i++) {
+                        db.put(new byte[] {(byte) i, (byte) (i >> 8)}, new byte[1000]);
+                        written.incrementAndGet();
+                    }
+                } catch (Throwable t) {
+                    failure.set(t);
+                }
+            });
+            DbImpl impl = (DbImpl) db;
+            // Wait, without sleeping, until the writer is parked in a stop.
+            while (!(impl.backgroundStatistics()[4] > 0 && writer.getState() == Thread.State.WAITING)) {
+                assertTrue(writer.isAlive(), "writer finished without ever stalling");
+                Thread.onSpinWait();
+            }
+            int beforeRelease = written.get();
+            assertTrue(beforeRelease < 400, "writer was stopped part way");
+            fs.gate.countDown();
+            writer.join();
+            if (failure.get() != null) {
+                throw new AssertionError(failure.get());
+            }
+            assertEquals(400, written.get());
+            assertTrue(impl.backgroundStatistics()[3] > 0, "stall time was measured");
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void stoppedWritersWakeWithTheBackgroundFailure() throws Exception {
+        GatedTables fs = new GatedTables();
+        Db db = Db.open(Path.of("/stall"), options(fs));
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread writer = Thread.ofPlatform().start(() -> {
+            try {
+                for (int i = 0; i < 400; i++) {
+                    db.put(new byte[] {(byte) i, (byte) (i >> 8)}, new byte[1000]);
+                }
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        });
+        DbImpl impl = (DbImpl) db;
+        while (!(impl.backgroundStatistics()[4] > 0 && writer.getState() == Thread.State.WAITING)) {
+            assertTrue(writer.isAlive(), "writer finished without ever stalling");
+            Thread.onSpinWait();
+        }
+        fs.fail = true;
+        fs.gate.countDown();
+        writer.join();
+        assertNotNull(failure.get(), "the stalled writer must see the failure");
+        assertTrue(failure.get() instanceof UncheckedIOException, "got " + failure.get());
+        try {
+            db.close();
+        } catch (UncheckedIOException expected) {
+            // closing a failed database reports the failure again
+        }
+    }
+}
