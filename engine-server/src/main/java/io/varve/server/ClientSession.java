@@ -2,7 +2,6 @@ package io.varve.server;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.varve.server.command.Connection;
 import io.varve.server.command.Dispatcher;
 import io.varve.server.resp.ProtocolError;
@@ -175,7 +174,7 @@ final class ClientSession {
         if (out.isReadable()) {
             var future = channel.writeAndFlush(out);
             if (closeAfter) {
-                future.addListener(ChannelFutureListener.CLOSE);
+                LingeringClose.after(future);
             }
         } else {
             out.release();

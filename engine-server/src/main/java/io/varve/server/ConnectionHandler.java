@@ -2,10 +2,11 @@ package io.varve.server;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCountUtil;
+import io.varve.server.resp.RespDecoder;
 import io.varve.server.resp.ProtocolError;
 
 import java.nio.charset.StandardCharsets;
@@ -41,9 +42,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     public void channelActive(ChannelHandlerContext ctx) {
         String refusal = server.admit(session);
         if (refusal != null) {
-            ctx.channel().config().setAutoRead(false);
+            // Refused: stop decoding (input is released unread below) and say why before closing.
+            ctx.pipeline().remove(RespDecoder.class);
             ByteBuf text = Unpooled.copiedBuffer(refusal, StandardCharsets.UTF_8);
-            ctx.writeAndFlush(text).addListener(ChannelFutureListener.CLOSE);
+            LingeringClose.after(ctx.writeAndFlush(text));
             return;
         }
         admitted = true;
@@ -53,7 +55,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (!admitted || server.stopping()) {
-            return; // plain objects from our decoder: nothing to release
+            ReferenceCountUtil.release(msg); // raw bytes of a refused client; decoded requests need no release
+            return;
         }
         if (msg instanceof ProtocolError) {
             server.stats().protocolError();
