@@ -344,6 +344,11 @@ public final class RedisServer implements AutoCloseable {
         stopped.await();
     }
 
+    /** Waits at most {@code timeout} for the server to stop; returns whether it did. */
+    public boolean awaitTermination(java.time.Duration timeout) throws InterruptedException {
+        return stopped.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
     /** SHUTDOWN: stop from another thread, since the caller is one of the commands being waited for. */
     public void requestShutdown() {
         Thread.ofPlatform().name("varve-shutdown").start(this::close);

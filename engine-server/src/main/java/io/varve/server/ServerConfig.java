@@ -142,8 +142,13 @@ public final class ServerConfig {
 
     /** Returns a copy with {@code name} set (for tests and embedding). */
     public ServerConfig with(String name, String value) {
+        return with(Map.of(name, value));
+    }
+
+    /** Returns a copy with all of {@code settings} applied, validated together. */
+    public ServerConfig with(Map<String, String> settings) {
         Map<String, String> copy = new LinkedHashMap<>(values);
-        put(copy, name, value, "with(" + name + ")");
+        settings.forEach((name, value) -> put(copy, name, value, "with(" + name + ")"));
         return new ServerConfig(copy, configFile);
     }
 
