@@ -375,7 +375,8 @@ public final class RedisServer implements AutoCloseable {
                 s.channel().close().awaitUninterruptibly(1000);
             }
             if (background != null) {
-                background.shutdownNow();
+                // No interrupt: an interrupted fsync would close the log's channel under the engine.
+                background.shutdown();
                 awaitExecutor(background);
             }
             if (metricsEndpoint != null) {
