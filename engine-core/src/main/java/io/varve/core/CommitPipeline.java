@@ -402,13 +402,22 @@ final class CommitPipeline {
         }
     }
 
+    /**
+     * Publishes the ready batches at the head of the queue. Only the holder of {@code publishLock} touches
+     * the queue's consumer side: JCTools' MPSC queues allow a single consumer, and a {@code peek} from
+     * another thread racing a {@code poll} can spin forever on a slot that poll already cleared. A writer
+     * that finds the lock taken leaves a request instead, which the holder sees after unlocking.
+     */
     private void publishReady() {
-        do {
+        publishRequested = true;
+        while (publishRequested) {
             if (!publishLock.tryLock()) {
-                // The holder re-checks the head after unlocking, so our ready flag cannot be missed.
+                // The holder re-reads publishRequested after unlocking, so this request cannot be missed.
                 return;
             }
             try {
+                // Cleared before draining: a ready flag set before a later request is seen by this drain.
+                publishRequested = false;
                 Commit head;
                 while ((head = pending.relaxedPeek()) != null && head.ready) {
                     pending.relaxedPoll();
@@ -419,12 +428,10 @@ final class CommitPipeline {
             } finally {
                 publishLock.unlock();
             }
-            Commit head = pending.peek();
-            if (head == null || !head.ready) {
-                return;
-            }
-        } while (true);
+        }
     }
+
+    private volatile boolean publishRequested;
 
     private void awaitPublished(Commit commit) {
         while (!commit.published) {

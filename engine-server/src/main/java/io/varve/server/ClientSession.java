@@ -1,0 +1,203 @@
+package io.varve.server;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.varve.server.command.Connection;
+import io.varve.server.command.Dispatcher;
+import io.varve.server.resp.ProtocolError;
+import io.varve.server.resp.Reply;
+import io.varve.server.resp.RespDecoder;
+import io.varve.server.resp.RespRequest;
+
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Runs one connection's commands off the event loop, one at a time and in arrival order, and writes their
+ * replies in that order.
+ *
+ * <h2>Threading</h2>
+ * The event loop decodes requests and {@link #submit}s them to a lock-free inbox. At most one <em>drainer</em>
+ * — a virtual thread — runs per connection ({@link #running} is the token): it takes the requests waiting,
+ * executes each (engine calls may block on locks or fsync; only the virtual thread parks), encodes the
+ * replies into one buffer and writes it with a single flush. Replies of a pipeline therefore leave in order
+ * and in few syscalls, while different connections' commands run in parallel and their writes meet in the
+ * engine's commit pipeline, where synced writes share fsyncs.
+ *
+ * <h2>Back-pressure</h2>
+ * When queued requests exceed {@link #PAUSE_REQUESTS} or {@link #PAUSE_BYTES}, reading from the socket
+ * stops until the drainer catches up; when the client does not read its replies (channel not writable), the
+ * drainer stops taking requests until Netty reports the channel writable again. Memory per connection is
+ * so bounded by the decoder's limits plus these thresholds plus the outbound high-water mark.
+ *
+ * <h2>Errors and closing</h2>
+ * A {@link ProtocolError} is queued like a request, so the replies before it are still sent; it is answered
+ * and the connection closed. QUIT closes after its reply, SHUTDOWN without one.
+ */
+final class ClientSession {
+
+    static final int PAUSE_REQUESTS = 1024;
+    static final long PAUSE_BYTES = 64L << 20;
+    private static final int BATCH_REQUESTS = 256;
+    private static final int BATCH_BYTES = 256 << 10;
+
+    private final Channel channel;
+    private final Connection connection;
+    private final Dispatcher dispatcher;
+    private final RespDecoder decoder;
+    private final ServerStats stats;
+    private final ConcurrentLinkedQueue<Object> inbox = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean running = new AtomicBoolean();
+    private final AtomicInteger queuedRequests = new AtomicInteger();
+    private final AtomicLong queuedBytes = new AtomicLong();
+    private volatile boolean readingPaused;
+    private volatile boolean closed;
+
+    ClientSession(Channel channel, Connection connection, Dispatcher dispatcher, RespDecoder decoder, ServerStats stats) {
+        this.channel = channel;
+        this.connection = connection;
+        this.decoder = decoder;
+        this.dispatcher = dispatcher;
+        this.stats = stats;
+    }
+
+    Connection connection() {
+        return connection;
+    }
+
+    Channel channel() {
+        return channel;
+    }
+
+    /** No drainer running and nothing queued: every command received so far has been answered. */
+    boolean idle() {
+        return !running.get() && inbox.isEmpty();
+    }
+
+    /** Event loop: queue a decoded request or protocol error. */
+    void submit(Object item) {
+        if (closed) {
+            return;
+        }
+        inbox.add(item);
+        int n = queuedRequests.incrementAndGet();
+        long bytes = item instanceof RespRequest r ? queuedBytes.addAndGet(r.bytes()) : queuedBytes.get();
+        if ((n >= PAUSE_REQUESTS || bytes >= PAUSE_BYTES) && !readingPaused) {
+            readingPaused = true;
+            channel.config().setAutoRead(false);
+        }
+        startDrainer();
+    }
+
+    /** Event loop: the channel became writable again; resume if requests wait. */
+    void writable() {
+        startDrainer();
+    }
+
+    void closed() {
+        closed = true;
+        inbox.clear();
+    }
+
+    private void startDrainer() {
+        if (!inbox.isEmpty() && channel.isWritable() && running.compareAndSet(false, true)) {
+            Thread.ofVirtual().name("varve-client-", connection.id()).start(this::drain);
+        }
+    }
+
+    private void drain() {
+        try {
+            while (true) {
+                if (closed || !channel.isWritable() || inbox.isEmpty()) {
+                    running.set(false);
+                    // Re-check after releasing the token: a submit or writability change may have raced us.
+                    if (!closed && channel.isWritable() && !inbox.isEmpty() && running.compareAndSet(false, true)) {
+                        continue;
+                    }
+                    return;
+                }
+                runBatch();
+            }
+        } catch (Throwable t) {
+            running.set(false);
+            System.getLogger(ClientSession.class.getName()).log(System.Logger.Level.ERROR,
+                    "connection " + connection.id() + " failed", t);
+            channel.close();
+        }
+    }
+
+    /** Executes up to a batch of queued requests and writes their replies with one flush. */
+    private void runBatch() {
+        ByteBuf out = channel.alloc().ioBuffer(512);
+        Reply reply = new Reply(out, connection.protocol());
+        int done = 0;
+        long doneBytes = 0;
+        boolean closeAfter = false;
+        boolean closeNow = false;
+        boolean resumeDecoder = false;
+        Object item;
+        while (done < BATCH_REQUESTS && out.readableBytes() < BATCH_BYTES && (item = inbox.poll()) != null) {
+            done++;
+            if (item instanceof ProtocolError error) {
+                reply.error(error.message());
+                closeAfter = true;
+                break;
+            }
+            RespRequest request = (RespRequest) item;
+            doneBytes += request.bytes();
+            boolean wasAuthenticated = connection.authenticated();
+            reply.protocol(connection.protocol());
+            dispatcher.execute(connection, request.args(), reply);
+            stats.commandProcessed();
+            resumeDecoder |= !wasAuthenticated;
+            if (connection.closeWithoutReply()) {
+                closeNow = true;
+                break;
+            }
+            if (connection.closeAfterReply()) {
+                closeAfter = true;
+                break;
+            }
+        }
+        queuedRequests.addAndGet(-done);
+        long bytesLeft = queuedBytes.addAndGet(-doneBytes);
+        if (closeNow) {
+            out.release();
+            closed = true;
+            inbox.clear();
+            channel.close();
+            return;
+        }
+        stats.replyBytes(out.readableBytes());
+        if (out.isReadable()) {
+            var future = channel.writeAndFlush(out);
+            if (closeAfter) {
+                LingeringClose.after(future);
+            }
+        } else {
+            out.release();
+            if (closeAfter) {
+                channel.close();
+            }
+        }
+        if (closeAfter) {
+            closed = true;
+            inbox.clear();
+            return;
+        }
+        if (resumeDecoder) {
+            // The decoder pauses after an AUTH/HELLO from an unauthenticated client; resume() is a no-op otherwise.
+            channel.eventLoop().execute(decoder::resume);
+        }
+        if (readingPaused && queuedRequests.get() < PAUSE_REQUESTS / 2 && bytesLeft < PAUSE_BYTES / 2) {
+            channel.eventLoop().execute(() -> {
+                if (readingPaused && queuedRequests.get() < PAUSE_REQUESTS / 2) {
+                    readingPaused = false;
+                    channel.config().setAutoRead(true);
+                }
+            });
+        }
+    }
+}

@@ -1,0 +1,509 @@
+package io.varve.server;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.varve.core.Db;
+import io.varve.core.Options;
+import io.varve.server.command.CommandTable;
+import io.varve.server.command.Connection;
+import io.varve.server.command.Dispatcher;
+import io.varve.server.command.ServerContext;
+import io.varve.server.resp.DecoderLimits;
+import io.varve.server.resp.RespDecoder;
+import io.varve.server.store.ExpirySweeper;
+import io.varve.server.store.HashStore;
+import io.varve.server.store.Keyspace;
+import io.varve.server.store.ScanCursors;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+import java.util.function.Predicate;
+
+/**
+ * The Redis-protocol server: opens the engine, listens, and on {@link #close()} shuts down in order.
+ *
+ * <h2>Life cycle</h2>
+ * {@link #start()} opens the database (replaying its log, timed and logged), builds the keyspace, binds every
+ * address and starts the background tasks (everysec fsync, active expiry). {@link #close()} — from SHUTDOWN,
+ * a JVM shutdown hook or an embedding program — stops accepting, stops reading from clients, waits for the
+ * commands already received to finish and be answered, closes the connections, flushes and closes the
+ * engine. It is idempotent and every caller returns only once the server is fully stopped.
+ *
+ * <h2>Threads</h2>
+ * One acceptor thread, {@code io-threads} NIO event loops (decode, encode, socket I/O; never the engine),
+ * a virtual thread per connection while it has commands to run (see {@link ClientSession}), and one
+ * scheduler thread for background work.
+ */
+public final class RedisServer implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(RedisServer.class.getName());
+    public static final String VERSION = "7.2.0";
+
+    private final ServerConfig config;
+    private final LongSupplier clock;
+    private final Predicate<InetAddress> isLoopback;
+    private final Options engineOptions;
+    private final ServerStats stats = new ServerStats();
+    private final Map<Long, ClientSession> sessions = new ConcurrentHashMap<>();
+    private final AtomicInteger connected = new AtomicInteger();
+    private final AtomicBoolean stopping = new AtomicBoolean();
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private final List<Channel> listeners = new ArrayList<>();
+
+    private Db db;
+    private Keyspace keyspace;
+    private HashStore hashes;
+    private final ScanCursors cursors = new ScanCursors();
+    private Dispatcher dispatcher;
+    private ServerMetrics metrics;
+    private MetricsEndpoint metricsEndpoint;
+    private EventLoopGroup acceptor;
+    private EventLoopGroup workers;
+    private ScheduledExecutorService background;
+    private SslContext sslContext;
+    private final Context context = new Context();
+
+    private RedisServer(Builder b) {
+        this.config = b.config;
+        this.clock = b.clock;
+        this.isLoopback = b.isLoopback;
+        this.engineOptions = b.engineOptions != null ? b.engineOptions
+                : Options.defaults().withWriteBufferSize(b.config.writeBufferSize());
+    }
+
+    public static Builder builder(ServerConfig config) {
+        return new Builder(config);
+    }
+
+    /** Options beyond the configuration file: injectable clock and loopback test, engine options. */
+    public static final class Builder {
+        private final ServerConfig config;
+        private LongSupplier clock = System::currentTimeMillis;
+        private Predicate<InetAddress> isLoopback = InetAddress::isLoopbackAddress;
+        private Options engineOptions;
+
+        private Builder(ServerConfig config) {
+            this.config = config;
+        }
+
+        /** The time in Unix milliseconds that expiry uses (tests advance a fake one instead of sleeping). */
+        public Builder clock(LongSupplier millis) {
+            this.clock = millis;
+            return this;
+        }
+
+        /** Which peers count as local for protected mode (tests make loopback look remote). */
+        public Builder loopbackPredicate(Predicate<InetAddress> predicate) {
+            this.isLoopback = predicate;
+            return this;
+        }
+
+        public Builder engineOptions(Options options) {
+            this.engineOptions = options;
+            return this;
+        }
+
+        public RedisServer build() {
+            return new RedisServer(this);
+        }
+    }
+
+    /** Opens the engine and starts listening. On failure everything started so far is released. */
+    public RedisServer start() throws IOException {
+        try {
+            startEngine();
+            startNetwork();
+            startBackgroundTasks();
+            return this;
+        } catch (IOException | RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    private void startEngine() throws IOException {
+        LOG.log(System.Logger.Level.INFO, "opening database in {0} (replaying the write-ahead log)",
+                config.dir().toAbsolutePath());
+        long t0 = System.nanoTime();
+        db = Db.open(config.dir(), engineOptions);
+        long millis = (System.nanoTime() - t0) / 1_000_000;
+        stats.recoveryMillis(millis);
+        keyspace = new Keyspace(db, config.fsync() == ServerConfig.Fsync.ALWAYS, clock);
+        hashes = new HashStore(keyspace);
+        LOG.log(System.Logger.Level.INFO, "database ready in {0} ms", millis);
+        if (config.metricsPort() > 0) {
+            metrics = new ServerMetrics(CommandTable.standard(), connected::get);
+        }
+        dispatcher = new Dispatcher(CommandTable.standard(), context,
+                metrics == null ? Dispatcher.Observer.NONE : metrics);
+    }
+
+    private void startNetwork() throws IOException {
+        if (config.tlsCertFile() != null) {
+            sslContext = SslContextBuilder.forServer(config.tlsCertFile().toFile(), config.tlsKeyFile().toFile())
+                    .sslProvider(SslProvider.JDK)
+                    .protocols("TLSv1.3", "TLSv1.2")
+                    .build();
+        }
+        acceptor = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        workers = new MultiThreadIoEventLoopGroup(config.ioThreads(), NioIoHandler.newFactory());
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(acceptor, workers)
+                .channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_BACKLOG, config.tcpBacklog())
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(512 << 10, 2 << 20))
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        initClient(ch);
+                    }
+                });
+        int port = config.port();
+        for (String address : config.bindAddresses()) {
+            InetSocketAddress where = new InetSocketAddress(address, port);
+            try {
+                Channel listener = bootstrap.bind(where).sync().channel();
+                listeners.add(listener);
+                port = ((InetSocketAddress) listener.localAddress()).getPort(); // port 0: reuse the picked one
+                LOG.log(System.Logger.Level.INFO, "listening on {0}:{1,number,#}{2}", address, port,
+                        sslContext != null ? " (TLS)" : "");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while binding " + where, e);
+            } catch (Exception e) {
+                throw new IOException("cannot listen on " + address + ":" + port + " (" + e.getMessage()
+                        + "); is another server using it? Pick another with --port", e);
+            }
+        }
+        if (metrics != null) {
+            metricsEndpoint = MetricsEndpoint.start(new InetSocketAddress(config.bindAddresses().getFirst(),
+                    config.metricsPort()), metrics);
+            LOG.log(System.Logger.Level.INFO, "metrics on http://{0}:{1,number,#}/metrics",
+                    config.bindAddresses().getFirst(), metricsEndpoint.port());
+        }
+    }
+
+    private void initClient(SocketChannel ch) {
+        boolean needsAuth = config.requirePass() != null;
+        Connection connection = new Connection(ch.remoteAddress(), ch.localAddress(), !needsAuth);
+        RespDecoder decoder = new RespDecoder(
+                DecoderLimits.of(config.protoMaxBulkLength(), config.queryBufferLimit()), connection::authenticated);
+        ClientSession session = new ClientSession(ch, connection, dispatcher, decoder, stats);
+        ChannelPipeline p = ch.pipeline();
+        if (sslContext != null) {
+            p.addLast("tls", sslContext.newHandler(ch.alloc()));
+        }
+        if (config.timeoutSeconds() > 0) {
+            p.addLast("idle", new IdleStateHandler(config.timeoutSeconds(), 0, 0, TimeUnit.SECONDS));
+        }
+        p.addLast("count", new InputCounter(stats));
+        p.addLast("decoder", decoder);
+        p.addLast("client", new ConnectionHandler(this, session));
+    }
+
+    /** Counts bytes received (after TLS) for INFO; passes everything on untouched. */
+    private static final class InputCounter extends ChannelInboundHandlerAdapter {
+        private final ServerStats stats;
+
+        InputCounter(ServerStats stats) {
+            this.stats = stats;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof ByteBuf b) {
+                stats.inputBytes(b.readableBytes());
+            }
+            ctx.fireChannelRead(msg);
+        }
+    }
+
+    private void startBackgroundTasks() {
+        background = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "varve-background");
+            t.setDaemon(true);
+            return t;
+        });
+        if (config.fsync() == ServerConfig.Fsync.EVERYSEC) {
+            long[] lastSynced = {keyspace.commits()};
+            background.scheduleWithFixedDelay(() -> guarded("everysec fsync", () -> {
+                long commits = keyspace.commits();
+                if (commits != lastSynced[0]) {
+                    db.flush(); // until tables exist, flush() is exactly "fsync the log"
+                    lastSynced[0] = commits;
+                }
+            }), 1, 1, TimeUnit.SECONDS);
+        }
+        ExpirySweeper sweeper = new ExpirySweeper(keyspace);
+        background.scheduleWithFixedDelay(() -> guarded("active expiry", () -> sweeper.sweep(500)),
+                100, 100, TimeUnit.MILLISECONDS);
+    }
+
+    private void guarded(String what, Runnable task) {
+        try {
+            if (!stopping.get()) {
+                task.run();
+            }
+        } catch (RuntimeException e) {
+            if (!stopping.get()) {
+                LOG.log(System.Logger.Level.ERROR, what + " failed", e);
+            }
+        }
+    }
+
+    // ---- admission, used by ConnectionHandler on the event loop
+
+    /** Null to admit the connection, else the raw reply to send before closing it. */
+    String admit(ClientSession session) {
+        Connection c = session.connection();
+        stats.connectionReceived();
+        if (stopping.get()) {
+            stats.connectionRejected();
+            return "-ERR server is shutting down\r\n";
+        }
+        InetAddress peer = c.remote() == null ? null : c.remote().getAddress();
+        if (config.protectedMode() && config.requirePass() == null && (peer == null || !isLoopback.test(peer))) {
+            stats.connectionRejected();
+            return ConnectionHandler.PROTECTED_MODE_ERROR;
+        }
+        if (connected.incrementAndGet() > config.maxClients()) {
+            connected.decrementAndGet();
+            stats.connectionRejected();
+            return "-ERR max number of clients reached\r\n";
+        }
+        sessions.put(c.id(), session);
+        if (metrics != null) {
+            metrics.connectionOpened();
+        }
+        return null;
+    }
+
+    void release(ClientSession session) {
+        if (sessions.remove(session.connection().id()) != null) {
+            connected.decrementAndGet();
+        }
+    }
+
+    boolean stopping() {
+        return stopping.get();
+    }
+
+    ServerStats stats() {
+        return stats;
+    }
+
+    // ---- queries
+
+    /** The port the RESP listener is bound to (useful with port 0). */
+    public int port() {
+        return ((InetSocketAddress) listeners.getFirst().localAddress()).getPort();
+    }
+
+    /** The metrics endpoint's port, or -1 when metrics are off. */
+    public int metricsPort() {
+        return metricsEndpoint == null ? -1 : metricsEndpoint.port();
+    }
+
+    public ServerConfig config() {
+        return config;
+    }
+
+    /** Blocks until the server has stopped (after SHUTDOWN or {@link #close()}). */
+    public void awaitTermination() throws InterruptedException {
+        stopped.await();
+    }
+
+    /** Waits at most {@code timeout} for the server to stop; returns whether it did. */
+    public boolean awaitTermination(java.time.Duration timeout) throws InterruptedException {
+        return stopped.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** SHUTDOWN: stop from another thread, since the caller is one of the commands being waited for. */
+    public void requestShutdown() {
+        Thread.ofPlatform().name("varve-shutdown").start(this::close);
+    }
+
+    // ---- shutdown
+
+    @Override
+    public void close() {
+        if (!stopping.compareAndSet(false, true)) {
+            awaitQuietly();
+            return;
+        }
+        try {
+            LOG.log(System.Logger.Level.INFO, "shutting down: no new connections, finishing commands in flight");
+            for (Channel listener : listeners) {
+                listener.close().awaitUninterruptibly();
+            }
+            for (ClientSession s : sessions.values()) {
+                s.channel().config().setAutoRead(false);
+            }
+            waitForInFlightCommands(30_000);
+            for (ClientSession s : sessions.values()) {
+                s.channel().close().awaitUninterruptibly(1000);
+            }
+            if (background != null) {
+                // No interrupt: an interrupted fsync would close the log's channel under the engine.
+                background.shutdown();
+                awaitExecutor(background);
+            }
+            if (metricsEndpoint != null) {
+                metricsEndpoint.stop();
+            }
+            if (workers != null) {
+                workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+            }
+            if (acceptor != null) {
+                acceptor.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+            }
+            if (db != null) {
+                try {
+                    db.flush();
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.ERROR, "final flush failed", e);
+                }
+                db.close();
+                LOG.log(System.Logger.Level.INFO, "database flushed and closed; bye");
+            }
+        } finally {
+            stopped.countDown();
+        }
+    }
+
+    /** Waits, bounded, until every connection has answered the commands it received. */
+    private void waitForInFlightCommands(long timeoutMillis) {
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
+        while (System.nanoTime() < deadline) {
+            boolean quiet = sessions.values().stream().allMatch(ClientSession::idle);
+            if (quiet) {
+                return;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+        }
+        LOG.log(System.Logger.Level.WARNING, "commands still running after {0} ms; closing anyway", timeoutMillis);
+    }
+
+    private static void awaitExecutor(ScheduledExecutorService executor) {
+        try {
+            executor.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void awaitQuietly() {
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** What commands see of the server. */
+    private final class Context implements ServerContext {
+        @Override
+        public Keyspace keyspace() {
+            return keyspace;
+        }
+
+        @Override
+        public HashStore hashes() {
+            return hashes;
+        }
+
+        @Override
+        public ScanCursors scanCursors() {
+            return cursors;
+        }
+
+        @Override
+        public String requirePass() {
+            return config.requirePass();
+        }
+
+        @Override
+        public long maxBulkLength() {
+            return config.protoMaxBulkLength();
+        }
+
+        @Override
+        public Map<String, String> configuration() {
+            return config.asMap();
+        }
+
+        @Override
+        public List<Connection> clients() {
+            return sessions.values().stream().map(ClientSession::connection)
+                    .sorted(java.util.Comparator.comparingLong(Connection::id)).toList();
+        }
+
+        @Override
+        public String info(List<String> sections) {
+            return new InfoReport(RedisServer.this).render(sections);
+        }
+
+        @Override
+        public void requestShutdown() {
+            RedisServer.this.requestShutdown();
+        }
+
+        @Override
+        public String version() {
+            return VERSION;
+        }
+    }
+
+    // ---- for InfoReport
+
+    Keyspace keyspaceForInfo() {
+        return keyspace;
+    }
+
+    Db dbForInfo() {
+        return db;
+    }
+
+    Options engineOptions() {
+        return engineOptions;
+    }
+
+    int connectedClients() {
+        return connected.get();
+    }
+
+    int listeningPort() {
+        return listeners.isEmpty() ? config.port() : port();
+    }
+}

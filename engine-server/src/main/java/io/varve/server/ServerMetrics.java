@@ -1,0 +1,75 @@
+package io.varve.server;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.varve.server.command.CommandSpec;
+import io.varve.server.command.CommandTable;
+import io.varve.server.command.Dispatcher;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+
+/**
+ * Server meters in a Prometheus registry: a latency histogram per command (its count is the number of calls),
+ * failures per command, rejected requests, connections. Meters are created up front for the known commands
+ * only; unknown command names are counted together, so clients cannot create unbounded label values.
+ */
+final class ServerMetrics implements Dispatcher.Observer {
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final Map<String, Timer> latency = new HashMap<>();
+    private final Map<String, Counter> failures = new HashMap<>();
+    private final Counter rejected;
+    private final Counter connectionsOpened;
+
+    ServerMetrics(CommandTable table, IntSupplier connectedClients) {
+        for (CommandSpec spec : table.all()) {
+            latency.put(spec.name(), Timer.builder("varve.command.duration")
+                    .description("Time to execute a command, from dispatch to reply encoded")
+                    .tag("command", spec.name())
+                    .publishPercentileHistogram()
+                    .minimumExpectedValue(Duration.ofNanos(5_000))
+                    .maximumExpectedValue(Duration.ofSeconds(10))
+                    .register(registry));
+            failures.put(spec.name(), Counter.builder("varve.command.errors")
+                    .description("Commands that replied with an error")
+                    .tag("command", spec.name())
+                    .register(registry));
+        }
+        rejected = Counter.builder("varve.command.rejected")
+                .description("Requests refused before running: unknown command, wrong arity, not authenticated")
+                .register(registry);
+        connectionsOpened = Counter.builder("varve.connections.opened")
+                .description("Client connections accepted").register(registry);
+        Gauge.builder("varve.connections.active", connectedClients, IntSupplier::getAsInt)
+                .description("Client connections open now").register(registry);
+    }
+
+    @Override
+    public void executed(CommandSpec spec, long nanos, boolean failed) {
+        latency.get(spec.name()).record(nanos, TimeUnit.NANOSECONDS);
+        if (failed) {
+            failures.get(spec.name()).increment();
+        }
+    }
+
+    @Override
+    public void rejected() {
+        rejected.increment();
+    }
+
+    void connectionOpened() {
+        connectionsOpened.increment();
+    }
+
+    /** The Prometheus text exposition of every meter. */
+    String scrape() {
+        return registry.scrape();
+    }
+}

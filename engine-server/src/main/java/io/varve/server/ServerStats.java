@@ -1,0 +1,76 @@
+package io.varve.server;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/** Counters INFO reports; LongAdders because every connection's drainer bumps them concurrently. */
+final class ServerStats {
+
+    private final LongAdder commands = new LongAdder();
+    private final LongAdder connectionsReceived = new LongAdder();
+    private final LongAdder connectionsRejected = new LongAdder();
+    private final LongAdder protocolErrors = new LongAdder();
+    private final LongAdder replyBytes = new LongAdder();
+    private final LongAdder inputBytes = new LongAdder();
+    private final long startedAtMillis = System.currentTimeMillis();
+    private volatile long recoveryMillis;
+
+    void commandProcessed() {
+        commands.increment();
+    }
+
+    void connectionReceived() {
+        connectionsReceived.increment();
+    }
+
+    void connectionRejected() {
+        connectionsRejected.increment();
+    }
+
+    void protocolError() {
+        protocolErrors.increment();
+    }
+
+    void replyBytes(long n) {
+        replyBytes.add(n);
+    }
+
+    void inputBytes(long n) {
+        inputBytes.add(n);
+    }
+
+    void recoveryMillis(long millis) {
+        recoveryMillis = millis;
+    }
+
+    long commands() {
+        return commands.sum();
+    }
+
+    long connectionsReceived() {
+        return connectionsReceived.sum();
+    }
+
+    long connectionsRejected() {
+        return connectionsRejected.sum();
+    }
+
+    long protocolErrors() {
+        return protocolErrors.sum();
+    }
+
+    long replyBytes() {
+        return replyBytes.sum();
+    }
+
+    long inputBytes() {
+        return inputBytes.sum();
+    }
+
+    long startedAtMillis() {
+        return startedAtMillis;
+    }
+
+    long recoveryMillis() {
+        return recoveryMillis;
+    }
+}

@@ -1,0 +1,40 @@
+package io.varve.server.command;
+
+import io.varve.server.resp.RedisError;
+import io.varve.server.resp.Reply;
+import io.varve.server.store.Keyspace;
+
+import java.nio.charset.StandardCharsets;
+
+/** One invocation: the arguments (name first), the calling connection, the server, and where to reply. */
+public record CommandCall(CommandSpec spec, byte[][] args, Connection connection, ServerContext server, Reply reply) {
+
+    public int argCount() {
+        return args.length;
+    }
+
+    public byte[] arg(int i) {
+        return args[i];
+    }
+
+    public String argText(int i) {
+        return new String(args[i], StandardCharsets.UTF_8);
+    }
+
+    /** Argument {@code i} compared case-insensitively with an ASCII keyword. */
+    public boolean argIs(int i, String keyword) {
+        return Args.isKeyword(args[i], keyword);
+    }
+
+    public long argLong(int i) {
+        return Args.parseLong(args[i]);
+    }
+
+    public Keyspace keyspace() {
+        return server.keyspace();
+    }
+
+    public RedisError syntaxError() {
+        return RedisError.syntax();
+    }
+}

@@ -1,0 +1,86 @@
+package io.varve.server.command;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/** Every command the server knows, by lower-case name. Immutable once built. */
+public final class CommandTable {
+
+    private final Map<String, CommandSpec> byName;
+
+    private CommandTable(Map<String, CommandSpec> byName) {
+        this.byName = Collections.unmodifiableMap(byName);
+    }
+
+    private static final class Standard {
+        static final CommandTable TABLE = build();
+    }
+
+    /** The full command set of the server (built once; the table is immutable). */
+    public static CommandTable standard() {
+        return Standard.TABLE;
+    }
+
+    private static CommandTable build() {
+        Builder b = new Builder();
+        ConnectionCommands.register(b);
+        ServerCommands.register(b);
+        StringCommands.register(b);
+        KeyCommands.register(b);
+        HashCommands.register(b);
+        return b.build();
+    }
+
+    public CommandSpec lookup(byte[] name) {
+        if (name.length > 32) {
+            return null;
+        }
+        return byName.get(new String(name, StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT));
+    }
+
+    public CommandSpec lookup(String name) {
+        return byName.get(name.toLowerCase(Locale.ROOT));
+    }
+
+    public Collection<CommandSpec> all() {
+        return byName.values();
+    }
+
+    public int size() {
+        return byName.size();
+    }
+
+    /** Collects specs; each command group registers its commands here. */
+    public static final class Builder {
+        private final Map<String, CommandSpec> specs = new LinkedHashMap<>();
+
+        /**
+         * @param flags Redis command flags separated by spaces ("write fast"); "no-auth" lets it run before
+         *              authentication
+         */
+        public Builder add(String name, int arity, String flags, int firstKey, int lastKey, int step,
+                           CommandHandler handler) {
+            Set<String> flagSet = Set.of(flags.isBlank() ? new String[0] : flags.trim().split("\\s+"));
+            CommandSpec spec = new CommandSpec(name, arity, flagSet, firstKey, lastKey, step,
+                    flagSet.contains("no-auth"), handler);
+            if (specs.putIfAbsent(name, spec) != null) {
+                throw new IllegalStateException("command registered twice: " + name);
+            }
+            return this;
+        }
+
+        /** A command without key arguments. */
+        public Builder add(String name, int arity, String flags, CommandHandler handler) {
+            return add(name, arity, flags, 0, 0, 0, handler);
+        }
+
+        CommandTable build() {
+            return new CommandTable(new LinkedHashMap<>(specs));
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package io.varve.server.command;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What the server knows about one client connection: identity, negotiated protocol, authentication, and the
+ * bookkeeping CLIENT LIST shows. Written by that connection's commands (which run one at a time) and read
+ * by others (CLIENT LIST, INFO), hence volatile fields.
+ */
+public final class Connection {
+
+    private static final AtomicLong IDS = new AtomicLong();
+
+    private final long id = IDS.incrementAndGet();
+    private final InetSocketAddress remote;
+    private final InetSocketAddress local;
+    private final long createdAtMillis = System.currentTimeMillis();
+    private volatile String name;
+    private volatile String libName;
+    private volatile String libVersion;
+    private volatile int protocol = 2;
+    private volatile boolean authenticated;
+    private volatile long lastCommandAtMillis = createdAtMillis;
+    private volatile String lastCommand = "NULL";
+    private volatile boolean closeAfterReply;
+    private volatile boolean closeWithoutReply;
+
+    public Connection(InetSocketAddress remote, InetSocketAddress local, boolean authenticated) {
+        this.remote = remote;
+        this.local = local;
+        this.authenticated = authenticated;
+    }
+
+    public long id() {
+        return id;
+    }
+
+    public InetSocketAddress remote() {
+        return remote;
+    }
+
+    public InetSocketAddress local() {
+        return local;
+    }
+
+    public long createdAtMillis() {
+        return createdAtMillis;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public void name(String newName) {
+        this.name = newName;
+    }
+
+    public String libName() {
+        return libName;
+    }
+
+    public String libVersion() {
+        return libVersion;
+    }
+
+    public void libName(String value) {
+        this.libName = value;
+    }
+
+    public void libVersion(String value) {
+        this.libVersion = value;
+    }
+
+    public int protocol() {
+        return protocol;
+    }
+
+    public void protocol(int version) {
+        this.protocol = version;
+    }
+
+    public boolean authenticated() {
+        return authenticated;
+    }
+
+    public void authenticated(boolean value) {
+        this.authenticated = value;
+    }
+
+    public long lastCommandAtMillis() {
+        return lastCommandAtMillis;
+    }
+
+    public String lastCommand() {
+        return lastCommand;
+    }
+
+    void commandStarted(String command) {
+        this.lastCommand = command;
+        this.lastCommandAtMillis = System.currentTimeMillis();
+    }
+
+    /** Reply to this command, then close (QUIT). */
+    public boolean closeAfterReply() {
+        return closeAfterReply;
+    }
+
+    public void requestCloseAfterReply() {
+        this.closeAfterReply = true;
+    }
+
+    /** Close without replying (SHUTDOWN, as Redis does). */
+    public boolean closeWithoutReply() {
+        return closeWithoutReply;
+    }
+
+    public void requestCloseWithoutReply() {
+        this.closeWithoutReply = true;
+    }
+
+    static String address(InetSocketAddress a) {
+        if (a == null) {
+            return "";
+        }
+        String host = a.getAddress() == null ? a.getHostString() : a.getAddress().getHostAddress();
+        return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
+    }
+
+    /** One line of CLIENT LIST (without the trailing newline). */
+    public String describe(long nowMillis) {
+        String n = name;
+        return "id=" + id + " addr=" + address(remote) + " laddr=" + address(local) + " fd=-1"
+                + " name=" + (n == null ? "" : n)
+                + " age=" + (nowMillis - createdAtMillis) / 1000
+                + " idle=" + (nowMillis - lastCommandAtMillis) / 1000
+                + " flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 watch=0 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0"
+                + " rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r"
+                + " cmd=" + lastCommand + " user=default redir=-1 resp=" + protocol
+                + " lib-name=" + (libName == null ? "" : libName)
+                + " lib-ver=" + (libVersion == null ? "" : libVersion);
+    }
+}

@@ -1,0 +1,99 @@
+package io.varve.server.command;
+
+import io.varve.server.resp.RedisError;
+import io.varve.server.resp.Reply;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Runs one request: finds the command, checks arity and authentication, calls the handler, and turns a
+ * {@link RedisError} into an error reply. A handler that fails after writing part of its reply has that
+ * part discarded, so the reply stream always stays one well-formed reply per request. Stateless and
+ * thread-safe; the caller guarantees one connection's requests run one at a time, in order.
+ */
+public final class Dispatcher {
+
+    private static final System.Logger LOG = System.getLogger(Dispatcher.class.getName());
+
+    /** Told about every executed command, for metrics. */
+    public interface Observer {
+        void executed(CommandSpec spec, long nanos, boolean failed);
+
+        void rejected();
+
+        Observer NONE = new Observer() {
+            @Override
+            public void executed(CommandSpec spec, long nanos, boolean failed) {
+            }
+
+            @Override
+            public void rejected() {
+            }
+        };
+    }
+
+    private final CommandTable table;
+    private final ServerContext server;
+    private final Observer observer;
+
+    public Dispatcher(CommandTable table, ServerContext server, Observer observer) {
+        this.table = table;
+        this.server = server;
+        this.observer = observer;
+    }
+
+    public CommandTable table() {
+        return table;
+    }
+
+    public void execute(Connection connection, byte[][] args, Reply reply) {
+        CommandSpec spec = table.lookup(args[0]);
+        if (spec == null) {
+            observer.rejected();
+            reply.error(unknownCommand(args));
+            return;
+        }
+        if (!spec.arityAccepts(args.length)) {
+            observer.rejected();
+            reply.error("ERR wrong number of arguments for '" + spec.name() + "' command");
+            return;
+        }
+        if (!connection.authenticated() && !spec.allowedBeforeAuth()) {
+            observer.rejected();
+            reply.error(RedisError.NOAUTH);
+            return;
+        }
+        connection.commandStarted(spec.name());
+        int mark = reply.buffer().writerIndex();
+        long started = System.nanoTime();
+        boolean failed = false;
+        try {
+            spec.handler().handle(new CommandCall(spec, args, connection, server, reply));
+        } catch (RedisError e) {
+            failed = true;
+            reply.buffer().writerIndex(mark);
+            reply.error(e.getMessage());
+        } catch (RuntimeException e) {
+            failed = true;
+            LOG.log(System.Logger.Level.ERROR, "command " + spec.name() + " failed", e);
+            reply.buffer().writerIndex(mark);
+            reply.error("ERR internal error while running '" + spec.name() + "': " + e);
+        }
+        observer.executed(spec, System.nanoTime() - started, failed);
+    }
+
+    /** Redis's exact text: the name and the first arguments, each quoted, each cut to fit 128 bytes. */
+    static String unknownCommand(byte[][] args) {
+        StringBuilder listed = new StringBuilder();
+        for (int i = 1; i < args.length && listed.length() < 128; i++) {
+            String a = new String(args[i], StandardCharsets.UTF_8);
+            int room = 128 - listed.length();
+            listed.append('\'').append(a, 0, Math.min(a.length(), room)).append("' ");
+        }
+        String name = new String(args[0], StandardCharsets.UTF_8);
+        if (name.length() > 128) {
+            name = name.substring(0, 128);
+        }
+        return "ERR unknown command '" + name + "', with args beginning with: " + listed;
+    }
+}

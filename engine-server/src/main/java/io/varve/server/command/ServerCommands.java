@@ -1,0 +1,152 @@
+package io.varve.server.command;
+
+import io.varve.server.resp.RedisError;
+import io.varve.server.resp.Reply;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** COMMAND, INFO, CONFIG, DBSIZE, FLUSHDB, FLUSHALL, SHUTDOWN, TIME: commands about the server. */
+final class ServerCommands {
+
+    private ServerCommands() {
+    }
+
+    static void register(CommandTable.Builder b) {
+        b.add("command", -1, "loading stale", ServerCommands::command);
+        b.add("info", -1, "loading stale", ServerCommands::info);
+        b.add("config", -2, "admin", ServerCommands::config);
+        b.add("dbsize", 1, "readonly fast", c -> c.reply().integer(c.keyspace().countKeys()[0]));
+        b.add("flushdb", -1, "write", ServerCommands::flush);
+        b.add("flushall", -1, "write", ServerCommands::flush);
+        b.add("shutdown", -1, "admin noscript loading stale", ServerCommands::shutdown);
+        b.add("time", 1, "fast", c -> {
+            long micros = java.time.Instant.now().toEpochMilli() * 1000 + (System.nanoTime() / 1000) % 1000;
+            c.reply().arrayHeader(2);
+            c.reply().bulk(Long.toString(micros / 1_000_000));
+            c.reply().bulk(Long.toString(micros % 1_000_000));
+        });
+    }
+
+    private static void command(CommandCall c) {
+        CommandTable table = CommandTable.standard();
+        Reply r = c.reply();
+        if (c.argCount() == 1) {
+            r.arrayHeader(table.size());
+            for (CommandSpec spec : table.all()) {
+                describe(r, spec);
+            }
+            return;
+        }
+        String sub = c.argText(1).toLowerCase(java.util.Locale.ROOT);
+        switch (sub) {
+            case "count" -> r.integer(table.size());
+            case "list" -> {
+                r.arrayHeader(table.size());
+                for (CommandSpec spec : table.all()) {
+                    r.bulk(spec.name());
+                }
+            }
+            case "info" -> {
+                if (c.argCount() == 2) {
+                    r.arrayHeader(table.size());
+                    table.all().forEach(spec -> describe(r, spec));
+                    return;
+                }
+                r.arrayHeader(c.argCount() - 2);
+                for (int i = 2; i < c.argCount(); i++) {
+                    CommandSpec spec = table.lookup(c.arg(i));
+                    if (spec == null) {
+                        r.nullArray();
+                    } else {
+                        describe(r, spec);
+                    }
+                }
+            }
+            // Documentation is optional for clients (redis-cli uses it for hints only): none is served.
+            case "docs" -> r.mapHeader(0);
+            default -> throw new RedisError("ERR unknown subcommand '" + c.argText(1) + "'. Try COMMAND HELP.");
+        }
+    }
+
+    /** One entry of COMMAND's reply, in Redis 7's ten-field shape. */
+    private static void describe(Reply r, CommandSpec spec) {
+        r.arrayHeader(10);
+        r.bulk(spec.name());
+        r.integer(spec.arity());
+        r.setHeader(spec.flags().size());
+        for (String flag : spec.flags()) {
+            r.simple(flag);
+        }
+        r.integer(spec.firstKey());
+        r.integer(spec.lastKey());
+        r.integer(spec.keyStep());
+        r.setHeader(0);
+        r.arrayHeader(0);
+        r.arrayHeader(0);
+        r.arrayHeader(0);
+    }
+
+    private static void info(CommandCall c) {
+        List<String> sections = new ArrayList<>();
+        for (int i = 1; i < c.argCount(); i++) {
+            sections.add(c.argText(i).toLowerCase(java.util.Locale.ROOT));
+        }
+        c.reply().bulk(c.server().info(sections));
+    }
+
+    private static void config(CommandCall c) {
+        String sub = c.argText(1).toLowerCase(java.util.Locale.ROOT);
+        switch (sub) {
+            case "get" -> {
+                if (c.argCount() < 3) {
+                    throw RedisError.wrongArity("config|get");
+                }
+                Map<String, String> all = c.server().configuration();
+                List<Map.Entry<String, String>> matched = new ArrayList<>();
+                for (Map.Entry<String, String> e : all.entrySet()) {
+                    for (int i = 2; i < c.argCount(); i++) {
+                        Glob glob = new Glob(c.argText(i).toLowerCase(java.util.Locale.ROOT).getBytes(StandardCharsets.UTF_8));
+                        if (glob.matches(e.getKey().getBytes(StandardCharsets.UTF_8))) {
+                            matched.add(e);
+                            break;
+                        }
+                    }
+                }
+                c.reply().mapHeader(matched.size());
+                for (Map.Entry<String, String> e : matched) {
+                    c.reply().bulk(e.getKey());
+                    c.reply().bulk(e.getValue());
+                }
+            }
+            case "set", "rewrite", "resetstat" ->
+                    throw new RedisError("ERR CONFIG " + sub.toUpperCase(java.util.Locale.ROOT)
+                            + " is not supported: the configuration is read-only while the server runs");
+            default -> throw new RedisError("ERR unknown subcommand '" + c.argText(1) + "'. Try CONFIG HELP.");
+        }
+    }
+
+    private static void flush(CommandCall c) {
+        if (c.argCount() > 2 || (c.argCount() == 2 && !c.argIs(1, "async") && !c.argIs(1, "sync"))) {
+            throw RedisError.syntax();
+        }
+        c.keyspace().flushAll();
+        c.reply().ok();
+    }
+
+    private static void shutdown(CommandCall c) {
+        for (int i = 1; i < c.argCount(); i++) {
+            if (c.argIs(i, "abort")) {
+                throw new RedisError("ERR No shutdown in progress.");
+            }
+            if (!c.argIs(i, "nosave") && !c.argIs(i, "save") && !c.argIs(i, "now") && !c.argIs(i, "force")) {
+                throw RedisError.syntax();
+            }
+        }
+        // Like Redis, a successful SHUTDOWN sends no reply: the connection just closes.
+        c.connection().requestCloseWithoutReply();
+        c.server().requestShutdown();
+    }
+}

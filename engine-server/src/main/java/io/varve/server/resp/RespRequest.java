@@ -1,0 +1,8 @@
+package io.varve.server.resp;
+
+/**
+ * One decoded command: its arguments as raw bytes, the command name first. {@code bytes} is the sum of the
+ * argument lengths, which the connection uses to bound what it holds queued.
+ */
+public record RespRequest(byte[][] args, long bytes) {
+}

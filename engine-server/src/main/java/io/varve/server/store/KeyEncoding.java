@@ -1,0 +1,121 @@
+package io.varve.server.store;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+/**
+ * How the Redis keyspace is laid out on Varve's ordered byte keys. Every engine key the server writes is
+ * built and parsed here and nowhere else. The design follows Kvrocks: one metadata record per Redis key,
+ * plus one subkey record per element of a collection, tagged with the collection's version.
+ *
+ * <pre>
+ *  metadata key   +------+---------------------+
+ *                 | 'm'  | user key (n bytes)  |
+ *                 +------+---------------------+
+ *
+ *  metadata value +------+----------------+-------------------------------------------+
+ *  (string)       | type | expire-at (8)  | value bytes ...                           |
+ *                 +------+----------------+-------------------------------------------+
+ *  (hash)         | type | expire-at (8)  | version (8)    | size (8)                 |
+ *                 +------+----------------+----------------+--------------------------+
+ *                 type: low 4 bits = RedisType code, high 4 bits = format (0)
+ *                 expire-at: Unix epoch milliseconds, big-endian; 0 = no expiry
+ *
+ *  subkey         +------+-----------------+---------------------+-------------+---------------+
+ *                 | 's'  | key length (4)  | user key (n bytes)  | version (8) | field ...     |
+ *                 +------+-----------------+---------------------+-------------+---------------+
+ *  subkey value   | field value bytes ...                                                         |
+ * </pre>
+ *
+ * <p>All integers are big-endian, so subkeys of one collection version are contiguous and sort by field
+ * bytes. The key length in a subkey stops one user key's subkeys from interleaving with those of another key
+ * that has it as a prefix. Deleting or overwriting a collection only rewrites its metadata; its subkeys keep
+ * the old version, which no reader looks up again, and are garbage for a future compaction filter (drop a
+ * subkey when its key's metadata is gone, expired, or carries another version). When column families exist,
+ * metadata and subkeys move to their own families and the one-byte prefixes become the family choice.
+ */
+public final class KeyEncoding {
+
+    /** First byte of metadata keys. */
+    public static final byte METADATA_PREFIX = 'm';
+    /** First byte of subkeys. */
+    public static final byte SUBKEY_PREFIX = 's';
+    /** First byte of the server's own bookkeeping keys (never visible to clients). */
+    public static final byte INTERNAL_PREFIX = 0;
+
+    static final int TYPE_OFFSET = 0;
+    static final int EXPIRE_OFFSET = 1;
+    static final int STRING_VALUE_OFFSET = 9;
+    static final int VERSION_OFFSET = 9;
+    static final int SIZE_OFFSET = 17;
+    static final int COLLECTION_HEADER = 25;
+
+    private KeyEncoding() {
+    }
+
+    public static byte[] metadataKey(byte[] userKey) {
+        byte[] k = new byte[1 + userKey.length];
+        k[0] = METADATA_PREFIX;
+        System.arraycopy(userKey, 0, k, 1, userKey.length);
+        return k;
+    }
+
+    /** The user key of a metadata key. */
+    public static byte[] userKeyOfMetadata(byte[] metadataKey) {
+        return Arrays.copyOfRange(metadataKey, 1, metadataKey.length);
+    }
+
+    /** The first metadata key of the keyspace (inclusive lower bound for whole-keyspace scans). */
+    public static byte[] metadataStart() {
+        return new byte[] {METADATA_PREFIX};
+    }
+
+    /** Exclusive upper bound of all metadata keys. */
+    public static byte[] metadataEnd() {
+        return new byte[] {METADATA_PREFIX + 1};
+    }
+
+    /** Exclusive upper bound of all metadata keys whose user key starts with {@code userPrefix}. */
+    public static byte[] metadataPrefixEnd(byte[] userPrefix) {
+        return prefixEnd(metadataKey(userPrefix));
+    }
+
+    /** The common prefix of every subkey of {@code userKey} at {@code version}. */
+    public static byte[] subkeyPrefix(byte[] userKey, long version) {
+        ByteBuffer b = ByteBuffer.allocate(1 + 4 + userKey.length + 8);
+        b.put(SUBKEY_PREFIX).putInt(userKey.length).put(userKey).putLong(version);
+        return b.array();
+    }
+
+    public static byte[] subkey(byte[] userKey, long version, byte[] field) {
+        ByteBuffer b = ByteBuffer.allocate(1 + 4 + userKey.length + 8 + field.length);
+        b.put(SUBKEY_PREFIX).putInt(userKey.length).put(userKey).putLong(version).put(field);
+        return b.array();
+    }
+
+    /** The field of a subkey whose prefix (for its key and version) has {@code prefixLength} bytes. */
+    public static byte[] fieldOfSubkey(byte[] subkey, int prefixLength) {
+        return Arrays.copyOfRange(subkey, prefixLength, subkey.length);
+    }
+
+    /** The smallest key greater than every key that starts with {@code prefix}; null if none exists. */
+    public static byte[] prefixEnd(byte[] prefix) {
+        byte[] end = prefix.clone();
+        for (int i = end.length - 1; i >= 0; i--) {
+            if (end[i] != (byte) 0xFF) {
+                end[i]++;
+                return Arrays.copyOf(end, i + 1);
+            }
+        }
+        return null;
+    }
+
+    /** Key of an internal record, e.g. the persisted version floor. */
+    public static byte[] internalKey(String name) {
+        byte[] n = name.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] k = new byte[1 + n.length];
+        k[0] = INTERNAL_PREFIX;
+        System.arraycopy(n, 0, k, 1, n.length);
+        return k;
+    }
+}

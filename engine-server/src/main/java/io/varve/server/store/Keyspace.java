@@ -1,0 +1,220 @@
+package io.varve.server.store;
+
+import io.varve.core.Db;
+import io.varve.core.DbIterator;
+import io.varve.core.ReadOptions;
+import io.varve.core.Snapshot;
+import io.varve.core.WriteBatch;
+import io.varve.core.WriteOptions;
+import io.varve.server.resp.RedisError;
+
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+
+/**
+ * The Redis keyspace over one {@link Db}: metadata lookups that hide expired keys, batched commits with the
+ * configured durability, the per-key write locks and collection versions. Commands build on these
+ * primitives; every byte layout comes from {@link KeyEncoding}.
+ *
+ * <p>Concurrency contract: a command that writes holds the stripe lock of every key it writes
+ * ({@link #lock}/{@link #lockAll}) from its first read of that key's state to its commit, and commits all of
+ * its changes in one {@link WriteBatch}. Reads need no lock; multi-record reads (a whole hash) read at a
+ * {@link #snapshot()} so they see one batch boundary.
+ *
+ * <p>Expiry: a key whose expire-at has passed is invisible to every lookup here. Reads never delete it
+ * (a read never turns into a write); the key is replaced by the next write to it, removed by the
+ * {@link ExpirySweeper} in the background, and will be dropped by a compaction filter once the engine has one.
+ */
+public final class Keyspace {
+
+    private final Db db;
+    private final WriteOptions writeOptions;
+    private final LockStripes locks;
+    private final VersionClock versions;
+    private final LongSupplier clock;
+    private final LongAdder hits = new LongAdder();
+    private final LongAdder misses = new LongAdder();
+    private final LongAdder expired = new LongAdder();
+    private final LongAdder writes = new LongAdder();
+
+    /**
+     * @param syncEveryWrite whether each commit is fsynced before it returns (appendfsync always)
+     * @param clock          current time in Unix milliseconds; tests inject a controllable one
+     */
+    public Keyspace(Db db, boolean syncEveryWrite, LongSupplier clock) {
+        this.db = db;
+        this.writeOptions = syncEveryWrite ? WriteOptions.SYNC : WriteOptions.DEFAULT;
+        this.locks = new LockStripes(4096);
+        this.versions = new VersionClock(db);
+        this.clock = clock;
+    }
+
+    public Db db() {
+        return db;
+    }
+
+    public long now() {
+        return clock.getAsLong();
+    }
+
+    public long newVersion() {
+        return versions.next();
+    }
+
+    public LockStripes.Held lock(byte[] key) {
+        return locks.lock(key);
+    }
+
+    public LockStripes.Held lockAll(byte[]... keys) {
+        return locks.lockAll(keys);
+    }
+
+    public LockStripes.Held lockEverything() {
+        return locks.lockEverything();
+    }
+
+    public Snapshot snapshot() {
+        return db.snapshot();
+    }
+
+    // ---- metadata
+
+    /** The live metadata of {@code key}, or null if it is absent or expired. Counts a keyspace hit or miss. */
+    public Metadata lookup(byte[] key) {
+        return lookup(ReadOptions.DEFAULT, key);
+    }
+
+    public Metadata lookup(ReadOptions options, byte[] key) {
+        byte[] raw = db.get(options, KeyEncoding.metadataKey(key));
+        Metadata meta = raw == null ? null : Metadata.decode(raw);
+        if (meta != null && meta.isExpired(now())) {
+            meta = null;
+        }
+        (meta == null ? misses : hits).increment();
+        return meta;
+    }
+
+    /** Like {@link #lookup} but null also when absent; WRONGTYPE when the key holds another type. */
+    public Metadata lookup(byte[] key, RedisType expected) {
+        return lookup(ReadOptions.DEFAULT, key, expected);
+    }
+
+    public Metadata lookup(ReadOptions options, byte[] key, RedisType expected) {
+        Metadata meta = lookup(options, key);
+        if (meta != null && meta.type() != expected) {
+            throw RedisError.wrongType();
+        }
+        return meta;
+    }
+
+    /** Type and expiry only (no value copy kept), or null if absent or expired. Does not count hits. */
+    public Metadata header(byte[] key) {
+        byte[] raw = db.get(KeyEncoding.metadataKey(key));
+        if (raw == null) {
+            return null;
+        }
+        Metadata meta = Metadata.decodeHeader(raw);
+        return meta.isExpired(now()) ? null : meta;
+    }
+
+    // ---- writes
+
+    public void putMetadata(WriteBatch batch, byte[] key, Metadata meta) {
+        batch.put(KeyEncoding.metadataKey(key), meta.encode());
+    }
+
+    /**
+     * Removes {@code key} whatever its type: for a collection only the metadata goes (O(1)); its subkeys
+     * become unreachable garbage because no metadata refers to their version any more.
+     */
+    public void deleteMetadata(WriteBatch batch, byte[] key) {
+        batch.delete(KeyEncoding.metadataKey(key));
+    }
+
+    public void commit(WriteBatch batch) {
+        if (batch.count() == 0) {
+            return;
+        }
+        db.write(batch, writeOptions);
+        writes.increment();
+    }
+
+    /** Deletes the key if it is live; caller holds its lock. Returns whether it existed. */
+    public boolean deleteIfLive(byte[] key) {
+        if (header(key) == null) {
+            return false;
+        }
+        WriteBatch batch = new WriteBatch();
+        deleteMetadata(batch, key);
+        commit(batch);
+        return true;
+    }
+
+    // ---- whole keyspace
+
+    /** An iterator over the metadata records (seek with {@link KeyEncoding#metadataKey}). */
+    public DbIterator metadataIterator(ReadOptions base) {
+        return db.iterator(base.withLowerBound(KeyEncoding.metadataStart()).withUpperBound(KeyEncoding.metadataEnd()));
+    }
+
+    /** Counts live keys, and how many of them have an expiry, by a scan of the metadata records. */
+    public long[] countKeys() {
+        long keys = 0;
+        long withExpiry = 0;
+        long now = now();
+        try (Snapshot snapshot = db.snapshot(); DbIterator it = metadataIterator(ReadOptions.at(snapshot))) {
+            for (it.seekToFirst(); it.valid(); it.next()) {
+                Metadata meta = Metadata.decodeHeader(it.value());
+                if (!meta.isExpired(now)) {
+                    keys++;
+                    if (meta.hasExpiry()) {
+                        withExpiry++;
+                    }
+                }
+            }
+        }
+        return new long[] {keys, withExpiry};
+    }
+
+    /**
+     * Deletes every client-visible record (metadata and subkeys), holding every write lock so no write
+     * interleaves. Readers running meanwhile may see part of the keyspace gone. Internal records stay.
+     */
+    public void flushAll() {
+        try (LockStripes.Held all = lockEverything(); Snapshot snapshot = db.snapshot();
+             DbIterator it = db.iterator(ReadOptions.at(snapshot).withLowerBound(new byte[] {KeyEncoding.INTERNAL_PREFIX + 1}))) {
+            WriteBatch batch = new WriteBatch();
+            for (it.seekToFirst(); it.valid(); it.next()) {
+                batch.delete(it.key());
+                if (batch.count() >= 1024) {
+                    commit(batch);
+                    batch = new WriteBatch();
+                }
+            }
+            commit(batch);
+        }
+    }
+
+    // ---- statistics
+
+    public long hits() {
+        return hits.sum();
+    }
+
+    public long misses() {
+        return misses.sum();
+    }
+
+    public long expiredKeysRemoved() {
+        return expired.sum();
+    }
+
+    void countExpiredRemoval() {
+        expired.increment();
+    }
+
+    /** Commits so far; the background syncer compares it with its last look to skip idle seconds. */
+    public long commits() {
+        return writes.sum();
+    }
+}

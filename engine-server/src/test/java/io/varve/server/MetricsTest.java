@@ -1,0 +1,48 @@
+package io.varve.server;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The Prometheus endpoint reports commands per type, latency histograms and connections. */
+class MetricsTest {
+
+    @Test
+    void prometheusEndpointCountsCommands(@TempDir Path dir) throws Exception {
+        int metricsPort;
+        try (ServerSocket probe = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            metricsPort = probe.getLocalPort();
+        }
+        try (TestServer server = TestServer.start(dir, c -> c.with("metrics-port", Integer.toString(metricsPort)));
+             RespClient c = RespClient.connect(server.port())) {
+            for (int i = 0; i < 3; i++) {
+                c.call("SET", "k", "v");
+            }
+            c.call("GET", "k");
+            c.call("INCR", "k"); // fails: not an integer
+            c.call("BOGUS");
+            HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + server.server.metricsPort() + "/metrics"))
+                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, response.statusCode());
+            String body = response.body();
+            assertTrue(body.contains("varve_command_duration_seconds_count{command=\"set\"} 3"), body);
+            assertTrue(body.contains("varve_command_duration_seconds_count{command=\"get\"} 1"), body);
+            assertTrue(body.contains("varve_command_duration_seconds_bucket{command=\"set\",le="), "histogram buckets");
+            assertTrue(body.contains("varve_command_errors_total{command=\"incr\"} 1"), body);
+            assertTrue(body.contains("varve_command_rejected_total 1"), body);
+            assertTrue(body.contains("varve_connections_active 1"), body);
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package io.varve.server.store;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class LockStripesTest {
+
+    /** Two threads locking the same pair of keys in opposite argument order must not deadlock. */
+    @Test
+    void multiKeyLocksAreTakenInOneOrder() throws Exception {
+        LockStripes stripes = new LockStripes(64);
+        byte[] a = "alpha".getBytes();
+        byte[] b = "beta".getBytes();
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger maxInside = new AtomicInteger();
+        CountDownLatch done = new CountDownLatch(2);
+        Runnable ab = () -> {
+            for (int i = 0; i < 20_000; i++) {
+                try (LockStripes.Held h = stripes.lockAll(a, b, a)) {
+                    maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+                    inside.decrementAndGet();
+                }
+            }
+            done.countDown();
+        };
+        Runnable ba = () -> {
+            for (int i = 0; i < 20_000; i++) {
+                try (LockStripes.Held h = stripes.lockAll(b, a)) {
+                    maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+                    inside.decrementAndGet();
+                }
+            }
+            done.countDown();
+        };
+        Thread.ofVirtual().start(ab);
+        Thread.ofVirtual().start(ba);
+        assertTrue(done.await(60, TimeUnit.SECONDS), "deadlock");
+        assertEquals(1, maxInside.get(), "mutual exclusion");
+    }
+}
