@@ -1,0 +1,229 @@
+package io.varve.jmh.store;
+
+import org.iq80.leveldb.DB;
+import org.iq80.leveldb.DBIterator;
+import org.iq80.leveldb.WriteBatch;
+import org.iq80.leveldb.WriteOptions;
+import org.iq80.leveldb.impl.DbImpl;
+import org.iq80.leveldb.impl.Iq80DBFactory;
+import org.iq80.leveldb.util.Slice;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** LevelDB-java (iq80), pure Java. Its iterators and gets return fresh arrays, copied into the caller's. */
+final class LevelDbStore implements KvStore {
+
+    /** LevelDB's default number of levels: manual compaction walks levels 0 .. LEVELS - 2. */
+    private static final int LEVELS = 7;
+
+    private final DB db;
+    private final WriteOptions async = new WriteOptions().sync(false);
+    private final WriteOptions sync = new WriteOptions().sync(true);
+    private final Set<DBIterator> iterators = ConcurrentHashMap.newKeySet();
+
+    LevelDbStore(Path dir, StoreSettings settings) {
+        try {
+            this.db = Iq80DBFactory.factory.open(dir.toFile(), settings.levelDbOptions());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public String name() {
+        return "leveldb";
+    }
+
+    @Override
+    public void put(byte[] key, byte[] value, boolean synced) {
+        db.put(key, value, synced ? sync : async);
+    }
+
+    @Override
+    public int get(byte[] key, byte[] valueBuffer) {
+        byte[] value = db.get(key);
+        if (value == null) {
+            return -1;
+        }
+        System.arraycopy(value, 0, valueBuffer, 0, Math.min(value.length, valueBuffer.length));
+        return value.length;
+    }
+
+    @Override
+    public void delete(byte[] key, boolean synced) {
+        db.delete(key, synced ? sync : async);
+    }
+
+    @Override
+    public KvBatch newBatch() {
+        return new Batch();
+    }
+
+    @Override
+    public void write(KvBatch batch, boolean synced) {
+        db.write(((Batch) batch).batch(), synced ? sync : async);
+    }
+
+    @Override
+    public KvCursor cursor() {
+        DBIterator it = db.iterator();
+        iterators.add(it);
+        return new Cursor(it);
+    }
+
+    @Override
+    public void flush() {
+        try {
+            ((DbImpl) db).compactMemTable();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * LevelDB-java does not implement the public {@code compactRange(begin, end)}; its {@link DbImpl} has the
+     * per-level manual compaction that LevelDB's CompactRange is made of, so this runs it level by level.
+     */
+    @Override
+    public void compact() {
+        flush();
+        byte[] max = new byte[256]; // sorts after every benchmark key (16 bytes)
+        Arrays.fill(max, (byte) 0xff);
+        DbImpl impl = (DbImpl) db;
+        for (int level = 0; level < LEVELS - 1; level++) {
+            impl.compactRange(level, new Slice(new byte[0]), new Slice(max));
+        }
+    }
+
+    @Override
+    public long fsyncs() {
+        return -1;
+    }
+
+    @Override
+    public void close() {
+        for (DBIterator it : iterators) {
+            closeQuietly(it);
+        }
+        iterators.clear();
+        try {
+            db.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void closeQuietly(DBIterator it) {
+        try {
+            it.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** LevelDB-java batches cannot be cleared, so a cleared batch starts a new one. */
+    private final class Batch implements KvBatch {
+        private WriteBatch batch = db.createWriteBatch();
+        private int count;
+
+        WriteBatch batch() {
+            return batch;
+        }
+
+        @Override
+        public void put(byte[] key, byte[] value) {
+            batch.put(key, value);
+            count++;
+        }
+
+        @Override
+        public void delete(byte[] key) {
+            batch.delete(key);
+            count++;
+        }
+
+        @Override
+        public int count() {
+            return count;
+        }
+
+        @Override
+        public void clear() {
+            close();
+            batch = db.createWriteBatch();
+            count = 0;
+        }
+
+        @Override
+        public void close() {
+            try {
+                batch.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    /** LevelDB-java's iterator is a peek-ahead one; this caches the entry it is on. */
+    private final class Cursor implements KvCursor {
+        private final DBIterator it;
+        private Map.Entry<byte[], byte[]> current;
+
+        Cursor(DBIterator it) {
+            this.it = it;
+        }
+
+        @Override
+        public void seekToFirst() {
+            it.seekToFirst();
+            advance();
+        }
+
+        @Override
+        public void seek(byte[] key) {
+            it.seek(key);
+            advance();
+        }
+
+        private void advance() {
+            current = it.hasNext() ? it.next() : null;
+        }
+
+        @Override
+        public boolean valid() {
+            return current != null;
+        }
+
+        @Override
+        public void next() {
+            advance();
+        }
+
+        @Override
+        public int key(byte[] dest) {
+            return copy(current.getKey(), dest);
+        }
+
+        @Override
+        public int value(byte[] dest) {
+            return copy(current.getValue(), dest);
+        }
+
+        private static int copy(byte[] src, byte[] dest) {
+            System.arraycopy(src, 0, dest, 0, Math.min(src.length, dest.length));
+            return src.length;
+        }
+
+        @Override
+        public void close() {
+            iterators.remove(it);
+            closeQuietly(it);
+        }
+    }
+}
