@@ -44,6 +44,13 @@ import java.util.Locale;
 @Measurement(iterations = 3, time = 5)
 public abstract class StoreBenchmark {
 
+    /** Keeps Varve's INFO lines ("opened ... at sequence 0") out of the JMH output; held so it is not collected. */
+    private static final java.util.logging.Logger ENGINE_LOG = java.util.logging.Logger.getLogger("io.varve");
+
+    static {
+        ENGINE_LOG.setLevel(java.util.logging.Level.WARNING);
+    }
+
     /** The engine under test; every workload runs against all three in the same run. */
     @Param({Stores.VARVE, Stores.ROCKSDB, Stores.LEVELDB})
     public String store;
