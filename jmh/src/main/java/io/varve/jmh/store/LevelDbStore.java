@@ -6,10 +6,12 @@ import org.iq80.leveldb.WriteBatch;
 import org.iq80.leveldb.WriteOptions;
 import org.iq80.leveldb.impl.DbImpl;
 import org.iq80.leveldb.impl.Iq80DBFactory;
+import org.iq80.leveldb.impl.VersionSet;
 import org.iq80.leveldb.util.Slice;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.reflect.Field;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Map;
@@ -105,18 +107,40 @@ final class LevelDbStore implements KvStore {
     }
 
     /**
-     * LevelDB-java does not implement the public {@code compactRange(begin, end)}; its {@link DbImpl} has the
-     * per-level manual compaction that LevelDB's CompactRange is made of (run by the background thread, so
-     * serialised with its other work), so this runs it level by level.
+     * LevelDB-java does not implement the public {@code compactRange(begin, end)}. This does what LevelDB's
+     * CompactRange does with the pieces LevelDB-java has: find the deepest level holding data, then run the
+     * per-level manual compaction ({@code DbImpl.compactRange(level, ...)}, executed by the background
+     * thread, so serialised with its other work) for every level above it. The level count is read through
+     * reflection because DbImpl keeps its VersionSet private; compacting all six levels blindly instead
+     * would rewrite the whole data set once per level.
      */
     @Override
     public void compact() {
         flush();
         byte[] max = new byte[256]; // sorts after every benchmark key (16 bytes)
         Arrays.fill(max, (byte) 0xff);
+        Slice begin = new Slice(new byte[0]);
+        Slice end = new Slice(max);
         DbImpl impl = (DbImpl) db;
-        for (int level = 0; level < LEVELS - 1; level++) {
-            impl.compactRange(level, new Slice(new byte[0]), new Slice(max));
+        VersionSet versions = versions(impl);
+        int deepest = 1;
+        for (int level = 1; level < LEVELS; level++) {
+            if (versions.overlapInLevel(level, begin, end)) {
+                deepest = level;
+            }
+        }
+        for (int level = 0; level < deepest; level++) {
+            impl.compactRange(level, begin, end);
+        }
+    }
+
+    private static VersionSet versions(DbImpl impl) {
+        try {
+            Field field = DbImpl.class.getDeclaredField("versions");
+            field.setAccessible(true);
+            return (VersionSet) field.get(impl);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("LevelDB-java internals changed: no DbImpl.versions", e);
         }
     }
 
