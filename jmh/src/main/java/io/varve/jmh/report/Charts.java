@@ -80,12 +80,16 @@ final class Charts {
 
         List<Comparison.Workload> all = comparison.workloads();
         if (!all.isEmpty()) {
-            CategoryChart chart = chart("Varve relative to its peers (above 1 = Varve better)", "ratio");
+            CategoryChart chart = chart("Varve relative to its peers (above 1 = Varve better)",
+                    "ratio, log scale");
+            chart.getStyler().setXAxisLabelRotation(45);
+            chart.getStyler().setYAxisLogarithmic(true); // 0.5x and 2x equally far from 1
             List<String> labels = all.stream().map(Comparison.Workload::name).toList();
             addSeries(chart, "Varve / RocksDB", labels,
                     all.stream().map(w -> finiteOrNull(w.ratio(Comparison.ROCKSDB))).toList());
             addSeries(chart, "Varve / LevelDB-java", labels,
                     all.stream().map(w -> finiteOrNull(w.ratio(Comparison.LEVELDB))).toList());
+            logBounds(chart);
             save(chart, chartsDir, "ratios", files);
         }
         return files;
@@ -94,6 +98,8 @@ final class Charts {
     private static CategoryChart chart(String title, String yTitle) {
         CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title)
                 .yAxisTitle(yTitle).build();
+        // XChart drops category labels it thinks too crowded; every bar group needs its label.
+        chart.getStyler().setXAxisTickMarkSpacingHint(1);
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
         chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
         chart.getStyler().setXAxisLabelRotation(30);
@@ -139,7 +145,7 @@ final class Charts {
     }
 
     private static Double finiteOrNull(double v) {
-        return Double.isFinite(v) ? v : null;
+        return Double.isFinite(v) && v > 0 ? v : null;
     }
 
     /** Writes NAME.png and adds it to {@code files}, unless the chart has no series at all. */
