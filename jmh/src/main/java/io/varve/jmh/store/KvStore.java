@@ -1,0 +1,54 @@
+package io.varve.jmh.store;
+
+/**
+ * The operations every benchmark performs, implemented once per engine so that each workload is written
+ * once and runs the same code against Varve, RocksDB and LevelDB-java.
+ *
+ * <p>Fairness rule for the adapters: each operation uses the engine's cheapest public API that does the same
+ * work — for example a point read copies the value into a caller's buffer on every engine (Varve and RocksDB
+ * do that natively; LevelDB-java has no such call, so it returns a fresh array that the adapter copies).
+ *
+ * <p>Keys and values passed in must not be modified afterwards: LevelDB-java keeps references to them in its
+ * memtable. Implementations are thread-safe like the engines themselves; batches and cursors are not.
+ */
+public interface KvStore extends AutoCloseable {
+
+    /** "varve", "rocksdb" or "leveldb": the value of the benchmarks' {@code store} parameter. */
+    String name();
+
+    void put(byte[] key, byte[] value, boolean sync);
+
+    /**
+     * Copies the value of {@code key} into {@code valueBuffer} (a prefix if it is too small).
+     *
+     * @return the value's full length, or -1 if the key is absent
+     */
+    int get(byte[] key, byte[] valueBuffer);
+
+    void delete(byte[] key, boolean sync);
+
+    /** A reusable batch for {@link #write}. Close it when done. */
+    KvBatch newBatch();
+
+    /** Applies the batch atomically. */
+    void write(KvBatch batch, boolean sync);
+
+    /** A forward cursor over the latest state. Close it before closing the store. */
+    KvCursor cursor();
+
+    /** Persists the memtables as tables and waits for it. */
+    void flush();
+
+    /** Compacts the whole key space and waits for it: the state db_bench reaches with --compact. */
+    void compact();
+
+    /**
+     * Log fsyncs done so far, or -1 when the engine cannot tell (LevelDB-java), for "commits per fsync".
+     * RocksDB counts them only when opened with {@link StoreSettings#syncStatistics()}.
+     */
+    long fsyncs();
+
+    /** Closes every batch and cursor still open, then the engine, releasing native and off-heap memory. */
+    @Override
+    void close();
+}

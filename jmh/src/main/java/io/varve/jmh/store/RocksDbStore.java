@@ -1,0 +1,223 @@
+package io.varve.jmh.store;
+
+import org.rocksdb.FlushOptions;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.RocksObject;
+import org.rocksdb.TickerType;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * RocksDB through rocksdbjni. Every native object it creates is closed in {@link #close()}: iterators and
+ * batches still open first (a RocksDB iterator must not outlive its database), then the database, then the
+ * options, cache and filter.
+ */
+final class RocksDbStore implements KvStore {
+
+    static {
+        RocksDB.loadLibrary();
+    }
+
+    private final StoreSettings.RocksConfig config;
+    private final RocksDB db;
+    private final WriteOptions async = new WriteOptions();
+    private final WriteOptions sync = new WriteOptions().setSync(true);
+    private final ReadOptions read = new ReadOptions();
+    private final Set<RocksObject> children = ConcurrentHashMap.newKeySet();
+
+    RocksDbStore(Path dir, StoreSettings settings) {
+        this.config = settings.rocksConfig();
+        try {
+            this.db = RocksDB.open(config.options(), dir.toString());
+        } catch (RocksDBException e) {
+            closeOptions();
+            throw new IllegalStateException("opening RocksDB in " + dir, e);
+        }
+    }
+
+    @Override
+    public String name() {
+        return "rocksdb";
+    }
+
+    @Override
+    public void put(byte[] key, byte[] value, boolean synced) {
+        try {
+            db.put(synced ? sync : async, key, value);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public int get(byte[] key, byte[] valueBuffer) {
+        try {
+            return db.get(read, key, valueBuffer); // RocksDB.NOT_FOUND is -1, as the interface wants
+        } catch (RocksDBException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void delete(byte[] key, boolean synced) {
+        try {
+            db.delete(synced ? sync : async, key);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public KvBatch newBatch() {
+        Batch batch = new Batch(new WriteBatch());
+        children.add(batch.batch);
+        return batch;
+    }
+
+    @Override
+    public void write(KvBatch batch, boolean synced) {
+        try {
+            db.write(synced ? sync : async, ((Batch) batch).batch);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public KvCursor cursor() {
+        RocksIterator it = db.newIterator(read);
+        children.add(it);
+        return new Cursor(it);
+    }
+
+    @Override
+    public void flush() {
+        try (FlushOptions options = new FlushOptions().setWaitForFlush(true)) {
+            db.flush(options);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void compact() {
+        try {
+            db.compactRange();
+        } catch (RocksDBException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public long fsyncs() {
+        return config.statistics() == null ? -1 : config.statistics().getTickerCount(TickerType.WAL_FILE_SYNCED);
+    }
+
+    @Override
+    public void close() {
+        children.forEach(RocksObject::close); // close() is idempotent on RocksObjects
+        children.clear();
+        db.close();
+        async.close();
+        sync.close();
+        read.close();
+        closeOptions();
+    }
+
+    private void closeOptions() {
+        config.close();
+    }
+
+    private final class Batch implements KvBatch {
+        final WriteBatch batch;
+
+        Batch(WriteBatch batch) {
+            this.batch = batch;
+        }
+
+        @Override
+        public void put(byte[] key, byte[] value) {
+            try {
+                batch.put(key, value);
+            } catch (RocksDBException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Override
+        public void delete(byte[] key) {
+            try {
+                batch.delete(key);
+            } catch (RocksDBException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Override
+        public int count() {
+            return batch.count();
+        }
+
+        @Override
+        public void clear() {
+            batch.clear();
+        }
+
+        @Override
+        public void close() {
+            children.remove(batch);
+            batch.close();
+        }
+    }
+
+    private final class Cursor implements KvCursor {
+        private final RocksIterator it;
+
+        Cursor(RocksIterator it) {
+            this.it = it;
+        }
+
+        @Override
+        public void seekToFirst() {
+            it.seekToFirst();
+        }
+
+        @Override
+        public void seek(byte[] key) {
+            it.seek(key);
+        }
+
+        @Override
+        public boolean valid() {
+            return it.isValid();
+        }
+
+        @Override
+        public void next() {
+            it.next();
+        }
+
+        @Override
+        public int key(byte[] dest) {
+            return it.key(dest);
+        }
+
+        @Override
+        public int value(byte[] dest) {
+            return it.value(dest);
+        }
+
+        @Override
+        public void close() {
+            children.remove(it);
+            it.close();
+        }
+    }
+}

@@ -1,0 +1,131 @@
+package io.varve.jmh.store;
+
+import org.iq80.leveldb.CompressionType;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.InfoLogLevel;
+import org.rocksdb.LRUCache;
+import org.rocksdb.Statistics;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The one place where each engine's configuration is derived from the same numbers, so that fairness can be
+ * audited in a single file (docs/benchmarks.md lists the same table).
+ *
+ * <p>Defaults follow db_bench and can be changed for a whole run with system properties on the {@code java}
+ * command (JMH forks inherit them): {@code -Dvarve.bench.memtableMiB=64}, {@code -Dvarve.bench.cacheMiB=64}.
+ * The quick profile of bin/bench uses a small memtable so that even its small data set reaches tables and
+ * compaction.
+ *
+ * @param memtableBytes   write buffer per memtable, the same for all three engines
+ * @param blockSize       uncompressed data-block size of tables
+ * @param blockCacheBytes block cache capacity
+ * @param bloomBitsPerKey bloom filter bits per key (LevelDB-java 0.12 has no filter policy at all)
+ * @param compression     block compression: LZ4 on Varve and RocksDB, Snappy on LevelDB-java (its only codec)
+ * @param unorderedWrite  RocksDB's unordered_write and Varve's equivalent; LevelDB-java has no such mode
+ * @param syncStatistics  count log fsyncs on RocksDB (its Statistics object costs a little on every write,
+ *                        so only the synced-write benchmark turns it on; Varve always counts)
+ */
+public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBytes, int bloomBitsPerKey,
+                            boolean compression, boolean unorderedWrite, boolean syncStatistics) {
+
+    private static final long MIB = 1L << 20;
+
+    /** The settings of every benchmark unless it overrides one: see the class comment for the properties. */
+    public static StoreSettings defaults() {
+        return new StoreSettings(Long.getLong("varve.bench.memtableMiB", 64) * MIB, 4096,
+                Long.getLong("varve.bench.cacheMiB", 64) * MIB, 10, true, false, false);
+    }
+
+    public StoreSettings withBlockCacheBytes(long bytes) {
+        return new StoreSettings(memtableBytes, blockSize, bytes, bloomBitsPerKey, compression, unorderedWrite,
+                syncStatistics);
+    }
+
+    public StoreSettings withUnorderedWrite(boolean enabled) {
+        return new StoreSettings(memtableBytes, blockSize, blockCacheBytes, bloomBitsPerKey, compression, enabled,
+                syncStatistics);
+    }
+
+    public StoreSettings withSyncStatistics(boolean enabled) {
+        return new StoreSettings(memtableBytes, blockSize, blockCacheBytes, bloomBitsPerKey, compression,
+                unorderedWrite, enabled);
+    }
+
+    // ---- Varve
+
+    io.varve.core.Options varveOptions() {
+        io.varve.core.Options options = io.varve.core.Options.defaults()
+                .withWriteBufferSize(memtableBytes)
+                .withUnorderedWrite(unorderedWrite);
+        // TODO(tables): map blockSize, blockCacheBytes, bloomBitsPerKey and compression (LZ4) once the table,
+        //  block cache and bloom filter options land in io.varve.core.Options. Until then Varve runs with its
+        //  built-in defaults for them, and today all its data lives in memtables anyway (flush() only syncs the
+        //  WAL), so read benchmarks compare Varve's memtables with the peers' tables. Keep this list in sync
+        //  with the settings table in docs/benchmarks.md.
+        return options;
+    }
+
+    // ---- RocksDB
+
+    /** RocksDB options and the native objects they reference; close the holder after the database. */
+    RocksConfig rocksConfig() {
+        List<AutoCloseable> natives = new ArrayList<>();
+        org.rocksdb.Options options = new org.rocksdb.Options();
+        natives.add(options);
+        LRUCache cache = new LRUCache(blockCacheBytes);
+        natives.add(cache);
+        BloomFilter bloom = new BloomFilter(bloomBitsPerKey, false); // full (not block-based) filter, as db_bench
+        natives.add(bloom);
+        BlockBasedTableConfig table = new BlockBasedTableConfig()
+                .setBlockSize(blockSize)
+                .setBlockCache(cache)
+                .setFilterPolicy(bloom);
+        options.setCreateIfMissing(true)
+                .setWriteBufferSize(memtableBytes)
+                .setCompressionType(compression ? org.rocksdb.CompressionType.LZ4_COMPRESSION
+                        : org.rocksdb.CompressionType.NO_COMPRESSION)
+                .setTableFormatConfig(table)
+                // Two background jobs (flush + compaction) on a 2-core machine; Varve and LevelDB-java each
+                // have one background thread, so this favours RocksDB slightly, as its default would.
+                .setMaxBackgroundJobs(2)
+                .setUnorderedWrite(unorderedWrite)
+                .setInfoLogLevel(InfoLogLevel.WARN_LEVEL);
+        Statistics statistics = null;
+        if (syncStatistics) {
+            statistics = new Statistics();
+            natives.add(statistics);
+            options.setStatistics(statistics);
+        }
+        return new RocksConfig(options, statistics, natives);
+    }
+
+    record RocksConfig(org.rocksdb.Options options, Statistics statistics, List<AutoCloseable> natives) {
+        void close() {
+            for (int i = natives.size() - 1; i >= 0; i--) {
+                try {
+                    natives.get(i).close();
+                } catch (Exception e) {
+                    throw new IllegalStateException("closing " + natives.get(i), e);
+                }
+            }
+        }
+    }
+
+    // ---- LevelDB-java
+
+    org.iq80.leveldb.Options levelDbOptions() {
+        // Snappy when org.iq80.snappy is on the class path (it is: see jmh/pom.xml), otherwise no compression:
+        // LevelDB-java supports no other codec. It has no bloom filters (bloomBitsPerKey does not apply) and a
+        // single background compaction thread. verifyChecksums stays at its default (true), as on RocksDB.
+        boolean snappy = compression && org.iq80.leveldb.util.Snappy.available();
+        return new org.iq80.leveldb.Options()
+                .createIfMissing(true)
+                .writeBufferSize(Math.toIntExact(memtableBytes))
+                .blockSize(blockSize)
+                .cacheSize(blockCacheBytes)
+                .compressionType(snappy ? CompressionType.SNAPPY : CompressionType.NONE);
+    }
+}

@@ -1,0 +1,161 @@
+package io.varve.jmh.store;
+
+import io.varve.core.BenchmarkAccess;
+import io.varve.core.Db;
+import io.varve.core.DbIterator;
+import io.varve.core.ReadOptions;
+import io.varve.core.WriteBatch;
+import io.varve.core.WriteOptions;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+
+/** Varve through its public API; reads use the zero-copy calls that copy straight into the caller's buffer. */
+final class VarveStore implements KvStore {
+
+    private final Db db;
+
+    VarveStore(Path dir, StoreSettings settings) {
+        try {
+            this.db = Db.open(dir, settings.varveOptions());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public String name() {
+        return "varve";
+    }
+
+    @Override
+    public void put(byte[] key, byte[] value, boolean sync) {
+        db.put(sync ? WriteOptions.SYNC : WriteOptions.DEFAULT, key, value);
+    }
+
+    @Override
+    public int get(byte[] key, byte[] valueBuffer) {
+        return (int) db.get(ReadOptions.DEFAULT, MemorySegment.ofArray(key), MemorySegment.ofArray(valueBuffer));
+    }
+
+    @Override
+    public void delete(byte[] key, boolean sync) {
+        db.delete(sync ? WriteOptions.SYNC : WriteOptions.DEFAULT, key);
+    }
+
+    @Override
+    public KvBatch newBatch() {
+        return new Batch();
+    }
+
+    @Override
+    public void write(KvBatch batch, boolean sync) {
+        db.write(((Batch) batch).batch, sync ? WriteOptions.SYNC : WriteOptions.DEFAULT);
+    }
+
+    @Override
+    public KvCursor cursor() {
+        return new Cursor(db.iterator(ReadOptions.DEFAULT));
+    }
+
+    @Override
+    public void flush() {
+        db.flush();
+    }
+
+    @Override
+    public void compact() {
+        db.compactRange(null, null);
+    }
+
+    @Override
+    public long fsyncs() {
+        return BenchmarkAccess.syncStatistics(db)[0];
+    }
+
+
+    @Override
+    public void close() {
+        db.close(); // also closes iterators still open
+    }
+
+    private static final class Batch implements KvBatch {
+        final WriteBatch batch = new WriteBatch();
+
+        @Override
+        public void put(byte[] key, byte[] value) {
+            batch.put(key, value);
+        }
+
+        @Override
+        public void delete(byte[] key) {
+            batch.delete(key);
+        }
+
+        @Override
+        public int count() {
+            return batch.count();
+        }
+
+        @Override
+        public void clear() {
+            batch.clear();
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    private static final class Cursor implements KvCursor {
+        private final DbIterator it;
+
+        Cursor(DbIterator it) {
+            this.it = it;
+        }
+
+        @Override
+        public void seekToFirst() {
+            it.seekToFirst();
+        }
+
+        @Override
+        public void seek(byte[] key) {
+            it.seek(key);
+        }
+
+        @Override
+        public boolean valid() {
+            return it.valid();
+        }
+
+        @Override
+        public void next() {
+            it.next();
+        }
+
+        @Override
+        public int key(byte[] dest) {
+            return copy(it.keySegment(), dest);
+        }
+
+        @Override
+        public int value(byte[] dest) {
+            return copy(it.valueSegment(), dest);
+        }
+
+        private static int copy(MemorySegment src, byte[] dest) {
+            int length = (int) src.byteSize();
+            MemorySegment.copy(src, ValueLayout.JAVA_BYTE, 0, dest, 0, Math.min(length, dest.length));
+            return length;
+        }
+
+        @Override
+        public void close() {
+            it.close();
+        }
+    }
+}
