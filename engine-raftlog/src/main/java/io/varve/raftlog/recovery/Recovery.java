@@ -1,0 +1,233 @@
+package io.varve.raftlog.recovery;
+
+import io.varve.core.base.CorruptionException;
+import io.varve.core.fs.FileSystem;
+import io.varve.core.fs.ReadableFile;
+import io.varve.core.fs.WritableFile;
+import io.varve.raftlog.file.FileCatalog;
+import io.varve.raftlog.file.FileId;
+import io.varve.raftlog.file.LogFileName;
+import io.varve.raftlog.file.LogQueue;
+import io.varve.raftlog.format.BatchItem;
+import io.varve.raftlog.format.LogFileFormat;
+import io.varve.raftlog.index.MemIndex;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Rebuilds the index from the log files: the rewrite queue in sequence order, then the append queue in
+ * sequence order, each batch's footer items applied in order. Files are scanned in parallel on a small pool
+ * (a bounded number ahead of the one being applied, to cap memory), and applied strictly in order by the
+ * calling thread, since a batch's effect depends on everything before it.
+ *
+ * <p>Replay tolerates a gap in a group's log (placeholders fill it) because purge may have rewritten a
+ * group's state as of a later point than some append-queue batches that are replayed after it; the later
+ * batches then fill or cut away the gap. A gap still open at the end is corruption (or, in
+ * {@link RecoveryMode#TOLERATE_ANY_CORRUPTION}, repaired by dropping the entries below it).
+ *
+ * <p>Damage that the mode tolerates is cut off physically: the valid prefix is copied to a temporary file
+ * which is synced and renamed over the damaged one (engine-core files are append-only, there is no truncate).
+ */
+public final class Recovery {
+    private static final System.Logger LOG = System.getLogger(Recovery.class.getName());
+
+    private final FileSystem fs;
+    private final Path dir;
+    private final RecoveryMode mode;
+    private final int threads;
+    private final MemIndex index;
+    private final FileCatalog catalog;
+    private final List<String> problems = new ArrayList<>();
+
+    public Recovery(FileSystem fs, Path dir, RecoveryMode mode, int threads, MemIndex index, FileCatalog catalog) {
+        this.fs = fs;
+        this.dir = dir;
+        this.mode = mode;
+        this.threads = Math.max(1, threads);
+        this.index = index;
+        this.catalog = catalog;
+    }
+
+    public RecoveredLog run() throws IOException {
+        List<Long> rewrite = new ArrayList<>();
+        List<Long> append = new ArrayList<>();
+        for (String name : fs.list(dir)) {
+            if (name.endsWith(LogFileFormat.TEMP_SUFFIX)) {
+                fs.delete(dir.resolve(name)); // an interrupted repair; the original is still in place
+                continue;
+            }
+            long id = LogFileName.parse(name);
+            if (id >= 0) {
+                (FileId.queue(id) == LogQueue.APPEND ? append : rewrite).add(id);
+            }
+        }
+        rewrite.sort(null);
+        append.sort(null);
+        checkAppendSequence(append);
+
+        List<Long> order = new ArrayList<>(rewrite);
+        order.addAll(append);
+        long lastRewrite = rewrite.isEmpty() ? -1 : rewrite.getLast();
+        long lastAppend = append.isEmpty() ? -1 : append.getLast();
+
+        Set<Long> rewriteGroups = new HashSet<>();
+        List<ScannedFile> toRepair = new ArrayList<>();
+        long resumeSeq = 0;
+        long resumeSize = 0;
+        AtomicInteger threadNumber = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "raftlog-recovery-" + threadNumber.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            ArrayDeque<Future<ScannedFile>> ahead = new ArrayDeque<>();
+            int submitted = 0;
+            for (int i = 0; i < order.size(); i++) {
+                while (submitted < order.size() && ahead.size() < threads * 2) {
+                    long id = order.get(submitted++);
+                    ahead.add(pool.submit(() -> FileScanner.scan(fs, dir, id)));
+                }
+                ScannedFile file = await(ahead.removeFirst());
+                long id = file.fileId();
+                boolean lastOfQueue = id == lastRewrite || id == lastAppend;
+                if (!file.clean()) {
+                    tolerateOrThrow(file, lastOfQueue);
+                    toRepair.add(file);
+                }
+                boolean isRewrite = FileId.queue(id) == LogQueue.REWRITE;
+                long entries = 0;
+                for (ScannedFile.Batch batch : file.batches()) {
+                    index.apply(batch.items(), id, batch.position(), true);
+                    entries += batch.entryCount();
+                    if (isRewrite) {
+                        for (BatchItem item : batch.items()) {
+                            if (!(item instanceof BatchItem.Clean)) {
+                                rewriteGroups.add(item.group());
+                            }
+                        }
+                    }
+                }
+                if (file.headerValid()) {
+                    catalog.add(id, file.validLength(), entries);
+                }
+                if (id == lastAppend && file.headerValid()) {
+                    resumeSeq = FileId.sequence(id);
+                    resumeSize = file.validLength();
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+
+        List<MemIndex.Gap> gaps = index.finishReplay(mode == RecoveryMode.TOLERATE_ANY_CORRUPTION);
+        for (MemIndex.Gap gap : gaps) {
+            String what = "group " + gap.group() + " has a hole in its log below index " + (gap.lastPlaceholder() + 1);
+            if (mode != RecoveryMode.TOLERATE_ANY_CORRUPTION) {
+                Path where = gap.fileId() >= 0 ? LogFileName.path(dir, gap.fileId()) : dir;
+                throw new CorruptionException(where, gap.position(), what);
+            }
+            problem(what + "; kept only the entries above it");
+        }
+        for (ScannedFile file : toRepair) {
+            repair(file);
+        }
+        long nextAppend = lastAppend < 0 ? 1 : FileId.sequence(lastAppend) + 1;
+        long nextRewrite = lastRewrite < 0 ? 1 : FileId.sequence(lastRewrite) + 1;
+        return new RecoveredLog(resumeSeq, resumeSize, nextAppend, nextRewrite, rewriteGroups, List.copyOf(problems));
+    }
+
+    /** Purge deletes append files oldest first, so the queue must be a run of consecutive sequence numbers. */
+    private void checkAppendSequence(List<Long> append) throws CorruptionException {
+        for (int i = 1; i < append.size(); i++) {
+            long prev = FileId.sequence(append.get(i - 1));
+            long seq = FileId.sequence(append.get(i));
+            if (seq != prev + 1) {
+                Path missing = dir.resolve(LogFileName.of(LogQueue.APPEND, prev + 1));
+                String what = "append file " + missing.getFileName() + " is missing (have " + prev + " and " + seq + ")";
+                if (mode != RecoveryMode.TOLERATE_ANY_CORRUPTION) {
+                    throw new CorruptionException(missing, 0, what);
+                }
+                problem(what);
+            }
+        }
+    }
+
+    private void tolerateOrThrow(ScannedFile file, boolean lastOfQueue) throws CorruptionException {
+        boolean tolerated = switch (mode) {
+            case ABSOLUTE_CONSISTENCY -> false;
+            case TOLERATE_TAIL_CORRUPTION -> lastOfQueue && file.damageReachesEnd();
+            case TOLERATE_ANY_CORRUPTION -> true;
+        };
+        if (!tolerated) {
+            throw file.damage();
+        }
+        problem(file.damage().getMessage() + "; kept the " + file.batches().size() + " batches before it");
+    }
+
+    private void repair(ScannedFile file) throws IOException {
+        Path path = file.path();
+        if (!file.headerValid()) {
+            if (file.damageReachesEnd()) {
+                fs.delete(path); // a file whose creation was cut short: nothing in it was ever acknowledged
+            } else {
+                fs.rename(path, dir.resolve(path.getFileName() + ".corrupt"));
+            }
+        } else {
+            Path temp = dir.resolve(path.getFileName() + LogFileFormat.TEMP_SUFFIX);
+            try (ReadableFile in = fs.openReadable(path); WritableFile out = fs.create(temp)) {
+                ByteBuffer buf = ByteBuffer.allocate(FileScanner.WINDOW);
+                for (long at = 0; at < file.validLength(); ) {
+                    buf.clear().limit((int) Math.min(buf.capacity(), file.validLength() - at));
+                    in.readFully(buf, at);
+                    at += buf.position();
+                    buf.flip();
+                    out.write(buf);
+                }
+                out.sync();
+            }
+            fs.rename(temp, path);
+        }
+        fs.syncDirectory(dir);
+        LOG.log(System.Logger.Level.WARNING, "repaired " + path + ": kept " + file.validLength() + " of "
+                + file.size() + " bytes");
+    }
+
+    private void problem(String what) {
+        LOG.log(System.Logger.Level.WARNING, "raft log recovery: " + what);
+        problems.add(what);
+    }
+
+    private static ScannedFile await(Future<ScannedFile> future) throws IOException {
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while recovering", e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            if (cause instanceof UncheckedIOException u) {
+                throw u.getCause();
+            }
+            if (cause instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IOException("recovery scan failed", cause);
+        }
+    }
+}
