@@ -272,7 +272,8 @@ public final class RaftLogEngine implements AutoCloseable {
                 counters.directorySyncs.sum(), counters.batchesWritten.sum(), catalog.fileCount(LogQueue.APPEND),
                 catalog.fileCount(LogQueue.REWRITE),
                 catalog.totalBytes(LogQueue.APPEND) + catalog.totalBytes(LogQueue.REWRITE), s.groups(),
-                s.entries(), s.heapBytes(), barrier.queued());
+                s.entries(), s.heapBytes(), barrier.queued(), counters.filesDeleted.sum(),
+                counters.purgeRewrites.sum(), counters.rewriteQueueCompactions.sum());
     }
 
     /** The directory this engine stores its files in. */

@@ -10,6 +10,8 @@ public final class IoCounters {
     public final LongAdder directorySyncs = new LongAdder();
     public final LongAdder filesCreated = new LongAdder();
     public final LongAdder filesDeleted = new LongAdder();
+    public final LongAdder purgeRewrites = new LongAdder();
+    public final LongAdder rewriteQueueCompactions = new LongAdder();
     public final LongAdder batchesWritten = new LongAdder();
     public final LongAdder blockReads = new LongAdder();
     public final LongAdder blockCacheHits = new LongAdder();

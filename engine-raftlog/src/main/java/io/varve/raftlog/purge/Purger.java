@@ -164,6 +164,7 @@ public final class Purger {
             return new ArrayList<>();
         }
         write(plan);
+        counters.purgeRewrites.increment();
         long deleteBelow = Math.min(plan.appendCut, minLiveAppendSeq());
         List<Long> doomed = new ArrayList<>();
         for (FileCatalog.FileInfo f : catalog.files(LogQueue.APPEND)) {
@@ -222,6 +223,7 @@ public final class Purger {
             }
         }
         delete(doomed);
+        counters.rewriteQueueCompactions.increment();
         rewriteGroups.clear();
         rewriteGroups.addAll(stillThere);
         LOG.log(System.Logger.Level.DEBUG, () -> "compacted the rewrite queue: " + files.size() + " files, "
