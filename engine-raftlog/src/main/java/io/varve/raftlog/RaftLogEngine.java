@@ -8,6 +8,7 @@ import io.varve.raftlog.file.IoCounters;
 import io.varve.raftlog.file.LogQueue;
 import io.varve.raftlog.file.QueueWriter;
 import io.varve.raftlog.format.LogFileFormat;
+import io.varve.raftlog.format.BatchBuilder;
 import io.varve.raftlog.index.Location;
 import io.varve.raftlog.index.MemIndex;
 import io.varve.raftlog.purge.PurgeSettings;
@@ -112,6 +113,13 @@ public final class RaftLogEngine implements AutoCloseable {
                 appendWriter.resume(recovered.resumeAppendSeq(), recovered.resumeAppendSize());
             } else {
                 appendWriter.startNewFile();
+            }
+            if (!recovered.holeRepairs().isEmpty()) {
+                // Make the repair durable: replaying this compaction after the hole closes it again.
+                BatchBuilder repair = new BatchBuilder();
+                recovered.holeRepairs().forEach(repair::compactTo);
+                appendWriter.append(repair.encode(Integer.MAX_VALUE));
+                appendWriter.sync();
             }
             rewriteWriter = new QueueWriter(fs, dir, LogQueue.REWRITE, options.targetFileSize(), catalog, counters,
                     recovered.nextRewriteSeq());

@@ -11,7 +11,9 @@ import java.util.Set;
  * @param nextRewriteSeq the sequence number of the next new rewrite file
  * @param rewriteGroups groups that have data (entries, state) somewhere in the rewrite queue
  * @param problems descriptions of the damage tolerated, empty when the log was clean
+ * @param holeRepairs groups whose log had a hole, with the index their entries now start at: the engine
+ *     logs these compactions so the repair survives the next recovery
  */
 public record RecoveredLog(long resumeAppendSeq, long resumeAppendSize, long nextAppendSeq, long nextRewriteSeq,
-        Set<Long> rewriteGroups, java.util.List<String> problems) {
+        Set<Long> rewriteGroups, java.util.List<String> problems, java.util.Map<Long, Long> holeRepairs) {
 }

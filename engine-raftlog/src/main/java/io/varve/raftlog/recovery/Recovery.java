@@ -17,8 +17,10 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -75,7 +77,7 @@ public final class Recovery {
         }
         rewrite.sort(null);
         append.sort(null);
-        checkAppendSequence(append);
+        List<Long> missing = missingAppendFiles(append);
 
         List<Long> order = new ArrayList<>(rewrite);
         order.addAll(append);
@@ -133,7 +135,9 @@ public final class Recovery {
         }
 
         List<MemIndex.Gap> gaps = index.finishReplay(mode == RecoveryMode.TOLERATE_ANY_CORRUPTION);
+        Map<Long, Long> holeRepairs = new HashMap<>();
         for (MemIndex.Gap gap : gaps) {
+            holeRepairs.put(gap.group(), gap.lastPlaceholder() + 1);
             String what = "group " + gap.group() + " has a hole in its log below index " + (gap.lastPlaceholder() + 1);
             if (mode != RecoveryMode.TOLERATE_ANY_CORRUPTION) {
                 Path where = gap.fileId() >= 0 ? LogFileName.path(dir, gap.fileId()) : dir;
@@ -144,25 +148,37 @@ public final class Recovery {
         for (ScannedFile file : toRepair) {
             repair(file);
         }
+        for (long seq : missing) {
+            writeEmptyFile(LogQueue.APPEND, seq);
+        }
         long nextAppend = lastAppend < 0 ? 1 : FileId.sequence(lastAppend) + 1;
         long nextRewrite = lastRewrite < 0 ? 1 : FileId.sequence(lastRewrite) + 1;
-        return new RecoveredLog(resumeSeq, resumeSize, nextAppend, nextRewrite, rewriteGroups, List.copyOf(problems));
+        return new RecoveredLog(resumeSeq, resumeSize, nextAppend, nextRewrite, rewriteGroups, List.copyOf(problems),
+                Map.copyOf(holeRepairs));
     }
 
-    /** Purge deletes append files oldest first, so the queue must be a run of consecutive sequence numbers. */
-    private void checkAppendSequence(List<Long> append) throws CorruptionException {
+    /**
+     * Purge deletes append files oldest first, so the queue must be a run of consecutive sequence numbers.
+     * Returns the missing ones (only when the mode tolerates them, so they can be filled with empty files).
+     */
+    private List<Long> missingAppendFiles(List<Long> append) throws CorruptionException {
+        List<Long> missing = new ArrayList<>();
         for (int i = 1; i < append.size(); i++) {
             long prev = FileId.sequence(append.get(i - 1));
             long seq = FileId.sequence(append.get(i));
             if (seq != prev + 1) {
-                Path missing = dir.resolve(LogFileName.of(LogQueue.APPEND, prev + 1));
-                String what = "append file " + missing.getFileName() + " is missing (have " + prev + " and " + seq + ")";
+                Path first = dir.resolve(LogFileName.of(LogQueue.APPEND, prev + 1));
+                String what = "append files " + (prev + 1) + " to " + (seq - 1) + " are missing";
                 if (mode != RecoveryMode.TOLERATE_ANY_CORRUPTION) {
-                    throw new CorruptionException(missing, 0, what);
+                    throw new CorruptionException(first, 0, what);
                 }
-                problem(what);
+                problem(what + "; replaced by empty files");
+                for (long s = prev + 1; s < seq; s++) {
+                    missing.add(s);
+                }
             }
         }
+        return missing;
     }
 
     private void tolerateOrThrow(ScannedFile file, boolean lastOfQueue) throws CorruptionException {
@@ -183,7 +199,9 @@ public final class Recovery {
             if (file.damageReachesEnd()) {
                 fs.delete(path); // a file whose creation was cut short: nothing in it was ever acknowledged
             } else {
+                // Keep the bytes for inspection, and the sequence number taken so the queue stays contiguous.
                 fs.rename(path, dir.resolve(path.getFileName() + ".corrupt"));
+                writeEmptyFile(FileId.queue(file.fileId()), FileId.sequence(file.fileId()));
             }
         } else {
             Path temp = dir.resolve(path.getFileName() + LogFileFormat.TEMP_SUFFIX);
@@ -203,6 +221,17 @@ public final class Recovery {
         fs.syncDirectory(dir);
         LOG.log(System.Logger.Level.WARNING, "repaired " + path + ": kept " + file.validLength() + " of "
                 + file.size() + " bytes");
+    }
+
+    /** A valid file without batches, synced and named durably. */
+    private void writeEmptyFile(LogQueue queue, long seq) throws IOException {
+        Path path = dir.resolve(LogFileName.of(queue, seq));
+        try (WritableFile out = fs.create(path)) {
+            out.write(ByteBuffer.wrap(LogFileFormat.encodeHeader(queue.code(), seq)));
+            out.sync();
+        }
+        fs.syncDirectory(dir);
+        catalog.add(FileId.of(queue, seq), LogFileFormat.HEADER_SIZE, 0);
     }
 
     private void problem(String what) {
