@@ -19,6 +19,8 @@ final class CountingFileSystem implements FileSystem {
     final AtomicLong syncs = new AtomicLong();
     final AtomicLong bytesWritten = new AtomicLong();
     volatile CountDownLatch gate;
+    /** CPU work done in every sync, standing in for a device flush without sleeping. */
+    volatile int syncWork;
     final CountDownLatch atGate = new CountDownLatch(1);
 
     CountingFileSystem(FileSystem delegate) {
@@ -57,6 +59,7 @@ final class CountingFileSystem implements FileSystem {
                     }
                 }
                 syncs.incrementAndGet();
+                busyWork(syncWork);
                 f.sync();
             }
 
@@ -70,6 +73,14 @@ final class CountingFileSystem implements FileSystem {
                 f.close();
             }
         };
+    }
+
+    private static void busyWork(int rounds) {
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        byte[] buf = new byte[4096];
+        for (int i = 0; i < rounds; i++) {
+            crc.update(buf);
+        }
     }
 
     @Override

@@ -6,8 +6,9 @@ package io.varve.raftlog.index;
  * entry. Each entry costs 12 bytes: the batch location ({@link Location}) and the offset of its record in
  * the batch's raw entries block. The length is not stored because each record carries it.
  *
- * <p>Capacity grows by a quarter at a time and shrinks after large compactions, which bounds the slack at
- * 25%: at most 15 bytes per entry plus two array headers.
+ * <p>Capacity grows by a quarter at a time, which bounds the slack of a growing log at 25% (at most 15 bytes per
+ * entry plus two array headers), and shrinks when under a quarter full after a compaction or truncation, so
+ * a log that shrank does not keep its peak footprint.
  *
  * <p>Not thread-safe; guarded by its index shard's lock.
  */
@@ -78,6 +79,7 @@ public final class EntryRing {
         for (int start : recordStarts) {
             put(size++, location, start);
         }
+        maybeShrink();
     }
 
     /** Drops entries below {@code index}; returns how many. */
@@ -110,6 +112,7 @@ public final class EntryRing {
                 clear();
             } else if (end - first < size) {
                 size = (int) (end - first);
+                maybeShrink();
             }
         }
     }
