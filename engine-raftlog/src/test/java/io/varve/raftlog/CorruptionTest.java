@@ -252,6 +252,18 @@ class CorruptionTest {
     }
 
     @Test
+    void aFileWhoseCreationWasCutShortIsDropped() throws Exception {
+        Path next = file(lastSeq() + 1);
+        replace(next, new byte[7]); // the name became durable, the header did not
+        assertCorruptionAt(RecoveryMode.ABSOLUTE_CONSISTENCY, next, 0);
+        assertEquals(prefixes.get(BATCHES), recovered(RecoveryMode.TOLERATE_TAIL_CORRUPTION));
+        try (RaftLogEngine engine = RaftLogEngine.open(DIR, options(RecoveryMode.TOLERATE_TAIL_CORRUPTION))) {
+            engine.write(new LogBatch().put(9, Workload.KEYS.get(1), new byte[] {1}), true);
+        }
+        assertEquals(java.util.Set.of(0L, 1L, 9L), recovered(RecoveryMode.ABSOLUTE_CONSISTENCY).groups.keySet());
+    }
+
+    @Test
     void damagedFileHeader() throws Exception {
         int seq = lastSeq();
         byte[] bytes = read(file(seq));

@@ -145,13 +145,18 @@ public final class Recovery {
             }
             problem(what + "; kept only the entries above it");
         }
+        long reusableAppendSeq = 0;
         for (ScannedFile file : toRepair) {
-            repair(file);
+            if (repair(file) && file.fileId() == lastAppend) {
+                reusableAppendSeq = FileId.sequence(lastAppend);
+            }
         }
         for (long seq : missing) {
             writeEmptyFile(LogQueue.APPEND, seq);
         }
-        long nextAppend = lastAppend < 0 ? 1 : FileId.sequence(lastAppend) + 1;
+        // A deleted last file never held a batch: its number is reused so the queue stays contiguous.
+        long nextAppend = reusableAppendSeq > 0 ? reusableAppendSeq
+                : lastAppend < 0 ? 1 : FileId.sequence(lastAppend) + 1;
         long nextRewrite = lastRewrite < 0 ? 1 : FileId.sequence(lastRewrite) + 1;
         return new RecoveredLog(resumeSeq, resumeSize, nextAppend, nextRewrite, rewriteGroups, List.copyOf(problems),
                 Map.copyOf(holeRepairs));
@@ -193,11 +198,14 @@ public final class Recovery {
         problem(file.damage().getMessage() + "; kept the " + file.batches().size() + " batches before it");
     }
 
-    private void repair(ScannedFile file) throws IOException {
+    /** Cuts off tolerated damage; returns whether the file was deleted. */
+    private boolean repair(ScannedFile file) throws IOException {
         Path path = file.path();
+        boolean deleted = false;
         if (!file.headerValid()) {
             if (file.damageReachesEnd()) {
                 fs.delete(path); // a file whose creation was cut short: nothing in it was ever acknowledged
+                deleted = true;
             } else {
                 // Keep the bytes for inspection, and the sequence number taken so the queue stays contiguous.
                 fs.rename(path, dir.resolve(path.getFileName() + ".corrupt"));
@@ -221,6 +229,7 @@ public final class Recovery {
         fs.syncDirectory(dir);
         LOG.log(System.Logger.Level.WARNING, "repaired " + path + ": kept " + file.validLength() + " of "
                 + file.size() + " bytes");
+        return deleted;
     }
 
     /** A valid file without batches, synced and named durably. */

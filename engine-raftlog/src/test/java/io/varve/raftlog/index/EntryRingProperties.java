@@ -88,7 +88,7 @@ class EntryRingProperties {
                 }
                 assertEquals(lastHole, ring.lastPlaceholder());
             }
-            assertTrue(ring.heapBytes() <= 100 + 12L * Math.max(64, 4L * ring.size()), "slack bounded: " + ring);
+            assertTrue(ring.heapBytes() <= 100 + 12L * Math.max(68, 4L * ring.size() + 4), "slack bounded: " + ring);
         }
     }
 
