@@ -36,7 +36,7 @@ class CrashProperties {
                 .list().ofMinSize(10).ofMaxSize(60).withSizeDistribution(RandomDistribution.uniform());
     }
 
-    @Property(tries = 60)
+    @Property(tries = 400)
     void recoveryYieldsAPrefixOfAcknowledgedBatchesContainingEverySyncedOne(
             @ForAll("actions") List<Workload.Action> actions) throws Exception {
         MemFileSystem mem = new MemFileSystem();

@@ -34,7 +34,7 @@ class RaftLogModelProperties {
                 .withSizeDistribution(RandomDistribution.uniform());
     }
 
-    @Property(tries = 60)
+    @Property(tries = 400)
     void engineMatchesTheModel(@ForAll("actions") List<Workload.Action> actions) throws Exception {
         MemFileSystem mem = new MemFileSystem();
         Path dir = Path.of("/model");

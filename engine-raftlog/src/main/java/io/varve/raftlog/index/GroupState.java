@@ -16,6 +16,11 @@ final class GroupState {
     /** Recovery only: the batch whose gap created the most recent placeholders, for error messages. */
     long gapFileId = -1;
     long gapPosition;
+    /**
+     * Recovery only: a gap too large to fill with placeholders was met, so the entries below it were dropped
+     * outright. Later batches cannot bring them back, so this is reported like a hole left open.
+     */
+    boolean droppedBelowGap;
 
     GroupState(long group) {
         this.group = group;

@@ -25,6 +25,12 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  */
 public final class MemIndex {
     public static final int SHARD_COUNT = 64;
+    /**
+     * Replay fills a gap with placeholders only up to this many (48 MiB of index); a larger one can only come
+     * from damage (a legitimate transient gap is bounded by a log that once existed in memory) and is handled
+     * by dropping the entries below it, so a damaged log cannot make recovery run out of memory.
+     */
+    static final long MAX_PLACEHOLDERS = 1 << 22;
     /** Per group: the map node, the boxed key and the GroupState header (an estimate, like all JVM sizes). */
     private static final long GROUP_OVERHEAD = 48;
 
@@ -95,6 +101,10 @@ public final class MemIndex {
                 if (replay && !gs.entries.isEmpty() && e.firstIndex() > gs.entries.last() + 1) {
                     gs.gapFileId = fileId;
                     gs.gapPosition = position;
+                    if (e.firstIndex() - gs.entries.last() - 1 > MAX_PLACEHOLDERS) {
+                        gs.entries.clear();
+                        gs.droppedBelowGap = true;
+                    }
                 }
                 gs.entries.append(e.firstIndex(), location, e.recordStarts(), replay);
             }
@@ -169,6 +179,10 @@ public final class MemIndex {
             try {
                 for (GroupState gs : new ArrayList<>(shard.groups.values())) {
                     long hole = gs.entries.lastPlaceholder();
+                    if (hole < 0 && gs.droppedBelowGap && !gs.entries.isEmpty()) {
+                        hole = gs.entries.first() - 1;
+                    }
+                    gs.droppedBelowGap = false;
                     if (hole >= 0) {
                         gaps.add(new Gap(gs.group, hole, gs.gapFileId, gs.gapPosition));
                         if (repair) {
