@@ -40,6 +40,8 @@ import java.util.OptionalLong;
 public final class RaftLogEngine implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RaftLogEngine.class.getName());
     private static final int READ_RETRIES = 3;
+    private static final int FIRST_READ_CHUNK = 64;
+    private static final int MAX_READ_CHUNK = 4096;
 
     private final Path dir;
     private final RaftLogOptions options;
@@ -169,7 +171,9 @@ public final class RaftLogEngine implements AutoCloseable {
 
     /**
      * Entries {@code [from, toExclusive)} of a group, stopping before the total payload would exceed
-     * {@code maxBytes} but always returning at least one entry if the range is not empty.
+     * {@code maxBytes} but always returning at least one entry if the range is not empty. If the group's log
+     * is overwritten or compacted while the entries are being read, the entries read before that are
+     * returned (a prefix, never a mix of the old and the new log).
      *
      * @throws IndexOutOfBoundsException if part of the range is compacted or beyond the last index
      * @throws io.varve.core.base.CorruptionException if an entry's stored block fails its checksum
@@ -185,28 +189,62 @@ public final class RaftLogEngine implements AutoCloseable {
         if (from == toExclusive) {
             return new ArrayList<>();
         }
-        for (int attempt = 0; ; attempt++) {
-            MemIndex.Located located = index.locate(group, from, toExclusive);
-            List<byte[]> out = new ArrayList<>();
-            long total = 0;
-            int i = 0;
+        index.checkRange(group, from, toExclusive);
+        List<byte[]> out = new ArrayList<>();
+        long total = 0;
+        long next = from;
+        long boundaryLocation = 0;
+        int boundaryStart = 0;
+        int chunk = FIRST_READ_CHUNK;
+        // Locations are copied a chunk at a time, so a small byte budget never copies a huge range. Each later
+        // chunk re-reads the last entry of the previous one: if it moved, the log was overwritten below it
+        // meanwhile and what was read so far is returned rather than mixed with the newer log.
+        while (next < toExclusive) {
+            long lo = next == from ? from : next - 1;
+            long hi = Math.min(toExclusive, next + chunk);
+            MemIndex.Located located;
             try {
-                for (; i < located.locations().length; i++) {
-                    long loc = located.locations()[i];
-                    byte[] e = blocks.entry(Location.fileId(loc), Location.position(loc), located.recordStarts()[i]);
-                    if (i > 0 && total + e.length > maxBytes) {
-                        break;
-                    }
-                    out.add(e);
-                    total += e.length;
-                }
-                return out;
-            } catch (IOException e) {
-                // Purge may have moved the entry and deleted its old file after we copied the location.
-                if (attempt >= READ_RETRIES || !moved(group, from + i, located.locations()[i],
-                        located.recordStarts()[i])) {
+                located = index.locate(group, lo, hi);
+            } catch (IndexOutOfBoundsException e) {
+                if (out.isEmpty()) {
                     throw e;
                 }
+                return out; // compacted or truncated since the previous chunk
+            }
+            int skip = (int) (next - lo);
+            if (skip == 1 && (located.locations()[0] != boundaryLocation
+                    || located.recordStarts()[0] != boundaryStart)) {
+                return out;
+            }
+            for (int i = skip; i < located.locations().length; i++) {
+                byte[] e = read(group, next, located.locations()[i], located.recordStarts()[i]);
+                if (!out.isEmpty() && total + e.length > maxBytes) {
+                    return out;
+                }
+                out.add(e);
+                total += e.length;
+                next++;
+            }
+            boundaryLocation = located.locations()[located.locations().length - 1];
+            boundaryStart = located.recordStarts()[located.recordStarts().length - 1];
+            chunk = Math.min(MAX_READ_CHUNK, chunk * 2);
+        }
+        return out;
+    }
+
+    /** Reads one entry, following it if purge moved it (and deleted its old file) after it was located. */
+    private byte[] read(long group, long index, long location, int recordStart) throws IOException {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return blocks.entry(Location.fileId(location), Location.position(location), recordStart);
+            } catch (IOException e) {
+                // IndexOutOfBoundsException from locate if the entry is gone meanwhile: the right answer.
+                MemIndex.Located now = this.index.locate(group, index, index + 1);
+                if (attempt >= READ_RETRIES || (now.locations()[0] == location && now.recordStarts()[0] == recordStart)) {
+                    throw e;
+                }
+                location = now.locations()[0];
+                recordStart = now.recordStarts()[0];
             }
         }
     }
@@ -339,11 +377,6 @@ public final class RaftLogEngine implements AutoCloseable {
         }
     }
 
-    private boolean moved(long group, long index, long oldLocation, int oldStart) {
-        // Throws IndexOutOfBoundsException if the entry was compacted meanwhile, which is the right answer.
-        MemIndex.Located now = this.index.locate(group, index, index + 1);
-        return now.locations()[0] != oldLocation || now.recordStarts()[0] != oldStart;
-    }
 
     private static void rethrow(Throwable failure) throws IOException {
         switch (failure) {

@@ -89,7 +89,7 @@ public final class RaftLogOptions {
         return o;
     }
 
-    /** Share of dead bytes in the rewrite queue above which purge compacts it (default 0.6). */
+    /** Share of dead bytes in the rewrite queue above which purge compacts it (default 0.6; 0: at every purge). */
     public RaftLogOptions withRewriteGarbageRatio(double ratio) {
         if (!(ratio >= 0 && ratio <= 1)) {
             throw new IllegalArgumentException("rewrite garbage ratio must be in [0, 1]: " + ratio);

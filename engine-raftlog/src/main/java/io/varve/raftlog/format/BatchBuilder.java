@@ -82,6 +82,10 @@ public final class BatchBuilder {
         add(new BatchItem.ClearState(group), 11);
     }
 
+    public void commit() {
+        add(new BatchItem.Commit(), 2);
+    }
+
     private void add(BatchItem item, long footerBytes) {
         if (footerEstimate + footerBytes > BatchFormat.MAX_FOOTER) {
             throw new IllegalArgumentException("batch footer would exceed " + BatchFormat.MAX_FOOTER

@@ -55,6 +55,12 @@ public final class BatchFormat {
     public static final int ITEM_RETAIN = 6;
     /** Written only by purge: drop every key/value of the group (a snapshot of its puts follows). */
     public static final int ITEM_CLEAR_STATE = 7;
+    /**
+     * Written only by purge, last in its last batch: everything the rewrite queue received since the previous
+     * COMMIT is complete. Recovery ignores (and removes) rewrite-queue batches after the last COMMIT. The group
+     * field is always 0.
+     */
+    public static final int ITEM_COMMIT = 8;
 
     private BatchFormat() {
     }

@@ -63,4 +63,12 @@ public sealed interface BatchItem {
     /** Purge only: drop all key/values of the group. */
     record ClearState(long group) implements BatchItem {
     }
+
+    /** Purge only: closes a purge's writes to the rewrite queue; they count only once this is durable. */
+    record Commit() implements BatchItem {
+        @Override
+        public long group() {
+            return 0;
+        }
+    }
 }

@@ -16,6 +16,7 @@ import java.util.List;
  * DELETE      key length, key
  * RETAIN      first index, count
  * CLEAR_STATE -
+ * COMMIT      - (group is 0)
  * </pre>
  */
 public final class FooterCodec {
@@ -67,6 +68,10 @@ public final class FooterCodec {
                     out.writeByte(BatchFormat.ITEM_CLEAR_STATE);
                     out.writeVarint(c.group());
                 }
+                case BatchItem.Commit c -> {
+                    out.writeByte(BatchFormat.ITEM_COMMIT);
+                    out.writeVarint(0);
+                }
             }
         }
     }
@@ -99,6 +104,12 @@ public final class FooterCodec {
                     yield new BatchItem.Retain(group, first, n);
                 }
                 case BatchFormat.ITEM_CLEAR_STATE -> new BatchItem.ClearState(group);
+                case BatchFormat.ITEM_COMMIT -> {
+                    if (group != 0) {
+                        throw in.corrupt(at, "commit item with group " + group);
+                    }
+                    yield new BatchItem.Commit();
+                }
                 default -> throw in.corrupt(at, "unknown footer item type " + type);
             });
         }

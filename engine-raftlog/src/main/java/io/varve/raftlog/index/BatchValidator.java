@@ -63,6 +63,7 @@ public final class BatchValidator {
                 case BatchItem.Put p -> { }
                 case BatchItem.Delete d -> { }
                 case BatchItem.ClearState c -> { }
+                case BatchItem.Commit c -> { }
             }
         }
         overlay.putAll(pending);

@@ -136,6 +136,9 @@ public final class MemIndex {
                     gs.state = null;
                 }
             }
+            case BatchItem.Commit c -> {
+                return;
+            }
         }
         if (gs != null && gs.isEmpty()) {
             shard.groups.remove(group);
@@ -240,6 +243,39 @@ public final class MemIndex {
     }
 
     /**
+     * Checks that entries {@code [from, to)} all exist.
+     *
+     * @throws IndexOutOfBoundsException naming the group and its range when they do not
+     */
+    public void checkRange(long group, long from, long to) {
+        Shard shard = shard(group);
+        Lock lock = shard.lock.readLock();
+        lock.lock();
+        try {
+            checkRange(shard.groups.get(group), group, from, to);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static EntryRing checkRange(GroupState gs, long group, long from, long to) {
+        if (gs == null || gs.entries.isEmpty()) {
+            throw new IndexOutOfBoundsException("group " + group + " has no entries (asked for [" + from
+                    + ", " + to + "))");
+        }
+        EntryRing ring = gs.entries;
+        if (from < ring.first()) {
+            throw new IndexOutOfBoundsException("group " + group + ": entries below " + ring.first()
+                    + " are compacted (asked for [" + from + ", " + to + "))");
+        }
+        if (to > ring.last() + 1) {
+            throw new IndexOutOfBoundsException("group " + group + ": last index is " + ring.last()
+                    + " (asked for [" + from + ", " + to + "))");
+        }
+        return ring;
+    }
+
+    /**
      * Copies the locations of entries {@code [from, to)}, which must all exist.
      *
      * @throws IndexOutOfBoundsException naming the group and its range when they do not
@@ -249,20 +285,7 @@ public final class MemIndex {
         Lock lock = shard.lock.readLock();
         lock.lock();
         try {
-            GroupState gs = shard.groups.get(group);
-            if (gs == null || gs.entries.isEmpty()) {
-                throw new IndexOutOfBoundsException("group " + group + " has no entries (asked for [" + from
-                        + ", " + to + "))");
-            }
-            EntryRing ring = gs.entries;
-            if (from < ring.first()) {
-                throw new IndexOutOfBoundsException("group " + group + ": entries below " + ring.first()
-                        + " are compacted (asked for [" + from + ", " + to + "))");
-            }
-            if (to > ring.last() + 1) {
-                throw new IndexOutOfBoundsException("group " + group + ": last index is " + ring.last()
-                        + " (asked for [" + from + ", " + to + "))");
-            }
+            EntryRing ring = checkRange(shard.groups.get(group), group, from, to);
             int n = (int) (to - from);
             long[] locs = new long[n];
             int[] starts = new int[n];

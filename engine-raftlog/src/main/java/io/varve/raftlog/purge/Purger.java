@@ -43,7 +43,10 @@ import java.util.function.LongPredicate;
  *       index range from the first such entry to the last entry not in a surviving append file, so that
  *       replaying it (which truncates after it, Raft-style) cannot cut off anything rewritten earlier; then
  *       (b) a snapshot of every group at T: Retain(first, count), ClearState and its puts, plus Clean for
- *       groups that have data in the rewrite queue but no longer exist. Then syncs.</li>
+ *       groups that have data in the rewrite queue but no longer exist; and last a Commit item. Then syncs.
+ *       Recovery ignores rewrite-queue batches after the last Commit, so a purge interrupted while copying is
+ *       as if it never ran. This matters: copies are written in chunks, and a chunk alone (which truncates
+ *       the group's log after itself) would cut off live entries that later chunks were meant to restore.</li>
  *   <li>Points the index at the copies (only where it still points at the originals), then deletes the
  *       append files below min(S, oldest file still referenced).</li>
  * </ol>
@@ -204,8 +207,8 @@ public final class Purger {
             }
         }
         double garbage = 1 - liveBytes / total;
-        if (garbage < settings.rewriteGarbageRatio()) {
-            return;
+        if (settings.rewriteGarbageRatio() > 0 && garbage < settings.rewriteGarbageRatio()) {
+            return; // (a ratio of 0 compacts at every purge)
         }
         rewriteWriter.startNewFile();
         long firstNewSeq = FileId.sequence(rewriteWriter.activeFileId());
@@ -367,6 +370,7 @@ public final class Purger {
         for (long g : plan.deadGroups) {
             batch.clean(g);
         }
+        batch.commit();
         snapshotBytes += flush(batch, inBatch, moved, movedTo, movedStarts);
         rewriteWriter.sync();
         lastSnapshotBytes = snapshotBytes;

@@ -102,7 +102,7 @@ final class FileScanner {
                     entries += e.count();
                 }
             }
-            batches.add(new ScannedFile.Batch(pos, items, entries));
+            batches.add(new ScannedFile.Batch(pos, end, items, entries));
             pos = end;
         }
         return new ScannedFile(fileId, path, size, true, batches, pos, null, false);

@@ -19,6 +19,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -33,6 +34,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * sequence order, each batch's footer items applied in order. Files are scanned in parallel on a small pool
  * (a bounded number ahead of the one being applied, to cap memory), and applied strictly in order by the
  * calling thread, since a batch's effect depends on everything before it.
+ *
+ * <p>Rewrite-queue batches are applied only in whole purges: they are held back until a batch ending in a
+ * Commit item arrives, and whatever follows the last Commit (a purge that did not finish) is removed.
  *
  * <p>Replay tolerates a gap in a group's log (placeholders fill it) because purge may have rewritten a
  * group's state as of a later point than some append-queue batches that are replayed after it; the later
@@ -86,6 +90,12 @@ public final class Recovery {
 
         Set<Long> rewriteGroups = new HashSet<>();
         List<ScannedFile> toRepair = new ArrayList<>();
+        // Rewrite-queue batches count only in whole purges: they wait here until a Commit closes them.
+        List<ScannedFile.Batch> uncommitted = new ArrayList<>();
+        List<Long> uncommittedFiles = new ArrayList<>();
+        Map<Long, long[]> rewriteFiles = new LinkedHashMap<>(); // id -> {valid length, committed entries}
+        long lastCommitFile = -1;
+        long lastCommitEnd = 0;
         long resumeSeq = 0;
         long resumeSize = 0;
         AtomicInteger threadNumber = new AtomicInteger();
@@ -109,18 +119,35 @@ public final class Recovery {
                     tolerateOrThrow(file, lastOfQueue);
                     toRepair.add(file);
                 }
-                boolean isRewrite = FileId.queue(id) == LogQueue.REWRITE;
+                if (FileId.queue(id) == LogQueue.REWRITE) {
+                    rewriteFiles.put(id, new long[] {file.headerValid() ? file.validLength() : -1, 0});
+                    for (ScannedFile.Batch batch : file.batches()) {
+                        uncommitted.add(batch);
+                        uncommittedFiles.add(id);
+                        if (batch.commits()) {
+                            for (int k = 0; k < uncommitted.size(); k++) {
+                                ScannedFile.Batch b = uncommitted.get(k);
+                                long in = uncommittedFiles.get(k);
+                                index.apply(b.items(), in, b.position(), true);
+                                rewriteFiles.get(in)[1] += b.entryCount();
+                                for (BatchItem item : b.items()) {
+                                    if (!(item instanceof BatchItem.Clean) && !(item instanceof BatchItem.Commit)) {
+                                        rewriteGroups.add(item.group());
+                                    }
+                                }
+                            }
+                            uncommitted.clear();
+                            uncommittedFiles.clear();
+                            lastCommitFile = id;
+                            lastCommitEnd = batch.end();
+                        }
+                    }
+                    continue;
+                }
                 long entries = 0;
                 for (ScannedFile.Batch batch : file.batches()) {
                     index.apply(batch.items(), id, batch.position(), true);
                     entries += batch.entryCount();
-                    if (isRewrite) {
-                        for (BatchItem item : batch.items()) {
-                            if (!(item instanceof BatchItem.Clean)) {
-                                rewriteGroups.add(item.group());
-                            }
-                        }
-                    }
                 }
                 if (file.headerValid()) {
                     catalog.add(id, file.validLength(), entries);
@@ -133,6 +160,8 @@ public final class Recovery {
         } finally {
             pool.shutdownNow();
         }
+        toRepair.removeIf(f -> FileId.queue(f.fileId()) == LogQueue.REWRITE);
+        dropUncommittedRewrites(rewriteFiles, toRepair, lastCommitFile, lastCommitEnd);
 
         List<MemIndex.Gap> gaps = index.finishReplay(mode == RecoveryMode.TOLERATE_ANY_CORRUPTION);
         Map<Long, Long> holeRepairs = new HashMap<>();
@@ -198,6 +227,44 @@ public final class Recovery {
         problem(file.damage().getMessage() + "; kept the " + file.batches().size() + " batches before it");
     }
 
+    /**
+     * Keeps the rewrite queue up to its last Commit: a purge interrupted before committing is removed (files
+     * after the commit deleted, the committing file cut after it), so its batches can never be mistaken for
+     * part of a later purge. Damage tolerated in rewrite files is repaired here as well.
+     */
+    private void dropUncommittedRewrites(Map<Long, long[]> files, List<ScannedFile> damaged, long lastCommitFile,
+            long lastCommitEnd) throws IOException {
+        Map<Long, ScannedFile> damage = new HashMap<>();
+        for (ScannedFile f : damaged) {
+            damage.put(f.fileId(), f);
+        }
+        boolean changed = false;
+        for (Map.Entry<Long, long[]> e : files.entrySet()) {
+            long id = e.getKey();
+            long valid = e.getValue()[0];
+            Path path = LogFileName.path(dir, id);
+            if (lastCommitFile < 0 || id > lastCommitFile) {
+                fs.delete(path);
+                changed = true;
+                LOG.log(System.Logger.Level.INFO, "removed " + path + ": written by a purge that did not finish");
+            } else if (id == lastCommitFile && valid > lastCommitEnd) {
+                cut(path, lastCommitEnd);
+                changed = true;
+                catalog.add(id, lastCommitEnd, e.getValue()[1]);
+            } else if (valid >= 0) {
+                if (damage.containsKey(id)) {
+                    repair(damage.get(id));
+                }
+                catalog.add(id, valid, e.getValue()[1]);
+            } else if (damage.containsKey(id)) {
+                repair(damage.get(id));
+            }
+        }
+        if (changed) {
+            fs.syncDirectory(dir);
+        }
+    }
+
     /** Cuts off tolerated damage; returns whether the file was deleted. */
     private boolean repair(ScannedFile file) throws IOException {
         Path path = file.path();
@@ -212,24 +279,32 @@ public final class Recovery {
                 writeEmptyFile(FileId.queue(file.fileId()), FileId.sequence(file.fileId()));
             }
         } else {
-            Path temp = dir.resolve(path.getFileName() + LogFileFormat.TEMP_SUFFIX);
-            try (ReadableFile in = fs.openReadable(path); WritableFile out = fs.create(temp)) {
-                ByteBuffer buf = ByteBuffer.allocate(FileScanner.WINDOW);
-                for (long at = 0; at < file.validLength(); ) {
-                    buf.clear().limit((int) Math.min(buf.capacity(), file.validLength() - at));
-                    in.readFully(buf, at);
-                    at += buf.position();
-                    buf.flip();
-                    out.write(buf);
-                }
-                out.sync();
-            }
-            fs.rename(temp, path);
+            cut(path, file.validLength());
         }
         fs.syncDirectory(dir);
         LOG.log(System.Logger.Level.WARNING, "repaired " + path + ": kept " + file.validLength() + " of "
                 + file.size() + " bytes");
         return deleted;
+    }
+
+    /**
+     * Keeps only the first {@code length} bytes of a file: engine-core files are append-only, so the prefix is
+     * copied to a temporary file, synced, and renamed over the original (the caller syncs the directory).
+     */
+    private void cut(Path path, long length) throws IOException {
+        Path temp = dir.resolve(path.getFileName() + LogFileFormat.TEMP_SUFFIX);
+        try (ReadableFile in = fs.openReadable(path); WritableFile out = fs.create(temp)) {
+            ByteBuffer buf = ByteBuffer.allocate(FileScanner.WINDOW);
+            for (long at = 0; at < length; ) {
+                buf.clear().limit((int) Math.min(buf.capacity(), length - at));
+                in.readFully(buf, at);
+                at += buf.position();
+                buf.flip();
+                out.write(buf);
+            }
+            out.sync();
+        }
+        fs.rename(temp, path);
     }
 
     /** A valid file without batches, synced and named durably. */

@@ -12,7 +12,10 @@ import java.util.List;
 record ScannedFile(long fileId, Path path, long size, boolean headerValid, List<Batch> batches,
         long validLength, CorruptionException damage, boolean damageReachesEnd) {
 
-    record Batch(long position, List<BatchItem> items, long entryCount) {
+    record Batch(long position, long end, List<BatchItem> items, long entryCount) {
+        boolean commits() {
+            return !items.isEmpty() && items.getLast() instanceof BatchItem.Commit;
+        }
     }
 
     boolean clean() {
