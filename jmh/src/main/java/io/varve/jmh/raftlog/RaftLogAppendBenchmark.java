@@ -26,8 +26,10 @@ import org.openjdk.jmh.infra.BenchmarkParams;
  *
  * <p>One operation is one atomic write appending one entry to each of {@value #GROUPS_PER_WRITE} groups
  * (round robin over {@value #GROUPS}) plus each group's hard state, synced or not. Like a Raft store, the
- * benchmark garbage-collects each group's log, keeping its last {@value #KEEP} entries, and (Varve) runs
- * purge every {@value #MAINTAIN_EVERY} writes, compacting the groups it reports.
+ * benchmark garbage-collects each group's log: when a group has twice {@code keep} entries it compacts to its
+ * last {@code keep}, where {@code keep} is 128 entries but at most 128 KiB (so at most 256 MiB live over the
+ * 1000 groups whatever the entry size); and (Varve) it runs purge every {@value #MAINTAIN_EVERY} writes,
+ * compacting the groups it reports.
  *
  * <p>At the end of each trial it prints the bytes written to the device per payload byte (payload = entry
  * and hard-state bytes handed to the store), counted by the store's own accounting (see
@@ -45,8 +47,6 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 public class RaftLogAppendBenchmark {
     static final int GROUPS = 1000;
     static final int GROUPS_PER_WRITE = 4;
-    static final int KEEP = 128;
-    static final int GC_EVERY = 256;
     static final int MAINTAIN_EVERY = 4096;
 
     @Param({"128", "1024", "32768"})
@@ -60,7 +60,9 @@ public class RaftLogAppendBenchmark {
 
     Path dir;
     RaftStore raft;
-    byte[] entry;
+    int keep;
+    /** Distinct random entries, so no two entries of a batch are alike and nothing compresses. */
+    byte[][] pool;
     final byte[] hardState = new byte[24];
     /** Last index per group; each group is appended to by one thread only. */
     final long[] last = new long[GROUPS];
@@ -72,8 +74,12 @@ public class RaftLogAppendBenchmark {
     public void open() throws IOException {
         dir = BenchDirs.create("raftlog-append-" + store);
         raft = BenchDirs.open(store, dir);
-        entry = new byte[entrySize];
-        new Random(1).nextBytes(entry); // incompressible: no flattering compression ratios
+        keep = Math.clamp((128 << 10) / entrySize, 4, 128);
+        Random random = new Random(1);
+        pool = new byte[64][entrySize];
+        for (byte[] e : pool) {
+            random.nextBytes(e); // incompressible: no flattering compression ratios
+        }
     }
 
     /** A thread's share of the groups, so concurrent writers never touch the same group. */
@@ -84,6 +90,8 @@ public class RaftLogAppendBenchmark {
         int next;
         final long[] groups = new long[GROUPS_PER_WRITE];
         final long[] indexes = new long[GROUPS_PER_WRITE];
+        final byte[][] entries = new byte[GROUPS_PER_WRITE][];
+        int nextEntry;
 
         @Setup(Level.Trial)
         public void claim(RaftLogAppendBenchmark bench, BenchmarkParams params) {
@@ -111,18 +119,19 @@ public class RaftLogAppendBenchmark {
             c.next = (c.next + 1) % c.groupCount;
             c.groups[i] = g;
             c.indexes[i] = ++last[g];
+            c.entries[i] = pool[c.nextEntry++ & (pool.length - 1)];
         }
-        raft.append(c.groups, c.indexes, entry, hardState, sync);
-        payload.add((long) GROUPS_PER_WRITE * (entry.length + hardState.length));
+        raft.append(c.groups, c.indexes, c.entries, hardState, sync);
+        payload.add((long) GROUPS_PER_WRITE * (entrySize + hardState.length));
         for (int i = 0; i < GROUPS_PER_WRITE; i++) {
             long index = c.indexes[i];
-            if (index % GC_EVERY == 0) {
-                raft.compact(c.groups[i], index - KEEP);
+            if (index % (2L * keep) == 0) {
+                raft.compact(c.groups[i], index - keep);
             }
         }
         writes.increment();
         if (c.firstGroup == 0 && writes.sum() % MAINTAIN_EVERY == 0) {
-            raft.maintain(last, KEEP); // purge compacts reported groups: any thread's, hence the shared array
+            raft.maintain(last, keep); // purge compacts reported groups: any thread's, hence the shared array
         }
     }
 
@@ -131,9 +140,9 @@ public class RaftLogAppendBenchmark {
         long device = raft.deviceBytesWritten();
         long onDisk = BenchDirs.size(dir);
         System.out.printf("%n[raftlog-append store=%s entrySize=%d sync=%s] %.3f device bytes per payload byte "
-                        + "(%d / %d; %s); %d MiB on disk at the end%n", store, entrySize, sync,
+                        + "(%d / %d; %s); %d MiB on disk at the end%s%n", store, entrySize, sync,
                 (double) device / Math.max(1, payload.sum()), device, payload.sum(), raft.accounting(),
-                onDisk >> 20);
+                onDisk >> 20, raft.details());
         raft.close();
         BenchDirs.delete(dir);
         threads.set(0);

@@ -9,7 +9,7 @@ import java.io.IOException;
 interface RaftStore extends AutoCloseable {
 
     /** One atomic write: {@code entries[i]} at {@code indexes[i]} of {@code groups[i]}, and each group's state. */
-    void append(long[] groups, long[] indexes, byte[] entry, byte[] hardState, boolean sync) throws IOException;
+    void append(long[] groups, long[] indexes, byte[][] entries, byte[] hardState, boolean sync) throws IOException;
 
     /** Drops the group's entries below {@code index} (Raft log GC); not synced. */
     void compact(long group, long index) throws IOException;
@@ -19,6 +19,11 @@ interface RaftStore extends AutoCloseable {
 
     /** Bytes written to the device so far, by the store's own accounting. */
     long deviceBytesWritten();
+
+    /** Extra facts for the report (e.g. fsyncs per write); empty if none. */
+    default String details() {
+        return "";
+    }
 
     /** How {@link #deviceBytesWritten()} is counted, for the report. */
     String accounting();

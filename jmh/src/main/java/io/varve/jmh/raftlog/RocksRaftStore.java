@@ -48,11 +48,11 @@ final class RocksRaftStore implements RaftStore {
     }
 
     @Override
-    public void append(long[] groups, long[] indexes, byte[] entry, byte[] hardState, boolean sync)
+    public void append(long[] groups, long[] indexes, byte[][] entries, byte[] hardState, boolean sync)
             throws IOException {
         try (WriteBatch batch = new WriteBatch()) {
             for (int i = 0; i < groups.length; i++) {
-                batch.put(entryKey(groups[i], indexes[i]), entry);
+                batch.put(entryKey(groups[i], indexes[i]), entries[i]);
                 batch.put(stateKey(groups[i]), hardState);
             }
             db.write(sync ? syncWrites : plainWrites, batch);

@@ -13,20 +13,21 @@ final class VarveRaftStore implements RaftStore {
     static final byte[] HARD_STATE_KEY = {'h', 's'};
 
     final RaftLogEngine engine;
-    private final LogBatch batch = new LogBatch();
+    /** A LogBatch is filled by one thread; writers run on several. */
+    private final ThreadLocal<LogBatch> batches = ThreadLocal.withInitial(LogBatch::new);
 
     VarveRaftStore(Path dir) throws IOException {
         this.engine = RaftLogEngine.open(dir, RaftLogOptions.defaults()
                 .withTargetFileSize(64L << 20)
-                .withPurgeThreshold(256L << 20));
+                .withPurgeThreshold(1L << 30));
     }
 
     @Override
-    public void append(long[] groups, long[] indexes, byte[] entry, byte[] hardState, boolean sync)
+    public void append(long[] groups, long[] indexes, byte[][] entries, byte[] hardState, boolean sync)
             throws IOException {
-        batch.clear();
+        LogBatch batch = batches.get().clear();
         for (int i = 0; i < groups.length; i++) {
-            batch.addEntries(groups[i], indexes[i], List.of(entry));
+            batch.addEntries(groups[i], indexes[i], List.of(entries[i]));
             batch.put(groups[i], HARD_STATE_KEY, hardState);
         }
         engine.write(batch, sync);
@@ -48,6 +49,12 @@ final class VarveRaftStore implements RaftStore {
     public long deviceBytesWritten() {
         EngineStats s = engine.stats();
         return s.appendBytesWritten() + s.rewriteBytesWritten();
+    }
+
+    @Override
+    public String details() {
+        EngineStats s = engine.stats();
+        return String.format("; %d fdatasyncs for %d batches", s.dataSyncs(), s.batchesWritten());
     }
 
     @Override
