@@ -1,0 +1,444 @@
+package io.varve.raftlog.purge;
+
+import io.varve.core.fs.FileSystem;
+import io.varve.raftlog.file.BlockReader;
+import io.varve.raftlog.file.FileCatalog;
+import io.varve.raftlog.file.FileId;
+import io.varve.raftlog.file.FileReaders;
+import io.varve.raftlog.file.IoCounters;
+import io.varve.raftlog.file.LogFileName;
+import io.varve.raftlog.file.LogQueue;
+import io.varve.raftlog.file.QueueWriter;
+import io.varve.raftlog.format.BatchBuilder;
+import io.varve.raftlog.format.BatchItem;
+import io.varve.raftlog.format.EncodedBatch;
+import io.varve.raftlog.index.ByteKey;
+import io.varve.raftlog.index.EntryRing;
+import io.varve.raftlog.index.Location;
+import io.varve.raftlog.index.MemIndex;
+import io.varve.raftlog.write.BatchCommitter;
+import io.varve.raftlog.write.WriteBarrier;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.AbstractMap;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongPredicate;
+
+/**
+ * Reclaims space: deletes old append files after copying what is still live in them to the rewrite queue,
+ * and compacts the rewrite queue itself when it is mostly dead.
+ *
+ * <p>How a purge stays correct across crashes. Recovery replays the rewrite queue, then the append queue. A
+ * purge that will delete append files below sequence S does, in order:
+ * <ol>
+ *   <li>Takes a cut T of the index as an exclusive request of the write barrier (no write in flight), after
+ *       syncing the append queue so that every batch before T is durable.</li>
+ *   <li>Writes to the rewrite queue: (a) every live entry that lives in a file below S, per group the whole
+ *       index range from the first such entry to the last entry not in a surviving append file, so that
+ *       replaying it (which truncates after it, Raft-style) cannot cut off anything rewritten earlier; then
+ *       (b) a snapshot of every group at T: Retain(first, count), ClearState and its puts, plus Clean for
+ *       groups that have data in the rewrite queue but no longer exist; and last a Commit item. Then syncs.
+ *       Recovery ignores rewrite-queue batches after the last Commit, so a purge interrupted while copying is
+ *       as if it never ran. This matters: copies are written in chunks, and a chunk alone (which truncates
+ *       the group's log after itself) would cut off live entries that later chunks were meant to restore.</li>
+ *   <li>Points the index at the copies (only where it still points at the originals), then deletes the
+ *       append files below min(S, oldest file still referenced).</li>
+ * </ol>
+ * After the snapshot, replaying the surviving append files (all from before or after T) gives every index
+ * and key its true value: whatever was last set by a replayed batch is set again by it; whatever was last
+ * set in a deleted file is in the snapshot or among the copies. Replay may see a transient gap (a batch
+ * from before T appending after an entry the snapshot already cut), which recovery fills with placeholders
+ * that later batches overwrite. A crash at any point leaves either the old files (the copies and snapshot
+ * are then redundant) or the new ones in place. Compacting the rewrite queue is the same procedure with
+ * "lives in the rewrite queue" instead of "lives below S", after rolling the rewrite queue to a new file;
+ * all older rewrite files are then deleted.
+ *
+ * <p>Only one purge runs at a time ({@code lock}); it owns the rewrite-queue writer. Any I/O error stops
+ * the engine (fail-stop), as the rewrite queue may hold a partial batch.
+ */
+public final class Purger {
+    private static final System.Logger LOG = System.getLogger(Purger.class.getName());
+
+    private final FileSystem fs;
+    private final Path dir;
+    private final MemIndex index;
+    private final FileCatalog catalog;
+    private final FileReaders readers;
+    private final BlockReader blocks;
+    private final WriteBarrier barrier;
+    private final BatchCommitter committer;
+    private final QueueWriter appendWriter;
+    private final QueueWriter rewriteWriter;
+    private final IoCounters counters;
+    private final PurgeSettings settings;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Groups that may have entries or state in the rewrite queue. Guarded by {@code lock}. */
+    private final Set<Long> rewriteGroups;
+    /** Size of the last snapshot written, the part of the rewrite queue that is live without entries. */
+    private long lastSnapshotBytes;
+
+    public Purger(FileSystem fs, Path dir, MemIndex index, FileCatalog catalog, FileReaders readers,
+            BlockReader blocks, WriteBarrier barrier, BatchCommitter committer, QueueWriter appendWriter,
+            QueueWriter rewriteWriter, IoCounters counters, PurgeSettings settings, Set<Long> rewriteGroups) {
+        this.fs = fs;
+        this.dir = dir;
+        this.index = index;
+        this.catalog = catalog;
+        this.readers = readers;
+        this.blocks = blocks;
+        this.barrier = barrier;
+        this.committer = committer;
+        this.appendWriter = appendWriter;
+        this.rewriteWriter = rewriteWriter;
+        this.counters = counters;
+        this.settings = settings;
+        this.rewriteGroups = new HashSet<>(rewriteGroups);
+    }
+
+    /** Runs a purge; returns the groups whose old entries keep append files alive (to be compacted). */
+    public List<Long> purge() throws IOException {
+        lock.lock();
+        try {
+            List<Long> heavy = purgeAppendQueue();
+            compactRewriteQueueIfWasteful();
+            heavy.sort(null);
+            return heavy;
+        } catch (IOException | RuntimeException e) {
+            committer.fail(e);
+            throw e;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Closes the rewrite writer; waits for a running purge. */
+    public void close() throws IOException {
+        lock.lock();
+        try {
+            rewriteWriter.close();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- append queue
+
+    private List<Long> purgeAppendQueue() throws IOException {
+        RewritePlan plan = underBarrier(() -> {
+            long activeSeq = FileId.sequence(appendWriter.activeFileId());
+            List<FileCatalog.FileInfo> files = catalog.files(LogQueue.APPEND);
+            if (files.isEmpty()) {
+                return null;
+            }
+            long oldest = files.getFirst().sequence();
+            long total = 0;
+            for (FileCatalog.FileInfo f : files) {
+                total += f.bytes();
+            }
+            long cut;
+            if (total > settings.purgeThreshold()) {
+                // Keep the newest files holding up to half the threshold; everything older is rewritten.
+                long kept = 0;
+                cut = activeSeq;
+                for (int i = files.size() - 1; i >= 0; i--) {
+                    kept += files.get(i).bytes();
+                    if (kept > settings.purgeThreshold() / 2) {
+                        cut = Math.min(activeSeq, files.get(i).sequence() + 1);
+                        break;
+                    }
+                }
+            } else {
+                cut = Math.min(activeSeq, minLiveAppendSeq());
+            }
+            if (cut <= oldest) {
+                return null;
+            }
+            long cutSeq = cut;
+            return capture(cutSeq, id -> FileId.queue(id) == LogQueue.APPEND && FileId.sequence(id) < cutSeq, true);
+        });
+        if (plan == null) {
+            return new ArrayList<>();
+        }
+        write(plan);
+        counters.purgeRewrites.increment();
+        long deleteBelow = Math.min(plan.appendCut, minLiveAppendSeq());
+        List<Long> doomed = new ArrayList<>();
+        for (FileCatalog.FileInfo f : catalog.files(LogQueue.APPEND)) {
+            if (f.sequence() < deleteBelow) {
+                doomed.add(f.fileId());
+            }
+        }
+        delete(doomed);
+        return plan.heavyGroups;
+    }
+
+    // ---------------------------------------------------------------- rewrite queue
+
+    private void compactRewriteQueueIfWasteful() throws IOException {
+        List<FileCatalog.FileInfo> files = catalog.files(LogQueue.REWRITE);
+        long total = 0;
+        for (FileCatalog.FileInfo f : files) {
+            total += f.bytes();
+        }
+        if (files.isEmpty() || total < settings.rewriteCompactMinBytes()) {
+            return;
+        }
+        Map<Long, long[]> live = new HashMap<>();
+        index.forEachGroup((group, entries, state) -> {
+            for (long i = entries.first(), n = 0; n < entries.size(); i++, n++) {
+                long id = Location.fileId(entries.location(i));
+                if (FileId.queue(id) == LogQueue.REWRITE) {
+                    live.computeIfAbsent(id, k -> new long[1])[0]++;
+                }
+            }
+        });
+        double liveBytes = lastSnapshotBytes;
+        for (FileCatalog.FileInfo f : files) {
+            long[] n = live.get(f.fileId());
+            if (n != null && f.entriesWritten() > 0) {
+                liveBytes += (double) f.bytes() * n[0] / f.entriesWritten();
+            }
+        }
+        double garbage = 1 - liveBytes / total;
+        if (settings.rewriteGarbageRatio() > 0 && garbage < settings.rewriteGarbageRatio()) {
+            return; // (a ratio of 0 compacts at every purge)
+        }
+        rewriteWriter.startNewFile();
+        long firstNewSeq = FileId.sequence(rewriteWriter.activeFileId());
+        RewritePlan plan = underBarrier(() ->
+                capture(Long.MIN_VALUE, id -> FileId.queue(id) == LogQueue.REWRITE, false));
+        write(plan);
+        Set<Long> stillThere = new HashSet<>();
+        for (RewritePlan.GroupSnapshot g : plan.snapshot) {
+            stillThere.add(g.group());
+        }
+        List<Long> doomed = new ArrayList<>();
+        for (FileCatalog.FileInfo f : catalog.files(LogQueue.REWRITE)) {
+            if (f.sequence() < firstNewSeq) {
+                doomed.add(f.fileId());
+            }
+        }
+        delete(doomed);
+        counters.rewriteQueueCompactions.increment();
+        rewriteGroups.clear();
+        rewriteGroups.addAll(stillThere);
+        LOG.log(System.Logger.Level.DEBUG, () -> "compacted the rewrite queue: " + files.size() + " files, "
+                + String.format("%.0f%%", garbage * 100) + " garbage");
+    }
+
+    // ---------------------------------------------------------------- shared steps
+
+    private interface PlanMaker {
+        RewritePlan make() throws IOException;
+    }
+
+    /** Runs {@code maker} as an exclusive request after syncing the append queue. */
+    private RewritePlan underBarrier(PlanMaker maker) throws IOException {
+        RewritePlan[] out = new RewritePlan[1];
+        BatchCommitter.ExclusiveRequest request = new BatchCommitter.ExclusiveRequest(() -> {
+            appendWriter.sync();
+            out[0] = maker.make();
+            return 0;
+        }, true, false);
+        barrier.enter(request);
+        Throwable failure = request.failure();
+        if (failure != null) {
+            if (failure instanceof IOException io) {
+                throw io;
+            }
+            if (failure instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new IOException(failure);
+        }
+        return out[0];
+    }
+
+    /** Called with no write in flight: what to copy, and every group's state. */
+    private RewritePlan capture(long appendCut, LongPredicate move, boolean reportHeavy) {
+        RewritePlan plan = new RewritePlan(appendCut);
+        Set<Long> live = new HashSet<>();
+        index.forEachGroup((group, entries, state) -> {
+            live.add(group);
+            planCopy(plan, group, entries, move, reportHeavy);
+            List<Map.Entry<byte[], byte[]>> kv = new ArrayList<>(state.size());
+            for (Map.Entry<ByteKey, byte[]> e : state.entrySet()) {
+                kv.add(new AbstractMap.SimpleImmutableEntry<>(e.getKey().bytes(), e.getValue()));
+            }
+            plan.snapshot.add(new RewritePlan.GroupSnapshot(group, entries.isEmpty() ? 0 : entries.first(),
+                    entries.size(), kv));
+        });
+        for (long g : rewriteGroups) {
+            if (!live.contains(g)) {
+                plan.deadGroups.add(g);
+            }
+        }
+        return plan;
+    }
+
+    private void planCopy(RewritePlan plan, long group, EntryRing entries, LongPredicate move, boolean reportHeavy) {
+        long firstToMove = -1;
+        long lastToCopy = -1;
+        long moving = 0;
+        for (long i = entries.first(), n = 0; n < entries.size(); i++, n++) {
+            long id = Location.fileId(entries.location(i));
+            boolean moves = move.test(id);
+            if (moves) {
+                moving++;
+                if (firstToMove < 0) {
+                    firstToMove = i;
+                }
+            }
+            // Anything not in a surviving append file must be copied too once copying started, or replaying
+            // the copy (which truncates after itself) would cut it off.
+            if (firstToMove >= 0 && (moves || FileId.queue(id) == LogQueue.REWRITE)) {
+                lastToCopy = i;
+            }
+        }
+        if (firstToMove < 0) {
+            return;
+        }
+        if (reportHeavy && moving > settings.rewriteMaxEntries()) {
+            plan.heavyGroups.add(group);
+            return;
+        }
+        int n = (int) (lastToCopy - firstToMove + 1);
+        long[] locs = new long[n];
+        int[] starts = new int[n];
+        for (int k = 0; k < n; k++) {
+            locs[k] = entries.location(firstToMove + k);
+            starts[k] = entries.recordStart(firstToMove + k);
+        }
+        plan.copies.add(new RewritePlan.Copy(group, firstToMove, locs, starts));
+    }
+
+    /** A copied run whose index entries move once its batch is durable. */
+    private record Relocation(long group, long firstIndex, long[] oldLocations, int[] oldStarts) {
+    }
+
+    /** Writes the plan's copies then its snapshot to the rewrite queue, syncs, and relocates the index. */
+    private void write(RewritePlan plan) throws IOException {
+        BatchBuilder batch = new BatchBuilder();
+        List<Relocation> inBatch = new ArrayList<>();
+        List<Relocation> moved = new ArrayList<>();
+        List<long[]> movedTo = new ArrayList<>(); // per relocation: {location}, with starts kept alongside
+        List<int[]> movedStarts = new ArrayList<>();
+        long copiedEntries = 0;
+        for (RewritePlan.Copy copy : plan.copies) {
+            int n = copy.locations().length;
+            int i = 0;
+            while (i < n) {
+                int from = i;
+                long bytes = 0;
+                List<byte[]> chunk = new ArrayList<>();
+                while (i < n && bytes < settings.rewriteBatchBytes()) {
+                    long loc = copy.locations()[i];
+                    byte[] e = blocks.entry(Location.fileId(loc), Location.position(loc), copy.recordStarts()[i]);
+                    chunk.add(e);
+                    bytes += e.length + 4;
+                    i++;
+                }
+                batch.addEntries(copy.group(), copy.firstIndex() + from, chunk);
+                inBatch.add(new Relocation(copy.group(), copy.firstIndex() + from,
+                        java.util.Arrays.copyOfRange(copy.locations(), from, i),
+                        java.util.Arrays.copyOfRange(copy.recordStarts(), from, i)));
+                copiedEntries += chunk.size();
+                if (batch.approximateSize() >= settings.rewriteBatchBytes()) {
+                    flush(batch, inBatch, moved, movedTo, movedStarts);
+                }
+            }
+        }
+        flush(batch, inBatch, moved, movedTo, movedStarts);
+        long snapshotBytes = 0;
+        for (RewritePlan.GroupSnapshot g : plan.snapshot) {
+            batch.retain(g.group(), g.first(), g.count());
+            batch.clearState(g.group());
+            for (Map.Entry<byte[], byte[]> kv : g.state()) {
+                batch.put(g.group(), kv.getKey(), kv.getValue());
+            }
+            if (batch.approximateSize() >= settings.rewriteBatchBytes()) {
+                snapshotBytes += flush(batch, inBatch, moved, movedTo, movedStarts);
+            }
+        }
+        for (long g : plan.deadGroups) {
+            batch.clean(g);
+        }
+        batch.commit();
+        snapshotBytes += flush(batch, inBatch, moved, movedTo, movedStarts);
+        rewriteWriter.sync();
+        lastSnapshotBytes = snapshotBytes;
+
+        long relocated = 0;
+        for (int k = 0; k < moved.size(); k++) {
+            Relocation r = moved.get(k);
+            relocated += index.relocate(r.group(), r.firstIndex(), r.oldLocations(), r.oldStarts(),
+                    movedTo.get(k)[0], movedStarts.get(k));
+        }
+        for (RewritePlan.Copy c : plan.copies) {
+            rewriteGroups.add(c.group());
+        }
+        for (RewritePlan.GroupSnapshot g : plan.snapshot) {
+            rewriteGroups.add(g.group());
+        }
+        long copied = copiedEntries;
+        long stillLive = relocated;
+        LOG.log(System.Logger.Level.DEBUG, () -> "purge copied " + copied + " entries (" + stillLive
+                + " still live) and a snapshot of " + plan.snapshot.size() + " groups");
+    }
+
+    private long flush(BatchBuilder batch, List<Relocation> inBatch, List<Relocation> moved, List<long[]> movedTo,
+            List<int[]> movedStarts) throws IOException {
+        if (batch.isEmpty()) {
+            return 0;
+        }
+        EncodedBatch encoded = batch.encode(settings.compressionThreshold());
+        long position = rewriteWriter.append(encoded);
+        long location = Location.of(rewriteWriter.activeFileId(), position);
+        int k = 0;
+        for (BatchItem item : encoded.items()) {
+            if (item instanceof BatchItem.Entries e) {
+                moved.add(inBatch.get(k++));
+                movedTo.add(new long[] {location});
+                movedStarts.add(e.recordStarts());
+            }
+        }
+        inBatch.clear();
+        batch.clear();
+        return encoded.length();
+    }
+
+    private void delete(List<Long> fileIds) throws IOException {
+        if (fileIds.isEmpty()) {
+            return;
+        }
+        for (long id : fileIds) {
+            readers.retire(id);
+            catalog.remove(id);
+            fs.delete(LogFileName.path(dir, id));
+            counters.filesDeleted.increment();
+        }
+        fs.syncDirectory(dir);
+        counters.directorySyncs.increment();
+    }
+
+    /** The oldest append file any live entry is in, or Long.MAX_VALUE. */
+    private long minLiveAppendSeq() {
+        long[] min = {Long.MAX_VALUE};
+        index.forEachGroup((group, entries, state) -> {
+            for (long i = entries.first(), n = 0; n < entries.size(); i++, n++) {
+                long id = Location.fileId(entries.location(i));
+                if (FileId.queue(id) == LogQueue.APPEND) {
+                    min[0] = Math.min(min[0], FileId.sequence(id));
+                }
+            }
+        });
+        return min[0];
+    }
+}

@@ -1,0 +1,126 @@
+package io.varve.jmh.raftlog;
+
+import io.varve.raftlog.EngineStats;
+import io.varve.raftlog.RaftLogEngine;
+import io.varve.raftlog.RaftLogOptions;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.nio.file.Path;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Time to reopen a pre-built store: {@code entries} entries over 1000 groups (written 16 groups per batch,
+ * unsynced, then closed). Varve rebuilds its index from batch footers; RocksDB opens its LSM (and replays
+ * whatever WAL it has). For Varve the index's heap footprint is printed at the end of each trial: its own
+ * accounting and, from {@code heapGrowthOfOpen}, the measured growth of the used heap across an open
+ * (between two full GCs; that method's time is not a recovery figure).
+ *
+ * <p>Smoke run: {@code java -jar jmh/target/benchmarks.jar RaftLogRecoveryBenchmark -wi 1 -i 3 -f 1}
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 2)
+@Measurement(iterations = 5)
+@Fork(value = 1, jvmArgsAppend = {"-Xmx4g"})
+public class RaftLogRecoveryBenchmark {
+    static final int GROUPS = 1000;
+    static final int GROUPS_PER_WRITE = 16;
+
+    @Param({"varve", "rocksdb"})
+    public String store;
+
+    @Param({"1000000"})
+    public int entries;
+
+    @Param({"256"})
+    public int entrySize;
+
+    Path dir;
+
+    @Setup(Level.Trial)
+    public void build() throws IOException {
+        dir = BenchDirs.create("raftlog-recovery-" + store);
+        Random random = new Random(2);
+        byte[][] pool = new byte[GROUPS_PER_WRITE][entrySize];
+        for (byte[] e : pool) {
+            random.nextBytes(e);
+        }
+        long[] groups = new long[GROUPS_PER_WRITE];
+        long[] indexes = new long[GROUPS_PER_WRITE];
+        try (RaftStore raft = BenchDirs.open(store, dir)) {
+            int perGroup = entries / GROUPS;
+            for (int index = 1; index <= perGroup; index++) {
+                for (int g0 = 0; g0 < GROUPS; g0 += GROUPS_PER_WRITE) {
+                    for (int i = 0; i < GROUPS_PER_WRITE; i++) {
+                        groups[i] = g0 + i;
+                        indexes[i] = index;
+                    }
+                    raft.append(groups, indexes, pool, new byte[24], false);
+                }
+            }
+        }
+    }
+
+    /** Varve's index footprint, from the last measurement; printed at the end of the trial. */
+    double indexBytesPerEntry;
+    double measuredHeapBytesPerEntry;
+
+    @Benchmark
+    public Object reopen() throws IOException {
+        try (RaftStore raft = BenchDirs.open(store, dir)) {
+            if (raft instanceof VarveRaftStore v) {
+                EngineStats s = v.engine.stats();
+                indexBytesPerEntry = s.indexBytesPerEntry();
+                return s;
+            }
+            return raft;
+        }
+    }
+
+    /** Not timed for its speed: opens once between two full GCs to measure the index's real heap growth. */
+    @Benchmark
+    public Object heapGrowthOfOpen() throws IOException {
+        if (!store.equals("varve")) {
+            return null;
+        }
+        MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+        System.gc();
+        long before = memory.getHeapMemoryUsage().getUsed();
+        try (RaftLogEngine engine = RaftLogEngine.open(dir, RaftLogOptions.defaults())) {
+            System.gc();
+            long after = memory.getHeapMemoryUsage().getUsed();
+            EngineStats s = engine.stats();
+            indexBytesPerEntry = s.indexBytesPerEntry();
+            measuredHeapBytesPerEntry = (double) (after - before) / s.indexedEntries();
+            return s;
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void delete() {
+        if (store.equals("varve")) {
+            System.out.printf("%n[raftlog-index entries=%d] index accounting %.2f heap bytes per entry%s%n", entries,
+                    indexBytesPerEntry, measuredHeapBytesPerEntry > 0
+                            ? String.format("; measured heap growth of an open %.2f bytes per entry",
+                                    measuredHeapBytesPerEntry)
+                            : "");
+        }
+        BenchDirs.delete(dir);
+    }
+}
