@@ -57,17 +57,26 @@ public final class Reclaimer implements AutoCloseable {
         }
     }
 
-    /** Waits until every task submitted before this call has run. */
+    /**
+     * Waits until every task submitted before this call has run, and every task those tasks submitted in
+     * turn (releasing a view releases its version, which queues the deletion of obsolete tables).
+     */
     public void drain() {
         if (closed || Thread.currentThread() == thread) {
             return;
         }
-        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
-        tasks.add(done::countDown);
-        try {
-            done.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        boolean emptyBehindMarker = false;
+        while (!emptyBehindMarker) {
+            java.util.concurrent.CompletableFuture<Boolean> marker = new java.util.concurrent.CompletableFuture<>();
+            tasks.add(() -> marker.complete(tasks.isEmpty()));
+            try {
+                emptyBehindMarker = marker.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new IllegalStateException(e);
+            }
         }
     }
 
