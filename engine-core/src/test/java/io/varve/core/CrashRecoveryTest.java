@@ -41,8 +41,10 @@ class CrashRecoveryTest {
     private static void runTrial(long seed) throws IOException {
         Random random = new Random(seed);
         MemFileSystem fs = new MemFileSystem();
+        // Small levels and a level-0 trigger of 2, so crashes also land around compactions' outputs and edits.
         Options options = Options.defaults().withFileSystem(fs).withWriteBufferSize(64 << 10)
-                .withUnorderedWrite(random.nextInt(4) == 0);
+                .withUnorderedWrite(random.nextInt(4) == 0)
+                .withCompactionSettings(new io.varve.core.compaction.CompactionSettings(2, 64 << 10, 4, 16 << 10));
         TreeMap<String, String> recovered = new TreeMap<>();
         int generations = 1 + random.nextInt(3);
         for (int generation = 0; generation < generations; generation++) {
