@@ -132,8 +132,18 @@ public abstract class StoreBenchmark {
 
     private void open() {
         dir = BenchDirs.fresh(store);
-        db = Stores.open(store, dir, settings());
-        afterOpen();
+        try {
+            db = Stores.open(store, dir, settings());
+            afterOpen();
+        } catch (RuntimeException | Error e) {
+            // JMH runs no teardown after a failed setup: clean up here so no directory is left behind.
+            try {
+                close();
+            } catch (RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
     }
 
     private void close() {
