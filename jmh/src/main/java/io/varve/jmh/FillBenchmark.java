@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
  * synced. Each iteration is a single shot on a fresh store, so every engine writes exactly the same data
  * whatever its speed (a time-bound iteration would hand the faster engine a bigger data set and more
  * compaction). The score is milliseconds per whole fill; the report divides by the entry count to get
- * operations per second. The warm-up fill writes an eighth of the keys: enough for the JIT, cheap in time.
+ * operations per second. The warm-up fill writes an eighth of the keys but at least 100,000 (or all of them if
+ * fewer): enough for the JIT, cheap in time.
  */
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
@@ -47,7 +48,7 @@ public class FillBenchmark extends StoreBenchmark {
         if (order == null) {
             order = Keys.permutation(entries, 0x5eed_0002L);
         }
-        ops = isWarmup(params) ? entries / 8 : entries;
+        ops = isWarmup(params) ? warmupOps(entries) : entries;
     }
 
     @Benchmark

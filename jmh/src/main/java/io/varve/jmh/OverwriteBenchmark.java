@@ -44,7 +44,7 @@ public class OverwriteBenchmark extends StoreBenchmark {
     @Override
     protected void beforeIteration(IterationParams params) {
         // Drawn before the timed shot, with a seed per iteration: repeatable, and different each time.
-        int ops = isWarmup(params) ? entries / 8 : entries;
+        int ops = isWarmup(params) ? warmupOps(entries) : entries;
         SplittableRandom random = new SplittableRandom(0x5eed_0003L + iteration++);
         targets = new int[ops];
         for (int i = 0; i < ops; i++) {

@@ -80,6 +80,9 @@ public class ReadWhileWritingBenchmark extends StoreBenchmark {
 
     @Override
     protected void beforeClose() {
+        if (writer == null) {
+            return; // the load failed before the writer started
+        }
         stopWriter = true;
         try {
             writer.join();
@@ -89,6 +92,7 @@ public class ReadWhileWritingBenchmark extends StoreBenchmark {
         double seconds = (System.nanoTime() - writerStart) / 1e9;
         log("background writer: %,d writes in %.1f s = %,.0f/s (target %s)", written, seconds, written / seconds,
                 writesPerSec <= 0 ? "unlimited" : String.format("%,d/s", writesPerSec));
+        writer = null;
     }
 
     @Benchmark

@@ -38,7 +38,7 @@ import java.util.Locale;
         "--enable-native-access=ALL-UNNAMED",
         // Guava and iq80 Snappy (LevelDB-java) use sun.misc.Unsafe; allowed to keep the output clean.
         "--sun-misc-unsafe-memory-access=allow",
-        // One fixed heap for every engine: LevelDB-java keeps memtables and block cache on it.
+        // One fixed heap for every engine: LevelDB-java keeps its memtables and table indexes on it.
         "-Xms3g", "-Xmx3g"})
 @Warmup(iterations = 1, time = 5)
 @Measurement(iterations = 3, time = 5)
@@ -132,8 +132,18 @@ public abstract class StoreBenchmark {
 
     private void open() {
         dir = BenchDirs.fresh(store);
-        db = Stores.open(store, dir, settings());
-        afterOpen();
+        try {
+            db = Stores.open(store, dir, settings());
+            afterOpen();
+        } catch (RuntimeException | Error e) {
+            // JMH runs no teardown after a failed setup: clean up here so no directory is left behind.
+            try {
+                close();
+            } catch (RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
     }
 
     private void close() {
@@ -154,6 +164,14 @@ public abstract class StoreBenchmark {
 
     protected static boolean isWarmup(IterationParams params) {
         return params.getType() == IterationType.WARMUP;
+    }
+
+    /**
+     * Operations of a single-shot benchmark's warm-up iteration: an eighth of the measured shot, but at least
+     * 100,000 (capped at the whole shot) so the JIT has compiled the write path even in the quick profile.
+     */
+    protected static int warmupOps(int measuredOps) {
+        return Math.max(measuredOps / 8, Math.min(measuredOps, 100_000));
     }
 
     /**
