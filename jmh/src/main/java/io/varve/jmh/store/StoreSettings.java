@@ -57,15 +57,16 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
     // ---- Varve
 
     io.varve.core.Options varveOptions() {
-        io.varve.core.Options options = io.varve.core.Options.defaults()
+        // One flush thread plus one compaction thread: the same two background jobs RocksDB gets below.
+        return io.varve.core.Options.defaults()
                 .withWriteBufferSize(memtableBytes)
-                .withUnorderedWrite(unorderedWrite);
-        // TODO(tables): map blockSize, blockCacheBytes, bloomBitsPerKey and compression (LZ4) once the table,
-        //  block cache and bloom filter options land in io.varve.core.Options. Until then Varve runs with its
-        //  built-in defaults for them, and today all its data lives in memtables anyway (flush() only syncs the
-        //  WAL), so read benchmarks compare Varve's memtables with the peers' tables. Keep this list in sync
-        //  with the settings table in docs/benchmarks.md.
-        return options;
+                .withUnorderedWrite(unorderedWrite)
+                .withTableOptions(io.varve.core.sst.TableOptions.defaults()
+                        .withBlockSize(blockSize)
+                        .withBloomBitsPerKey(bloomBitsPerKey)
+                        .withCompression(compression))
+                .withBlockCacheSize(blockCacheBytes)
+                .withMaxBackgroundCompactions(1);
     }
 
     // ---- RocksDB
