@@ -56,13 +56,16 @@ class PersistenceTest {
     void shutdownCommandStopsTheServerAndKeepsAcknowledgedWrites() throws Exception {
         TestServer server = TestServer.start(dir);
         try (RespClient c = RespClient.connect(server.port())) {
+            // Pipelined with the SHUTDOWN: every command before it is still answered.
+            java.io.ByteArrayOutputStream pipeline = new java.io.ByteArrayOutputStream();
             for (int i = 0; i < 100; i++) {
-                c.send("SET", "k" + i, "v" + i);
+                pipeline.writeBytes(RespClient.encode("SET", "k" + i, "v" + i));
             }
+            pipeline.writeBytes(RespClient.encode("SHUTDOWN"));
+            c.sendRaw(pipeline.toByteArray());
             for (int i = 0; i < 100; i++) {
                 assertEquals("OK", c.read());
             }
-            c.send("SHUTDOWN");
             assertTrue(c.closedByServer(), "SHUTDOWN closes the connection without a reply");
         }
         assertTrue(server.server.awaitTermination(Duration.ofSeconds(30)), "server stopped");
