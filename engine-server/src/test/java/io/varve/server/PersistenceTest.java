@@ -77,6 +77,38 @@ class PersistenceTest {
     }
 
     @Test
+    void closeAnswersWhatWasReceivedAndKeepsEveryAcknowledgedWrite() throws Exception {
+        TestServer server = TestServer.start(dir);
+        int sent = 20_000;
+        int acknowledged = 0;
+        try (RespClient c = RespClient.connect(server.port())) {
+            java.io.ByteArrayOutputStream pipeline = new java.io.ByteArrayOutputStream();
+            for (int i = 0; i < sent; i++) {
+                pipeline.writeBytes(RespClient.encode("SET", "p" + i, "v" + i));
+            }
+            c.sendRaw(pipeline.toByteArray());
+            assertEquals("OK", c.read());
+            acknowledged = 1;
+            Thread closer = Thread.ofPlatform().start(server::close); // while commands are still running
+            try {
+                while (acknowledged < sent) {
+                    assertEquals("OK", c.read(), "replies stay whole and in order during shutdown");
+                    acknowledged++;
+                }
+            } catch (java.io.IOException closedByShutdown) {
+                // expected once the server has answered what it had received
+            }
+            closer.join(60_000);
+            assertTrue(!closer.isAlive(), "close() finished");
+        }
+        try (TestServer again = TestServer.start(dir); RespClient c = RespClient.connect(again.port())) {
+            for (int i = 0; i < acknowledged; i++) {
+                assertEquals("v" + i, c.call("GET", "p" + i), "acknowledged write " + i + " survived");
+            }
+        }
+    }
+
+    @Test
     void everyFsyncModeServesReadsAndWrites() throws Exception {
         for (String mode : List.of("always", "everysec", "no")) {
             Path d = dir.resolve(mode);
