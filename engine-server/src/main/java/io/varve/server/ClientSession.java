@@ -164,10 +164,15 @@ final class ClientSession {
         queuedRequests.addAndGet(-done);
         long bytesLeft = queuedBytes.addAndGet(-doneBytes);
         if (closeNow) {
-            out.release();
+            // SHUTDOWN itself replies nothing; the replies of the commands before it still go out.
             closed = true;
             inbox.clear();
-            channel.close();
+            if (out.isReadable()) {
+                channel.writeAndFlush(out).addListener(f -> channel.close());
+            } else {
+                out.release();
+                channel.close();
+            }
             return;
         }
         stats.replyBytes(out.readableBytes());

@@ -17,6 +17,10 @@ public final class VarveMain {
         if (System.getProperty("io.netty.noUnsafe") == null) {
             System.setProperty("io.netty.noUnsafe", "true");
         }
+        // Keep logging alive until the server's own shutdown hook has logged its last line.
+        if (System.getProperty("java.util.logging.manager") == null) {
+            System.setProperty("java.util.logging.manager", ShutdownSafeLogManager.class.getName());
+        }
         for (String a : args) {
             if (a.equals("--help") || a.equals("-h")) {
                 System.out.print(ServerConfig.usage());

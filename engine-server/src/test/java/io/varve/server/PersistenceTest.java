@@ -56,13 +56,16 @@ class PersistenceTest {
     void shutdownCommandStopsTheServerAndKeepsAcknowledgedWrites() throws Exception {
         TestServer server = TestServer.start(dir);
         try (RespClient c = RespClient.connect(server.port())) {
+            // Pipelined with the SHUTDOWN: every command before it is still answered.
+            java.io.ByteArrayOutputStream pipeline = new java.io.ByteArrayOutputStream();
             for (int i = 0; i < 100; i++) {
-                c.send("SET", "k" + i, "v" + i);
+                pipeline.writeBytes(RespClient.encode("SET", "k" + i, "v" + i));
             }
+            pipeline.writeBytes(RespClient.encode("SHUTDOWN"));
+            c.sendRaw(pipeline.toByteArray());
             for (int i = 0; i < 100; i++) {
                 assertEquals("OK", c.read());
             }
-            c.send("SHUTDOWN");
             assertTrue(c.closedByServer(), "SHUTDOWN closes the connection without a reply");
         }
         assertTrue(server.server.awaitTermination(Duration.ofSeconds(30)), "server stopped");
@@ -70,6 +73,38 @@ class PersistenceTest {
         try (TestServer again = TestServer.start(dir); RespClient c = RespClient.connect(again.port())) {
             assertEquals("v99", c.call("GET", "k99"));
             assertEquals(100L, c.call("DBSIZE"));
+        }
+    }
+
+    @Test
+    void closeAnswersWhatWasReceivedAndKeepsEveryAcknowledgedWrite() throws Exception {
+        TestServer server = TestServer.start(dir);
+        int sent = 20_000;
+        int acknowledged = 0;
+        try (RespClient c = RespClient.connect(server.port())) {
+            java.io.ByteArrayOutputStream pipeline = new java.io.ByteArrayOutputStream();
+            for (int i = 0; i < sent; i++) {
+                pipeline.writeBytes(RespClient.encode("SET", "p" + i, "v" + i));
+            }
+            c.sendRaw(pipeline.toByteArray());
+            assertEquals("OK", c.read());
+            acknowledged = 1;
+            Thread closer = Thread.ofPlatform().start(server::close); // while commands are still running
+            try {
+                while (acknowledged < sent) {
+                    assertEquals("OK", c.read(), "replies stay whole and in order during shutdown");
+                    acknowledged++;
+                }
+            } catch (java.io.IOException closedByShutdown) {
+                // expected once the server has answered what it had received
+            }
+            closer.join(60_000);
+            assertTrue(!closer.isAlive(), "close() finished");
+        }
+        try (TestServer again = TestServer.start(dir); RespClient c = RespClient.connect(again.port())) {
+            for (int i = 0; i < acknowledged; i++) {
+                assertEquals("v" + i, c.call("GET", "p" + i), "acknowledged write " + i + " survived");
+            }
         }
     }
 

@@ -1,6 +1,5 @@
 package io.varve.server.command;
 
-import io.varve.server.resp.RedisError;
 import io.varve.server.resp.Reply;
 import io.varve.server.store.Keyspace;
 
@@ -32,9 +31,5 @@ public record CommandCall(CommandSpec spec, byte[][] args, Connection connection
 
     public Keyspace keyspace() {
         return server.keyspace();
-    }
-
-    public RedisError syntaxError() {
-        return RedisError.syntax();
     }
 }

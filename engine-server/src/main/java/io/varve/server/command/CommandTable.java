@@ -13,8 +13,15 @@ public final class CommandTable {
 
     private final Map<String, CommandSpec> byName;
 
+    /** Lower- and upper-case spellings of every name, as clients send them. */
+    private final Map<NameKey, CommandSpec> byExactName = new java.util.HashMap<>();
+
     private CommandTable(Map<String, CommandSpec> byName) {
         this.byName = Collections.unmodifiableMap(byName);
+        for (CommandSpec spec : byName.values()) {
+            byExactName.put(new NameKey(spec.name().getBytes(StandardCharsets.US_ASCII)), spec);
+            byExactName.put(new NameKey(spec.name().toUpperCase(Locale.ROOT).getBytes(StandardCharsets.US_ASCII)), spec);
+        }
     }
 
     private static final class Standard {
@@ -36,11 +43,29 @@ public final class CommandTable {
         return b.build();
     }
 
+    /** Finds a command by its name as sent (any case), without allocating for the common upper/lower forms. */
     public CommandSpec lookup(byte[] name) {
         if (name.length > 32) {
             return null;
         }
+        CommandSpec spec = byExactName.get(new NameKey(name));
+        if (spec != null) {
+            return spec;
+        }
         return byName.get(new String(name, StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT));
+    }
+
+    /** A byte[] with value equality, for looking names up without building a String. */
+    private record NameKey(byte[] bytes) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof NameKey k && java.util.Arrays.equals(bytes, k.bytes);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Arrays.hashCode(bytes);
+        }
     }
 
     public CommandSpec lookup(String name) {

@@ -232,7 +232,7 @@ final class KeyCommands {
         boolean exhausted;
         long now = ks.now();
         try (Snapshot snapshot = ks.snapshot(); DbIterator it = iteratorFor(ks, snapshot, glob)) {
-            seekAfter(it, glob, resume);
+            seekAfter(it, resume);
             long examined = 0;
             for (; it.valid() && examined < count; it.next(), examined++) {
                 byte[] metaKey = it.key();
@@ -268,7 +268,7 @@ final class KeyCommands {
         return ks.metadataIterator(options);
     }
 
-    private static void seekAfter(DbIterator it, Glob glob, byte[] resumeMetaKey) {
+    private static void seekAfter(DbIterator it, byte[] resumeMetaKey) {
         if (resumeMetaKey == null) {
             it.seekToFirst();
             return;

@@ -110,7 +110,8 @@ final class StringCommands {
         byte[] key = c.arg(1);
         long expireAt = unit == null ? 0 : Expiry.absolute(amount, unit, ks.now(), "set", true);
         try (LockStripes.Held held = ks.lock(key)) {
-            Metadata meta = ks.lookup(key);
+            // A plain SET overwrites whatever is there: skip the lookup (it is the costly part of a write).
+            Metadata meta = nx || xx || get || keepTtl ? ks.lookup(key) : null;
             if (get && meta != null && meta.type() != RedisType.STRING) {
                 throw RedisError.wrongType();
             }

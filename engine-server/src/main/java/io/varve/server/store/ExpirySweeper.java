@@ -17,13 +17,33 @@ public final class ExpirySweeper {
 
     private final Keyspace keyspace;
     private byte[] resumeAfter;
+    /** State of the current pass: whether it met a key with an expiry, and the write count when it began. */
+    private boolean sawExpiry;
+    private long expiringWritesAtPassStart = -1;
+    private boolean idle;
+    private long idleSince;
+    private static final long MAX_REST_NANOS = 10_000_000_000L;
 
     public ExpirySweeper(Keyspace keyspace) {
         this.keyspace = keyspace;
     }
 
-    /** Examines up to {@code budget} keys; returns how many expired keys it deleted. */
+    /**
+     * Examines up to {@code budget} keys; returns how many expired keys it deleted. Rests (examines nothing)
+     * once a whole pass over the keyspace found no key with an expiry and none was written since, but for at
+     * most {@value #MAX_REST_NANOS} ns: a write counted just before a pass began may have become visible only
+     * after the pass went by its key.
+     */
     public int sweep(int budget) {
+        if (idle && keyspace.expiringWrites() == expiringWritesAtPassStart
+                && System.nanoTime() - idleSince < MAX_REST_NANOS) {
+            return 0;
+        }
+        if (resumeAfter == null) {
+            expiringWritesAtPassStart = keyspace.expiringWrites();
+            sawExpiry = false;
+            idle = false;
+        }
         List<byte[]> candidates = new ArrayList<>();
         long now = keyspace.now();
         boolean wrapped = false;
@@ -40,7 +60,9 @@ public final class ExpirySweeper {
             for (; it.valid() && seen < budget; it.next(), seen++) {
                 byte[] metaKey = it.key();
                 resumeAfter = metaKey;
-                if (Metadata.decodeHeader(it.value()).isExpired(now)) {
+                Metadata header = Metadata.decodeHeader(it.value());
+                sawExpiry |= header.hasExpiry();
+                if (header.isExpired(now)) {
                     candidates.add(KeyEncoding.userKeyOfMetadata(metaKey));
                 }
             }
@@ -50,6 +72,8 @@ public final class ExpirySweeper {
         }
         if (wrapped) {
             resumeAfter = null;
+            idle = !sawExpiry;
+            idleSince = System.nanoTime();
         }
         int removed = 0;
         for (byte[] key : candidates) {

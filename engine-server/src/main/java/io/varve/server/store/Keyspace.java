@@ -36,6 +36,7 @@ public final class Keyspace {
     private final LongAdder misses = new LongAdder();
     private final LongAdder expired = new LongAdder();
     private final LongAdder writes = new LongAdder();
+    private final LongAdder expiringWrites = new LongAdder();
 
     /**
      * @param syncEveryWrite whether each commit is fsynced before it returns (appendfsync always)
@@ -120,6 +121,9 @@ public final class Keyspace {
     // ---- writes
 
     public void putMetadata(WriteBatch batch, byte[] key, Metadata meta) {
+        if (meta.hasExpiry()) {
+            expiringWrites.increment();
+        }
         batch.put(KeyEncoding.metadataKey(key), meta.encode());
     }
 
@@ -211,6 +215,11 @@ public final class Keyspace {
 
     void countExpiredRemoval() {
         expired.increment();
+    }
+
+    /** Metadata records written with an expiry so far (lets the expiry sweep rest when there are none). */
+    long expiringWrites() {
+        return expiringWrites.sum();
     }
 
     /** Commits so far; the background syncer compares it with its last look to skip idle seconds. */
