@@ -206,15 +206,17 @@ final class CommitPipeline {
 
     /** How many fsyncs the log has done; with {@link #commitsSynced()} it shows how well group commit works. */
     long syncCount() {
-        return syncs;
+        return syncs.sum();
     }
 
     long commitsSynced() {
-        return syncedCommits;
+        return syncedCommits.sum();
     }
 
-    private volatile long syncs;
-    private volatile long syncedCommits;
+    private final java.util.concurrent.atomic.LongAdder syncs = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder syncedCommits = new java.util.concurrent.atomic.LongAdder();
+    private final ReentrantLock syncWaitLock = new ReentrantLock();
+    private final Condition syncDone = syncWaitLock.newCondition();
 
     /**
      * Runs one batch through the pipeline; returns once it is durable as requested and visible to reads.
@@ -276,6 +278,8 @@ final class CommitPipeline {
         } finally {
             if (holdingSync) {
                 syncLock.unlock();
+                // Synced writers may be waiting for this holder of syncLock to finish.
+                wakeSyncWaiters();
             }
         }
         if (rotated) {
@@ -366,33 +370,76 @@ final class CommitPipeline {
                 logLock.unlock();
             }
         }
-        if (sync && syncedPosition < end) {
-            syncLock.lock();
+        if (sync) {
+            syncTo(end);
+            syncedCommits.increment();
+        }
+    }
+
+    /**
+     * Group commit. The first writer to find no fsync running becomes the leader: it writes out every
+     * buffered batch and fsyncs once for all of them. The others wait on {@code syncWaitLock} until the
+     * synced position covers their bytes; the leader wakes them all at once, and those still not covered
+     * (they logged after the leader took its snapshot) race to lead the next fsync. Waiting on a condition
+     * rather than queueing on the leader's lock matters: a queue would hand the lock to followers one at
+     * a time just so each can find it has nothing to do, and writers arriving meanwhile would miss the
+     * next fsync.
+     */
+    private void syncTo(long end) {
+        while (syncedPosition < end) {
+            checkFailure();
+            if (syncLock.tryLock()) {
+                try {
+                    if (syncedPosition < end) {
+                        leadSync();
+                    }
+                } finally {
+                    syncLock.unlock();
+                    wakeSyncWaiters();
+                }
+            } else {
+                syncWaitLock.lock();
+                try {
+                    // Re-checked under syncWaitLock: the leader signals under it after unlocking syncLock.
+                    while (syncedPosition < end && syncLock.isLocked() && failure == null) {
+                        syncDone.awaitUninterruptibly();
+                    }
+                } finally {
+                    syncWaitLock.unlock();
+                }
+            }
+        }
+    }
+
+    /** Writes out the log buffer and fsyncs it. Caller holds syncLock. */
+    private void leadSync() {
+        try {
+            WritableFile file;
+            long target;
+            logLock.lock();
             try {
                 checkFailure();
-                if (syncedPosition < end) {
-                    WritableFile file;
-                    long target;
-                    logLock.lock();
-                    try {
-                        // Take in every batch logged so far: the writers queued behind us on syncLock.
-                        log.writer.flush();
-                        target = logBase + log.writer.size();
-                        flushedPosition = target;
-                        file = log.file;
-                    } finally {
-                        logLock.unlock();
-                    }
-                    file.sync();
-                    syncs++;
-                    syncedPosition = target;
-                }
-                syncedCommits++;
-            } catch (IOException e) {
-                throw fail(e);
+                log.writer.flush();
+                target = logBase + log.writer.size();
+                flushedPosition = target;
+                file = log.file;
             } finally {
-                syncLock.unlock();
+                logLock.unlock();
             }
+            file.sync();
+            syncs.increment();
+            syncedPosition = target;
+        } catch (IOException e) {
+            throw fail(e);
+        }
+    }
+
+    private void wakeSyncWaiters() {
+        syncWaitLock.lock();
+        try {
+            syncDone.signalAll();
+        } finally {
+            syncWaitLock.unlock();
         }
     }
 
@@ -474,6 +521,7 @@ final class CommitPipeline {
         } finally {
             publishLock.unlock();
         }
+        wakeSyncWaiters();
         return new UncheckedIOException("write failed; the database now refuses writes, reopen to recover", e);
     }
 
@@ -557,6 +605,7 @@ final class CommitPipeline {
             }
         } finally {
             syncLock.unlock();
+            wakeSyncWaiters();
         }
         prepareSpare();
         return true;
@@ -614,6 +663,7 @@ final class CommitPipeline {
             }
         } finally {
             syncLock.unlock();
+            wakeSyncWaiters();
         }
         drainLock.lock();
         try {

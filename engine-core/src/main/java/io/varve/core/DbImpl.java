@@ -8,10 +8,10 @@ import io.varve.core.compaction.RateLimitedFile;
 import io.varve.core.flush.MemtableFlush;
 import io.varve.core.fs.FileSystem;
 import io.varve.core.iterator.MergingIterator;
-import io.varve.core.memtable.LookupResult;
+import io.varve.core.base.LookupResult;
 import io.varve.core.memtable.Memtable;
 import io.varve.core.sst.BlockCache;
-import io.varve.core.sst.TableLookupResult;
+import io.varve.core.base.LookupResult;
 import io.varve.core.sst.TableReader;
 import io.varve.core.version.LevelIterator;
 import io.varve.core.version.ReadView;
@@ -432,25 +432,24 @@ final class DbImpl implements Db {
         ReadView view = pinView();
         try {
             long sequence = readSequence(options);
-            LookupResult memtableResult = new LookupResult();
+            LookupResult result = new LookupResult();
             for (Memtable memtable : view.memtablesNewestFirst()) {
-                if (memtable.get(key, sequence, memtableResult)) {
-                    if (memtableResult.status() == LookupResult.Status.FOUND) {
-                        sink.accept(memtableResult.value());
+                if (memtable.get(key, sequence, result)) {
+                    if (result.status() == LookupResult.Status.FOUND) {
+                        sink.accept(result.value());
                     }
                     return;
                 }
             }
             Version version = view.version();
-            TableLookupResult tableResult = new TableLookupResult();
             for (TableMeta table : version.level(0)) {
-                if (table.covers(key) && lookupTable(table, key, sequence, tableResult, sink)) {
+                if (table.covers(key) && lookupTable(table, key, sequence, result, sink)) {
                     return;
                 }
             }
             for (int level = 1; level < Version.NUM_LEVELS; level++) {
                 TableMeta table = version.findInSortedLevel(level, key);
-                if (table != null && lookupTable(table, key, sequence, tableResult, sink)) {
+                if (table != null && lookupTable(table, key, sequence, result, sink)) {
                     return;
                 }
             }
@@ -460,7 +459,7 @@ final class DbImpl implements Db {
     }
 
     /** True when the table decided the key (found or deleted). */
-    private boolean lookupTable(TableMeta table, MemorySegment key, long sequence, TableLookupResult result,
+    private boolean lookupTable(TableMeta table, MemorySegment key, long sequence, LookupResult result,
                                 Consumer<MemorySegment> sink) {
         TableReader reader = tableCache.acquire(table);
         try {

@@ -1,5 +1,6 @@
 package io.varve.core;
 
+import io.varve.core.fs.ForwardingFileSystem;
 import io.varve.core.fs.MemFileSystem;
 import io.varve.core.fs.WritableFile;
 import org.junit.jupiter.api.Test;

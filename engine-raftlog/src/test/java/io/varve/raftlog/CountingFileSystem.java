@@ -1,12 +1,11 @@
 package io.varve.raftlog;
 
 import io.varve.core.fs.FileSystem;
-import io.varve.core.fs.ReadableFile;
+import io.varve.core.fs.ForwardingFileSystem;
 import io.varve.core.fs.WritableFile;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -14,8 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * Counts data syncs independently of the engine's own counters, and can hold the first sync of a file at a
  * gate so a test can line up other writers behind it.
  */
-final class CountingFileSystem implements FileSystem {
-    final FileSystem delegate;
+final class CountingFileSystem extends ForwardingFileSystem {
     final AtomicLong syncs = new AtomicLong();
     final AtomicLong bytesWritten = new AtomicLong();
     volatile CountDownLatch gate;
@@ -24,7 +22,7 @@ final class CountingFileSystem implements FileSystem {
     final CountDownLatch atGate = new CountDownLatch(1);
 
     CountingFileSystem(FileSystem delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     @Override
@@ -83,48 +81,12 @@ final class CountingFileSystem implements FileSystem {
         }
     }
 
-    @Override
-    public ReadableFile openReadable(Path path) throws IOException {
-        return delegate.openReadable(path);
-    }
 
-    @Override
-    public void rename(Path source, Path target) throws IOException {
-        delegate.rename(source, target);
-    }
 
-    @Override
-    public void delete(Path path) throws IOException {
-        delegate.delete(path);
-    }
 
-    @Override
-    public boolean exists(Path path) {
-        return delegate.exists(path);
-    }
 
-    @Override
-    public long size(Path path) throws IOException {
-        return delegate.size(path);
-    }
 
-    @Override
-    public List<String> list(Path dir) throws IOException {
-        return delegate.list(dir);
-    }
 
-    @Override
-    public void createDirectories(Path dir) throws IOException {
-        delegate.createDirectories(dir);
-    }
 
-    @Override
-    public void syncDirectory(Path dir) throws IOException {
-        delegate.syncDirectory(dir);
-    }
 
-    @Override
-    public FileLock lock(Path path) throws IOException {
-        return delegate.lock(path);
-    }
 }

@@ -47,7 +47,10 @@ final class ServerMetrics implements Dispatcher.Observer {
                 .register(registry);
         connectionsOpened = Counter.builder("varve.connections.opened")
                 .description("Client connections accepted").register(registry);
+        // Micrometer holds a gauge's object weakly; the supplier is a lambda nobody else keeps, so without a
+        // strong reference the gauge reads NaN after the next garbage collection.
         Gauge.builder("varve.connections.active", connectedClients, IntSupplier::getAsInt)
+                .strongReference(true)
                 .description("Client connections open now").register(registry);
     }
 

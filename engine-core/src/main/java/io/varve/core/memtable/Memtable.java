@@ -1,5 +1,7 @@
 package io.varve.core.memtable;
 
+import io.varve.core.base.LookupResult;
+
 import static io.varve.core.memtable.SkiplistNodeLayout.NIL;
 
 import io.varve.core.base.InternalIterator;

@@ -1,5 +1,7 @@
 package io.varve.core.sst;
 
+import io.varve.core.base.LookupResult;
+
 import io.varve.core.base.CorruptionException;
 import io.varve.core.base.InternalIterator;
 import io.varve.core.base.InternalKey;
@@ -247,9 +249,9 @@ public final class TableReader {
         return filter == null || filter.mayContain(userKey);
     }
 
-    /** Like {@link #get(MemorySegment, long, TableLookupResult)}, with a fresh result. */
-    public TableLookupResult get(MemorySegment userKey, long snapshotSequence) throws CorruptionException {
-        TableLookupResult result = new TableLookupResult();
+    /** Like {@link #get(MemorySegment, long, LookupResult)}, with a fresh result. */
+    public LookupResult get(MemorySegment userKey, long snapshotSequence) throws CorruptionException {
+        LookupResult result = new LookupResult();
         get(userKey, snapshotSequence, result);
         return result;
     }
@@ -259,7 +261,7 @@ public final class TableReader {
      * {@code result}: FOUND with the value, DELETED, or NOT_FOUND. The caller must hold a reference for the
      * call and for as long as it reads the value.
      */
-    public void get(MemorySegment userKey, long snapshotSequence, TableLookupResult result)
+    public void get(MemorySegment userKey, long snapshotSequence, LookupResult result)
             throws CorruptionException {
         requireOpen();
         if (snapshotSequence < 0 || snapshotSequence > InternalKey.MAX_SEQUENCE) {

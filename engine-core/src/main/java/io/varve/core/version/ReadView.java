@@ -1,10 +1,11 @@
 package io.varve.core.version;
 
+import io.varve.core.base.RefCount;
 import io.varve.core.memtable.Memtable;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
+
 
 /**
  * Everything a reader needs to see the database at one moment: the mutable memtable, the immutable ones
@@ -22,7 +23,7 @@ public final class ReadView {
     private final List<Memtable> immutables;
     private final Version version;
     private final Reclaimer reclaimer;
-    private final AtomicInteger references = new AtomicInteger(1);
+    private final RefCount references = new RefCount("read view");
 
     ReadView(Memtable mutable, List<Memtable> immutables, Version version, Reclaimer reclaimer) {
         this.mutable = mutable;
@@ -58,26 +59,16 @@ public final class ReadView {
     }
 
     public boolean tryRetain() {
-        int n;
-        do {
-            n = references.get();
-            if (n == 0) {
-                return false;
-            }
-        } while (!references.compareAndSet(n, n + 1));
-        return true;
+        return references.tryRetain();
     }
 
     public void release() {
-        int n = references.decrementAndGet();
-        if (n == 0) {
+        if (references.release()) {
             reclaimer.submit(() -> {
                 mutable.release();
                 immutables.forEach(Memtable::release);
                 version.release();
             });
-        } else if (n < 0) {
-            throw new IllegalStateException("read view released more often than retained");
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.varve.core.version;
 
 import io.varve.core.base.Keys;
+import io.varve.core.base.RefCount;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -9,7 +10,7 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
+
 
 /**
  * An immutable snapshot of which tables make up the database: the "storage info". Level 0 holds flushed
@@ -30,13 +31,14 @@ public final class Version {
 
     private final long id;
     private final TableMeta[][] levels;
-    private final AtomicInteger references = new AtomicInteger(1);
+    private final RefCount references;
     private final VersionSet owner;
 
     Version(long id, TableMeta[][] levels, VersionSet owner) {
         this.id = id;
         this.levels = levels;
         this.owner = owner;
+        this.references = new RefCount("version " + id);
     }
 
     static Version empty(VersionSet owner) {
@@ -178,29 +180,17 @@ public final class Version {
     }
 
     public boolean tryRetain() {
-        int n;
-        do {
-            n = references.get();
-            if (n == 0) {
-                return false;
-            }
-        } while (!references.compareAndSet(n, n + 1));
-        return true;
+        return references.tryRetain();
     }
 
     public void retain() {
-        if (!tryRetain()) {
-            throw new IllegalStateException("version " + id + " was already released");
-        }
+        references.retain();
     }
 
     /** Drops a reference; the last one hands the version to the reclaimer (never freed on this thread). */
     public void release() {
-        int n = references.decrementAndGet();
-        if (n == 0) {
+        if (references.release()) {
             owner.versionReleased(this);
-        } else if (n < 0) {
-            throw new IllegalStateException("version " + id + " released more often than retained");
         }
     }
 

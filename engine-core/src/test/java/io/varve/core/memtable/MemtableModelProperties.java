@@ -1,5 +1,7 @@
 package io.varve.core.memtable;
 
+import io.varve.core.base.LookupResult;
+
 import static io.varve.core.memtable.Entries.segment;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

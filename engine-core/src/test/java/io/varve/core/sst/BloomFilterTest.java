@@ -1,5 +1,7 @@
 package io.varve.core.sst;
 
+import io.varve.core.base.LookupResult;
+
 import static io.varve.core.sst.TableFixtures.*;
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -125,7 +127,7 @@ class BloomFilterTest {
             for (int i = 0; i < 2000; i++) {
                 MemorySegment absent = segment(String.format("present-%05d-not", i));
                 long before = cache.hits() + cache.misses();
-                assertEquals(TableLookupResult.Status.NOT_FOUND, reader.get(absent, 5).status());
+                assertEquals(LookupResult.Status.NOT_FOUND, reader.get(absent, 5).status());
                 if (!reader.mayContain(absent)) {
                     filtered++;
                     assertEquals(before, cache.hits() + cache.misses(), "no block touched");

@@ -1,5 +1,7 @@
 package io.varve.core.sst;
 
+import io.varve.core.base.LookupResult;
+
 import static io.varve.core.sst.TableFixtures.*;
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -55,11 +57,11 @@ class SstFileWriterTest {
                 it.seek(segment("banana"), InternalKey.seekTrailer(42));
                 assertEquals(InternalKey.trailer(42, ValueKind.DELETE), it.trailer());
             }
-            assertEquals(TableLookupResult.Status.NOT_FOUND, reader.get(segment("apple"), 41).status());
-            TableLookupResult found = reader.get(segment("apple"), 42);
-            assertEquals(TableLookupResult.Status.FOUND, found.status());
+            assertEquals(LookupResult.Status.NOT_FOUND, reader.get(segment("apple"), 41).status());
+            LookupResult found = reader.get(segment("apple"), 42);
+            assertEquals(LookupResult.Status.FOUND, found.status());
             assertEquals(42, found.sequence());
-            assertEquals(TableLookupResult.Status.DELETED, reader.get(segment("banana"), 100).status());
+            assertEquals(LookupResult.Status.DELETED, reader.get(segment("banana"), 100).status());
             assertEquals(0, reader.properties().largestSequence(), "properties describe the stored bytes");
         } finally {
             reader.release();

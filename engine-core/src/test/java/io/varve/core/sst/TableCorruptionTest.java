@@ -1,5 +1,7 @@
 package io.varve.core.sst;
 
+import io.varve.core.base.LookupResult;
+
 import static io.varve.core.sst.TableFixtures.*;
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -106,8 +108,8 @@ class TableCorruptionTest {
                 int failures = 0;
                 for (Entry e : entries) {
                     try {
-                        TableLookupResult result = reader.get(segment(e.userKey()), Long.MAX_VALUE >>> 8);
-                        assertEquals(TableLookupResult.Status.FOUND, result.status());
+                        LookupResult result = reader.get(segment(e.userKey()), Long.MAX_VALUE >>> 8);
+                        assertEquals(LookupResult.Status.FOUND, result.status());
                         assertArrayEquals(e.value(), array(result.value()));
                     } catch (CorruptionException c) {
                         assertCorruptionAt(c, expectedOffset);
@@ -136,7 +138,7 @@ class TableCorruptionTest {
         TableReader reader = open(fs, PATH, 1, null);
         try {
             for (int i = 0; i < 3; i++) {
-                assertEquals(TableLookupResult.Status.FOUND,
+                assertEquals(LookupResult.Status.FOUND,
                         reader.get(segment(entries.getFirst().userKey()), 1 << 20).status());
             }
             CorruptionException e = assertThrows(CorruptionException.class, () -> {

@@ -1,5 +1,7 @@
 package io.varve.core.sst;
 
+import io.varve.core.base.LookupResult;
+
 import static io.varve.core.sst.TableFixtures.*;
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -59,7 +61,7 @@ class TableDiskTest {
         TableReader reader = TableReader.open(DiskFileSystem.INSTANCE.openReadable(path), path, 2, cache, 77);
         try {
             for (Entry e : entries) {
-                TableLookupResult result = reader.get(segment(e.userKey()), 77);
+                LookupResult result = reader.get(segment(e.userKey()), 77);
                 assertArrayEquals(e.value(), array(result.value()));
                 assertEquals(77, result.sequence());
                 assertFalse(result.value().isNative(), "decompressed values live on the heap");

@@ -1,5 +1,7 @@
 package io.varve.core.sst;
 
+import io.varve.core.base.LookupResult;
+
 import static io.varve.core.sst.TableFixtures.*;
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -178,8 +180,8 @@ class TableGarbageProperties {
         }
         for (Entry entry : entries) {
             try {
-                TableLookupResult result = reader.get(segment(entry.userKey()), InternalKey.MAX_SEQUENCE);
-                if (result.status() == TableLookupResult.Status.FOUND) {
+                LookupResult result = reader.get(segment(entry.userKey()), InternalKey.MAX_SEQUENCE);
+                if (result.status() == LookupResult.Status.FOUND) {
                     array(result.value());
                 }
             } catch (CorruptionException expected) {

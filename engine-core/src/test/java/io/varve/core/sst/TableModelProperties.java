@@ -1,5 +1,7 @@
 package io.varve.core.sst;
 
+import io.varve.core.base.LookupResult;
+
 import static io.varve.core.sst.TableFixtures.*;
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -142,20 +144,20 @@ class TableModelProperties {
         TreeSet<byte[]> keys = new TreeSet<>(Arrays::compareUnsigned);
         targets.forEach(t -> keys.add(t.userKey()));
         oracle.forEach(e -> keys.add(e.userKey()));
-        TableLookupResult result = new TableLookupResult();
+        LookupResult result = new LookupResult();
         for (byte[] key : keys) {
             for (long snapshot : snapshots) {
                 reader.get(segment(key), snapshot, result);
                 Entry expected = visible(oracle, key, snapshot);
                 String what = "get " + java.util.HexFormat.of().formatHex(key) + " at " + snapshot;
                 if (expected == null) {
-                    assertEquals(TableLookupResult.Status.NOT_FOUND, result.status(), what);
+                    assertEquals(LookupResult.Status.NOT_FOUND, result.status(), what);
                 } else if (expected.isPut()) {
-                    assertEquals(TableLookupResult.Status.FOUND, result.status(), what);
+                    assertEquals(LookupResult.Status.FOUND, result.status(), what);
                     assertEquals(expected.trailer(), result.trailer(), what);
                     assertArrayEquals(expected.value(), array(result.value()), what);
                 } else {
-                    assertEquals(TableLookupResult.Status.DELETED, result.status(), what);
+                    assertEquals(LookupResult.Status.DELETED, result.status(), what);
                     assertEquals(expected.sequence(), result.sequence(), what);
                 }
                 if (expected != null) {

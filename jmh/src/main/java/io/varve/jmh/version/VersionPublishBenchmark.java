@@ -5,7 +5,7 @@ import io.varve.core.base.ValueKind;
 import io.varve.core.fs.MemFileSystem;
 import io.varve.core.fs.WritableFile;
 import io.varve.core.memtable.Memtable;
-import io.varve.core.sst.TableLookupResult;
+import io.varve.core.base.LookupResult;
 import io.varve.core.sst.TableOptions;
 import io.varve.core.sst.TableProperties;
 import io.varve.core.sst.TableReader;
@@ -173,7 +173,7 @@ public class VersionPublishBenchmark {
             TableMeta table = view.version().findInSortedLevel(1, key);
             TableReader reader = tableCache.acquire(table);
             try {
-                TableLookupResult result = new TableLookupResult();
+                LookupResult result = new LookupResult();
                 reader.get(key, Long.MAX_VALUE >>> 8, result);
                 return result.valueLength();
             } finally {

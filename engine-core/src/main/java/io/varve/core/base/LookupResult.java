@@ -1,17 +1,19 @@
-package io.varve.core.memtable;
+package io.varve.core.base;
 
 import java.lang.foreign.MemorySegment;
 
 /**
- * The answer of one {@link Memtable#get point lookup}. The caller owns it and reuses it across lookups, so the
- * read path allocates nothing per lookup; a value slice is only made if {@link #value()} is asked for.
+ * The answer of one point lookup in a memtable or a table. The caller owns it and reuses it across lookups,
+ * so the read path allocates nothing per lookup; a value slice is only made if {@link #value()} is asked for.
+ * The source that answers fills it in through the {@code set} methods.
  *
- * <p>The value stays readable only while the memtable it came from is retained by the caller.
+ * <p>The value is a view of the source's memory (memtable arena, table mapping or decompressed block) and
+ * stays readable only while the caller keeps that source retained.
  */
 public final class LookupResult {
 
     public enum Status {
-        /** The memtable holds no entry for the key at or below the snapshot: look in older sources. */
+        /** The source holds no entry for the key at or below the snapshot: look in older sources. */
         NOT_FOUND,
         /** The newest visible entry is a tombstone: the key does not exist at the snapshot. */
         DELETED,
@@ -29,10 +31,16 @@ public final class LookupResult {
         return status;
     }
 
-    /** The trailer of the entry found (FOUND or DELETED). */
+    /** The trailer of the entry found (FOUND or DELETED), a table's global sequence applied. */
     public long trailer() {
         requireEntry();
         return trailer;
+    }
+
+    /** The sequence of the entry found (FOUND or DELETED). */
+    public long sequence() {
+        requireEntry();
+        return InternalKey.sequence(trailer);
     }
 
     public long valueLength() {
@@ -40,24 +48,24 @@ public final class LookupResult {
         return valueLength;
     }
 
-    /** A zero-copy view of the value in the memtable's memory. */
+    /** A zero-copy view of the value in the source's memory. */
     public MemorySegment value() {
         requireValue();
         return memory.asSlice(valueOffset, valueLength);
     }
 
-    void setNotFound() {
+    public void setNotFound() {
         status = Status.NOT_FOUND;
         memory = null;
     }
 
-    void setDeleted(long trailer) {
+    public void setDeleted(long trailer) {
         status = Status.DELETED;
         this.trailer = trailer;
         memory = null;
     }
 
-    void setFound(long trailer, MemorySegment memory, long valueOffset, long valueLength) {
+    public void setFound(long trailer, MemorySegment memory, long valueOffset, long valueLength) {
         status = Status.FOUND;
         this.trailer = trailer;
         this.memory = memory;

@@ -1,19 +1,18 @@
-package io.varve.core;
-
-import io.varve.core.fs.FileSystem;
-import io.varve.core.fs.ReadableFile;
-import io.varve.core.fs.WritableFile;
+package io.varve.core.fs;
 
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 
-/** Forwards everything to another file system; tests override the one operation they want to control. */
-class ForwardingFileSystem implements FileSystem {
+/**
+ * Forwards every operation to another file system. Extend it to observe or alter one operation (count
+ * syncs, hold a write at a gate, encrypt) without restating the others.
+ */
+public class ForwardingFileSystem implements FileSystem {
 
     protected final FileSystem delegate;
 
-    ForwardingFileSystem(FileSystem delegate) {
+    public ForwardingFileSystem(FileSystem delegate) {
         this.delegate = delegate;
     }
 
