@@ -33,7 +33,11 @@ public final class TableCache implements AutoCloseable {
     /** A reader for {@code table} with a reference owned by the caller, who must release it. */
     public TableReader acquire(TableMeta table) {
         while (true) {
-            TableReader reader = open.computeIfAbsent(table.fileNumber(), n -> openReader(table));
+            // A plain get first: computeIfAbsent costs more even when the table is already open.
+            TableReader reader = open.get(table.fileNumber());
+            if (reader == null) {
+                reader = open.computeIfAbsent(table.fileNumber(), n -> openReader(table));
+            }
             try {
                 reader.retain();
                 return reader;
