@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * rename, delete, list, directory sync and lock. {@link #operationCount()} after a clean run tells a test
  * how many values of N to try.
  */
-public final class FaultInjectingFileSystem implements FileSystem {
+public final class FaultInjectingFileSystem extends ForwardingFileSystem {
 
     /** The failure thrown by an injected fault, so tests can tell it from a real one. */
     public static final class InjectedIOException extends IOException {
@@ -31,14 +31,13 @@ public final class FaultInjectingFileSystem implements FileSystem {
         }
     }
 
-    private final FileSystem delegate;
     private final AtomicLong operations = new AtomicLong();
     private volatile long failAt = Long.MAX_VALUE;
     private volatile boolean failForever;
     private final java.util.concurrent.CopyOnWriteArrayList<String> injected = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     public FaultInjectingFileSystem(FileSystem delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     /** Fails operation number {@code n} (1-based, counted from now) once, or it and all later ones. */
@@ -104,15 +103,7 @@ public final class FaultInjectingFileSystem implements FileSystem {
         delegate.delete(path);
     }
 
-    @Override
-    public boolean exists(Path path) {
-        return delegate.exists(path);
-    }
 
-    @Override
-    public long size(Path path) throws IOException {
-        return delegate.size(path);
-    }
 
     @Override
     public List<String> list(Path dir) throws IOException {
