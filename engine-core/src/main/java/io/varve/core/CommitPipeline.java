@@ -145,6 +145,8 @@ final class CommitPipeline {
     private final boolean unordered;
     private final LongSupplier fileNumbers;
     private final MemtableListener listener;
+    /** Runs {@link #prepareSpare()}: zeroing a 64 MiB arena belongs on a background thread, not a writer's. */
+    private final java.util.concurrent.Executor background;
 
     private final ReentrantLock logLock = new ReentrantLock();
     private final ReentrantLock syncLock = new ReentrantLock();
@@ -173,14 +175,15 @@ final class CommitPipeline {
     private final Condition drained = drainLock.newCondition();
 
     CommitPipeline(FileSystem fs, Path dir, Options options, LongSupplier fileNumbers, long lastSequence,
-                   Memtable mutable, long mutableCapacity, long initialReserved, long logNumber, MemtableListener listener)
-            throws IOException {
+                   Memtable mutable, long mutableCapacity, long initialReserved, long logNumber, MemtableListener listener,
+                   java.util.concurrent.Executor background) throws IOException {
         this.fs = fs;
         this.dir = dir;
         this.writeBufferSize = options.writeBufferSize();
         this.unordered = options.unorderedWrite();
         this.fileNumbers = fileNumbers;
         this.listener = listener;
+        this.background = background;
         this.nextSequence = lastSequence + 1;
         this.visibleSequence = lastSequence;
         this.mutable = new ActiveMemtable(mutable);
@@ -283,7 +286,7 @@ final class CommitPipeline {
             }
         }
         if (rotated) {
-            prepareSpare();
+            background.execute(this::prepareSpare);
         }
         try {
             if (unordered) {
@@ -607,7 +610,7 @@ final class CommitPipeline {
             syncLock.unlock();
             wakeSyncWaiters();
         }
-        prepareSpare();
+        background.execute(this::prepareSpare);
         return true;
     }
 

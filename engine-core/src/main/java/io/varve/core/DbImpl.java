@@ -132,7 +132,7 @@ final class DbImpl implements Db {
             this.versions = versionSet;
             this.flushThread = flusher;
             this.pipeline = new CommitPipeline(fs, dir, options, versionSet::newFileNumber,
-                    replayed.lastSequence(), mutable, capacity, 0, logNumber, this::memtableRotated);
+                    replayed.lastSequence(), mutable, capacity, 0, logNumber, this::memtableRotated, reclaimer::submit);
             this.compactions = new CompactionScheduler(versionSet, fs, dir, tables, options,
                     new CompactionScheduler.SnapshotBounds() {
                         @Override
