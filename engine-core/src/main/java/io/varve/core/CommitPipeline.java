@@ -151,7 +151,7 @@ final class CommitPipeline {
     private final ReentrantLock logLock = new ReentrantLock();
     private final ReentrantLock syncLock = new ReentrantLock();
     private final ReentrantLock publishLock = new ReentrantLock();
-    // The atomic-field-updater variant: the default JCTools queues reach for sun.misc.Unsafe.
+    // The atomic-field-updater variant: the default JCTools queues use the JDK-internal Unsafe class.
     private final MpscUnboundedAtomicArrayQueue<Commit> pending = new MpscUnboundedAtomicArrayQueue<>(1024);
 
     // Guarded by logLock.

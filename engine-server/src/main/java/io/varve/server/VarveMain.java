@@ -13,7 +13,7 @@ public final class VarveMain {
     }
 
     public static void main(String[] args) throws Exception {
-        // Netty must use its pure-Java paths: no sun.misc.Unsafe (JDK 25 warns on its memory access methods).
+        // Netty must use its pure-Java paths, not the JDK-internal Unsafe class (JDK 25 warns on its memory access).
         if (System.getProperty("io.netty.noUnsafe") == null) {
             System.setProperty("io.netty.noUnsafe", "true");
         }
