@@ -73,6 +73,8 @@ final class DbImpl implements Db {
 
     /** Completes when the newest scheduled flush (and so every earlier one) is done. */
     private volatile CompletableFuture<Void> lastFlush = CompletableFuture.completedFuture(null);
+    /** Flushes scheduled and not yet finished: close() fails the ones it drops, so no flush() waits forever. */
+    private final java.util.Queue<CompletableFuture<Void>> pendingFlushes = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private volatile boolean closed;
 
     private DbImpl(Path dir, FileSystem fs, FileSystem.FileLock lock, Options options) throws IOException {
@@ -277,6 +279,8 @@ final class DbImpl implements Db {
         fresh.release(); // the views hold it now
         immutableCount++;
         CompletableFuture<Void> done = new CompletableFuture<>();
+        pendingFlushes.add(done);
+        done.whenComplete((ignored, error) -> pendingFlushes.remove(done));
         lastFlush = done;
         flushThread.execute(() -> flush(sealed, sealedLastSequence, newLogNumber, done));
     }
@@ -645,6 +649,10 @@ final class DbImpl implements Db {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        // Flushes dropped from the queue never run: release whoever waits in flush() for them.
+        for (CompletableFuture<Void> dropped : List.copyOf(pendingFlushes)) {
+            dropped.completeExceptionally(new IOException("database closed before this flush ran; the log keeps its data"));
         }
         compactions.close();
         for (DbIteratorImpl iterator : List.copyOf(openIterators)) {

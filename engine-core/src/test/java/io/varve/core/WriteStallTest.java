@@ -119,4 +119,46 @@ class WriteStallTest {
             // closing a failed database reports the failure again
         }
     }
+
+    /**
+     * A thread waiting in flush() for a flush that close() drops from the queue must be released with an
+     * error, not left waiting forever.
+     */
+    @Test
+    @Timeout(60)
+    void closeReleasesWaitersOfFlushesItDrops() throws Exception {
+        GatedTables fs = new GatedTables();
+        // Stall triggers out of the way: this test is about queued flushes, not stopped writers.
+        Db db = Db.open(Path.of("/stall"), Options.defaults().withFileSystem(fs).withWriteBufferSize(64 << 10)
+                .withWriteStallTriggers(100, 100, 100));
+        for (int i = 0; i < 200; i++) {
+            db.put(new byte[] {(byte) i, (byte) (i >> 8)}, new byte[1000]);
+        }
+        // Several memtables were sealed; the first flush waits at the gate, the rest sit in the queue.
+        AtomicReference<Throwable> flushOutcome = new AtomicReference<>();
+        Thread flusher = Thread.ofPlatform().start(() -> {
+            try {
+                db.flush();
+                flushOutcome.set(new AssertionError("flush() returned although its flush never ran"));
+            } catch (Throwable t) {
+                flushOutcome.set(t);
+            }
+        });
+        while (flusher.getState() != Thread.State.WAITING) {
+            assertTrue(flusher.isAlive(), "flush() finished before close");
+            Thread.onSpinWait();
+        }
+        Thread closer = Thread.ofPlatform().start(() -> {
+            try {
+                db.close();
+            } catch (RuntimeException expected) {
+                // the interrupted flush fails, and close reports it
+            }
+        });
+        // close() interrupts the flush waiting at the gate and drops the queued ones.
+        closer.join();
+        flusher.join();
+        assertTrue(flushOutcome.get() instanceof UncheckedIOException, "flush() should fail, got " + flushOutcome.get());
+        fs.gate.countDown();
+    }
 }
