@@ -160,8 +160,14 @@ public final class Recovery {
         } finally {
             pool.shutdownNow();
         }
-        toRepair.removeIf(f -> FileId.queue(f.fileId()) == LogQueue.REWRITE);
-        dropUncommittedRewrites(rewriteFiles, toRepair, lastCommitFile, lastCommitEnd);
+        List<ScannedFile> damagedRewrites = new ArrayList<>();
+        for (ScannedFile f : toRepair) {
+            if (FileId.queue(f.fileId()) == LogQueue.REWRITE) {
+                damagedRewrites.add(f);
+            }
+        }
+        toRepair.removeAll(damagedRewrites);
+        dropUncommittedRewrites(rewriteFiles, damagedRewrites, lastCommitFile, lastCommitEnd);
 
         List<MemIndex.Gap> gaps = index.finishReplay(mode == RecoveryMode.TOLERATE_ANY_CORRUPTION);
         Map<Long, Long> holeRepairs = new HashMap<>();
