@@ -264,6 +264,28 @@ class CorruptionTest {
     }
 
     @Test
+    void damagedRewriteFile() throws Exception {
+        try (RaftLogEngine engine = RaftLogEngine.open(DIR, options(RecoveryMode.ABSOLUTE_CONSISTENCY)
+                .withPurgeThreshold(8 << 10))) {
+            assertTrue(engine.purgeExpiredFiles().isEmpty());
+            assertTrue(engine.stats().rewriteFiles() >= 2, engine.stats().toString());
+        }
+        assertEquals(prefixes.get(BATCHES), recovered(RecoveryMode.ABSOLUTE_CONSISTENCY));
+        Path rewrite = DIR.resolve("0000000000000001.rewrite");
+        byte[] bytes = read(rewrite);
+        long first = LogFileFormat.HEADER_SIZE;
+        long end = first + BatchFormat.Header.decode(bytes, (int) first, rewrite, first).totalLength();
+        bytes[(int) end - 2] ^= 0x10;
+        replace(rewrite, bytes);
+
+        assertCorruptionAt(RecoveryMode.ABSOLUTE_CONSISTENCY, rewrite, first);
+        assertCorruptionAt(RecoveryMode.TOLERATE_TAIL_CORRUPTION, rewrite, first);
+        RefModel got = recovered(RecoveryMode.TOLERATE_ANY_CORRUPTION);
+        assertEquals(prefixes.get(BATCHES).groups.keySet(), got.groups.keySet());
+        assertEquals(got, recovered(RecoveryMode.ABSOLUTE_CONSISTENCY), "the repair is durable");
+    }
+
+    @Test
     void damagedFileHeader() throws Exception {
         int seq = lastSeq();
         byte[] bytes = read(file(seq));

@@ -9,9 +9,6 @@ import io.varve.raftlog.file.IoCounters;
 import io.varve.raftlog.file.LogFileName;
 import io.varve.raftlog.file.LogQueue;
 import io.varve.raftlog.file.QueueWriter;
-import io.varve.raftlog.format.BatchBuilder;
-import io.varve.raftlog.format.BatchItem;
-import io.varve.raftlog.format.EncodedBatch;
 import io.varve.raftlog.index.ByteKey;
 import io.varve.raftlog.index.EntryRing;
 import io.varve.raftlog.index.Location;
@@ -22,6 +19,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.AbstractMap;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -319,67 +317,43 @@ public final class Purger {
         plan.copies.add(new RewritePlan.Copy(group, firstToMove, locs, starts));
     }
 
-    /** A copied run whose index entries move once its batch is durable. */
-    private record Relocation(long group, long firstIndex, long[] oldLocations, int[] oldStarts) {
-    }
-
-    /** Writes the plan's copies then its snapshot to the rewrite queue, syncs, and relocates the index. */
+    /** Writes the plan's copies, then its snapshot and a commit, to the rewrite queue; relocates the index. */
     private void write(RewritePlan plan) throws IOException {
-        BatchBuilder batch = new BatchBuilder();
-        List<Relocation> inBatch = new ArrayList<>();
-        List<Relocation> moved = new ArrayList<>();
-        List<long[]> movedTo = new ArrayList<>(); // per relocation: {location}, with starts kept alongside
-        List<int[]> movedStarts = new ArrayList<>();
-        long copiedEntries = 0;
+        RewriteBatches out = new RewriteBatches(rewriteWriter, settings.rewriteBatchBytes(),
+                settings.compressionThreshold());
+        long copied = 0;
         for (RewritePlan.Copy copy : plan.copies) {
-            int n = copy.locations().length;
-            int i = 0;
-            while (i < n) {
+            long[] locations = copy.locations();
+            int[] starts = copy.recordStarts();
+            for (int i = 0; i < locations.length; ) {
                 int from = i;
                 long bytes = 0;
                 List<byte[]> chunk = new ArrayList<>();
-                while (i < n && bytes < settings.rewriteBatchBytes()) {
-                    long loc = copy.locations()[i];
-                    byte[] e = blocks.entry(Location.fileId(loc), Location.position(loc), copy.recordStarts()[i]);
+                while (i < locations.length && bytes < settings.rewriteBatchBytes()) {
+                    byte[] e = blocks.entry(Location.fileId(locations[i]), Location.position(locations[i]), starts[i]);
                     chunk.add(e);
-                    bytes += e.length + 4;
+                    bytes += e.length;
                     i++;
                 }
-                batch.addEntries(copy.group(), copy.firstIndex() + from, chunk);
-                inBatch.add(new Relocation(copy.group(), copy.firstIndex() + from,
-                        java.util.Arrays.copyOfRange(copy.locations(), from, i),
-                        java.util.Arrays.copyOfRange(copy.recordStarts(), from, i)));
-                copiedEntries += chunk.size();
-                if (batch.approximateSize() >= settings.rewriteBatchBytes()) {
-                    flush(batch, inBatch, moved, movedTo, movedStarts);
-                }
+                out.copy(copy.group(), copy.firstIndex() + from, chunk, Arrays.copyOfRange(locations, from, i),
+                        Arrays.copyOfRange(starts, from, i));
+                copied += chunk.size();
             }
         }
-        flush(batch, inBatch, moved, movedTo, movedStarts);
-        long snapshotBytes = 0;
+        long beforeSnapshot = out.bytesWritten();
         for (RewritePlan.GroupSnapshot g : plan.snapshot) {
-            batch.retain(g.group(), g.first(), g.count());
-            batch.clearState(g.group());
-            for (Map.Entry<byte[], byte[]> kv : g.state()) {
-                batch.put(g.group(), kv.getKey(), kv.getValue());
-            }
-            if (batch.approximateSize() >= settings.rewriteBatchBytes()) {
-                snapshotBytes += flush(batch, inBatch, moved, movedTo, movedStarts);
-            }
+            out.snapshot(g);
         }
         for (long g : plan.deadGroups) {
-            batch.clean(g);
+            out.clean(g);
         }
-        batch.commit();
-        snapshotBytes += flush(batch, inBatch, moved, movedTo, movedStarts);
-        rewriteWriter.sync();
-        lastSnapshotBytes = snapshotBytes;
+        out.commit();
+        lastSnapshotBytes = out.bytesWritten() - beforeSnapshot;
 
         long relocated = 0;
-        for (int k = 0; k < moved.size(); k++) {
-            Relocation r = moved.get(k);
-            relocated += index.relocate(r.group(), r.firstIndex(), r.oldLocations(), r.oldStarts(),
-                    movedTo.get(k)[0], movedStarts.get(k));
+        for (RewriteBatches.Relocation r : out.relocations()) {
+            relocated += index.relocate(r.group(), r.firstIndex(), r.oldLocations(), r.oldStarts(), r.newLocation(),
+                    r.newStarts());
         }
         for (RewritePlan.Copy c : plan.copies) {
             rewriteGroups.add(c.group());
@@ -387,31 +361,10 @@ public final class Purger {
         for (RewritePlan.GroupSnapshot g : plan.snapshot) {
             rewriteGroups.add(g.group());
         }
-        long copied = copiedEntries;
+        long copiedEntries = copied;
         long stillLive = relocated;
-        LOG.log(System.Logger.Level.DEBUG, () -> "purge copied " + copied + " entries (" + stillLive
+        LOG.log(System.Logger.Level.DEBUG, () -> "purge copied " + copiedEntries + " entries (" + stillLive
                 + " still live) and a snapshot of " + plan.snapshot.size() + " groups");
-    }
-
-    private long flush(BatchBuilder batch, List<Relocation> inBatch, List<Relocation> moved, List<long[]> movedTo,
-            List<int[]> movedStarts) throws IOException {
-        if (batch.isEmpty()) {
-            return 0;
-        }
-        EncodedBatch encoded = batch.encode(settings.compressionThreshold());
-        long position = rewriteWriter.append(encoded);
-        long location = Location.of(rewriteWriter.activeFileId(), position);
-        int k = 0;
-        for (BatchItem item : encoded.items()) {
-            if (item instanceof BatchItem.Entries e) {
-                moved.add(inBatch.get(k++));
-                movedTo.add(new long[] {location});
-                movedStarts.add(e.recordStarts());
-            }
-        }
-        inBatch.clear();
-        batch.clear();
-        return encoded.length();
     }
 
     private void delete(List<Long> fileIds) throws IOException {

@@ -8,7 +8,6 @@ import io.varve.raftlog.file.FileCatalog;
 import io.varve.raftlog.file.FileId;
 import io.varve.raftlog.file.LogFileName;
 import io.varve.raftlog.file.LogQueue;
-import io.varve.raftlog.format.BatchItem;
 import io.varve.raftlog.format.LogFileFormat;
 import io.varve.raftlog.index.MemIndex;
 import java.io.IOException;
@@ -18,11 +17,8 @@ import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -88,14 +84,8 @@ public final class Recovery {
         long lastRewrite = rewrite.isEmpty() ? -1 : rewrite.getLast();
         long lastAppend = append.isEmpty() ? -1 : append.getLast();
 
-        Set<Long> rewriteGroups = new HashSet<>();
+        RewriteQueueReplay rewrites = new RewriteQueueReplay(index);
         List<ScannedFile> toRepair = new ArrayList<>();
-        // Rewrite-queue batches count only in whole purges: they wait here until a Commit closes them.
-        List<ScannedFile.Batch> uncommitted = new ArrayList<>();
-        List<Long> uncommittedFiles = new ArrayList<>();
-        Map<Long, long[]> rewriteFiles = new LinkedHashMap<>(); // id -> {valid length, committed entries}
-        long lastCommitFile = -1;
-        long lastCommitEnd = 0;
         long resumeSeq = 0;
         long resumeSize = 0;
         AtomicInteger threadNumber = new AtomicInteger();
@@ -120,28 +110,7 @@ public final class Recovery {
                     toRepair.add(file);
                 }
                 if (FileId.queue(id) == LogQueue.REWRITE) {
-                    rewriteFiles.put(id, new long[] {file.headerValid() ? file.validLength() : -1, 0});
-                    for (ScannedFile.Batch batch : file.batches()) {
-                        uncommitted.add(batch);
-                        uncommittedFiles.add(id);
-                        if (batch.commits()) {
-                            for (int k = 0; k < uncommitted.size(); k++) {
-                                ScannedFile.Batch b = uncommitted.get(k);
-                                long in = uncommittedFiles.get(k);
-                                index.apply(b.items(), in, b.position(), true);
-                                rewriteFiles.get(in)[1] += b.entryCount();
-                                for (BatchItem item : b.items()) {
-                                    if (!(item instanceof BatchItem.Clean) && !(item instanceof BatchItem.Commit)) {
-                                        rewriteGroups.add(item.group());
-                                    }
-                                }
-                            }
-                            uncommitted.clear();
-                            uncommittedFiles.clear();
-                            lastCommitFile = id;
-                            lastCommitEnd = batch.end();
-                        }
-                    }
+                    rewrites.add(file);
                     continue;
                 }
                 long entries = 0;
@@ -160,8 +129,14 @@ public final class Recovery {
         } finally {
             pool.shutdownNow();
         }
-        toRepair.removeIf(f -> FileId.queue(f.fileId()) == LogQueue.REWRITE);
-        dropUncommittedRewrites(rewriteFiles, toRepair, lastCommitFile, lastCommitEnd);
+        List<ScannedFile> damagedRewrites = new ArrayList<>();
+        for (ScannedFile f : toRepair) {
+            if (FileId.queue(f.fileId()) == LogQueue.REWRITE) {
+                damagedRewrites.add(f);
+            }
+        }
+        toRepair.removeAll(damagedRewrites);
+        dropUncommittedRewrites(rewrites, damagedRewrites);
 
         List<MemIndex.Gap> gaps = index.finishReplay(mode == RecoveryMode.TOLERATE_ANY_CORRUPTION);
         Map<Long, Long> holeRepairs = new HashMap<>();
@@ -187,7 +162,7 @@ public final class Recovery {
         long nextAppend = reusableAppendSeq > 0 ? reusableAppendSeq
                 : lastAppend < 0 ? 1 : FileId.sequence(lastAppend) + 1;
         long nextRewrite = lastRewrite < 0 ? 1 : FileId.sequence(lastRewrite) + 1;
-        return new RecoveredLog(resumeSeq, resumeSize, nextAppend, nextRewrite, rewriteGroups, List.copyOf(problems),
+        return new RecoveredLog(resumeSeq, resumeSize, nextAppend, nextRewrite, rewrites.groups(), List.copyOf(problems),
                 Map.copyOf(holeRepairs));
     }
 
@@ -232,16 +207,19 @@ public final class Recovery {
      * after the commit deleted, the committing file cut after it), so its batches can never be mistaken for
      * part of a later purge. Damage tolerated in rewrite files is repaired here as well.
      */
-    private void dropUncommittedRewrites(Map<Long, long[]> files, List<ScannedFile> damaged, long lastCommitFile,
-            long lastCommitEnd) throws IOException {
+    private void dropUncommittedRewrites(RewriteQueueReplay rewrites, List<ScannedFile> damaged)
+            throws IOException {
+        long lastCommitFile = rewrites.lastCommitFile();
+        long lastCommitEnd = rewrites.lastCommitEnd();
         Map<Long, ScannedFile> damage = new HashMap<>();
         for (ScannedFile f : damaged) {
             damage.put(f.fileId(), f);
         }
         boolean changed = false;
-        for (Map.Entry<Long, long[]> e : files.entrySet()) {
+        for (Map.Entry<Long, RewriteQueueReplay.FileState> e : rewrites.files().entrySet()) {
             long id = e.getKey();
-            long valid = e.getValue()[0];
+            long valid = e.getValue().validLength;
+            long entries = e.getValue().committedEntries;
             Path path = LogFileName.path(dir, id);
             if (lastCommitFile < 0 || id > lastCommitFile) {
                 fs.delete(path);
@@ -250,12 +228,12 @@ public final class Recovery {
             } else if (id == lastCommitFile && valid > lastCommitEnd) {
                 cut(path, lastCommitEnd);
                 changed = true;
-                catalog.add(id, lastCommitEnd, e.getValue()[1]);
+                catalog.add(id, lastCommitEnd, entries);
             } else if (valid >= 0) {
                 if (damage.containsKey(id)) {
                     repair(damage.get(id));
                 }
-                catalog.add(id, valid, e.getValue()[1]);
+                catalog.add(id, valid, entries);
             } else if (damage.containsKey(id)) {
                 repair(damage.get(id));
             }
