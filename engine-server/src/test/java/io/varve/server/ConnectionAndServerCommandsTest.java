@@ -3,15 +3,10 @@ package io.varve.server;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.protocol.ProtocolVersion;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
@@ -22,20 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Connection and server commands: PING, ECHO, HELLO, SELECT, CLIENT, COMMAND, INFO, CONFIG, DBSIZE, FLUSH*. */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class ConnectionAndServerCommandsTest {
+class ConnectionAndServerCommandsTest extends OneServerPerClass {
 
-    TestServer server;
-
-    @BeforeAll
-    void start(@TempDir Path dir) throws Exception {
-        server = TestServer.start(dir);
-    }
-
-    @AfterAll
-    void stop() {
-        server.close();
-    }
 
     @ParameterizedTest
     @EnumSource(ProtocolVersion.class)

@@ -1,32 +1,15 @@
 package io.varve.server;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Exact error texts (client libraries map them by their words), inline commands and malformed frames. */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class ErrorRepliesTest {
+class ErrorRepliesTest extends OneServerPerClass {
 
-    TestServer server;
-
-    @BeforeAll
-    void start(@TempDir Path dir) throws Exception {
-        server = TestServer.start(dir);
-    }
-
-    @AfterAll
-    void stop() {
-        server.close();
-    }
 
     private static RespClient.Err err(String text) {
         return new RespClient.Err(text);

@@ -6,14 +6,9 @@ import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.protocol.ProtocolVersion;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,26 +21,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Hash commands through Lettuce, over RESP2 (flat arrays) and RESP3 (maps). */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class HashCommandsTest {
+class HashCommandsTest extends OneServerPerClass {
 
-    TestServer server;
 
-    @BeforeAll
-    void start(@TempDir Path dir) throws Exception {
-        server = TestServer.start(dir);
-    }
-
-    @AfterAll
-    void stop() {
-        server.close();
-    }
-
-    private Lettuce connect(ProtocolVersion p) {
-        Lettuce l = Lettuce.connect(server.port(), p);
-        l.sync().flushdb();
-        return l;
-    }
 
     @ParameterizedTest
     @EnumSource(ProtocolVersion.class)

@@ -8,14 +8,9 @@ import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.protocol.ProtocolVersion;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -30,26 +25,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Key commands through Lettuce, over RESP2 and RESP3. */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class KeyCommandsTest {
+class KeyCommandsTest extends OneServerPerClass {
 
-    TestServer server;
 
-    @BeforeAll
-    void start(@TempDir Path dir) throws Exception {
-        server = TestServer.start(dir);
-    }
-
-    @AfterAll
-    void stop() {
-        server.close();
-    }
-
-    private Lettuce connect(ProtocolVersion p) {
-        Lettuce l = Lettuce.connect(server.port(), p);
-        l.sync().flushdb();
-        return l;
-    }
 
     @ParameterizedTest
     @EnumSource(ProtocolVersion.class)

@@ -3,16 +3,11 @@ package io.varve.server;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.protocol.ProtocolVersion;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.ByteArrayOutputStream;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -20,20 +15,8 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** Pipelined commands are answered in order, whatever mix of reads, writes and errors they are. */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class PipeliningTest {
+class PipeliningTest extends OneServerPerClass {
 
-    TestServer server;
-
-    @BeforeAll
-    void start(@TempDir Path dir) throws Exception {
-        server = TestServer.start(dir);
-    }
-
-    @AfterAll
-    void stop() {
-        server.close();
-    }
 
     @ParameterizedTest
     @EnumSource(ProtocolVersion.class)

@@ -5,14 +5,9 @@ import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.protocol.ProtocolVersion;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 
@@ -23,26 +18,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** String commands through Lettuce, over RESP2 and RESP3. */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class StringCommandsTest {
+class StringCommandsTest extends OneServerPerClass {
 
-    TestServer server;
 
-    @BeforeAll
-    void start(@TempDir Path dir) throws Exception {
-        server = TestServer.start(dir);
-    }
-
-    @AfterAll
-    void stop() {
-        server.close();
-    }
-
-    private Lettuce connect(ProtocolVersion p) {
-        Lettuce l = Lettuce.connect(server.port(), p);
-        l.sync().flushdb();
-        return l;
-    }
 
     @ParameterizedTest
     @EnumSource(ProtocolVersion.class)
