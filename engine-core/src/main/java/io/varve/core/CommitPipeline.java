@@ -71,13 +71,21 @@ final class CommitPipeline {
     private static final long MAX_MEMTABLE_BYTES = (1L << 31) - (1L << 20);
     private static final MemorySegment EMPTY = MemorySegment.ofArray(new byte[0]);
 
+    /** One family's memtable sealed by a rotation, and the fresh one that replaced it. */
+    record Sealed(int family, ActiveMemtable memtable, Memtable fresh) {
+    }
+
+    /** A column family's first mutable memtable and its write buffer size. */
+    record FamilyMemtable(int family, Memtable memtable, long writeBufferSize) {
+    }
+
     /** What the pipeline tells the database when the memtable set changes. */
     interface MemtableListener {
         /**
          * Called under the log lock after {@code sealed} stopped taking writes and {@code fresh} took over.
          * Logs numbered below {@code newLogNumber} hold nothing written after {@code sealed}'s contents.
          */
-        void rotated(ActiveMemtable sealed, long sealedLastSequence, Memtable fresh, long newLogNumber);
+        void rotated(java.util.List<Sealed> sealed, long sealedLastSequence, long newLogNumber);
     }
 
     /**
@@ -85,14 +93,22 @@ final class CommitPipeline {
      * assigned to a sealed memtable is in it.
      */
     static final class ActiveMemtable {
+        final int family;
         final Memtable memtable;
+        final long capacity;
+        final long writeBufferSize;
+        /** Guarded by logLock: bytes promised to writes assigned to this memtable. */
+        private long reserved;
         private final AtomicInteger applying = new AtomicInteger();
         private final ReentrantLock lock = new ReentrantLock();
         private final Condition idle = lock.newCondition();
         private volatile boolean sealed;
 
-        ActiveMemtable(Memtable memtable) {
+        ActiveMemtable(int family, Memtable memtable, long capacity, long writeBufferSize) {
+            this.family = family;
             this.memtable = memtable;
+            this.capacity = capacity;
+            this.writeBufferSize = writeBufferSize;
         }
 
         private void finishedApplying() {
@@ -158,9 +174,11 @@ final class CommitPipeline {
     private long nextSequence;
     private Log log;
     private long logBase;
-    private ActiveMemtable mutable;
-    private long mutableCapacity;
-    private long reserved;
+    /**
+     * Each column family's mutable memtable, indexed by family id (null: no such family). Replaced, never
+     * changed in place, so a writer can keep the array it saw under the lock while it applies.
+     */
+    private ActiveMemtable[] mutables;
     private boolean closed;
     private volatile Memtable spare;
     private long spareCapacity;
@@ -175,7 +193,7 @@ final class CommitPipeline {
     private final Condition drained = drainLock.newCondition();
 
     CommitPipeline(FileSystem fs, Path dir, Options options, LongSupplier fileNumbers, long lastSequence,
-                   Memtable mutable, long mutableCapacity, long initialReserved, long logNumber, MemtableListener listener,
+                   java.util.List<FamilyMemtable> families, long logNumber, MemtableListener listener,
                    java.util.concurrent.Executor background) throws IOException {
         this.fs = fs;
         this.dir = dir;
@@ -186,9 +204,12 @@ final class CommitPipeline {
         this.background = background;
         this.nextSequence = lastSequence + 1;
         this.visibleSequence = lastSequence;
-        this.mutable = new ActiveMemtable(mutable);
-        this.mutableCapacity = mutableCapacity;
-        this.reserved = initialReserved;
+        int maxId = families.stream().mapToInt(FamilyMemtable::family).max().orElse(0);
+        this.mutables = new ActiveMemtable[maxId + 1];
+        for (FamilyMemtable f : families) {
+            mutables[f.family()] = new ActiveMemtable(f.family(), f.memtable(), memtableCapacity(f.writeBufferSize(), 0),
+                    f.writeBufferSize());
+        }
         this.log = openLog(logNumber);
     }
 
@@ -226,7 +247,7 @@ final class CommitPipeline {
      *
      * @param batch the encoded batch (its sequence field is filled in here)
      */
-    void commit(byte[] batch, int count, long payloadBytes, boolean sync) {
+    void commit(byte[] batch, int count, long payloadBytes, boolean sync, int[] families) {
         if (count == 0) {
             return;
         }
@@ -237,7 +258,7 @@ final class CommitPipeline {
             throw new IllegalArgumentException("write batch needs " + reserve + " bytes of memtable; the limit is "
                     + (MAX_MEMTABLE_BYTES - MEMTABLE_SLACK));
         }
-        ActiveMemtable target;
+        ActiveMemtable[] targets;
         long end;
         boolean rotated = false;
         boolean holdingSync = false;
@@ -246,7 +267,7 @@ final class CommitPipeline {
                 logLock.lock();
                 try {
                     checkUsable();
-                    if (reserved + reserve > mutableCapacity) {
+                    if (!fits(families, reserve)) {
                         if (!holdingSync) {
                             // Rotation closes the log; take syncLock first (lock order) so no fsync runs on it.
                             logLock.unlock();
@@ -255,7 +276,7 @@ final class CommitPipeline {
                             logLock.lock();
                             continue;
                         }
-                        rotate(reserve);
+                        rotate(families, reserve);
                         rotated = true;
                     }
                     commit.firstSequence = nextSequence;
@@ -264,9 +285,11 @@ final class CommitPipeline {
                     BatchFormat.setSequence(segment, commit.firstSequence);
                     log.writer.append(ByteBuffer.wrap(batch));
                     end = logBase + log.writer.size();
-                    reserved += reserve;
-                    target = mutable;
-                    target.applying.incrementAndGet();
+                    targets = mutables;
+                    for (int family : families) {
+                        targets[family].reserved += reserve;
+                        targets[family].applying.incrementAndGet();
+                    }
                     inFlight.incrementAndGet();
                     if (!unordered) {
                         pending.offer(commit);
@@ -292,10 +315,10 @@ final class CommitPipeline {
             if (unordered) {
                 makeDurable(end, sync);
                 raiseVisible(commit.lastSequence);
-                applyTo(segment, target);
+                applyTo(segment, targets, families);
                 return;
             }
-            applyTo(segment, target);
+            applyTo(segment, targets, families);
             makeDurable(end, sync);
             commit.ready = true;
             publishReady();
@@ -330,22 +353,50 @@ final class CommitPipeline {
         return Math.max(writeBufferSize, reserve) + MEMTABLE_SLACK;
     }
 
-    private static void applyTo(MemorySegment batch, ActiveMemtable target) {
+    /**
+     * Whether every family the batch writes has room for {@code reserve} more bytes. Caller holds logLock.
+     *
+     * @throws IllegalArgumentException if one of the families does not exist (never created, or dropped)
+     */
+    private boolean fits(int[] families, long reserve) {
+        boolean fits = true;
+        for (int family : families) {
+            ActiveMemtable m = family < mutables.length ? mutables[family] : null;
+            if (m == null) {
+                throw new IllegalArgumentException("column family " + family + " does not exist or was dropped");
+            }
+            fits &= m.reserved + reserve <= m.capacity;
+        }
+        return fits;
+    }
+
+    private static void applyTo(MemorySegment batch, ActiveMemtable[] targets, int[] families) {
         try {
-            apply(batch, target.memtable);
+            apply(batch, family -> targets[family].memtable);
         } finally {
-            target.finishedApplying();
+            for (int family : families) {
+                targets[family].finishedApplying();
+            }
         }
     }
 
-    /** Inserts every record of an encoded, sequenced batch. */
-    static void apply(MemorySegment batch, Memtable memtable) {
+    /**
+     * Inserts every record of an encoded, sequenced batch into its column family's memtable; records of a
+     * family for which {@code memtableFor} returns null are skipped (recovery uses that for families that were
+     * dropped or whose records are already in tables).
+     */
+    static void apply(MemorySegment batch, java.util.function.IntFunction<Memtable> memtableFor) {
         try {
             BatchReader reader = new BatchReader(batch);
             long sequence = reader.sequence();
             while (reader.next()) {
+                long entrySequence = sequence++;
+                Memtable memtable = memtableFor.apply(reader.columnFamily());
+                if (memtable == null) {
+                    continue;
+                }
                 MemorySegment value = reader.value() == null ? EMPTY : reader.value();
-                if (!memtable.add(reader.key(), InternalKey.trailer(sequence++, reader.kind()), value)) {
+                if (!memtable.add(reader.key(), InternalKey.trailer(entrySequence, reader.kind()), value)) {
                     throw new IllegalStateException("memtable full despite reservation: a bug in ENTRY_OVERHEAD");
                 }
             }
@@ -528,8 +579,13 @@ final class CommitPipeline {
         return new UncheckedIOException("write failed; the database now refuses writes, reopen to recover", e);
     }
 
-    /** Seals the memtable and log, starting fresh ones. Caller holds syncLock and logLock. */
-    private void rotate(long reserve) throws IOException {
+    /**
+     * Seals the log and every column family's memtable that holds anything (or that is too small for the
+     * batch that asked, {@code reserve} bytes for {@code families}), starting fresh ones. A family whose memtable
+     * is empty keeps it: it has nothing in the sealed log. All families rotate together, so one flush empties
+     * every log before the new one. Caller holds syncLock and logLock.
+     */
+    private void rotate(int[] families, long reserve) throws IOException {
         Log old = log;
         old.writer.flush();
         old.file.sync();
@@ -540,23 +596,80 @@ final class CommitPipeline {
         log = fresh;
         old.writer.close();
 
-        ActiveMemtable sealed = mutable;
-        sealed.sealed = true;
-        long capacity = memtableCapacity(writeBufferSize, reserve);
-        Memtable next = spare;
-        spare = null;
-        if (next == null || spareCapacity < capacity) {
-            if (next != null) {
-                next.release();
+        ActiveMemtable[] next = mutables.clone();
+        java.util.List<Sealed> sealed = new java.util.ArrayList<>();
+        for (ActiveMemtable m : mutables) {
+            if (m == null) {
+                continue;
             }
-            next = new Memtable(capacity);
-        } else {
-            capacity = spareCapacity;
+            long need = contains(families, m.family) ? reserve : 0;
+            if (m.reserved == 0 && need <= m.capacity) {
+                continue;
+            }
+            m.sealed = true;
+            long capacity = memtableCapacity(m.writeBufferSize, need);
+            Memtable memtable = null;
+            if (m.family == BatchFormat.DEFAULT_COLUMN_FAMILY && spare != null) {
+                if (spareCapacity >= capacity) {
+                    memtable = spare;
+                    capacity = spareCapacity;
+                } else {
+                    spare.release();
+                }
+                spare = null;
+            }
+            if (memtable == null) {
+                memtable = new Memtable(capacity);
+            }
+            next[m.family] = new ActiveMemtable(m.family, memtable, capacity, m.writeBufferSize);
+            sealed.add(new Sealed(m.family, m, memtable));
         }
-        mutable = new ActiveMemtable(next);
-        mutableCapacity = capacity;
-        reserved = 0;
-        listener.rotated(sealed, nextSequence - 1, next, newNumber);
+        mutables = next;
+        listener.rotated(sealed, nextSequence - 1, newNumber);
+    }
+
+    private static boolean contains(int[] values, int value) {
+        for (int v : values) {
+            if (v == value) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Makes {@code memtable} the mutable memtable of a new column family; writes to it are accepted from now.
+     * Its capacity must be {@code memtableCapacity(writeBufferSize, 0)}.
+     */
+    void addFamily(int family, Memtable memtable, long writeBufferSize) {
+        logLock.lock();
+        try {
+            checkUsable();
+            ActiveMemtable[] next = java.util.Arrays.copyOf(mutables, Math.max(mutables.length, family + 1));
+            next[family] = new ActiveMemtable(family, memtable, memtableCapacity(writeBufferSize, 0), writeBufferSize);
+            mutables = next;
+        } finally {
+            logLock.unlock();
+        }
+    }
+
+    /** Refuses further writes to {@code family}, then waits until the writes already assigned to it are applied. */
+    void removeFamily(int family) {
+        ActiveMemtable removed;
+        logLock.lock();
+        try {
+            removed = family < mutables.length ? mutables[family] : null;
+            if (removed == null) {
+                return;
+            }
+            ActiveMemtable[] next = mutables.clone();
+            next[family] = null;
+            mutables = next;
+            removed.sealed = true;
+        } finally {
+            logLock.unlock();
+        }
+        removed.awaitWritesApplied();
     }
 
     /** Allocates the next memtable's arena outside every lock, so the next rotation does not zero 64 MiB under one. */
@@ -597,10 +710,14 @@ final class CommitPipeline {
             logLock.lock();
             try {
                 checkUsable();
-                if (reserved == 0) {
+                boolean empty = true;
+                for (ActiveMemtable m : mutables) {
+                    empty &= m == null || m.reserved == 0;
+                }
+                if (empty) {
                     return false;
                 }
-                rotate(0);
+                rotate(new int[0], 0);
             } catch (IOException e) {
                 throw fail(e);
             } finally {

@@ -52,7 +52,11 @@ final class CompactionScheduler {
     private final SnapshotBounds snapshots;
     private final Consumer<IOException> onFailure;
     private final Runnable onChange;
-    private final CompactionPicker picker;
+    /** Each family's options (null once dropped), and a picker per family built from them. */
+    private final java.util.function.IntFunction<ColumnFamilyOptions> familyOptions;
+    private final java.util.Map<Integer, CompactionPicker> pickers = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Where the next automatic pick starts looking, so one busy family does not starve the others. */
+    private int nextFamily;
     private final RateLimiter limiter;
     private final ExecutorService threads;
 
@@ -70,6 +74,7 @@ final class CompactionScheduler {
     final LongAdder nanosSpent = new LongAdder();
 
     CompactionScheduler(VersionSet versions, FileSystem fs, Path dir, TableCache tableCache, Options options,
+                        java.util.function.IntFunction<ColumnFamilyOptions> familyOptions,
                         SnapshotBounds snapshots, Consumer<IOException> onFailure, Runnable onChange) {
         this.versions = versions;
         this.fs = fs;
@@ -79,7 +84,7 @@ final class CompactionScheduler {
         this.snapshots = snapshots;
         this.onFailure = onFailure;
         this.onChange = onChange;
-        this.picker = new CompactionPicker(options.compactionSettings());
+        this.familyOptions = familyOptions;
         this.limiter = options.backgroundRateLimit() > 0 ? new RateLimiter(options.backgroundRateLimit()) : null;
         AtomicInteger n = new AtomicInteger();
         this.threads = Executors.newFixedThreadPool(options.maxBackgroundCompactions(), r -> Thread.ofPlatform()
@@ -95,30 +100,71 @@ final class CompactionScheduler {
         lock.lock();
         try {
             while (!closed && !failed && paused == 0 && running < options.maxBackgroundCompactions()) {
-                Version version = versions.currentVersion();
-                Compaction c;
-                try {
-                    c = picker.pick(version, busy);
-                } catch (RuntimeException e) {
-                    version.release();
-                    throw e;
-                }
-                if (c == null) {
-                    version.release();
+                Picked picked = pickAny();
+                if (picked == null) {
                     return;
                 }
-                markBusy(c, true);
+                markBusy(picked.compaction(), true);
                 running++;
-                threads.execute(() -> runAndReschedule(c, version));
+                threads.execute(() -> runAndReschedule(picked));
             }
         } finally {
             lock.unlock();
         }
     }
 
-    private void runAndReschedule(Compaction c, Version version) {
+    /** A compaction of one family, with the version it was picked from (retained). */
+    private record Picked(int family, Compaction compaction, Version version) {
+    }
+
+    /** The first family, round robin, with work to do; caller holds lock. */
+    private Picked pickAny() {
+        java.util.List<Integer> families = java.util.List.copyOf(versions.columnFamilies().keySet());
+        for (int i = 0; i < families.size(); i++) {
+            int family = families.get(Math.floorMod(nextFamily + i, families.size()));
+            Version version = currentVersion(family);
+            if (version == null) {
+                continue;
+            }
+            Compaction c;
+            try {
+                c = picker(family) == null ? null : picker(family).pick(version, busy);
+            } catch (RuntimeException e) {
+                version.release();
+                throw e;
+            }
+            if (c != null) {
+                nextFamily = Math.floorMod(nextFamily + i + 1, families.size());
+                return new Picked(family, c, version);
+            }
+            version.release();
+        }
+        return null;
+    }
+
+    /** The family's current version (retained), or null if it was dropped. */
+    private Version currentVersion(int family) {
         try {
-            run(c, version);
+            return versions.currentVersion(family);
+        } catch (IllegalArgumentException dropped) {
+            return null;
+        }
+    }
+
+    private CompactionPicker picker(int family) {
+        ColumnFamilyOptions o = familyOptions.apply(family);
+        if (o == null) {
+            pickers.remove(family);
+            return null;
+        }
+        return pickers.computeIfAbsent(family, f -> new CompactionPicker(o.compactionSettings()));
+    }
+
+    private void runAndReschedule(Picked picked) {
+        Compaction c = picked.compaction();
+        Version version = picked.version();
+        try {
+            run(picked.family(), c, version);
         } catch (IOException e) {
             failed = true;
             LOG.log(System.Logger.Level.ERROR, "compaction failed", e);
@@ -142,12 +188,16 @@ final class CompactionScheduler {
         maybeSchedule();
     }
 
-    private void run(Compaction c, Version version) throws IOException {
+    private void run(int family, Compaction c, Version version) throws IOException {
         long start = System.nanoTime();
+        ColumnFamilyOptions o = familyOptions.apply(family);
+        if (o == null) {
+            return; // dropped meanwhile: its tables are going away
+        }
         CompactionJob job = new CompactionJob(c, version, fs, n -> DbFiles.table(dir, n), versions::newFileNumber,
-                tableCache, options.tableOptions(), options.compactionSettings().targetFileSize(),
-                snapshots.oldest(), snapshots.newest(), options.compactionFilter(), limiter, bytesWritten);
-        VersionEdit edit = job.run();
+                tableCache, o.tableOptions(), o.compactionSettings().targetFileSize(),
+                snapshots.oldest(), snapshots.newest(), o.compactionFilter(), limiter, bytesWritten);
+        VersionEdit edit = job.run().columnFamily(family);
         if (!job.outputs().isEmpty()) {
             fs.syncDirectory(dir);
         }
@@ -174,7 +224,7 @@ final class CompactionScheduler {
      * Compacts every table overlapping {@code [begin, end]} down level by level, so the range ends in one
      * level with overwritten versions and tombstones gone (those no snapshot needs).
      */
-    void compactRange(byte[] begin, byte[] end) throws IOException {
+    void compactRange(int family, byte[] begin, byte[] end) throws IOException {
         lock.lock();
         try {
             paused++;
@@ -185,13 +235,13 @@ final class CompactionScheduler {
             lock.unlock();
         }
         try {
-            int lastLevel = lastNonEmptyLevel();
+            int lastLevel = lastNonEmptyLevel(family);
             for (int level = 0; level < Math.max(1, lastLevel); level++) {
-                runManual(level, begin, end, false);
+                runManual(family, level, begin, end, false);
             }
             if (lastLevel >= 1) {
                 // The bottom level only sheds old versions and filtered values by being rewritten.
-                runManual(lastLevel, begin, end, true);
+                runManual(family, lastLevel, begin, end, true);
             }
         } finally {
             lock.lock();
@@ -204,12 +254,13 @@ final class CompactionScheduler {
         maybeSchedule();
     }
 
-    private void runManual(int level, byte[] begin, byte[] end, boolean intoItself) throws IOException {
-        Version version = versions.currentVersion();
+    private void runManual(int family, int level, byte[] begin, byte[] end, boolean intoItself) throws IOException {
+        Version version = versions.currentVersion(family);
         try {
-            Compaction c = picker.manual(version, level, begin, end, Set.of(), intoItself);
+            CompactionPicker picker = picker(family);
+            Compaction c = picker == null ? null : picker.manual(version, level, begin, end, Set.of(), intoItself);
             if (c != null) {
-                run(c, version);
+                run(family, c, version);
                 onChange.run();
             }
         } finally {
@@ -217,8 +268,8 @@ final class CompactionScheduler {
         }
     }
 
-    private int lastNonEmptyLevel() {
-        Version version = versions.currentVersion();
+    private int lastNonEmptyLevel(int family) {
+        Version version = versions.currentVersion(family);
         try {
             for (int level = Version.NUM_LEVELS - 1; level > 0; level--) {
                 if (version.level(level).length > 0) {
@@ -233,12 +284,19 @@ final class CompactionScheduler {
 
     /** Compaction debt, for write stalls. */
     long pendingBytes() {
-        Version version = versions.currentVersion();
-        try {
-            return picker.pendingBytes(version);
-        } finally {
-            version.release();
+        long total = 0;
+        for (int family : versions.columnFamilies().keySet()) {
+            Version version = currentVersion(family);
+            CompactionPicker picker = picker(family);
+            if (version != null) {
+                try {
+                    total += picker == null ? 0 : picker.pendingBytes(version);
+                } finally {
+                    version.release();
+                }
+            }
         }
+        return total;
     }
 
     /** For tests and benchmarks: waits until no compaction is running or could be picked. */
@@ -248,14 +306,14 @@ final class CompactionScheduler {
             lock.lock();
             try {
                 if (running == 0) {
-                    Version version = versions.currentVersion();
-                    try {
-                        if (closed || failed || paused > 0 || picker.pick(version, busy) == null) {
-                            return;
-                        }
-                    } finally {
-                        version.release();
+                    if (closed || failed || paused > 0) {
+                        return;
                     }
+                    Picked picked = pickAny();
+                    if (picked == null) {
+                        return;
+                    }
+                    picked.version().release();
                     continue;
                 }
                 idle.awaitUninterruptibly();

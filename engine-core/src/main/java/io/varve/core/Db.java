@@ -61,11 +61,56 @@ public interface Db extends AutoCloseable {
 
     DbIterator iterator(ReadOptions options);
 
-    /** Persists the memtables as tables and waits for it. */
+    /** Persists the memtables of every column family as tables and waits for it. */
     void flush();
 
     /** Compacts the key range {@code [begin, end]} (null for unbounded) fully. */
     void compactRange(byte[] begin, byte[] end);
+
+    // ---- column families (see ColumnFamily); the methods above use the default family
+
+    /** The family every single-family method uses; it always exists and cannot be dropped. */
+    ColumnFamily defaultColumnFamily();
+
+    /**
+     * Creates a column family, durable once this returns.
+     *
+     * @throws IllegalArgumentException if a family of that name exists or the name is empty
+     */
+    ColumnFamily createColumnFamily(String name, ColumnFamilyOptions options);
+
+    /**
+     * Drops a family and, once no reader holds them, deletes its tables. Iterators already open on it keep
+     * working; every other use of the handle fails afterwards.
+     */
+    void dropColumnFamily(ColumnFamily family);
+
+    /** The live family called {@code name}, if any. */
+    java.util.Optional<ColumnFamily> columnFamily(String name);
+
+    /** Every live family, the default first. */
+    java.util.List<ColumnFamily> columnFamilies();
+
+    void put(ColumnFamily family, byte[] key, byte[] value);
+
+    void put(WriteOptions options, ColumnFamily family, byte[] key, byte[] value);
+
+    void put(WriteOptions options, ColumnFamily family, MemorySegment key, MemorySegment value);
+
+    void delete(ColumnFamily family, byte[] key);
+
+    void delete(WriteOptions options, ColumnFamily family, byte[] key);
+
+    byte[] get(ColumnFamily family, byte[] key);
+
+    byte[] get(ReadOptions options, ColumnFamily family, byte[] key);
+
+    long get(ReadOptions options, ColumnFamily family, MemorySegment key, MemorySegment destination);
+
+    DbIterator iterator(ReadOptions options, ColumnFamily family);
+
+    /** Compacts the key range {@code [begin, end]} (null for unbounded) of one family fully. */
+    void compactRange(ColumnFamily family, byte[] begin, byte[] end);
 
     /** Waits for in-flight writes, closes the log and releases memory. Idempotent. */
     @Override

@@ -11,7 +11,6 @@ import io.varve.core.iterator.MergingIterator;
 import io.varve.core.base.LookupResult;
 import io.varve.core.memtable.Memtable;
 import io.varve.core.sst.BlockCache;
-import io.varve.core.base.LookupResult;
 import io.varve.core.sst.TableReader;
 import io.varve.core.version.LevelIterator;
 import io.varve.core.version.ReadView;
@@ -29,8 +28,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -45,6 +47,12 @@ import java.util.function.Consumer;
  *
  * <p>Reads pin a {@link ReadView} and only then take the sequence they read at, so the view always holds
  * every write that sequence covers: a flush moves data from a memtable to a table in one view swap.
+ *
+ * <p>Column families: each has its own memtables, versions, compactions and {@link ColumnFamilyOptions};
+ * they share the log, the sequence numbers and the manifest. Memtables of all families rotate together with
+ * the log (an empty one is kept), so each flush covers every family and empties every older log; each
+ * family's manifest edits carry its own log number, which keeps recovery right when a crash keeps only some
+ * of one flush's edits.
  */
 final class DbImpl implements Db {
 
@@ -63,6 +71,15 @@ final class DbImpl implements Db {
     private final CompactionScheduler compactions;
     private final WriteStalls stalls;
     private final java.util.concurrent.atomic.LongAdder flushBytes = new java.util.concurrent.atomic.LongAdder();
+
+    /** A live family: its handle and options. */
+    private record Family(ColumnFamily handle, ColumnFamilyOptions options) {
+    }
+
+    /** Live families by id (null: dropped or never used); replaced, never changed in place, under familyLock. */
+    private volatile Family[] families;
+    private final Object familyLock = new Object();
+    private final ColumnFamily defaultFamily;
 
     // What the write-stall triggers look at, refreshed by background work (never computed per write).
     private volatile int immutableCount;
@@ -92,39 +109,58 @@ final class DbImpl implements Db {
             cache = options.blockCacheSize() > 0 ? new BlockCache(options.blockCacheSize(), 16) : null;
             tables = new TableCache(fs, n -> DbFiles.table(dir, n), cache);
             VersionSet.Recovered recovered = VersionSet.recover(fs, dir);
-            WalReplay.Result replayed = new WalReplay(fs, dir, options, recovered.logNumber(),
+            Map<Integer, WalReplay.Family> replayFamilies = new TreeMap<>();
+            Family[] known = new Family[recovered.families().stream().mapToInt(VersionSet.RecoveredFamily::id)
+                    .max().orElse(0) + 1];
+            for (VersionSet.RecoveredFamily rf : recovered.families()) {
+                ColumnFamilyOptions familyOptions = rf.id() == VersionSet.DEFAULT_FAMILY
+                        ? ColumnFamilyOptions.from(options) : options.columnFamilyOptions(rf.name());
+                known[rf.id()] = new Family(new ColumnFamily(this, rf.id(), rf.name()), familyOptions);
+                replayFamilies.put(rf.id(), new WalReplay.Family(rf.logNumber(), familyOptions.writeBufferSize()));
+            }
+            this.families = known;
+            this.defaultFamily = known[VersionSet.DEFAULT_FAMILY].handle();
+            WalReplay.Result replayed = new WalReplay(fs, dir, options, replayFamilies,
                     recovered.lastSequence()).run();
             long nextFile = Math.max(recovered.nextFileNumber(), replayed.maxLogNumber() + 1);
             nextFile = Math.max(nextFile, highestFileNumber() + 1);
 
             // Recovered memtables go straight to level-0 tables, so every old log can be deleted.
-            VersionEdit openEdit = new VersionEdit();
-            List<Memtable> recoveredMemtables = new ArrayList<>(replayed.sealed());
-            recoveredMemtables.add(replayed.last());
+            Map<Integer, VersionEdit> openEdits = new TreeMap<>();
             try {
-                for (Memtable m : recoveredMemtables) {
-                    long number = nextFile++;
-                    TableMeta meta = MemtableFlush.write(fs, DbFiles.table(dir, number), number, m,
-                            options.tableOptions());
-                    if (meta != null) {
-                        openEdit.add(0, meta);
+                for (Map.Entry<Integer, List<Memtable>> e : replayed.memtables().entrySet()) {
+                    VersionEdit edit = new VersionEdit().columnFamily(e.getKey());
+                    openEdits.put(e.getKey(), edit);
+                    for (Memtable m : e.getValue()) {
+                        long number = nextFile++;
+                        TableMeta meta = MemtableFlush.write(fs, DbFiles.table(dir, number), number, m,
+                                known[e.getKey()].options().tableOptions());
+                        if (meta != null) {
+                            edit.add(0, meta);
+                        }
                     }
                 }
             } finally {
-                recoveredMemtables.forEach(Memtable::release);
+                replayed.releaseAll();
             }
-            if (!openEdit.added().isEmpty()) {
+            if (openEdits.values().stream().anyMatch(edit -> !edit.added().isEmpty())) {
                 fs.syncDirectory(dir);
             }
             long logNumber = nextFile++;
-            openEdit.logNumber(logNumber).lastSequence(replayed.lastSequence());
-            long capacity = CommitPipeline.memtableCapacity(options.writeBufferSize(), 0);
-            Memtable mutable = new Memtable(capacity);
+            Map<Integer, Memtable> mutables = new TreeMap<>();
+            List<CommitPipeline.FamilyMemtable> pipelineFamilies = new ArrayList<>();
+            for (Map.Entry<Integer, VersionEdit> e : openEdits.entrySet()) {
+                e.getValue().logNumber(logNumber).lastSequence(replayed.lastSequence());
+                long bufferSize = known[e.getKey()].options().writeBufferSize();
+                Memtable mutable = new Memtable(CommitPipeline.memtableCapacity(bufferSize, 0));
+                mutables.put(e.getKey(), mutable);
+                pipelineFamilies.add(new CommitPipeline.FamilyMemtable(e.getKey(), mutable, bufferSize));
+            }
             try {
-                versionSet = VersionSet.open(fs, dir, recovered, openEdit, mutable, reclaimer, tables,
-                        n -> DbFiles.table(dir, n), nextFile);
+                versionSet = VersionSet.open(fs, dir, recovered, List.copyOf(openEdits.values()), mutables,
+                        reclaimer, tables, n -> DbFiles.table(dir, n), nextFile);
             } finally {
-                mutable.release(); // the current read view holds it now (or open failed and nothing does)
+                mutables.values().forEach(Memtable::release); // the read views hold them now (or nothing does)
             }
             deleteObsoleteFiles(versionSet, logNumber);
             flusher = Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().daemon()
@@ -134,8 +170,8 @@ final class DbImpl implements Db {
             this.versions = versionSet;
             this.flushThread = flusher;
             this.pipeline = new CommitPipeline(fs, dir, options, versionSet::newFileNumber,
-                    replayed.lastSequence(), mutable, capacity, 0, logNumber, this::memtableRotated, reclaimer::submit);
-            this.compactions = new CompactionScheduler(versionSet, fs, dir, tables, options,
+                    replayed.lastSequence(), pipelineFamilies, logNumber, this::memtableRotated, reclaimer::submit);
+            this.compactions = new CompactionScheduler(versionSet, fs, dir, tables, options, this::familyOptions,
                     new CompactionScheduler.SnapshotBounds() {
                         @Override
                         public long oldest() {
@@ -169,10 +205,9 @@ final class DbImpl implements Db {
                 }
             });
             opened = true;
-            Version current = versionSet.currentVersion();
-            LOG.log(System.Logger.Level.INFO, "opened {0} at sequence {1} with {2} tables", dir,
-                    replayed.lastSequence(), current.tableCount());
-            current.release();
+            LOG.log(System.Logger.Level.INFO, "opened {0} at sequence {1} with {2} tables in {3} column families",
+                    dir, replayed.lastSequence(), recovered.tableList().size() + openEdits.values().stream()
+                            .mapToInt(edit -> edit.added().size()).sum(), known.length);
             backgroundChanged();
             compactions.maybeSchedule();
         } finally {
@@ -239,16 +274,18 @@ final class DbImpl implements Db {
 
     /** Deletes logs older than {@code logNumber} and tables the version does not list (a crashed flush's). */
     private void deleteObsoleteFiles(VersionSet versionSet, long logNumber) throws IOException {
-        Version current = versionSet.currentVersion();
         Set<Long> live = new HashSet<>();
-        try {
-            for (int level = 0; level < Version.NUM_LEVELS; level++) {
-                for (TableMeta t : current.level(level)) {
-                    live.add(t.fileNumber());
+        for (int family : versionSet.columnFamilies().keySet()) {
+            Version current = versionSet.currentVersion(family);
+            try {
+                for (int level = 0; level < Version.NUM_LEVELS; level++) {
+                    for (TableMeta t : current.level(level)) {
+                        live.add(t.fileNumber());
+                    }
                 }
+            } finally {
+                current.release();
             }
-        } finally {
-            current.release();
         }
         boolean deleted = false;
         for (String name : fs.list(dir)) {
@@ -267,16 +304,17 @@ final class DbImpl implements Db {
 
     // ---- memtable rotation and flush
 
-    /** Called by the pipeline under its log lock: publish the new memtable set and schedule the flush. */
-    private void memtableRotated(CommitPipeline.ActiveMemtable sealed, long sealedLastSequence, Memtable fresh,
-                                 long newLogNumber) {
-        versions.publishMemtables(fresh, immutables -> {
-            List<Memtable> next = new ArrayList<>(immutables.size() + 1);
-            next.add(sealed.memtable);
-            next.addAll(immutables);
-            return next;
-        });
-        fresh.release(); // the views hold it now
+    /** Called by the pipeline under its log lock: publish the new memtable sets and schedule the flush. */
+    private void memtableRotated(List<CommitPipeline.Sealed> sealed, long sealedLastSequence, long newLogNumber) {
+        for (CommitPipeline.Sealed s : sealed) {
+            versions.publishMemtables(s.family(), s.fresh(), immutables -> {
+                List<Memtable> next = new ArrayList<>(immutables.size() + 1);
+                next.add(s.memtable().memtable);
+                next.addAll(immutables);
+                return next;
+            });
+            s.fresh().release(); // the views hold it now
+        }
         immutableCount++;
         CompletableFuture<Void> done = new CompletableFuture<>();
         pendingFlushes.add(done);
@@ -285,29 +323,54 @@ final class DbImpl implements Db {
         flushThread.execute(() -> flush(sealed, sealedLastSequence, newLogNumber, done));
     }
 
-    /** Runs on the flush thread, oldest sealed memtable first. */
-    private void flush(CommitPipeline.ActiveMemtable sealed, long lastSequence, long newLogNumber,
+    /**
+     * Runs on the flush thread, oldest rotation first: writes each sealed memtable to a level-0 table and
+     * records, for every live family, its table and the new log number in one manifest sync. Families with
+     * nothing sealed had nothing in the older logs, so their log number advances too.
+     */
+    private void flush(List<CommitPipeline.Sealed> sealed, long lastSequence, long newLogNumber,
                        CompletableFuture<Void> done) {
         try {
             if (pipeline.failure() != null) {
                 throw new IOException("not flushing: the database failed earlier", pipeline.failure());
             }
-            sealed.awaitWritesApplied();
-            long number = versions.newFileNumber();
-            TableMeta meta = MemtableFlush.write(fs, DbFiles.table(dir, number), number, sealed.memtable,
-                    options.tableOptions(), file -> new RateLimitedFile(file, compactions.rateLimiter(), flushBytes));
-            VersionEdit edit = new VersionEdit().logNumber(newLogNumber).lastSequence(lastSequence);
-            if (meta != null) {
-                // The table's name must be durable before the manifest refers to it.
-                fs.syncDirectory(dir);
-                edit.add(0, meta);
+            Map<Integer, CommitPipeline.Sealed> byFamily = new TreeMap<>();
+            for (CommitPipeline.Sealed s : sealed) {
+                s.memtable().awaitWritesApplied();
+                byFamily.put(s.family(), s);
             }
-            versions.logAndApply(edit, immutables -> {
-                List<Memtable> next = new ArrayList<>(immutables);
-                next.remove(sealed.memtable);
-                return next;
-            });
-            reclaimer.submit(() -> deleteLogsBelow(newLogNumber));
+            List<VersionSet.Change> changes = new ArrayList<>();
+            boolean wroteTable = false;
+            for (int family : versions.columnFamilies().keySet()) {
+                VersionEdit edit = new VersionEdit().columnFamily(family).logNumber(newLogNumber)
+                        .lastSequence(lastSequence);
+                CommitPipeline.Sealed s = byFamily.get(family);
+                Family info = family(family);
+                if (s == null || info == null) {
+                    changes.add(new VersionSet.Change(edit, immutables -> immutables));
+                    continue;
+                }
+                long number = versions.newFileNumber();
+                TableMeta meta = MemtableFlush.write(fs, DbFiles.table(dir, number), number, s.memtable().memtable,
+                        info.options().tableOptions(),
+                        file -> new RateLimitedFile(file, compactions.rateLimiter(), flushBytes));
+                if (meta != null) {
+                    edit.add(0, meta);
+                    wroteTable = true;
+                }
+                changes.add(new VersionSet.Change(edit, immutables -> {
+                    List<Memtable> next = new ArrayList<>(immutables);
+                    next.remove(s.memtable().memtable);
+                    return next;
+                }));
+            }
+            if (wroteTable) {
+                // The tables' names must be durable before the manifest refers to them.
+                fs.syncDirectory(dir);
+            }
+            versions.logAndApply(changes);
+            long obsoleteBelow = versions.logNumber();
+            reclaimer.submit(() -> deleteLogsBelow(obsoleteBelow));
             backgroundChanged();
             compactions.maybeSchedule();
             done.complete(null);
@@ -328,13 +391,24 @@ final class DbImpl implements Db {
 
     /** Refreshes what write stalls look at after a flush or compaction, and re-checks stalled writers. */
     private void backgroundChanged() {
-        ReadView view = versions.acquire();
-        try {
-            immutableCount = view.immutables().size();
-            level0Count = view.version().level(0).length;
-        } finally {
-            view.release();
+        int immutables = 0;
+        int level0 = 0;
+        for (int family : versions.columnFamilies().keySet()) {
+            ReadView view;
+            try {
+                view = versions.acquire(family);
+            } catch (IllegalArgumentException dropped) {
+                continue;
+            }
+            try {
+                immutables = Math.max(immutables, view.immutables().size());
+                level0 = Math.max(level0, view.version().level(0).length);
+            } finally {
+                view.release();
+            }
         }
+        immutableCount = immutables;
+        level0Count = level0;
         pendingCompactionBytes = compactions.pendingBytes();
         stalls.changed();
     }
@@ -352,38 +426,171 @@ final class DbImpl implements Db {
         }
     }
 
+    // ---- column families
+
+    private ColumnFamilyOptions familyOptions(int id) {
+        Family f = family(id);
+        return f == null ? null : f.options();
+    }
+
+    /** The live family with this id, or null. */
+    private Family family(int id) {
+        Family[] all = families;
+        return id >= 0 && id < all.length ? all[id] : null;
+    }
+
+    /** The id of a handle this database handed out and that was not dropped. */
+    private int familyId(ColumnFamily handle) {
+        Objects.requireNonNull(handle, "family");
+        if (handle.owner() != this) {
+            throw new IllegalArgumentException(handle + " belongs to another database");
+        }
+        Family f = family(handle.id());
+        if (f == null || f.handle() != handle) {
+            throw new IllegalArgumentException(handle + " was dropped");
+        }
+        return handle.id();
+    }
+
+    @Override
+    public ColumnFamily defaultColumnFamily() {
+        return defaultFamily;
+    }
+
+    @Override
+    public ColumnFamily createColumnFamily(String name, ColumnFamilyOptions options) {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(options, "options");
+        if (name.isEmpty()) {
+            throw new IllegalArgumentException("a column family name must not be empty");
+        }
+        synchronized (familyLock) {
+            checkOpen();
+            Memtable memtable = new Memtable(CommitPipeline.memtableCapacity(options.writeBufferSize(), 0));
+            try {
+                // Durable first: the family's first write must find it in the manifest after a crash. Its log
+                // number may lag behind a concurrent rotation; that only makes recovery read one more log.
+                int id = versions.createColumnFamily(name, pipeline.currentLogNumber(), memtable);
+                ColumnFamily handle = new ColumnFamily(this, id, name);
+                Family[] next = java.util.Arrays.copyOf(families, Math.max(families.length, id + 1));
+                next[id] = new Family(handle, options);
+                families = next;
+                pipeline.addFamily(id, memtable, options.writeBufferSize());
+                return handle;
+            } catch (IOException e) {
+                backgroundFailed(e);
+                throw new UncheckedIOException("creating column family " + name + " failed", e);
+            } finally {
+                memtable.release(); // the view holds it (or creation failed and nothing does)
+            }
+        }
+    }
+
+    @Override
+    public void dropColumnFamily(ColumnFamily handle) {
+        synchronized (familyLock) {
+            checkOpen();
+            int id = familyId(handle);
+            if (id == VersionSet.DEFAULT_FAMILY) {
+                throw new IllegalArgumentException("the default column family cannot be dropped");
+            }
+            // No new writes, and the ones assigned are in the memtable before its view goes.
+            pipeline.removeFamily(id);
+            Family[] next = families.clone();
+            next[id] = null;
+            families = next;
+            try {
+                versions.dropColumnFamily(id);
+            } catch (IOException e) {
+                backgroundFailed(e);
+                throw new UncheckedIOException("dropping column family " + handle.name() + " failed", e);
+            }
+        }
+    }
+
+    @Override
+    public Optional<ColumnFamily> columnFamily(String name) {
+        Objects.requireNonNull(name, "name");
+        checkOpen();
+        for (Family f : families) {
+            if (f != null && f.handle().name().equals(name)) {
+                return Optional.of(f.handle());
+            }
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public List<ColumnFamily> columnFamilies() {
+        checkOpen();
+        List<ColumnFamily> result = new ArrayList<>();
+        for (Family f : families) {
+            if (f != null) {
+                result.add(f.handle());
+            }
+        }
+        return result;
+    }
+
     // ---- writes
 
     @Override
     public void put(byte[] key, byte[] value) {
-        put(WriteOptions.DEFAULT, key, value);
+        put(WriteOptions.DEFAULT, defaultFamily, key, value);
     }
 
     @Override
     public void put(WriteOptions options, byte[] key, byte[] value) {
-        Objects.requireNonNull(key, "key");
-        Objects.requireNonNull(value, "value");
-        put(options, MemorySegment.ofArray(key), MemorySegment.ofArray(value));
+        put(options, defaultFamily, key, value);
     }
 
     @Override
     public void put(WriteOptions options, MemorySegment key, MemorySegment value) {
+        put(options, defaultFamily, key, value);
+    }
+
+    @Override
+    public void put(ColumnFamily family, byte[] key, byte[] value) {
+        put(WriteOptions.DEFAULT, family, key, value);
+    }
+
+    @Override
+    public void put(WriteOptions options, ColumnFamily family, byte[] key, byte[] value) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(value, "value");
+        put(options, family, MemorySegment.ofArray(key), MemorySegment.ofArray(value));
+    }
+
+    @Override
+    public void put(WriteOptions options, ColumnFamily family, MemorySegment key, MemorySegment value) {
         Objects.requireNonNull(options, "options");
         BatchBuilder builder = new BatchBuilder();
-        builder.add(ValueKind.PUT, 0, Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+        builder.add(ValueKind.PUT, familyId(family), Objects.requireNonNull(key, "key"),
+                Objects.requireNonNull(value, "value"));
         commit(builder, options);
     }
 
     @Override
     public void delete(byte[] key) {
-        delete(WriteOptions.DEFAULT, key);
+        delete(WriteOptions.DEFAULT, defaultFamily, key);
     }
 
     @Override
     public void delete(WriteOptions options, byte[] key) {
+        delete(options, defaultFamily, key);
+    }
+
+    @Override
+    public void delete(ColumnFamily family, byte[] key) {
+        delete(WriteOptions.DEFAULT, family, key);
+    }
+
+    @Override
+    public void delete(WriteOptions options, ColumnFamily family, byte[] key) {
         Objects.requireNonNull(options, "options");
         BatchBuilder builder = new BatchBuilder();
-        builder.add(ValueKind.DELETE, 0, MemorySegment.ofArray(Objects.requireNonNull(key, "key")), null);
+        builder.add(ValueKind.DELETE, familyId(family), MemorySegment.ofArray(Objects.requireNonNull(key, "key")),
+                null);
         commit(builder, options);
     }
 
@@ -391,36 +598,56 @@ final class DbImpl implements Db {
     public void write(WriteBatch batch, WriteOptions options) {
         Objects.requireNonNull(batch, "batch");
         Objects.requireNonNull(options, "options");
+        if (batch.owner() != null && batch.owner() != this) {
+            throw new IllegalArgumentException("the batch uses column families of another database");
+        }
         commit(batch.builder(), options);
     }
 
     private void commit(BatchBuilder builder, WriteOptions options) {
         checkOpen();
         stalls.beforeWrite(builder.byteSize());
-        pipeline.commit(builder.encode(), builder.count(), builder.payloadBytes(), options.sync());
+        // The pipeline refuses families that were dropped (it checks under its lock, so no write slips in).
+        pipeline.commit(builder.encode(), builder.count(), builder.payloadBytes(), options.sync(),
+                builder.columnFamilies());
     }
 
     // ---- reads
 
     @Override
     public byte[] get(byte[] key) {
-        return get(ReadOptions.DEFAULT, key);
+        return get(ReadOptions.DEFAULT, defaultFamily, key);
     }
 
     @Override
     public byte[] get(ReadOptions options, byte[] key) {
-        Objects.requireNonNull(key, "key");
-        byte[][] result = new byte[1][];
-        lookup(options, MemorySegment.ofArray(key), value -> result[0] = Keys.toArray(value));
-        return result[0];
+        return get(options, defaultFamily, key);
     }
 
     @Override
     public long get(ReadOptions options, MemorySegment key, MemorySegment destination) {
+        return get(options, defaultFamily, key, destination);
+    }
+
+    @Override
+    public byte[] get(ColumnFamily family, byte[] key) {
+        return get(ReadOptions.DEFAULT, family, key);
+    }
+
+    @Override
+    public byte[] get(ReadOptions options, ColumnFamily family, byte[] key) {
+        Objects.requireNonNull(key, "key");
+        byte[][] result = new byte[1][];
+        lookup(options, familyId(family), MemorySegment.ofArray(key), value -> result[0] = Keys.toArray(value));
+        return result[0];
+    }
+
+    @Override
+    public long get(ReadOptions options, ColumnFamily family, MemorySegment key, MemorySegment destination) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(destination, "destination");
         long[] length = {-1};
-        lookup(options, key, value -> {
+        lookup(options, familyId(family), key, value -> {
             MemorySegment.copy(value, 0, destination, 0, Math.min(value.byteSize(), destination.byteSize()));
             length[0] = value.byteSize();
         });
@@ -432,8 +659,8 @@ final class DbImpl implements Db {
      * one table per deeper level. Calls {@code sink} with the value while its memory is still pinned; does
      * not call it for an absent or deleted key.
      */
-    private void lookup(ReadOptions options, MemorySegment key, Consumer<MemorySegment> sink) {
-        ReadView view = pinView();
+    private void lookup(ReadOptions options, int family, MemorySegment key, Consumer<MemorySegment> sink) {
+        ReadView view = pinView(family);
         try {
             long sequence = readSequence(options);
             LookupResult result = new LookupResult();
@@ -496,13 +723,18 @@ final class DbImpl implements Db {
 
     @Override
     public DbIterator iterator() {
-        return iterator(ReadOptions.DEFAULT);
+        return iterator(ReadOptions.DEFAULT, defaultFamily);
     }
 
     @Override
     public DbIterator iterator(ReadOptions options) {
+        return iterator(options, defaultFamily);
+    }
+
+    @Override
+    public DbIterator iterator(ReadOptions options, ColumnFamily family) {
         Objects.requireNonNull(options, "options");
-        ReadView view = pinView();
+        ReadView view = pinView(familyId(family));
         DbIteratorImpl iterator;
         List<InternalIterator> children = new ArrayList<>();
         try {
@@ -551,9 +783,9 @@ final class DbImpl implements Db {
         return snapshot.sequence();
     }
 
-    private ReadView pinView() {
+    private ReadView pinView(int family) {
         checkOpen();
-        return versions.acquire();
+        return versions.acquire(family);
     }
 
     void iteratorClosed(DbIteratorImpl iterator) {
@@ -576,13 +808,19 @@ final class DbImpl implements Db {
 
     @Override
     public void compactRange(byte[] begin, byte[] end) {
+        compactRange(defaultFamily, begin, end);
+    }
+
+    @Override
+    public void compactRange(ColumnFamily family, byte[] begin, byte[] end) {
         checkOpen();
+        int id = familyId(family);
         if (begin != null && end != null && Keys.compare(begin, end) > 0) {
             throw new IllegalArgumentException("compactRange: begin sorts after end");
         }
         flush();
         try {
-            compactions.compactRange(begin, end);
+            compactions.compactRange(id, begin, end);
         } catch (IOException e) {
             backgroundFailed(e);
             throw new UncheckedIOException("compactRange failed", e);

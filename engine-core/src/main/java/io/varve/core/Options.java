@@ -34,6 +34,7 @@ public final class Options {
     private long softPendingCompactionBytes = 64L << 30;
     private long hardPendingCompactionBytes = 256L << 30;
     private long delayedWriteRate = 16L << 20;
+    private java.util.Map<String, ColumnFamilyOptions> columnFamilies = java.util.Map.of();
 
     private Options() {
     }
@@ -56,6 +57,7 @@ public final class Options {
         o.softPendingCompactionBytes = softPendingCompactionBytes;
         o.hardPendingCompactionBytes = hardPendingCompactionBytes;
         o.delayedWriteRate = delayedWriteRate;
+        o.columnFamilies = columnFamilies;
         return o;
     }
 
@@ -69,13 +71,38 @@ public final class Options {
 
     /** Bytes of writes a memtable takes before it becomes immutable and a new one starts (64 KiB .. 1 GiB). */
     public Options withWriteBufferSize(long bytes) {
+        checkWriteBufferSize(bytes);
+        Options o = copy();
+        o.writeBufferSize = bytes;
+        return o;
+    }
+
+    static void checkWriteBufferSize(long bytes) {
         if (bytes < MIN_WRITE_BUFFER || bytes > MAX_WRITE_BUFFER) {
             throw new IllegalArgumentException("writeBufferSize must be in [" + MIN_WRITE_BUFFER + ", "
                     + MAX_WRITE_BUFFER + "]: " + bytes);
         }
+    }
+
+    /**
+     * The options of the existing column family {@code name} for this open (families are created with
+     * {@link Db#createColumnFamily}; their options are not stored on disk). An existing family without an
+     * entry here opens with {@link ColumnFamilyOptions#defaults()}. The default family always uses this
+     * object's own settings.
+     */
+    public Options withColumnFamily(String name, ColumnFamilyOptions options) {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(options, "options");
         Options o = copy();
-        o.writeBufferSize = bytes;
+        java.util.Map<String, ColumnFamilyOptions> all = new java.util.HashMap<>(columnFamilies);
+        all.put(name, options);
+        o.columnFamilies = java.util.Map.copyOf(all);
         return o;
+    }
+
+    /** The options registered for family {@code name} with {@link #withColumnFamily}, or the family defaults. */
+    ColumnFamilyOptions columnFamilyOptions(String name) {
+        return columnFamilies.getOrDefault(name, ColumnFamilyOptions.defaults());
     }
 
     public Options withWalRecovery(WalRecoveryMode mode) {

@@ -16,6 +16,8 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.OptionalLong;
 
 /**
@@ -31,35 +33,64 @@ final class WalReplay {
     private static final System.Logger LOG = System.getLogger(WalReplay.class.getName());
     private static final MemorySegment EMPTY = MemorySegment.ofArray(new byte[0]);
 
-    /** The outcome: memtables (the last is still writable), the newest sequence, the logs kept. */
-    record Result(List<Memtable> sealed, Memtable last, long lastReserved, long lastCapacity, long lastSequence,
-                  long maxLogNumber) {
+    /** The outcome: each column family's memtables, oldest first (all to be flushed), the newest sequence, the logs kept. */
+    record Result(Map<Integer, List<Memtable>> memtables, long lastSequence, long maxLogNumber) {
+
+        void releaseAll() {
+            memtables.values().forEach(list -> list.forEach(Memtable::release));
+        }
+    }
+
+    /** What replay must know of one recovered column family. */
+    record Family(long logNumber, long writeBufferSize) {
+    }
+
+    /** One family's memtables being filled. */
+    private static final class Filling {
+        final Family family;
+        final List<Memtable> memtables = new ArrayList<>();
+        long capacity;
+        long reserved;
+
+        Filling(Family family) {
+            this.family = family;
+        }
+
+        Memtable current() {
+            return memtables.getLast();
+        }
     }
 
     private final FileSystem fs;
     private final Path dir;
     private final WalRecoveryMode mode;
-    private final long memtableCapacity;
-
-    private final List<Memtable> sealed = new ArrayList<>();
-    private Memtable current;
-    private long currentCapacity;
-    private long reserved;
+    private final Map<Integer, Filling> families = new TreeMap<>();
+    /** The newest sequence in tables (from the manifest), then the newest replayed. */
     private long lastSequence;
+    /** The newest sequence replayed so far; 0 before the first batch. */
+    private long replayedSequence;
+    private final long manifestSequence;
+    private long logNumber;
 
     private final long minLogNumber;
+    /** Logs from this number on follow every flush the manifest records. */
+    private final long maxFamilyLogNumber;
 
     /**
-     * @param minLogNumber logs numbered below this are already in tables (the manifest's log number)
+     * @param families     the column families the manifest lists, by id: a family's records in logs below its
+     *                     log number are already in its tables, and records of families not listed (dropped)
+     *                     are skipped
      * @param lastSequence the newest sequence already in tables; logged batches must follow it
      */
-    WalReplay(FileSystem fs, Path dir, Options options, long minLogNumber, long lastSequence) {
+    WalReplay(FileSystem fs, Path dir, Options options, Map<Integer, Family> families, long lastSequence) {
         this.fs = fs;
         this.dir = dir;
         this.mode = options.walRecovery();
-        this.minLogNumber = minLogNumber;
+        this.minLogNumber = families.values().stream().mapToLong(Family::logNumber).min().orElse(0);
         this.lastSequence = lastSequence;
-        this.memtableCapacity = CommitPipeline.memtableCapacity(options.writeBufferSize(), 0);
+        this.manifestSequence = lastSequence;
+        this.maxFamilyLogNumber = families.values().stream().mapToLong(Family::logNumber).max().orElse(0);
+        families.forEach((id, family) -> this.families.put(id, new Filling(family)));
     }
 
     Result run() throws IOException {
@@ -72,8 +103,6 @@ final class WalReplay {
         }
         logs.sort(null);
         long maxLog = logs.isEmpty() ? 0 : logs.getLast();
-        current = new Memtable(memtableCapacity);
-        currentCapacity = memtableCapacity;
         try {
             for (int i = 0; i < logs.size(); i++) {
                 boolean last = i == logs.size() - 1;
@@ -87,16 +116,18 @@ final class WalReplay {
                 }
             }
         } catch (IOException | RuntimeException e) {
-            current.release();
-            sealed.forEach(Memtable::release);
+            families.values().forEach(f -> f.memtables.forEach(Memtable::release));
             throw e;
         }
-        return new Result(List.copyOf(sealed), current, reserved, currentCapacity, lastSequence, maxLog);
+        Map<Integer, List<Memtable>> memtables = new TreeMap<>();
+        families.forEach((id, f) -> memtables.put(id, List.copyOf(f.memtables)));
+        return new Result(memtables, lastSequence, maxLog);
     }
 
     /** Replays one log; false if it was cut short and later logs must be dropped. */
     private boolean replay(long number, boolean lastLog) throws IOException {
         Path path = DbFiles.log(dir, number);
+        logNumber = number;
         long validLength;
         IOException damage;
         int records = 0;
@@ -137,11 +168,15 @@ final class WalReplay {
         long count;
         long payloadBytes = payload.length - io.varve.core.batch.BatchFormat.HEADER_SIZE;
         long first;
+        List<Filling> touched = new ArrayList<>(1);
         try {
             // Validate the whole batch before applying any of it: a batch is recovered whole or not at all.
             BatchReader check = new BatchReader(batch);
             while (check.next()) {
-                // walk only
+                Filling family = families.get(check.columnFamily());
+                if (family != null && logNumber >= family.family.logNumber() && !touched.contains(family)) {
+                    touched.add(family);
+                }
             }
             count = check.count();
             first = check.sequence();
@@ -151,21 +186,30 @@ final class WalReplay {
         if (count == 0) {
             return;
         }
-        if (first <= lastSequence || first + count - 1 > InternalKey.MAX_SEQUENCE) {
-            // Not a torn write: sequences only grow, so this record is damaged or from a foreign log.
-            throw new CorruptionException(path, endOffset, "batch sequence " + first + " does not follow " + lastSequence);
+        // Sequences only grow along the logs, and logs newer than every family's flush follow the manifest's
+        // sequence. (Older logs may hold flushed sequences: a crash can keep some families' flush edits and
+        // not others, each with its own log number.) Anything else is damage or a foreign log, not a torn write.
+        long floor = logNumber >= maxFamilyLogNumber ? Math.max(replayedSequence, manifestSequence) : replayedSequence;
+        if (first <= floor || first + count - 1 > InternalKey.MAX_SEQUENCE) {
+            throw new CorruptionException(path, endOffset, "batch sequence " + first + " does not follow " + floor);
         }
         long reserve = CommitPipeline.reserve(payloadBytes, count);
-        if (reserved + reserve > currentCapacity) {
-            // Same rule as the live pipeline; a batch larger than a memtable gets one of its own size.
-            sealed.add(current);
-            currentCapacity = Math.max(memtableCapacity, CommitPipeline.memtableCapacity(0, reserve));
-            current = new Memtable(currentCapacity);
-            reserved = 0;
+        for (Filling family : touched) {
+            if (family.memtables.isEmpty() || family.reserved + reserve > family.capacity) {
+                // Same rule as the live pipeline; a batch larger than a memtable gets one of its own size.
+                family.capacity = CommitPipeline.memtableCapacity(family.family.writeBufferSize(), reserve);
+                family.memtables.add(new Memtable(family.capacity));
+                family.reserved = 0;
+            }
+            family.reserved += reserve;
         }
-        CommitPipeline.apply(batch, current);
-        reserved += reserve;
-        lastSequence = first + count - 1;
+        long log = logNumber;
+        CommitPipeline.apply(batch, id -> {
+            Filling family = families.get(id);
+            return family != null && log >= family.family.logNumber() ? family.current() : null;
+        });
+        replayedSequence = first + count - 1;
+        lastSequence = Math.max(lastSequence, replayedSequence);
     }
 
     /** Replaces {@code path} with its first {@code length} bytes, atomically. */

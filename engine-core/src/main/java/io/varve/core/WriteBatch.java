@@ -15,6 +15,8 @@ import java.util.Objects;
 public final class WriteBatch {
 
     private final BatchBuilder builder = new BatchBuilder();
+    /** The database whose column-family handles the batch used; a batch may not mix databases. */
+    private Db owner;
 
     public WriteBatch put(byte[] key, byte[] value) {
         return put(MemorySegment.ofArray(Objects.requireNonNull(key, "key")),
@@ -40,6 +42,39 @@ public final class WriteBatch {
     }
 
     /** Number of operations in the batch. */
+    /** Adds a put to {@code family}; the batch then applies only to that family's database. */
+    public WriteBatch put(ColumnFamily family, byte[] key, byte[] value) {
+        return put(family, MemorySegment.ofArray(Objects.requireNonNull(key, "key")),
+                MemorySegment.ofArray(Objects.requireNonNull(value, "value")));
+    }
+
+    public WriteBatch put(ColumnFamily family, MemorySegment key, MemorySegment value) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(value, "value");
+        builder.add(ValueKind.PUT, familyId(family), key, value);
+        return this;
+    }
+
+    public WriteBatch delete(ColumnFamily family, byte[] key) {
+        Objects.requireNonNull(key, "key");
+        builder.add(ValueKind.DELETE, familyId(family), MemorySegment.ofArray(key), null);
+        return this;
+    }
+
+    private int familyId(ColumnFamily family) {
+        Objects.requireNonNull(family, "family");
+        if (owner != null && owner != family.owner()) {
+            throw new IllegalArgumentException("a write batch cannot span column families of different databases");
+        }
+        owner = family.owner();
+        return family.id();
+    }
+
+    /** The database the batch's column-family handles belong to, or null if it used none. */
+    Db owner() {
+        return owner;
+    }
+
     public int count() {
         return builder.count();
     }
@@ -51,6 +86,7 @@ public final class WriteBatch {
 
     public WriteBatch clear() {
         builder.clear();
+        owner = null;
         return this;
     }
 

@@ -15,6 +15,11 @@ public final class BatchBuilder {
     private byte[] buffer = new byte[64];
     private int size = BatchFormat.HEADER_SIZE;
     private int count;
+    /** The distinct column families of the records, in first-use order; usually one. */
+    private int[] families = NO_FAMILIES;
+
+    private static final int[] NO_FAMILIES = {};
+    private static final int[] ONLY_DEFAULT = {BatchFormat.DEFAULT_COLUMN_FAMILY};
 
     public void add(ValueKind kind, int columnFamily, MemorySegment key, MemorySegment value) {
         long keyLength = key.byteSize();
@@ -35,6 +40,26 @@ public final class BatchBuilder {
             size += (int) valueLength;
         }
         count++;
+        noteFamily(columnFamily);
+    }
+
+    private void noteFamily(int columnFamily) {
+        for (int f : families) {
+            if (f == columnFamily) {
+                return;
+            }
+        }
+        if (families.length == 0 && columnFamily == BatchFormat.DEFAULT_COLUMN_FAMILY) {
+            families = ONLY_DEFAULT;
+        } else {
+            families = Arrays.copyOf(families, families.length + 1);
+            families[families.length - 1] = columnFamily;
+        }
+    }
+
+    /** The distinct column families the records use (do not modify). */
+    public int[] columnFamilies() {
+        return families;
     }
 
     public int count() {
@@ -54,6 +79,7 @@ public final class BatchBuilder {
     public void clear() {
         size = BatchFormat.HEADER_SIZE;
         count = 0;
+        families = NO_FAMILIES;
     }
 
     /** A copy of the encoded batch with the count filled in and the sequence zero. */

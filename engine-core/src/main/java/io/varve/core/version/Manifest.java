@@ -20,7 +20,7 @@ import java.util.List;
  * and the {@code CURRENT} file naming the live manifest. CURRENT is replaced atomically (write a temporary
  * file, sync, rename, sync the directory), so a crash leaves either the old or the new manifest current.
  *
- * <p>Each open writes a fresh manifest holding one edit that describes the whole version, switches CURRENT
+ * <p>Each open writes a fresh manifest starting with edits that describe the whole state (one per column family), switches CURRENT
  * to it and deletes the old one, so manifests never grow without bound across restarts.
  */
 final class Manifest implements AutoCloseable {
@@ -41,12 +41,16 @@ final class Manifest implements AutoCloseable {
     }
 
     /** Creates manifest {@code number} starting with {@code snapshot}, and makes it current. */
-    static Manifest create(FileSystem fs, Path dir, long number, VersionEdit snapshot) throws IOException {
+    static Manifest create(FileSystem fs, Path dir, long number, List<VersionEdit> snapshot) throws IOException {
         Path path = path(dir, number);
         WritableFile file = fs.create(path);
         WalWriter writer = new WalWriter(file, number);
         try {
-            writer.append(ByteBuffer.wrap(VersionEditFormat.encode(snapshot, true)));
+            boolean first = true;
+            for (VersionEdit edit : snapshot) {
+                writer.append(ByteBuffer.wrap(VersionEditFormat.encode(edit, first)));
+                first = false;
+            }
             writer.sync();
             setCurrent(fs, dir, path.getFileName().toString());
         } catch (IOException | RuntimeException e) {
@@ -60,9 +64,15 @@ final class Manifest implements AutoCloseable {
         return number;
     }
 
-    /** Appends and syncs one edit: once this returns, the edit survives a crash. */
-    void append(VersionEdit edit) throws IOException {
-        writer.append(ByteBuffer.wrap(VersionEditFormat.encode(edit, false)));
+    /**
+     * Appends edits and syncs once: once this returns, they survive a crash. Each edit is its own record, so a
+     * crash during the sync may keep a prefix of them; every edit is self-contained, which makes any prefix a
+     * valid state.
+     */
+    void append(List<VersionEdit> edits) throws IOException {
+        for (VersionEdit edit : edits) {
+            writer.append(ByteBuffer.wrap(VersionEditFormat.encode(edit, false)));
+        }
         writer.sync();
     }
 

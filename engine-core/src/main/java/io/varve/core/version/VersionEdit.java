@@ -20,13 +20,61 @@ public final class VersionEdit {
 
     static final long UNSET = -1;
 
+    private int columnFamily;
+    private String addedColumnFamily;
+    private boolean droppedColumnFamily;
+    private int nextColumnFamily = (int) UNSET;
     private long logNumber = UNSET;
     private long nextFileNumber = UNSET;
     private long lastSequence = UNSET;
     private final List<Added> added = new ArrayList<>();
     private final List<Removed> removed = new ArrayList<>();
 
-    /** Logs numbered below this hold nothing that is not in tables: recovery skips them. */
+    /** The column family whose tables and log number this edit changes (0, the default, unless set). */
+    public VersionEdit columnFamily(int id) {
+        if (id < 0) {
+            throw new IllegalArgumentException("column family id " + id);
+        }
+        this.columnFamily = id;
+        return this;
+    }
+
+    /** Marks this edit as the creation of column family {@link #columnFamily()} under {@code name}. */
+    public VersionEdit addColumnFamily(String name) {
+        this.addedColumnFamily = name;
+        return this;
+    }
+
+    /** Marks this edit as dropping column family {@link #columnFamily()}. */
+    public VersionEdit dropColumnFamily() {
+        this.droppedColumnFamily = true;
+        return this;
+    }
+
+    /** Column family ids below this have been handed out; recorded so a dropped id is never reused. */
+    public VersionEdit nextColumnFamily(int id) {
+        this.nextColumnFamily = id;
+        return this;
+    }
+
+    public int columnFamily() {
+        return columnFamily;
+    }
+
+    /** The name of the column family this edit creates, or null. */
+    public String addedColumnFamily() {
+        return addedColumnFamily;
+    }
+
+    public boolean droppedColumnFamily() {
+        return droppedColumnFamily;
+    }
+
+    public int nextColumnFamily() {
+        return nextColumnFamily;
+    }
+
+    /** Logs numbered below this hold nothing of this column family that is not in tables: recovery skips them. */
     public VersionEdit logNumber(long number) {
         this.logNumber = number;
         return this;
@@ -76,7 +124,8 @@ public final class VersionEdit {
 
     @Override
     public String toString() {
-        return "VersionEdit[log=" + logNumber + ", nextFile=" + nextFileNumber + ", lastSeq=" + lastSequence
+        return "VersionEdit[cf=" + columnFamily + (addedColumnFamily != null ? " +" + addedColumnFamily : "")
+                + (droppedColumnFamily ? " dropped" : "") + ", log=" + logNumber + ", nextFile=" + nextFileNumber + ", lastSeq=" + lastSequence
                 + ", added=" + added + ", removed=" + removed + "]";
     }
 }

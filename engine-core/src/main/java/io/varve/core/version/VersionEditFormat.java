@@ -19,6 +19,10 @@ import java.io.ByteArrayOutputStream;
  *                        smallest sequence (varint64), largest sequence (varint64),
  *                        global sequence + 1 (varint64; 0 = none)
  *   TAG_REMOVE_TABLE     level (varint), file number (varint64)
+ *   TAG_COLUMN_FAMILY    column family id (varint); absent = 0, the default column family
+ *   TAG_ADD_COLUMN_FAMILY    name (varint length + UTF-8 bytes): the edit creates its column family
+ *   TAG_DROP_COLUMN_FAMILY   no value: the edit drops its column family
+ *   TAG_NEXT_COLUMN_FAMILY   varint: ids below it were handed out (never reused)
  * </pre>
  *
  * Unknown tags are corruption: a newer format must bump the format version kept in {@link #FORMAT_VERSION}.
@@ -32,7 +36,13 @@ public final class VersionEditFormat {
     public static final int TAG_REMOVE_TABLE = 5;
     /** Written as the first field of every manifest's first edit; a manifest of another version is refused. */
     public static final int TAG_FORMAT_VERSION = 6;
-    public static final int FORMAT_VERSION = 1;
+    public static final int TAG_COLUMN_FAMILY = 7;
+    public static final int TAG_ADD_COLUMN_FAMILY = 8;
+    public static final int TAG_DROP_COLUMN_FAMILY = 9;
+    public static final int TAG_NEXT_COLUMN_FAMILY = 10;
+    /** Version 2 added the column-family tags; version 1 manifests (no column families) still open. */
+    public static final int FORMAT_VERSION = 2;
+    public static final int OLDEST_READABLE_FORMAT_VERSION = 1;
 
     /** A manifest record that does not decode. */
     public static final class MalformedEditException extends Exception {
@@ -50,6 +60,18 @@ public final class VersionEditFormat {
             putVarint(out, TAG_FORMAT_VERSION);
             putVarint(out, FORMAT_VERSION);
         }
+        if (edit.columnFamily() != 0) {
+            putVarint(out, TAG_COLUMN_FAMILY);
+            putVarint(out, edit.columnFamily());
+        }
+        if (edit.addedColumnFamily() != null) {
+            putVarint(out, TAG_ADD_COLUMN_FAMILY);
+            putBytes(out, edit.addedColumnFamily().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        if (edit.droppedColumnFamily()) {
+            putVarint(out, TAG_DROP_COLUMN_FAMILY);
+        }
+        putField(out, TAG_NEXT_COLUMN_FAMILY, edit.nextColumnFamily());
         putField(out, TAG_LOG_NUMBER, edit.logNumber());
         putField(out, TAG_NEXT_FILE_NUMBER, edit.nextFileNumber());
         putField(out, TAG_LAST_SEQUENCE, edit.lastSequence());
@@ -83,10 +105,15 @@ public final class VersionEditFormat {
             switch ((int) tag) {
                 case TAG_FORMAT_VERSION -> {
                     long version = in.varint();
-                    if (version != FORMAT_VERSION) {
+                    if (version < OLDEST_READABLE_FORMAT_VERSION || version > FORMAT_VERSION) {
                         throw new MalformedEditException("manifest format version " + version + " is not supported");
                     }
                 }
+                case TAG_COLUMN_FAMILY -> edit.columnFamily(in.columnFamily());
+                case TAG_ADD_COLUMN_FAMILY -> edit.addColumnFamily(
+                        new String(in.bytes(), java.nio.charset.StandardCharsets.UTF_8));
+                case TAG_DROP_COLUMN_FAMILY -> edit.dropColumnFamily();
+                case TAG_NEXT_COLUMN_FAMILY -> edit.nextColumnFamily(in.columnFamily());
                 case TAG_LOG_NUMBER -> edit.logNumber(in.varint());
                 case TAG_NEXT_FILE_NUMBER -> edit.nextFileNumber(in.varint());
                 case TAG_LAST_SEQUENCE -> edit.lastSequence(in.varint());
@@ -156,6 +183,14 @@ public final class VersionEditFormat {
                 }
             }
             throw new MalformedEditException("varint longer than 10 bytes at byte " + position);
+        }
+
+        int columnFamily() throws MalformedEditException {
+            long id = varint();
+            if (id < 0 || id > Integer.MAX_VALUE) {
+                throw new MalformedEditException("column family id " + id + " out of range");
+            }
+            return (int) id;
         }
 
         int level() throws MalformedEditException {

@@ -8,9 +8,11 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -19,7 +21,9 @@ import java.util.function.LongFunction;
 import java.util.function.UnaryOperator;
 
 /**
- * Owns the sequence of versions, the manifest that makes them durable, and the publication of read views.
+ * Owns the sequence of versions, the manifest that makes them durable, and the publication of read views,
+ * for every column family. Each family ({@link ColumnFamilyVersions}) has its own current version, read view
+ * and stamped lock; they share the manifest, the file numbers, the version ids and the reclaimer.
  *
  * <h2>The rule: guard invariants, not computations</h2>
  * RocksDB merged each edit into the file set — O(number of tables) — and destroyed old versions while
@@ -38,7 +42,7 @@ import java.util.function.UnaryOperator;
  *       reference with a CAS. They never block on flushes, compactions or manifest I/O; if a writer swapped
  *       in the meantime (validation fails) or the view they read was already released, they simply retry.</li>
  * </ol>
- * Lock order: manifestLock, then viewLock, then the stamped lock. The commit pipeline calls
+ * Lock order: manifestLock, then viewLock, then a family's stamped lock. The commit pipeline calls
  * {@link #publishMemtables} holding its log lock, which is never taken under any of these.
  *
  * <h2>Freeing happens later, elsewhere</h2>
@@ -59,6 +63,10 @@ public final class VersionSet implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(VersionSet.class.getName());
 
+    /** The column family every single-family call uses; it always exists and cannot be dropped. */
+    public static final int DEFAULT_FAMILY = 0;
+    public static final String DEFAULT_FAMILY_NAME = "default";
+
     private final FileSystem fs;
     private final Path dir;
     private final Reclaimer reclaimer;
@@ -67,16 +75,14 @@ public final class VersionSet implements AutoCloseable {
 
     private final ReentrantLock manifestLock = new ReentrantLock();
     private final ReentrantLock viewLock = new ReentrantLock();
-    private final StampedLock swapLock = new StampedLock();
 
-    /** Guarded by swapLock for writes; read optimistically. */
-    private ReadView current;
+    /** Live families by id (null slots: dropped or never used). Replaced, never mutated, under manifestLock. */
+    private volatile ColumnFamilyVersions[] families = new ColumnFamilyVersions[0];
     /** Guarded by manifestLock. */
-    private Version currentVersion;
     private Manifest manifest;
-    private long logNumber;
     private long lastSequence;
     private long nextVersionId;
+    private int nextFamilyId;
 
     private final AtomicLong nextFileNumber;
     /** Versions not yet dead, by id; the first key is the oldest live version. */
@@ -94,13 +100,41 @@ public final class VersionSet implements AutoCloseable {
         this.nextFileNumber = new AtomicLong(nextFileNumber);
     }
 
-    /** What recovery learned from the manifest. */
-    public record Recovered(long logNumber, long lastSequence, long nextFileNumber, long manifestNumber,
-                            VersionEdit tables) {
+    /** One column family as the manifest left it: its tables (as one edit) and its log number. */
+    public record RecoveredFamily(int id, String name, long logNumber, VersionEdit tables) {
+    }
+
+    /** What recovery learned from the manifest. {@code families} is ordered by id and starts with the default. */
+    public record Recovered(long lastSequence, long nextFileNumber, long manifestNumber, int nextFamilyId,
+                            List<RecoveredFamily> families) {
+
+        /** Logs numbered below this hold nothing that is not in tables, for every family. */
+        public long logNumber() {
+            return families.stream().mapToLong(RecoveredFamily::logNumber).min().orElse(0);
+        }
+
+        /** The default family's tables. */
+        public VersionEdit tables() {
+            return families.getFirst().tables();
+        }
 
         /** Every table the manifest lists, for the open-time scan for leftover files. */
         public List<TableMeta> tableList() {
-            return tables.added().stream().map(VersionEdit.Added::table).toList();
+            return families.stream().flatMap(f -> f.tables().added().stream()).map(VersionEdit.Added::table).toList();
+        }
+    }
+
+    /** Replay state of one family. */
+    private static final class FamilyReplay {
+        final String name;
+        long logNumber;
+        final List<Map<Long, TableMeta>> levels = new ArrayList<>();
+
+        FamilyReplay(String name) {
+            this.name = name;
+            for (int i = 0; i < Version.NUM_LEVELS; i++) {
+                levels.add(new LinkedHashMap<>());
+            }
         }
     }
 
@@ -110,99 +144,200 @@ public final class VersionSet implements AutoCloseable {
      */
     public static Recovered recover(FileSystem fs, Path dir) throws IOException {
         long manifestNumber = Manifest.currentNumber(fs, dir);
+        TreeMap<Integer, FamilyReplay> families = new TreeMap<>();
+        families.put(DEFAULT_FAMILY, new FamilyReplay(DEFAULT_FAMILY_NAME));
         if (manifestNumber < 0) {
-            return new Recovered(0, 0, 1, -1, new VersionEdit());
+            return new Recovered(0, 1, -1, 1, List.of(new RecoveredFamily(DEFAULT_FAMILY, DEFAULT_FAMILY_NAME, 0,
+                    new VersionEdit())));
         }
         List<VersionEdit> edits = Manifest.read(fs, dir, manifestNumber);
-        long log = 0;
         long last = 0;
         long nextFile = manifestNumber + 1;
+        int nextFamily = 1;
         // Map-based replay: O(total edits), where applying edit by edit to sorted arrays would be quadratic.
-        List<Map<Long, TableMeta>> levels = new ArrayList<>();
-        for (int i = 0; i < Version.NUM_LEVELS; i++) {
-            levels.add(new LinkedHashMap<>());
-        }
         Path manifestPath = Manifest.path(dir, manifestNumber);
         for (VersionEdit edit : edits) {
-            log = Math.max(log, edit.logNumber());
+            int id = edit.columnFamily();
+            nextFamily = Math.max(nextFamily, Math.max(edit.nextColumnFamily(), id + 1));
+            if (edit.addedColumnFamily() != null) {
+                if (families.containsKey(id)) {
+                    throw new CorruptionException(manifestPath, 0, "edit creates column family " + id
+                            + " which already exists");
+                }
+                families.put(id, new FamilyReplay(edit.addedColumnFamily()));
+            }
+            FamilyReplay family = families.get(id);
+            if (family == null) {
+                throw new CorruptionException(manifestPath, 0, "edit for unknown column family " + id);
+            }
             last = Math.max(last, edit.lastSequence());
             nextFile = Math.max(nextFile, edit.nextFileNumber());
+            if (edit.droppedColumnFamily()) {
+                if (id == DEFAULT_FAMILY) {
+                    throw new CorruptionException(manifestPath, 0, "edit drops the default column family");
+                }
+                families.remove(id); // its tables are leftovers now, deleted by the open-time scan
+                continue;
+            }
+            family.logNumber = Math.max(family.logNumber, edit.logNumber());
             for (VersionEdit.Removed r : edit.removed()) {
-                if (levels.get(r.level()).remove(r.fileNumber()) == null) {
+                if (family.levels.get(r.level()).remove(r.fileNumber()) == null) {
                     throw new CorruptionException(manifestPath, 0, "edit removes table " + r.fileNumber()
-                            + " that is not at level " + r.level());
+                            + " that is not at level " + r.level() + " of column family " + id);
                 }
             }
             for (VersionEdit.Added a : edit.added()) {
-                levels.get(a.level()).put(a.table().fileNumber(), a.table());
+                family.levels.get(a.level()).put(a.table().fileNumber(), a.table());
                 nextFile = Math.max(nextFile, a.table().fileNumber() + 1);
             }
         }
-        VersionEdit all = new VersionEdit();
-        for (int level = 0; level < Version.NUM_LEVELS; level++) {
-            for (TableMeta t : levels.get(level).values()) {
-                all.add(level, t);
+        List<RecoveredFamily> result = new ArrayList<>();
+        for (Map.Entry<Integer, FamilyReplay> e : families.entrySet()) {
+            VersionEdit all = new VersionEdit().columnFamily(e.getKey());
+            for (int level = 0; level < Version.NUM_LEVELS; level++) {
+                for (TableMeta t : e.getValue().levels.get(level).values()) {
+                    all.add(level, t);
+                }
             }
+            result.add(new RecoveredFamily(e.getKey(), e.getValue().name, e.getValue().logNumber, all));
         }
-        return new Recovered(log, last, nextFile, manifestNumber, all);
+        return new Recovered(last, nextFile, manifestNumber, nextFamily, List.copyOf(result));
     }
 
-    /**
-     * Starts the version set from what {@link #recover} read plus {@code openEdit} (tables flushed during
-     * recovery, the new log number), writing a fresh manifest that holds the whole resulting version.
-     */
+    /** Single-family form of {@link #open(FileSystem, Path, Recovered, List, Map, Reclaimer, TableCache, LongFunction, long)}. */
     public static VersionSet open(FileSystem fs, Path dir, Recovered recovered, VersionEdit openEdit,
                                   Memtable mutable, Reclaimer reclaimer, TableCache tableCache,
                                   LongFunction<Path> tablePath, long nextFileNumber) throws IOException {
-        VersionSet set = new VersionSet(fs, dir, reclaimer, tableCache, tablePath, nextFileNumber);
-        // Temporary versions only carry the table arrays; the one kept starts with the set's own reference.
-        TableMeta[][] recoveredLevels = Version.empty(set).applied(recovered.tables());
-        Version v = new Version(2, new Version(1, recoveredLevels, set).applied(openEdit), set);
-        set.nextVersionId = 3;
-        set.currentVersion = v;
-        set.live.put(v.id(), v);
-        set.logNumber = Math.max(recovered.logNumber(), openEdit.logNumber());
-        set.lastSequence = Math.max(recovered.lastSequence(), openEdit.lastSequence());
+        return open(fs, dir, recovered, List.of(openEdit), Map.of(DEFAULT_FAMILY, mutable), reclaimer, tableCache,
+                tablePath, nextFileNumber);
+    }
 
+    /**
+     * Starts the version set from what {@link #recover} read plus {@code openEdits} (per family: tables flushed
+     * during recovery, the new log number), writing a fresh manifest that holds the whole resulting state.
+     * {@code mutables} gives each recovered family its first mutable memtable (the views take their own
+     * references).
+     */
+    public static VersionSet open(FileSystem fs, Path dir, Recovered recovered, List<VersionEdit> openEdits,
+                                  Map<Integer, Memtable> mutables, Reclaimer reclaimer, TableCache tableCache,
+                                  LongFunction<Path> tablePath, long nextFileNumber) throws IOException {
+        VersionSet set = new VersionSet(fs, dir, reclaimer, tableCache, tablePath, nextFileNumber);
+        set.nextVersionId = 1;
+        set.nextFamilyId = recovered.nextFamilyId();
+        set.lastSequence = recovered.lastSequence();
+        int maxId = recovered.families().stream().mapToInt(RecoveredFamily::id).max().orElse(0);
+        ColumnFamilyVersions[] families = new ColumnFamilyVersions[maxId + 1];
+        for (RecoveredFamily rf : recovered.families()) {
+            ColumnFamilyVersions family = new ColumnFamilyVersions(rf.id(), rf.name());
+            // Temporary versions only carry the table arrays; the one kept starts with the set's own reference.
+            TableMeta[][] levels = Version.empty(set).applied(rf.tables());
+            family.logNumber = rf.logNumber();
+            for (VersionEdit openEdit : openEdits) {
+                if (openEdit.columnFamily() == rf.id()) {
+                    levels = new Version(0, levels, set).applied(openEdit);
+                    family.logNumber = Math.max(family.logNumber, openEdit.logNumber());
+                    set.lastSequence = Math.max(set.lastSequence, openEdit.lastSequence());
+                }
+            }
+            Version v = new Version(set.nextVersionId++, levels, set);
+            family.currentVersion = v;
+            set.live.put(v.id(), v);
+            Memtable mutable = mutables.get(rf.id());
+            if (mutable == null) {
+                throw new IllegalArgumentException("no mutable memtable for column family " + rf.id());
+            }
+            family.current = new ReadView(mutable, List.of(), v, reclaimer);
+            families[rf.id()] = family;
+        }
+        set.families = families;
         long manifestNumber = set.nextFileNumber.getAndIncrement();
-        set.manifest = Manifest.create(fs, dir, manifestNumber, set.snapshotEdit(v));
+        set.manifest = Manifest.create(fs, dir, manifestNumber, set.snapshotEdits());
         if (recovered.manifestNumber() >= 0) {
             fs.delete(Manifest.path(dir, recovered.manifestNumber()));
         }
-        set.current = new ReadView(mutable, List.of(), v, reclaimer);
         return set;
     }
 
-    private VersionEdit snapshotEdit(Version v) {
-        VersionEdit edit = new VersionEdit().logNumber(logNumber).lastSequence(lastSequence)
-                .nextFileNumber(nextFileNumber.get());
-        for (int level = 0; level < Version.NUM_LEVELS; level++) {
-            for (TableMeta t : v.level(level)) {
-                edit.add(level, t);
+    /** The whole state as edits, one per family, the default first: a new manifest's opening records. */
+    private List<VersionEdit> snapshotEdits() {
+        List<VersionEdit> edits = new ArrayList<>();
+        for (ColumnFamilyVersions family : families) {
+            if (family == null) {
+                continue;
             }
+            VersionEdit edit = new VersionEdit().columnFamily(family.id).logNumber(family.logNumber);
+            if (family.id == DEFAULT_FAMILY) {
+                edit.lastSequence(lastSequence).nextFileNumber(nextFileNumber.get()).nextColumnFamily(nextFamilyId);
+            } else {
+                edit.addColumnFamily(family.name);
+            }
+            for (int level = 0; level < Version.NUM_LEVELS; level++) {
+                for (TableMeta t : family.currentVersion.level(level)) {
+                    edit.add(level, t);
+                }
+            }
+            edits.add(edit);
         }
-        return edit;
+        return edits;
     }
 
     public long newFileNumber() {
         return nextFileNumber.getAndIncrement();
     }
 
-    /** Logs numbered below this hold nothing that is not already in tables. */
+    /** Logs numbered below this hold nothing of any family that is not already in tables. */
     public long logNumber() {
         manifestLock.lock();
         try {
-            return logNumber;
+            long min = Long.MAX_VALUE;
+            for (ColumnFamilyVersions family : families) {
+                if (family != null) {
+                    min = Math.min(min, family.logNumber);
+                }
+            }
+            return min;
         } finally {
             manifestLock.unlock();
         }
     }
 
-    /** The current read view with a reference owned by the caller. Never blocks on writers of views. */
+    /** The live column families, id to name, in id order. */
+    public Map<Integer, String> columnFamilies() {
+        Map<Integer, String> result = new LinkedHashMap<>();
+        for (ColumnFamilyVersions family : families) {
+            if (family != null) {
+                result.put(family.id, family.name);
+            }
+        }
+        return result;
+    }
+
+    private ColumnFamilyVersions family(int id) {
+        ColumnFamilyVersions[] all = families;
+        ColumnFamilyVersions family = id >= 0 && id < all.length ? all[id] : null;
+        if (family == null || family.dropped) {
+            throw new IllegalArgumentException("column family " + id + " does not exist or was dropped");
+        }
+        return family;
+    }
+
+    /** The default family's current read view; see {@link #acquire(int)}. */
     public ReadView acquire() {
+        return acquire(DEFAULT_FAMILY);
+    }
+
+    /**
+     * The current read view of column family {@code id} with a reference owned by the caller. Never blocks on
+     * writers of views.
+     *
+     * @throws IllegalArgumentException if the family does not exist or was dropped
+     */
+    public ReadView acquire(int id) {
+        ColumnFamilyVersions family = family(id);
+        StampedLock swapLock = family.swapLock;
         while (true) {
             long stamp = swapLock.tryOptimisticRead();
-            ReadView view = current;
+            ReadView view = family.current;
             if (stamp != 0 && swapLock.validate(stamp) && view != null && view.tryRetain()) {
                 return view;
             }
@@ -210,92 +345,234 @@ public final class VersionSet implements AutoCloseable {
                 // A swap is in progress or just happened: wait for it rather than spin.
                 stamp = swapLock.readLock();
                 try {
-                    view = current;
+                    view = family.current;
                 } finally {
                     swapLock.unlockRead(stamp);
                 }
-                if (view.tryRetain()) {
+                if (view != null && view.tryRetain()) {
                     return view;
                 }
+            }
+            if (family.dropped) {
+                throw new IllegalArgumentException("column family " + family.name + " was dropped");
             }
         }
     }
 
     /**
-     * Publishes a new mutable memtable and the immutable set {@code immutables} computes from the current
-     * one (rotation), with the current version. Cheap: no I/O, no table work.
+     * Publishes a new mutable memtable for family {@code id} and the immutable set {@code immutables}
+     * computes from the current one (rotation), with the current version. Cheap: no I/O, no table work.
+     * A dropped family is skipped (its memtables are released by the caller's reference counting).
      */
-    public void publishMemtables(Memtable mutable, UnaryOperator<List<Memtable>> immutables) {
+    public void publishMemtables(int id, Memtable mutable, UnaryOperator<List<Memtable>> immutables) {
         ReadView old;
         viewLock.lock();
         try {
+            ColumnFamilyVersions[] all = families;
+            ColumnFamilyVersions family = id < all.length ? all[id] : null;
+            if (family == null || family.current == null) {
+                return;
+            }
+            ReadView current = family.current;
             ReadView next = new ReadView(mutable, immutables.apply(current.immutables()), current.version(), reclaimer);
-            old = swap(next);
+            old = swap(family, next);
         } finally {
             viewLock.unlock();
         }
         old.release();
     }
 
+    /** Default-family form of {@link #publishMemtables(int, Memtable, UnaryOperator)}. */
+    public void publishMemtables(Memtable mutable, UnaryOperator<List<Memtable>> immutables) {
+        publishMemtables(DEFAULT_FAMILY, mutable, immutables);
+    }
+
+    /** One family's edit plus how its immutable memtables change when it is published (e.g. a flushed one leaves). */
+    public record Change(VersionEdit edit, UnaryOperator<List<Memtable>> memtables) {
+    }
+
     /**
-     * Applies an edit: builds the new version outside every reader-visible lock, makes the edit durable in
-     * the manifest, then publishes a view with the new version and the memtable set {@code memtables}
-     * produces from the current view (e.g. without a flushed memtable).
+     * Applies an edit to its column family: builds the new version outside every reader-visible lock, makes
+     * the edit durable in the manifest, then publishes a view with the new version and the memtable set
+     * {@code memtables} produces from the current view.
      */
-    public Version logAndApply(VersionEdit edit, UnaryOperator<List<Memtable>> memtables) throws IOException {
-        ReadView old;
-        Version next;
+    public void logAndApply(VersionEdit edit, UnaryOperator<List<Memtable>> memtables) throws IOException {
+        logAndApply(List.of(new Change(edit, memtables)));
+    }
+
+    /**
+     * Applies several edits (e.g. one flush's, one per family) with a single manifest sync; each family's new
+     * view is published after the sync. An edit for a family dropped meanwhile is not logged, and the tables it
+     * adds are deleted: nothing can read them.
+     */
+    public void logAndApply(List<Change> changes) throws IOException {
+        List<ReadView> old = new ArrayList<>();
         manifestLock.lock();
         try {
-            if (edit.logNumber() == VersionEdit.UNSET) {
-                edit.logNumber(logNumber);
+            List<Change> applicable = new ArrayList<>();
+            List<TableMeta[][]> levels = new ArrayList<>();
+            List<VersionEdit> edits = new ArrayList<>();
+            for (Change change : changes) {
+                VersionEdit edit = change.edit();
+                ColumnFamilyVersions[] all = families;
+                int id = edit.columnFamily();
+                ColumnFamilyVersions family = id < all.length ? all[id] : null;
+                if (family == null) {
+                    deleteOrphans(edit);
+                    continue;
+                }
+                if (edit.logNumber() == VersionEdit.UNSET) {
+                    edit.logNumber(family.logNumber);
+                }
+                edit.logNumber(Math.max(edit.logNumber(), family.logNumber));
+                edit.lastSequence(Math.max(lastSequence, edit.lastSequence()));
+                edit.nextFileNumber(nextFileNumber.get());
+                levels.add(family.currentVersion.applied(edit));
+                applicable.add(change);
+                edits.add(edit);
             }
-            edit.lastSequence(Math.max(lastSequence, edit.lastSequence()));
-            edit.nextFileNumber(nextFileNumber.get());
-            TableMeta[][] levels = currentVersion.applied(edit);
-            manifest.append(edit);
-            logNumber = Math.max(logNumber, edit.logNumber());
-            lastSequence = edit.lastSequence();
-            next = new Version(nextVersionId++, levels, this);
-            live.put(next.id(), next);
-            if (!edit.removed().isEmpty()) {
-                long removedBy = next.id();
-                List<Long> numbers = edit.removed().stream().map(VersionEdit.Removed::fileNumber).toList();
-                reclaimer.submit(() -> numbers.forEach(n -> removedTables.add(new long[] {n, removedBy})));
+            if (edits.isEmpty()) {
+                return;
             }
-            Version previous = currentVersion;
-            currentVersion = next;
-            viewLock.lock();
-            try {
-                ReadView view = current;
-                List<Memtable> all = memtables.apply(view.immutables());
-                old = swap(new ReadView(view.mutable(), all, next, reclaimer));
-            } finally {
-                viewLock.unlock();
+            manifest.append(edits);
+            for (int i = 0; i < applicable.size(); i++) {
+                VersionEdit edit = edits.get(i);
+                ColumnFamilyVersions family = families[edit.columnFamily()];
+                family.logNumber = edit.logNumber();
+                lastSequence = Math.max(lastSequence, edit.lastSequence());
+                Version next = new Version(nextVersionId++, levels.get(i), this);
+                live.put(next.id(), next);
+                scheduleRemoval(edit.removed().stream().map(VersionEdit.Removed::fileNumber).toList(), next.id());
+                Version previous = family.currentVersion;
+                family.currentVersion = next;
+                viewLock.lock();
+                try {
+                    ReadView view = family.current;
+                    List<Memtable> memtables = applicable.get(i).memtables().apply(view.immutables());
+                    old.add(swap(family, new ReadView(view.mutable(), memtables, next, reclaimer)));
+                } finally {
+                    viewLock.unlock();
+                }
+                // The version set's own reference moves to the new version; views hold theirs.
+                previous.release();
             }
-            // The version set's own reference moves to the new version; views hold theirs.
-            previous.release();
         } finally {
             manifestLock.unlock();
         }
-        old.release();
-        return next;
+        old.forEach(ReadView::release);
     }
 
-    private ReadView swap(ReadView next) {
-        long stamp = swapLock.writeLock();
-        try {
-            ReadView old = current;
-            current = next;
-            return old;
-        } finally {
-            swapLock.unlockWrite(stamp);
+    private void scheduleRemoval(List<Long> fileNumbers, long removedBy) {
+        if (!fileNumbers.isEmpty()) {
+            reclaimer.submit(() -> fileNumbers.forEach(n -> removedTables.add(new long[] {n, removedBy})));
         }
     }
 
-    /** The current version, for background work that holds no view (retained for the caller). */
+    private void deleteOrphans(VersionEdit edit) {
+        List<Long> numbers = edit.added().stream().map(a -> a.table().fileNumber()).toList();
+        reclaimer.submit(() -> numbers.forEach(this::deleteTable));
+    }
+
+    /**
+     * Creates column family {@code name}, durable once this returns, with {@code mutable} as its first
+     * memtable (the view takes its own reference). {@code logNumber}: the log its first writes go to.
+     *
+     * @return the new family's id
+     * @throws IllegalArgumentException if a live family already has that name
+     */
+    public int createColumnFamily(String name, long logNumber, Memtable mutable) throws IOException {
+        manifestLock.lock();
+        try {
+            for (ColumnFamilyVersions family : families) {
+                if (family != null && family.name.equals(name)) {
+                    throw new IllegalArgumentException("column family '" + name + "' already exists");
+                }
+            }
+            int id = nextFamilyId;
+            VersionEdit edit = new VersionEdit().columnFamily(id).addColumnFamily(name).logNumber(logNumber)
+                    .lastSequence(lastSequence).nextFileNumber(nextFileNumber.get()).nextColumnFamily(id + 1);
+            manifest.append(List.of(edit));
+            nextFamilyId = id + 1;
+            ColumnFamilyVersions family = new ColumnFamilyVersions(id, name);
+            family.logNumber = logNumber;
+            Version v = new Version(nextVersionId++, Version.empty(this).applied(new VersionEdit()), this);
+            live.put(v.id(), v);
+            family.currentVersion = v;
+            family.current = new ReadView(mutable, List.of(), v, reclaimer);
+            ColumnFamilyVersions[] grown = Arrays.copyOf(families, Math.max(families.length, id + 1));
+            grown[id] = family;
+            families = grown;
+            return id;
+        } finally {
+            manifestLock.unlock();
+        }
+    }
+
+    /**
+     * Drops column family {@code id}, durably. Reads and iterators already holding its views finish normally;
+     * new acquisitions fail. Its tables are deleted once no version that lists them is live.
+     */
+    public void dropColumnFamily(int id) throws IOException {
+        if (id == DEFAULT_FAMILY) {
+            throw new IllegalArgumentException("the default column family cannot be dropped");
+        }
+        ReadView last;
+        manifestLock.lock();
+        try {
+            ColumnFamilyVersions family = family(id);
+            manifest.append(List.of(new VersionEdit().columnFamily(id).dropColumnFamily()
+                    .lastSequence(lastSequence).nextFileNumber(nextFileNumber.get())));
+            // Every version of this family has a smaller id, so its tables go once all of those are dead.
+            long removedBy = nextVersionId++;
+            List<Long> tables = new ArrayList<>();
+            for (int level = 0; level < Version.NUM_LEVELS; level++) {
+                for (TableMeta t : family.currentVersion.level(level)) {
+                    tables.add(t.fileNumber());
+                }
+            }
+            scheduleRemoval(tables, removedBy);
+            viewLock.lock();
+            try {
+                long stamp = family.swapLock.writeLock();
+                try {
+                    last = family.current;
+                    family.current = null;
+                    family.dropped = true;
+                } finally {
+                    family.swapLock.unlockWrite(stamp);
+                }
+            } finally {
+                viewLock.unlock();
+            }
+            ColumnFamilyVersions[] shrunk = families.clone();
+            shrunk[id] = null;
+            families = shrunk;
+            family.currentVersion.release();
+        } finally {
+            manifestLock.unlock();
+        }
+        last.release();
+    }
+
+    private ReadView swap(ColumnFamilyVersions family, ReadView next) {
+        long stamp = family.swapLock.writeLock();
+        try {
+            ReadView old = family.current;
+            family.current = next;
+            return old;
+        } finally {
+            family.swapLock.unlockWrite(stamp);
+        }
+    }
+
+    /** The default family's current version; see {@link #currentVersion(int)}. */
     public Version currentVersion() {
-        ReadView view = acquire();
+        return currentVersion(DEFAULT_FAMILY);
+    }
+
+    /** Family {@code id}'s current version, for background work that holds no view (retained for the caller). */
+    public Version currentVersion(int id) {
+        ReadView view = acquire(id);
         try {
             Version v = view.version();
             v.retain();
@@ -311,34 +588,43 @@ public final class VersionSet implements AutoCloseable {
             live.remove(version.id());
             long oldestLive = live.isEmpty() ? Long.MAX_VALUE : live.firstKey();
             while (!removedTables.isEmpty() && removedTables.peekFirst()[1] <= oldestLive) {
-                long fileNumber = removedTables.pollFirst()[0];
-                tableCache.evict(fileNumber);
-                try {
-                    fs.delete(tablePath.apply(fileNumber));
-                } catch (IOException e) {
-                    LOG.log(System.Logger.Level.WARNING, "could not delete obsolete table " + fileNumber, e);
-                }
+                deleteTable(removedTables.pollFirst()[0]);
             }
         });
     }
 
-    /** Number of versions still referenced, the current one included; for tests and metrics. */
+    private void deleteTable(long fileNumber) {
+        tableCache.evict(fileNumber);
+        try {
+            fs.delete(tablePath.apply(fileNumber));
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "could not delete obsolete table " + fileNumber, e);
+        }
+    }
+
+    /** Number of versions still referenced, the current ones included; for tests and metrics. */
     public int liveVersionCount() {
         return live.size();
     }
 
     /**
-     * Releases the current view. Readers still holding views finish normally; their memory is freed by the
+     * Releases the current views. Readers still holding views finish normally; their memory is freed by the
      * reclaimer when they release.
      */
     @Override
     public void close() throws IOException {
-        ReadView last;
+        List<ReadView> last = new ArrayList<>();
+        List<Version> versions = new ArrayList<>();
         manifestLock.lock();
         try {
             viewLock.lock();
             try {
-                last = current;
+                for (ColumnFamilyVersions family : families) {
+                    if (family != null) {
+                        last.add(family.current);
+                        versions.add(family.currentVersion);
+                    }
+                }
             } finally {
                 viewLock.unlock();
             }
@@ -346,7 +632,7 @@ public final class VersionSet implements AutoCloseable {
         } finally {
             manifestLock.unlock();
         }
-        last.release();
-        currentVersion.release();
+        last.forEach(ReadView::release);
+        versions.forEach(Version::release);
     }
 }
