@@ -1,5 +1,7 @@
 package io.varve.core.version;
 
+import java.util.ArrayDeque;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.locks.StampedLock;
 
 /**
@@ -24,6 +26,15 @@ final class ColumnFamilyVersions {
     /** Guarded by the set's manifestLock: logs numbered below it hold nothing of this family not in tables. */
     long logNumber;
     volatile boolean dropped;
+
+    /**
+     * This family's versions not yet dead, by id; the first key is its oldest live version. Obsolete tables
+     * are tracked per family: an idle family's old current version must not hold back deleting another
+     * family's compacted-away tables.
+     */
+    final ConcurrentSkipListMap<Long, Version> live = new ConcurrentSkipListMap<>();
+    /** Touched only on the reclaimer thread: tables removed by version r, in order of r. */
+    final ArrayDeque<long[]> removedTables = new ArrayDeque<>();
 
     ColumnFamilyVersions(int id, String name) {
         this.id = id;

@@ -6,14 +6,12 @@ import io.varve.core.memtable.Memtable;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.StampedLock;
@@ -51,7 +49,8 @@ import java.util.function.UnaryOperator;
  * and file deletion never run on a reader's or writer's thread, nor under a lock.
  *
  * <h2>Finding obsolete tables without touching every table</h2>
- * Versions get increasing ids. A table removed by the edit that created version {@code r} is contained only
+ * Versions get increasing ids, and this bookkeeping runs per column family (a family's tables are only in its
+ * own versions, and an idle family's old current version must not hold back another family's deletions). A table removed by the edit that created version {@code r} is contained only
  * in versions older than {@code r}, so it is obsolete once the oldest live version is {@code r} or newer.
  * The reclaimer keeps removed tables ordered by {@code r} and, whenever a version dies, deletes those whose
  * {@code r} the oldest live version has passed. Creating or dropping a version therefore costs nothing per
@@ -85,10 +84,9 @@ public final class VersionSet implements AutoCloseable {
     private int nextFamilyId;
 
     private final AtomicLong nextFileNumber;
-    /** Versions not yet dead, by id; the first key is the oldest live version. */
-    private final ConcurrentSkipListMap<Long, Version> live = new ConcurrentSkipListMap<>();
-    /** Touched only on the reclaimer thread: tables removed by version r, in order of r. */
-    private final ArrayDeque<long[]> removedTables = new ArrayDeque<>();
+    /** Every family with live versions, dropped ones included until their last version dies. */
+    private final java.util.concurrent.CopyOnWriteArrayList<ColumnFamilyVersions> withVersions =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private VersionSet(FileSystem fs, Path dir, Reclaimer reclaimer, TableCache tableCache,
                        LongFunction<Path> tablePath, long nextFileNumber) {
@@ -241,7 +239,8 @@ public final class VersionSet implements AutoCloseable {
             }
             Version v = new Version(set.nextVersionId++, levels, set);
             family.currentVersion = v;
-            set.live.put(v.id(), v);
+            family.live.put(v.id(), v);
+            set.withVersions.add(family);
             Memtable mutable = mutables.get(rf.id());
             if (mutable == null) {
                 throw new IllegalArgumentException("no mutable memtable for column family " + rf.id());
@@ -441,8 +440,9 @@ public final class VersionSet implements AutoCloseable {
                 family.logNumber = edit.logNumber();
                 lastSequence = Math.max(lastSequence, edit.lastSequence());
                 Version next = new Version(nextVersionId++, levels.get(i), this);
-                live.put(next.id(), next);
-                scheduleRemoval(edit.removed().stream().map(VersionEdit.Removed::fileNumber).toList(), next.id());
+                family.live.put(next.id(), next);
+                scheduleRemoval(family, edit.removed().stream().map(VersionEdit.Removed::fileNumber).toList(),
+                        next.id());
                 Version previous = family.currentVersion;
                 family.currentVersion = next;
                 viewLock.lock();
@@ -462,9 +462,9 @@ public final class VersionSet implements AutoCloseable {
         old.forEach(ReadView::release);
     }
 
-    private void scheduleRemoval(List<Long> fileNumbers, long removedBy) {
+    private void scheduleRemoval(ColumnFamilyVersions family, List<Long> fileNumbers, long removedBy) {
         if (!fileNumbers.isEmpty()) {
-            reclaimer.submit(() -> fileNumbers.forEach(n -> removedTables.add(new long[] {n, removedBy})));
+            reclaimer.submit(() -> fileNumbers.forEach(n -> family.removedTables.add(new long[] {n, removedBy})));
         }
     }
 
@@ -496,7 +496,8 @@ public final class VersionSet implements AutoCloseable {
             ColumnFamilyVersions family = new ColumnFamilyVersions(id, name);
             family.logNumber = logNumber;
             Version v = new Version(nextVersionId++, Version.empty(this).applied(new VersionEdit()), this);
-            live.put(v.id(), v);
+            family.live.put(v.id(), v);
+            withVersions.add(family);
             family.currentVersion = v;
             family.current = new ReadView(mutable, List.of(), v, reclaimer);
             ColumnFamilyVersions[] grown = Arrays.copyOf(families, Math.max(families.length, id + 1));
@@ -530,7 +531,7 @@ public final class VersionSet implements AutoCloseable {
                     tables.add(t.fileNumber());
                 }
             }
-            scheduleRemoval(tables, removedBy);
+            scheduleRemoval(family, tables, removedBy);
             viewLock.lock();
             try {
                 long stamp = family.swapLock.writeLock();
@@ -585,10 +586,18 @@ public final class VersionSet implements AutoCloseable {
     /** Called by {@link Version#release()} on the last reference: the rest happens on the reclaimer thread. */
     void versionReleased(Version version) {
         reclaimer.submit(() -> {
-            live.remove(version.id());
-            long oldestLive = live.isEmpty() ? Long.MAX_VALUE : live.firstKey();
-            while (!removedTables.isEmpty() && removedTables.peekFirst()[1] <= oldestLive) {
-                deleteTable(removedTables.pollFirst()[0]);
+            for (ColumnFamilyVersions family : withVersions) {
+                if (family.live.remove(version.id()) == null) {
+                    continue;
+                }
+                long oldestLive = family.live.isEmpty() ? Long.MAX_VALUE : family.live.firstKey();
+                while (!family.removedTables.isEmpty() && family.removedTables.peekFirst()[1] <= oldestLive) {
+                    deleteTable(family.removedTables.pollFirst()[0]);
+                }
+                if (family.dropped && family.live.isEmpty()) {
+                    withVersions.remove(family);
+                }
+                return;
             }
         });
     }
@@ -604,7 +613,7 @@ public final class VersionSet implements AutoCloseable {
 
     /** Number of versions still referenced, the current ones included; for tests and metrics. */
     public int liveVersionCount() {
-        return live.size();
+        return withVersions.stream().mapToInt(family -> family.live.size()).sum();
     }
 
     /**
