@@ -38,4 +38,14 @@ public interface CompactionFilter {
      * @param value the current value
      */
     Decision filter(int level, byte[] key, byte[] value);
+
+    /**
+     * The filter one compaction uses, called once when the compaction starts; it then sees that compaction's
+     * keys in ascending order on one thread. Stateless filters return themselves (the default); a filter that
+     * decides by looking at neighbouring keys (e.g. MVCC garbage collection, which keeps only the newest
+     * version below a safe point) returns a fresh instance, so concurrent compactions never share its state.
+     */
+    default CompactionFilter forCompaction() {
+        return this;
+    }
 }

@@ -81,7 +81,7 @@ public final class CompactionJob {
         this.targetFileSize = targetFileSize;
         this.oldestSnapshot = oldestSnapshot;
         this.newestSnapshot = newestSnapshot;
-        this.filter = filter;
+        this.filter = filter == null ? null : filter.forCompaction();
         this.limiter = limiter;
         this.bytesWritten = bytesWritten;
     }
