@@ -61,6 +61,13 @@ public interface Db extends AutoCloseable {
 
     DbIterator iterator(ReadOptions options);
 
+    /**
+     * Makes every write acknowledged so far durable on the device (one fsync of the log, shared with
+     * concurrent synced writers). For callers that write with {@link WriteOptions#DEFAULT} and sync on their
+     * own schedule, like Redis's {@code appendfsync everysec}; RocksDB's {@code SyncWAL}.
+     */
+    void syncWal();
+
     /** Persists the memtables of every column family as tables and waits for it. */
     void flush();
 

@@ -795,6 +795,12 @@ final class DbImpl implements Db {
     // ---- maintenance
 
     @Override
+    public void syncWal() {
+        checkOpen();
+        pipeline.syncLog();
+    }
+
+    @Override
     public void flush() {
         checkOpen();
         pipeline.rotateNow();
