@@ -63,6 +63,8 @@ final class DbImpl implements Db {
     private final CompactionScheduler compactions;
     private final WriteStalls stalls;
     private final java.util.concurrent.atomic.LongAdder flushBytes = new java.util.concurrent.atomic.LongAdder();
+    private final io.varve.core.metrics.WorkTimer flushTimer = new io.varve.core.metrics.WorkTimer();
+    private final DbStatistics statistics;
 
     // What the write-stall triggers look at, refreshed by background work (never computed per write).
     private volatile int immutableCount;
@@ -168,6 +170,7 @@ final class DbImpl implements Db {
                     return pipeline.failure();
                 }
             });
+            this.statistics = DbStatistics.bind(options, dir, versionSet, pipeline, compactions, stalls, cache, flushBytes, flushTimer);
             opened = true;
             Version current = versionSet.currentVersion();
             LOG.log(System.Logger.Level.INFO, "opened {0} at sequence {1} with {2} tables", dir,
@@ -293,6 +296,7 @@ final class DbImpl implements Db {
                 throw new IOException("not flushing: the database failed earlier", pipeline.failure());
             }
             sealed.awaitWritesApplied();
+            long started = flushTimer.start();
             long number = versions.newFileNumber();
             TableMeta meta = MemtableFlush.write(fs, DbFiles.table(dir, number), number, sealed.memtable,
                     options.tableOptions(), file -> new RateLimitedFile(file, compactions.rateLimiter(), flushBytes));
@@ -307,6 +311,7 @@ final class DbImpl implements Db {
                 next.remove(sealed.memtable);
                 return next;
             });
+            flushTimer.stop(started);
             reclaimer.submit(() -> deleteLogsBelow(newLogNumber));
             backgroundChanged();
             compactions.maybeSchedule();
@@ -600,6 +605,11 @@ final class DbImpl implements Db {
                 stalls.stallNanos.sum(), stalls.stops.sum(), stalls.slowdowns.sum()};
     }
 
+    /** Everything the meters publish, for tests and benchmarks. */
+    DbStatistics statistics() {
+        return statistics;
+    }
+
     boolean isClosed() {
         return closed;
     }
@@ -635,6 +645,7 @@ final class DbImpl implements Db {
             return;
         }
         closed = true;
+        statistics.close();
         List<Exception> failures = new ArrayList<>();
         try {
             pipeline.close();

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.StampedLock;
 import java.util.function.LongFunction;
@@ -79,6 +80,7 @@ public final class VersionSet implements AutoCloseable {
     private long nextVersionId;
 
     private final AtomicLong nextFileNumber;
+    private final LongAdder acquisitions = new LongAdder();
     /** Versions not yet dead, by id; the first key is the oldest live version. */
     private final ConcurrentSkipListMap<Long, Version> live = new ConcurrentSkipListMap<>();
     /** Touched only on the reclaimer thread: tables removed by version r, in order of r. */
@@ -200,6 +202,7 @@ public final class VersionSet implements AutoCloseable {
 
     /** The current read view with a reference owned by the caller. Never blocks on writers of views. */
     public ReadView acquire() {
+        acquisitions.increment();
         while (true) {
             long stamp = swapLock.tryOptimisticRead();
             ReadView view = current;
@@ -320,6 +323,11 @@ public final class VersionSet implements AutoCloseable {
                 }
             }
         });
+    }
+
+    /** Calls of {@link #acquire()} so far, for metrics. */
+    public long readViewAcquisitions() {
+        return acquisitions.sum();
     }
 
     /** Number of versions still referenced, the current one included; for tests and metrics. */
