@@ -53,9 +53,9 @@ class MetricsModelProperties {
         boolean unflushedWrites;
     }
 
-    private static final List<String> COUNTERS = List.of("varve.wal.bytes", "varve.wal.syncs",
-            "varve.wal.synced.commits", "varve.flush.bytes", "varve.compaction.bytes.read",
-            "varve.compaction.bytes.written", "varve.read.views");
+    private static final List<String> COUNTERS = List.of("varve.wal.written", "varve.wal.syncs",
+            "varve.wal.synced.commits", "varve.flush.written", "varve.compaction.read",
+            "varve.compaction.written", "varve.read.views");
 
     @Property(tries = 40)
     void metersAgreeWithTheModel(@ForAll("operations") List<Op> ops) throws IOException {
@@ -84,12 +84,12 @@ class MetricsModelProperties {
                         assertTrue(counter(registry, "varve.read.views") >= views + 1, "the get pinned a view");
                     }
                     case Flush f -> {
-                        double flushBytes = counter(registry, "varve.flush.bytes");
+                        double flushBytes = counter(registry, "varve.flush.written");
                         db.flush();
                         if (model.unflushedWrites) {
                             model.flushes++;
                             model.level0Tables++;
-                            assertTrue(counter(registry, "varve.flush.bytes") > flushBytes, "the flush wrote a table");
+                            assertTrue(counter(registry, "varve.flush.written") > flushBytes, "the flush wrote a table");
                         }
                         model.unflushedWrites = false;
                     }

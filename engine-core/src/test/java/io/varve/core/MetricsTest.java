@@ -72,14 +72,14 @@ class MetricsTest {
     void writesFlushesCompactionsAndReadsMoveTheirMeters() throws IOException {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (Db db = Db.open(DIR, options(registry, new MemFileSystem()))) {
-            assertEquals(0, counter(registry, "varve.wal.bytes"));
+            assertEquals(0, counter(registry, "varve.wal.written"));
             assertEquals(0, timer(registry, "varve.flush").count());
             double emptyMemtable = gauge(registry, "varve.memtable.size");
 
             for (int i = 0; i < 2000; i++) {
                 db.put(i % 100 == 0 ? WriteOptions.SYNC : WriteOptions.DEFAULT, key(i), value(i));
             }
-            assertTrue(counter(registry, "varve.wal.bytes") >= 2000 * 200, "log bytes cover the values");
+            assertTrue(counter(registry, "varve.wal.written") >= 2000 * 200, "log bytes cover the values");
             assertEquals(20, counter(registry, "varve.wal.synced.commits"));
             assertEquals(20, counter(registry, "varve.wal.syncs"), "one writer: one fsync per synced write");
             assertTrue(gauge(registry, "varve.memtable.size") > emptyMemtable + 2000 * 200);
@@ -88,7 +88,7 @@ class MetricsTest {
             FunctionTimer flush = timer(registry, "varve.flush");
             assertEquals(1, flush.count());
             assertTrue(flush.totalTime(TimeUnit.NANOSECONDS) > 0);
-            assertTrue(counter(registry, "varve.flush.bytes") > 0);
+            assertTrue(counter(registry, "varve.flush.written") > 0);
             assertEquals(1, gauge(registry, "varve.level0.tables"));
             assertEquals(0, gauge(registry, "varve.memtable.immutable"));
 
@@ -101,8 +101,8 @@ class MetricsTest {
             FunctionTimer compaction = timer(registry, "varve.compaction");
             assertTrue(compaction.count() >= 1);
             assertTrue(compaction.totalTime(TimeUnit.NANOSECONDS) > 0);
-            assertTrue(counter(registry, "varve.compaction.bytes.read") > 0);
-            assertTrue(counter(registry, "varve.compaction.bytes.written") > 0);
+            assertTrue(counter(registry, "varve.compaction.read") > 0);
+            assertTrue(counter(registry, "varve.compaction.written") > 0);
             assertEquals(0, gauge(registry, "varve.level0.tables"));
             assertTrue(gauge(registry, "varve.compaction.pending") >= 0);
 
@@ -126,10 +126,10 @@ class MetricsTest {
         Db db = Db.open(DIR, options(registry, fs));
         Set<String> names = meterNames(registry);
         assertTrue(names.containsAll(Set.of("varve.write.stall", "varve.write.stall.events", "varve.flush",
-                "varve.flush.bytes", "varve.compaction", "varve.compaction.bytes.read",
-                "varve.compaction.bytes.written", "varve.compaction.pending", "varve.level0.tables",
+                "varve.flush.written", "varve.compaction", "varve.compaction.read",
+                "varve.compaction.written", "varve.compaction.pending", "varve.level0.tables",
                 "varve.memtable.immutable", "varve.memtable.size", "varve.block.cache.gets", "varve.block.cache.size",
-                "varve.wal.bytes", "varve.wal.syncs", "varve.wal.synced.commits", "varve.read.views")), names.toString());
+                "varve.wal.written", "varve.wal.syncs", "varve.wal.synced.commits", "varve.read.views")), names.toString());
         for (Meter meter : registry.getMeters()) {
             assertEquals(DIR.toString(), meter.getId().getTag("db"), meter.getId().toString());
         }
@@ -140,7 +140,7 @@ class MetricsTest {
 
         try (Db reopened = Db.open(DIR, options(registry, fs))) {
             assertEquals(names, meterNames(registry));
-            assertEquals(0, counter(registry, "varve.wal.bytes"), "the new instance's counters, not the old one's");
+            assertEquals(0, counter(registry, "varve.wal.written"), "the new instance's counters, not the old one's");
             assertEquals(value(1).length, reopened.get(key(1)).length);
         }
         assertEquals(Set.of(), meterNames(registry));
@@ -152,15 +152,15 @@ class MetricsTest {
         MemFileSystem fs = new MemFileSystem();
         try (Db a = Db.open(Path.of("/a"), options(registry, fs)); Db b = Db.open(Path.of("/b"), options(registry, fs))) {
             a.put(key(1), value(1));
-            assertTrue(counter(registry, "varve.wal.bytes", "db", "/a") > 0);
-            assertEquals(0, counter(registry, "varve.wal.bytes", "db", "/b"));
+            assertTrue(counter(registry, "varve.wal.written", "db", "/a") > 0);
+            assertEquals(0, counter(registry, "varve.wal.written", "db", "/b"));
             // The same path on another file system would collide with /a's meters: refused, not merged.
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     () -> Db.open(Path.of("/a"), options(registry, new MemFileSystem())));
             assertTrue(e.getMessage().contains("/a"), e.getMessage());
             b.close();
-            assertNull(registry.find("varve.wal.bytes").tag("db", "/b").functionCounter());
-            assertNotNull(registry.find("varve.wal.bytes").tag("db", "/a").functionCounter());
+            assertNull(registry.find("varve.wal.written").tag("db", "/b").functionCounter());
+            assertNotNull(registry.find("varve.wal.written").tag("db", "/a").functionCounter());
         }
     }
 
@@ -169,7 +169,7 @@ class MetricsTest {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (Db db = Db.open(DIR, options(registry, new MemFileSystem()).withBlockCacheSize(0))) {
             assertNull(registry.find("varve.block.cache.gets").meter());
-            assertNotNull(registry.find("varve.wal.bytes").meter());
+            assertNotNull(registry.find("varve.wal.written").meter());
         }
     }
 

@@ -62,40 +62,39 @@ final class MicrometerMeters implements MeterBinding {
     private void registerAll() {
         timer("varve.write.stall", "Writes stopped or slowed down by the write-stall triggers, and the time they waited",
                 s -> s.writeStops() + s.writeSlowdowns(), EngineStatistics::writeStallNanos);
-        counter("varve.write.stall.events", Tags.of("kind", "stop"), null,
-                "Writes that waited for a stop trigger to clear", EngineStatistics::writeStops);
-        counter("varve.write.stall.events", Tags.of("kind", "slowdown"), null,
-                "Writes paced by a slowdown trigger", EngineStatistics::writeSlowdowns);
+        String stallEvents = "Writes held back, by kind: stop (waited for a trigger to clear) or slowdown (paced)";
+        counter("varve.write.stall.events", Tags.of("kind", "stop"), null, stallEvents, EngineStatistics::writeStops);
+        counter("varve.write.stall.events", Tags.of("kind", "slowdown"), null, stallEvents,
+                EngineStatistics::writeSlowdowns);
 
         timer("varve.flush", "Memtable flushes finished, and the time they took",
                 EngineStatistics::flushes, EngineStatistics::flushNanos);
-        counter("varve.flush.bytes", Tags.empty(), BYTES, "Table bytes written by flushes",
+        counter("varve.flush.written", Tags.empty(), BYTES, "Table bytes written by flushes",
                 EngineStatistics::flushBytesWritten);
 
         timer("varve.compaction", "Compactions finished, and the time they took",
                 EngineStatistics::compactions, EngineStatistics::compactionNanos);
-        counter("varve.compaction.bytes.read", Tags.empty(), BYTES, "Table bytes read by compactions",
+        counter("varve.compaction.read", Tags.empty(), BYTES, "Table bytes read by compactions",
                 EngineStatistics::compactionBytesRead);
-        counter("varve.compaction.bytes.written", Tags.empty(), BYTES, "Table bytes written by compactions",
+        counter("varve.compaction.written", Tags.empty(), BYTES, "Table bytes written by compactions",
                 EngineStatistics::compactionBytesWritten);
         gauge("varve.compaction.pending", BYTES, "Compaction debt: bytes above the level targets",
                 EngineStatistics::pendingCompactionBytes);
 
         gauge("varve.level0.tables", "tables", "Tables in level 0", EngineStatistics::level0Tables);
-        gauge("varve.memtable.immutable", "memtables", "Sealed memtables waiting for their flush",
+        gauge("varve.memtable.immutable", null, "Sealed memtables waiting for their flush",
                 EngineStatistics::immutableMemtables);
         gauge("varve.memtable.size", BYTES, "Arena bytes in use by the mutable and immutable memtables",
                 EngineStatistics::memtableBytes);
 
         if (source.hasBlockCache()) {
-            counter("varve.block.cache.gets", Tags.of("result", "hit"), null, "Block cache lookups that found the block",
-                    EngineStatistics::blockCacheHits);
-            counter("varve.block.cache.gets", Tags.of("result", "miss"), null,
-                    "Block cache lookups that had to read and decompress the block", EngineStatistics::blockCacheMisses);
+            String gets = "Block cache lookups, by result (a miss reads and decompresses the block)";
+            counter("varve.block.cache.gets", Tags.of("result", "hit"), null, gets, EngineStatistics::blockCacheHits);
+            counter("varve.block.cache.gets", Tags.of("result", "miss"), null, gets, EngineStatistics::blockCacheMisses);
             gauge("varve.block.cache.size", BYTES, "Bytes charged to the block cache", EngineStatistics::blockCacheBytes);
         }
 
-        counter("varve.wal.bytes", Tags.empty(), BYTES, "Bytes written to the write-ahead log",
+        counter("varve.wal.written", Tags.empty(), BYTES, "Bytes written to the write-ahead log",
                 EngineStatistics::walBytesWritten);
         counter("varve.wal.syncs", Tags.empty(), null, "fsyncs of the write-ahead log for synced writes",
                 EngineStatistics::walSyncs);
@@ -130,11 +129,11 @@ final class MicrometerMeters implements MeterBinding {
     }
 
     private void gauge(String name, String baseUnit, String description, ToDoubleFunction<EngineStatistics> value) {
-        meters.add(Gauge.builder(name, source, value)
-                .tags(tags)
-                .baseUnit(baseUnit)
-                .description(description)
-                .register(registry));
+        Gauge.Builder<EngineStatistics> builder = Gauge.builder(name, source, value).tags(tags).description(description);
+        if (baseUnit != null) {
+            builder.baseUnit(baseUnit);
+        }
+        meters.add(builder.register(registry));
     }
 
     @Override
