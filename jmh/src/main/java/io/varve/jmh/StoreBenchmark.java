@@ -71,6 +71,8 @@ public abstract class StoreBenchmark {
     private Path dir;
     /** The store's write statistics when the current iteration started, if it reports them. */
     private WriteStats writesAtStart;
+    /** Iterations in the current phase (warm-up or measurement). */
+    private int iterationsInPhase;
 
     /** The value size of this benchmark, from its own {@code valueSize} parameter. */
     protected abstract int valueSize();
@@ -124,13 +126,15 @@ public abstract class StoreBenchmark {
             open();
         }
         beforeIteration(params);
+        iterationsInPhase = params.getCount();
         writesAtStart = countsWrites() ? db.writeStats() : null;
     }
 
     /** Call at the end of a counted shot: records the writes since the iteration started. */
     protected void recordWrites(WriteCounters counters, long userBytes) {
         WriteStats now = db.writeStats();
-        counters.record(userBytes, now == null || writesAtStart == null ? null : now.since(writesAtStart));
+        counters.record(userBytes, now == null || writesAtStart == null ? null : now.since(writesAtStart),
+                iterationsInPhase);
     }
 
     @TearDown(Level.Iteration)

@@ -22,6 +22,9 @@ import org.openjdk.jmh.annotations.State;
  *   <li>{@code l0Files}: level-0 tables when the shot ended.</li>
  * </ul>
  * NaN for an engine that cannot count (LevelDB-java).
+ *
+ * <p>JMH sums secondary results over the iterations of a run, so each shot records its share, value / shots:
+ * what JMH prints (and writes to JSON) is then the mean per shot, for the ratio and the level-0 count too.
  */
 @AuxCounters(AuxCounters.Type.EVENTS)
 @State(Scope.Thread)
@@ -39,24 +42,27 @@ public class WriteCounters {
 
     @Setup(Level.Iteration)
     public void reset() {
-        set(Double.NaN, null);
+        set(Double.NaN, null, 1);
     }
 
-    /** Records a shot that stored {@code userBytes} and made the engine write {@code written} (null: unknown). */
-    void record(long userBytes, WriteStats written) {
-        set(userBytes / MB, written);
+    /**
+     * Records a shot that stored {@code userBytes} and made the engine write {@code written} (null: unknown),
+     * as one of {@code shots} shots of its phase (warm-up or measurement).
+     */
+    void record(long userBytes, WriteStats written, int shots) {
+        set(userBytes / MB / shots, written, shots);
         if (written != null) {
-            writeAmp = (double) written.diskBytes() / userBytes;
+            writeAmp = (double) written.diskBytes() / userBytes / shots;
         }
     }
 
-    private void set(double user, WriteStats written) {
+    private void set(double user, WriteStats written, int shots) {
         userMB = user;
-        walMB = written == null ? Double.NaN : written.walBytes() / MB;
-        flushMB = written == null ? Double.NaN : written.flushBytes() / MB;
-        compactionMB = written == null ? Double.NaN : written.compactionBytes() / MB;
-        stallMs = written == null ? Double.NaN : written.stallNanos() / 1e6;
-        l0Files = written == null ? Double.NaN : written.level0Tables();
+        walMB = written == null ? Double.NaN : written.walBytes() / MB / shots;
+        flushMB = written == null ? Double.NaN : written.flushBytes() / MB / shots;
+        compactionMB = written == null ? Double.NaN : written.compactionBytes() / MB / shots;
+        stallMs = written == null ? Double.NaN : written.stallNanos() / 1e6 / shots;
+        l0Files = written == null ? Double.NaN : (double) written.level0Tables() / shots;
         writeAmp = Double.NaN;
     }
 }
