@@ -170,7 +170,8 @@ final class DbImpl implements Db {
                     return pipeline.failure();
                 }
             });
-            this.statistics = DbStatistics.bind(options, dir, versionSet, pipeline, compactions, stalls, cache, flushBytes, flushTimer);
+            this.statistics = DbStatistics.bind(options, dir, versionSet, pipeline, compactions, stalls, cache,
+                    flushBytes, flushTimer);
             opened = true;
             Version current = versionSet.currentVersion();
             LOG.log(System.Logger.Level.INFO, "opened {0} at sequence {1} with {2} tables", dir,
