@@ -237,6 +237,11 @@ final class CommitPipeline {
         return syncedCommits.sum();
     }
 
+    /** Log bytes handed to the OS since open: positions continue across rotations, so this is a byte count. */
+    long logBytesWritten() {
+        return flushedPosition;
+    }
+
     private final java.util.concurrent.atomic.LongAdder syncs = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder syncedCommits = new java.util.concurrent.atomic.LongAdder();
     private final ReentrantLock syncWaitLock = new ReentrantLock();

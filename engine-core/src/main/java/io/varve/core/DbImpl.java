@@ -71,6 +71,8 @@ final class DbImpl implements Db {
     private final CompactionScheduler compactions;
     private final WriteStalls stalls;
     private final java.util.concurrent.atomic.LongAdder flushBytes = new java.util.concurrent.atomic.LongAdder();
+    private final io.varve.core.metrics.WorkTimer flushTimer = new io.varve.core.metrics.WorkTimer();
+    private final DbStatistics statistics;
 
     /** A live family: its handle and options. */
     private record Family(ColumnFamily handle, ColumnFamilyOptions options) {
@@ -204,6 +206,8 @@ final class DbImpl implements Db {
                     return pipeline.failure();
                 }
             });
+            this.statistics = DbStatistics.bind(options, dir, versionSet, pipeline, compactions, stalls, cache,
+                    flushBytes, flushTimer);
             opened = true;
             LOG.log(System.Logger.Level.INFO, "opened {0} at sequence {1} with {2} tables in {3} column families",
                     dir, replayed.lastSequence(), recovered.tableList().size() + openEdits.values().stream()
@@ -339,6 +343,7 @@ final class DbImpl implements Db {
                 s.memtable().awaitWritesApplied();
                 byFamily.put(s.family(), s);
             }
+            long started = flushTimer.start();
             List<VersionSet.Change> changes = new ArrayList<>();
             boolean wroteTable = false;
             for (int family : versions.columnFamilies().keySet()) {
@@ -369,6 +374,7 @@ final class DbImpl implements Db {
                 fs.syncDirectory(dir);
             }
             versions.logAndApply(changes);
+            flushTimer.stop(started);
             long obsoleteBelow = versions.logNumber();
             reclaimer.submit(() -> deleteLogsBelow(obsoleteBelow));
             backgroundChanged();
@@ -844,6 +850,11 @@ final class DbImpl implements Db {
                 stalls.stallNanos.sum(), stalls.stops.sum(), stalls.slowdowns.sum()};
     }
 
+    /** Everything the meters publish, for tests and benchmarks. */
+    DbStatistics statistics() {
+        return statistics;
+    }
+
     boolean isClosed() {
         return closed;
     }
@@ -879,6 +890,7 @@ final class DbImpl implements Db {
             return;
         }
         closed = true;
+        statistics.close();
         List<Exception> failures = new ArrayList<>();
         try {
             pipeline.close();

@@ -1,5 +1,6 @@
 package io.varve.core;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.varve.core.compaction.CompactionFilter;
 import io.varve.core.compaction.CompactionSettings;
 import io.varve.core.fs.DiskFileSystem;
@@ -35,6 +36,8 @@ public final class Options {
     private long hardPendingCompactionBytes = 256L << 30;
     private long delayedWriteRate = 16L << 20;
     private java.util.Map<String, ColumnFamilyOptions> columnFamilies = java.util.Map.of();
+    /** A MeterRegistry or null, typed Object so that loading this class never loads Micrometer. */
+    private Object meterRegistry;
 
     private Options() {
     }
@@ -58,6 +61,7 @@ public final class Options {
         o.hardPendingCompactionBytes = hardPendingCompactionBytes;
         o.delayedWriteRate = delayedWriteRate;
         o.columnFamilies = columnFamilies;
+        o.meterRegistry = meterRegistry;
         return o;
     }
 
@@ -218,6 +222,18 @@ public final class Options {
         return o;
     }
 
+    /**
+     * Publishes the database's meters (write stalls, flushes, compactions, memtables, block cache, log syncs,
+     * read views; see docs/operations.md) in {@code registry}, tagged with the database directory, and
+     * removes them at close. Null, the default, publishes nothing: micrometer-core is an optional dependency
+     * and is not needed at run time unless a registry is given.
+     */
+    public Options withMeterRegistry(MeterRegistry registry) {
+        Options o = copy();
+        o.meterRegistry = registry;
+        return o;
+    }
+
     public CompactionSettings compactionSettings() {
         return compactionSettings;
     }
@@ -280,5 +296,10 @@ public final class Options {
 
     public long blockCacheSize() {
         return blockCacheSize;
+    }
+
+    /** The registry given to {@link #withMeterRegistry}, or null; Object so that callers link without Micrometer. */
+    Object meterRegistry() {
+        return meterRegistry;
     }
 }

@@ -50,6 +50,11 @@ final class WriteStalls {
         this.state = state;
     }
 
+    /** The counts the triggers look at, for the database's statistics. */
+    State state() {
+        return state;
+    }
+
     /** Delays or blocks the calling writer as the triggers require. */
     void beforeWrite(long bytes) {
         if (stopped()) {

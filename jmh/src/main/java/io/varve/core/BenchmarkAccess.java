@@ -1,12 +1,15 @@
 package io.varve.core;
 
+import io.varve.core.metrics.EngineStatistics;
+
 /**
  * Reads engine statistics that are package-private in engine-core, for the benchmarks only.
  *
  * <p>A deliberate hack: this class lives in the jmh module but in package {@code io.varve.core}, so it can call
- * {@code DbImpl.syncStatistics()} without engine-core exporting a public statistics API yet. It works because
- * benchmarks.jar is one shaded, non-modular jar: both copies of the package end up in the same jar and class
- * loader. Replace it with the public accessor once engine-core has one.
+ * {@code DbImpl.syncStatistics()} and {@code DbImpl.statistics()} without engine-core exporting a public
+ * statistics API yet (its meters need a Micrometer registry). It works because benchmarks.jar is one shaded,
+ * non-modular jar: both copies of the package end up in the same jar and class loader. Replace it with the
+ * public accessor once engine-core has one.
  */
 public final class BenchmarkAccess {
 
@@ -16,5 +19,10 @@ public final class BenchmarkAccess {
     /** {@code {fsyncs, syncedCommits}} since the database was opened. */
     public static long[] syncStatistics(Db db) {
         return ((DbImpl) db).syncStatistics();
+    }
+
+    /** Everything the engine's meters publish, read live. */
+    public static EngineStatistics statistics(Db db) {
+        return ((DbImpl) db).statistics();
     }
 }

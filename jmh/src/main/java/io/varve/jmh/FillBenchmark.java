@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
  * whatever its speed (a time-bound iteration would hand the faster engine a bigger data set and more
  * compaction). The score is milliseconds per whole fill; the report divides by the entry count to get
  * operations per second. The warm-up fill writes an eighth of the keys but at least 100,000 (or all of them if
- * fewer): enough for the JIT, cheap in time.
+ * fewer): enough for the JIT, cheap in time. Secondary results ({@link WriteCounters}): bytes the engine wrote
+ * (log, flushes, compactions) per byte put, and time writers were stalled, with compaction running as usual.
  */
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
@@ -39,6 +40,11 @@ public class FillBenchmark extends StoreBenchmark {
     }
 
     @Override
+    protected boolean countsWrites() {
+        return true;
+    }
+
+    @Override
     protected boolean freshStorePerIteration() {
         return true;
     }
@@ -52,17 +58,19 @@ public class FillBenchmark extends StoreBenchmark {
     }
 
     @Benchmark
-    public void fillseq() {
+    public void fillseq(WriteCounters counters) {
         for (int i = 0; i < ops; i++) {
             db.put(Keys.key(i), values.get(i), false);
         }
+        recordWrites(counters, (long) ops * (Keys.KEY_SIZE + valueSize));
     }
 
     @Benchmark
-    public void fillrandom() {
+    public void fillrandom(WriteCounters counters) {
         for (int i = 0; i < ops; i++) {
             int k = order[i];
             db.put(Keys.key(k), values.get(k), false);
         }
+        recordWrites(counters, (long) ops * (Keys.KEY_SIZE + valueSize));
     }
 }

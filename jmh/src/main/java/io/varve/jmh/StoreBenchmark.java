@@ -8,6 +8,7 @@ import io.varve.jmh.store.KvBatch;
 import io.varve.jmh.store.KvStore;
 import io.varve.jmh.store.StoreSettings;
 import io.varve.jmh.store.Stores;
+import io.varve.jmh.store.WriteStats;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
@@ -68,12 +69,24 @@ public abstract class StoreBenchmark {
     /** Entries written by a fill or loaded before reads, derived from {@link #keys} and the value size. */
     protected int entries;
     private Path dir;
+    /** The store's write statistics when the current iteration started, if it reports them. */
+    private WriteStats writesAtStart;
+    /** Iterations in the current phase (warm-up or measurement). */
+    private int iterationsInPhase;
 
     /** The value size of this benchmark, from its own {@code valueSize} parameter. */
     protected abstract int valueSize();
 
     /** Whether each iteration gets a fresh, empty store (else one store serves the whole trial). */
     protected boolean freshStorePerIteration() {
+        return false;
+    }
+
+    /**
+     * Whether the benchmark reports {@link WriteCounters}: then the store counts its writes (RocksDB turns on
+     * its Statistics, which costs it a little per write).
+     */
+    protected boolean countsWrites() {
         return false;
     }
 
@@ -113,6 +126,15 @@ public abstract class StoreBenchmark {
             open();
         }
         beforeIteration(params);
+        iterationsInPhase = params.getCount();
+        writesAtStart = countsWrites() ? db.writeStats() : null;
+    }
+
+    /** Call at the end of a counted shot: records the writes since the iteration started. */
+    protected void recordWrites(WriteCounters counters, long userBytes) {
+        WriteStats now = db.writeStats();
+        counters.record(userBytes, now == null || writesAtStart == null ? null : now.since(writesAtStart),
+                iterationsInPhase);
     }
 
     @TearDown(Level.Iteration)
@@ -133,7 +155,8 @@ public abstract class StoreBenchmark {
     private void open() {
         dir = BenchDirs.fresh(store);
         try {
-            db = Stores.open(store, dir, settings());
+            StoreSettings settings = settings();
+            db = Stores.open(store, dir, countsWrites() ? settings.withRocksStatistics(true) : settings);
             afterOpen();
         } catch (RuntimeException | Error e) {
             // JMH runs no teardown after a failed setup: clean up here so no directory is left behind.

@@ -45,7 +45,7 @@ public class SyncWriteBenchmark extends StoreBenchmark {
 
     @Override
     protected StoreSettings settings() {
-        return StoreSettings.defaults().withSyncStatistics(true);
+        return StoreSettings.defaults().withRocksStatistics(true);
     }
 
     @Override

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.StampedLock;
 import java.util.function.LongFunction;
@@ -87,6 +88,7 @@ public final class VersionSet implements AutoCloseable {
     /** Every family with live versions, dropped ones included until their last version dies. */
     private final java.util.concurrent.CopyOnWriteArrayList<ColumnFamilyVersions> withVersions =
             new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final LongAdder acquisitions = new LongAdder();
 
     private VersionSet(FileSystem fs, Path dir, Reclaimer reclaimer, TableCache tableCache,
                        LongFunction<Path> tablePath, long nextFileNumber) {
@@ -334,6 +336,7 @@ public final class VersionSet implements AutoCloseable {
     public ReadView acquire(int id) {
         ColumnFamilyVersions family = family(id);
         StampedLock swapLock = family.swapLock;
+        acquisitions.increment();
         while (true) {
             long stamp = swapLock.tryOptimisticRead();
             ReadView view = family.current;
@@ -609,6 +612,11 @@ public final class VersionSet implements AutoCloseable {
         } catch (IOException e) {
             LOG.log(System.Logger.Level.WARNING, "could not delete obsolete table " + fileNumber, e);
         }
+    }
+
+    /** Calls of {@link #acquire()} so far, for metrics. */
+    public long readViewAcquisitions() {
+        return acquisitions.sum();
     }
 
     /** Number of versions still referenced, the current ones included; for tests and metrics. */

@@ -50,6 +50,7 @@ public final class Report {
         throughputTable(md, c);
         latencyTable(md, c);
         groupCommitTable(md, c);
+        writeCostTable(md, c);
         unorderedTable(md, c);
         goalsTable(md, c);
         if (!charts.isEmpty()) {
@@ -122,6 +123,33 @@ public final class Report {
             md.append(" |\n");
         }
         md.append("\nLevelDB-java cannot count its fsyncs (n/a); it syncs once per write group.\n\n");
+    }
+
+    /** The fill and overwrite benchmarks' secondary results (io.varve.jmh.WriteCounters). */
+    private static void writeCostTable(StringBuilder md, Comparison c) {
+        List<Comparison.Workload> rows = c.workloads().stream()
+                .filter(w -> w.any().secondary().containsKey("writeAmp")).toList();
+        if (rows.isEmpty()) {
+            return;
+        }
+        md.append("#### Write amplification and stalls\n\n");
+        md.append("Bytes written to disk (log + flush + compaction) per byte put, during the shot; stall time per shot; ");
+        md.append("level-0 tables left when the shot ended.\n\n");
+        md.append("| Workload | Varve amp | RocksDB amp | Varve stall (ms) | RocksDB stall (ms) | Varve L0 | RocksDB L0 |\n");
+        md.append("|---|---:|---:|---:|---:|---:|---:|\n");
+        for (Comparison.Workload w : rows) {
+            md.append("| ").append(w.name());
+            for (String metric : List.of("writeAmp", "stallMs", "l0Files")) {
+                for (String store : List.of(Comparison.VARVE, Comparison.ROCKSDB)) {
+                    BenchResult r = w.get(store);
+                    double v = r == null ? Double.NaN : r.secondary().getOrDefault(metric, Double.NaN);
+                    md.append(" | ").append(Double.isNaN(v) ? "n/a"
+                            : String.format(Locale.ROOT, metric.equals("writeAmp") ? "%.2f" : "%.0f", v));
+                }
+            }
+            md.append(" |\n");
+        }
+        md.append("\nLevelDB-java keeps no such counters (n/a).\n\n");
     }
 
     private static void unorderedTable(StringBuilder md, Comparison c) {

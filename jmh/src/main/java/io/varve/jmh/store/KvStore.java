@@ -44,9 +44,15 @@ public interface KvStore extends AutoCloseable {
 
     /**
      * Log fsyncs done so far, or -1 when the engine cannot tell (LevelDB-java), for "commits per fsync".
-     * RocksDB counts them only when opened with {@link StoreSettings#syncStatistics()}.
+     * RocksDB counts them only when opened with {@link StoreSettings#rocksStatistics()}.
      */
     long fsyncs();
+
+    /**
+     * Bytes the engine has written so far and time writers spent stalled, or null when the engine cannot tell
+     * (LevelDB-java). RocksDB counts them only when opened with {@link StoreSettings#rocksStatistics()}.
+     */
+    WriteStats writeStats();
 
     /** Closes every batch and cursor still open, then the engine, releasing native and off-heap memory. */
     @Override

@@ -149,6 +149,15 @@ final class LevelDbStore implements KvStore {
         return -1;
     }
 
+    /**
+     * LevelDB-java keeps no byte counters and no stall timer, and its {@code getProperty} answers null for
+     * every name ("leveldb.stats" included), so it cannot tell.
+     */
+    @Override
+    public WriteStats writeStats() {
+        return null;
+    }
+
     @Override
     public void close() {
         for (DBIterator it : iterators) {

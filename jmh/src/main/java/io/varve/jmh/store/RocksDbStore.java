@@ -121,6 +121,22 @@ final class RocksDbStore implements KvStore {
     }
 
     @Override
+    public WriteStats writeStats() {
+        org.rocksdb.Statistics s = config.statistics();
+        if (s == null) {
+            throw new IllegalStateException("open RocksDB with StoreSettings.withRocksStatistics(true) to count writes");
+        }
+        try {
+            return new WriteStats(s.getTickerCount(TickerType.WAL_FILE_BYTES), s.getTickerCount(TickerType.FLUSH_WRITE_BYTES),
+                    s.getTickerCount(TickerType.COMPACT_WRITE_BYTES), s.getTickerCount(TickerType.STALL_MICROS) * 1000,
+                    // A string property: getLongProperty answers NotFound for it.
+                    Long.parseLong(db.getProperty("rocksdb.num-files-at-level0").trim()));
+        } catch (RocksDBException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
     public void close() {
         children.forEach(RocksObject::close); // close() is idempotent on RocksObjects
         children.clear();

@@ -6,6 +6,7 @@ import org.rocksdb.BloomFilter;
 import org.rocksdb.InfoLogLevel;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Statistics;
+import org.rocksdb.StatsLevel;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -25,11 +26,12 @@ import java.util.List;
  * @param bloomBitsPerKey bloom filter bits per key (LevelDB-java 0.12 has no filter policy at all)
  * @param compression     block compression: LZ4 on Varve and RocksDB, Snappy on LevelDB-java (its only codec)
  * @param unorderedWrite  RocksDB's unordered_write and Varve's equivalent; LevelDB-java has no such mode
- * @param syncStatistics  count log fsyncs on RocksDB (its Statistics object costs a little on every write,
- *                        so only the synced-write benchmark turns it on; Varve always counts)
+ * @param rocksStatistics turn on RocksDB's Statistics, which count log fsyncs, bytes written by the log,
+ *                        flushes and compactions, and stall time; it costs RocksDB a little on every write,
+ *                        so only the benchmarks that report these turn it on (Varve always counts)
  */
 public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBytes, int bloomBitsPerKey,
-                            boolean compression, boolean unorderedWrite, boolean syncStatistics) {
+                            boolean compression, boolean unorderedWrite, boolean rocksStatistics) {
 
     private static final long MIB = 1L << 20;
 
@@ -41,15 +43,15 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
 
     public StoreSettings withBlockCacheBytes(long bytes) {
         return new StoreSettings(memtableBytes, blockSize, bytes, bloomBitsPerKey, compression, unorderedWrite,
-                syncStatistics);
+                rocksStatistics);
     }
 
     public StoreSettings withUnorderedWrite(boolean enabled) {
         return new StoreSettings(memtableBytes, blockSize, blockCacheBytes, bloomBitsPerKey, compression, enabled,
-                syncStatistics);
+                rocksStatistics);
     }
 
-    public StoreSettings withSyncStatistics(boolean enabled) {
+    public StoreSettings withRocksStatistics(boolean enabled) {
         return new StoreSettings(memtableBytes, blockSize, blockCacheBytes, bloomBitsPerKey, compression,
                 unorderedWrite, enabled);
     }
@@ -95,8 +97,10 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
                 .setUnorderedWrite(unorderedWrite)
                 .setInfoLogLevel(InfoLogLevel.WARN_LEVEL);
         Statistics statistics = null;
-        if (syncStatistics) {
+        if (rocksStatistics) {
             statistics = new Statistics();
+            // Tickers and the cheap timers only (STALL_MICROS is a ticker), as db_bench's --statistics does.
+            statistics.setStatsLevel(StatsLevel.EXCEPT_DETAILED_TIMERS);
             natives.add(statistics);
             options.setStatistics(statistics);
         }

@@ -6,6 +6,7 @@ import io.varve.core.DbIterator;
 import io.varve.core.ReadOptions;
 import io.varve.core.WriteBatch;
 import io.varve.core.WriteOptions;
+import io.varve.core.metrics.EngineStatistics;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -76,6 +77,12 @@ final class VarveStore implements KvStore {
         return BenchmarkAccess.syncStatistics(db)[0];
     }
 
+    @Override
+    public WriteStats writeStats() {
+        EngineStatistics s = BenchmarkAccess.statistics(db);
+        return new WriteStats(s.walBytesWritten(), s.flushBytesWritten(), s.compactionBytesWritten(),
+                s.writeStallNanos(), s.level0Tables());
+    }
 
     @Override
     public void close() {

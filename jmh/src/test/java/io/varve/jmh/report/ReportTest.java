@@ -38,15 +38,18 @@ class ReportTest {
         String sync = "SyncWriteBenchmark.syncwrite_t64";
         String batch = "UnorderedWriteBenchmark.batch8";
         String pct = "\"scorePercentiles\":{\"50.0\":%s,\"99.0\":%s,\"99.9\":%s}";
+        String writes = "\"writeAmp\":{\"score\":%s,\"scoreUnit\":\"#\"},\"stallMs\":{\"score\":%s,\"scoreUnit\":\"#\"},"
+                + "\"l0Files\":{\"score\":%s,\"scoreUnit\":\"#\"}";
         String counters = "\"commits\":{\"score\":%s,\"scoreUnit\":\"#\"},\"fsyncs\":{\"score\":%s,\"scoreUnit\":\"#\"}";
         List<String> rows = List.of(
                 // 1000 keys in 10 ms = 100k ops/s for Varve, 20 ms for RocksDB, 40 ms for LevelDB-java.
                 row(fill, "ss", "\"keys\":\"1000\",\"store\":\"varve\",\"valueSize\":\"100\"",
-                        "\"score\":10.0,\"scoreError\":\"NaN\",\"scoreUnit\":\"ms/op\"", ""),
+                        "\"score\":10.0,\"scoreError\":\"NaN\",\"scoreUnit\":\"ms/op\"", writes.formatted(2.125, 3.4, 5)),
                 row(fill, "ss", "\"keys\":\"1000\",\"store\":\"rocksdb\",\"valueSize\":\"100\"",
-                        "\"score\":20.0,\"scoreError\":\"NaN\",\"scoreUnit\":\"ms/op\"", ""),
+                        "\"score\":20.0,\"scoreError\":\"NaN\",\"scoreUnit\":\"ms/op\"", writes.formatted(3.5, 120.6, 2)),
                 row(fill, "ss", "\"keys\":\"1000\",\"store\":\"leveldb\",\"valueSize\":\"100\"",
-                        "\"score\":40.0,\"scoreError\":\"NaN\",\"scoreUnit\":\"ms/op\"", ""),
+                        "\"score\":40.0,\"scoreError\":\"NaN\",\"scoreUnit\":\"ms/op\"",
+                        writes.formatted("\"NaN\"", "\"NaN\"", "\"NaN\"")),
                 row(read, "thrpt", "\"cache\":\"hot\",\"keys\":\"1000\",\"store\":\"varve\"", thrpt(300), ""),
                 row(read, "thrpt", "\"cache\":\"hot\",\"keys\":\"1000\",\"store\":\"rocksdb\"", thrpt(200), ""),
                 row(read, "thrpt", "\"cache\":\"hot\",\"keys\":\"1000\",\"store\":\"leveldb\"", thrpt(50), ""),
@@ -79,6 +82,8 @@ class ReportTest {
         // Group commit: 2000 commits over 100 fsyncs; LevelDB-java's zero fsyncs are unknown, not infinite.
         assertTrue(md.contains("| syncwrite_t64 | 20.0 | n/a | n/a |"), md);
         assertTrue(md.contains("| Varve | 1.0 k | 1.5 k | 1.50× |"), md);
+        // Write cost: amplification, stall time and level-0 backlog side by side; LevelDB-java cannot count.
+        assertTrue(md.contains("| fillrandom | 2.13 | 3.50 | 3 | 121 | 5 | 2 |"), md);
         // Goals.
         assertTrue(md.contains("| fillrandom (100 B) vs RocksDB | ≥ 1.20 | 2.00 | yes |"), md);
         assertTrue(md.contains("| readrandom cache=small vs RocksDB | ≥ 1 | 0.50 | **no** |"), md);

@@ -1,0 +1,20 @@
+package io.varve.jmh.store;
+
+/**
+ * What an engine has written to disk and how long its writers were held back, counted the same way for every
+ * engine that can tell: log bytes, table bytes written by flushes, table bytes written by compactions (each
+ * engine's own counters; manifests and info logs are left out on both sides), stall time, and the level-0
+ * table count (how much compaction work is still queued).
+ */
+public record WriteStats(long walBytes, long flushBytes, long compactionBytes, long stallNanos, long level0Tables) {
+
+    /** Bytes written since {@code start}, and the level-0 count now. */
+    public WriteStats since(WriteStats start) {
+        return new WriteStats(walBytes - start.walBytes, flushBytes - start.flushBytes,
+                compactionBytes - start.compactionBytes, stallNanos - start.stallNanos, level0Tables);
+    }
+
+    public long diskBytes() {
+        return walBytes + flushBytes + compactionBytes;
+    }
+}
