@@ -331,7 +331,7 @@ final class DbImpl implements Db {
         ReadView view = versions.acquire();
         try {
             immutableCount = view.immutables().size();
-            level0Count = view.version().level(0).length;
+            level0Count = view.version().level(0).size();
         } finally {
             view.release();
         }
@@ -520,7 +520,7 @@ final class DbImpl implements Db {
                 }
             }
             for (int level = 1; level < Version.NUM_LEVELS; level++) {
-                if (version.level(level).length > 0) {
+                if (version.level(level).size() > 0) {
                     children.add(new LevelIterator(version.level(level), tableCache));
                 }
             }

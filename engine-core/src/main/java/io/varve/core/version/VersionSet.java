@@ -156,7 +156,7 @@ public final class VersionSet implements AutoCloseable {
                                   LongFunction<Path> tablePath, long nextFileNumber) throws IOException {
         VersionSet set = new VersionSet(fs, dir, reclaimer, tableCache, tablePath, nextFileNumber);
         // Temporary versions only carry the table arrays; the one kept starts with the set's own reference.
-        TableMeta[][] recoveredLevels = Version.empty(set).applied(recovered.tables());
+        LevelFiles[] recoveredLevels = Version.empty(set).applied(recovered.tables());
         Version v = new Version(2, new Version(1, recoveredLevels, set).applied(openEdit), set);
         set.nextVersionId = 3;
         set.currentVersion = v;
@@ -252,7 +252,7 @@ public final class VersionSet implements AutoCloseable {
             }
             edit.lastSequence(Math.max(lastSequence, edit.lastSequence()));
             edit.nextFileNumber(nextFileNumber.get());
-            TableMeta[][] levels = currentVersion.applied(edit);
+            LevelFiles[] levels = currentVersion.applied(edit);
             manifest.append(edit);
             logNumber = Math.max(logNumber, edit.logNumber());
             lastSequence = edit.lastSequence();
