@@ -176,14 +176,17 @@ final class ChunkedSortedSet<T> implements Iterable<T> {
     /**
      * This set without {@code removals} and with {@code additions}. Removals are positions in this set
      * (duplicates are ignored); additions may come in any order. Costs O((changed chunks) × maxChunk +
-     * chunkCount + additions × log n), and never touches unchanged chunks.
+     * chunkCount + (removals + additions) × log n): unchanged chunks are shared, and runs of them enter the new
+     * directory by block copy.
      *
      * @throws IllegalArgumentException if an addition compares equal to another addition or to an element
      *     that stays
      */
     ChunkedSortedSet<T> with(int[] removals, List<? extends T> additions) {
-        int[] removed = removals.clone();
-        Arrays.sort(removed);
+        int[] removed = distinctSorted(removals);
+        if (removed.length > 0 && (removed[0] < 0 || removed[removed.length - 1] >= size())) {
+            throw new IndexOutOfBoundsException("removal out of range 0.." + size() + ": " + Arrays.toString(removals));
+        }
         List<T> added = new ArrayList<>(additions);
         added.sort(order);
         for (int i = 1; i < added.size(); i++) {
@@ -191,144 +194,192 @@ final class ChunkedSortedSet<T> implements Iterable<T> {
                 throw new IllegalArgumentException("added twice: " + added.get(i));
             }
         }
-        if (removed.length > 0 && (removed[0] < 0 || removed[removed.length - 1] >= size())) {
-            throw new IndexOutOfBoundsException("removal out of range 0.." + size() + ": " + Arrays.toString(removals));
-        }
         if (removed.length == 0 && added.isEmpty()) {
             return this;
         }
-
-        // Each addition goes to the first chunk whose last element follows it, or to the last chunk.
-        int slots = Math.max(1, chunks.length);
-        int[] addFrom = new int[slots + 1];
-        int a = 0;
-        for (int c = 0; c < slots; c++) {
-            addFrom[c] = a;
-            if (c == slots - 1) {
-                a = added.size();
-            } else {
-                Object[] chunk = chunks[c];
-                @SuppressWarnings("unchecked")
-                T last = (T) chunk[chunk.length - 1];
-                a = firstAddedAfter(added, a, last);
-            }
+        if (chunks.length == 0) {
+            Builder out = new Builder(added.size() / maxChunk + 1);
+            out.addSplit(added.toArray());
+            return out.build();
         }
-        addFrom[slots] = added.size();
-
-        List<Object[]> pieces = new ArrayList<>(slots + 2);
-        List<Boolean> fresh = new ArrayList<>(slots + 2);
-        int r = 0;
-        for (int c = 0; c < slots; c++) {
-            Object[] chunk = c < chunks.length ? chunks[c] : new Object[0];
-            int base = c < chunks.length ? starts[c] : 0;
-            int removeFrom = r;
-            while (r < removed.length && removed[r] < base + chunk.length) {
-                r++;
-            }
-            boolean touched = r > removeFrom || addFrom[c + 1] > addFrom[c];
-            pieces.add(touched ? merged(chunk, base, removed, removeFrom, r, added, addFrom[c], addFrom[c + 1]) : chunk);
-            fresh.add(touched);
-        }
-        return rebuilt(normalized(pieces, fresh));
+        return new Edit(removed, added).apply();
     }
 
-    /** First position at or after {@code from} in sorted {@code added} whose element follows {@code bound}. */
-    private int firstAddedAfter(List<T> added, int from, T bound) {
-        int low = from;
-        int high = added.size();
-        while (low < high) {
-            int mid = (low + high) >>> 1;
-            if (order.compare(added.get(mid), bound) <= 0) {
-                low = mid + 1;
-            } else {
-                high = mid;
-            }
-        }
-        return low;
-    }
-
-    /** {@code chunk} without the removed positions {@code removed[rFrom, rTo)}, merged with {@code added[aFrom, aTo)}. */
-    @SuppressWarnings("unchecked")
-    private Object[] merged(Object[] chunk, int base, int[] removed, int rFrom, int rTo, List<T> added, int aFrom, int aTo) {
-        int distinctRemovals = 0;
-        for (int i = rFrom; i < rTo; i++) {
-            if (i == rFrom || removed[i] != removed[i - 1]) {
-                distinctRemovals++;
-            }
-        }
-        Object[] out = new Object[chunk.length - distinctRemovals + (aTo - aFrom)];
+    private static int[] distinctSorted(int[] values) {
+        int[] sorted = values.clone();
+        Arrays.sort(sorted);
         int n = 0;
-        int r = rFrom;
-        int a = aFrom;
-        for (int i = 0; i < chunk.length; i++) {
-            if (r < rTo && removed[r] == base + i) {
-                while (r < rTo && removed[r] == base + i) {
-                    r++;
-                }
-                continue;
+        for (int i = 0; i < sorted.length; i++) {
+            if (i == 0 || sorted[i] != sorted[i - 1]) {
+                sorted[n++] = sorted[i];
             }
-            T kept = (T) chunk[i];
-            while (a < aTo) {
-                int cmp = order.compare(added.get(a), kept);
-                if (cmp == 0) {
-                    throw new IllegalArgumentException("already present: " + kept);
-                }
-                if (cmp > 0) {
-                    break;
-                }
-                out[n++] = added.get(a++);
-            }
-            out[n++] = kept;
         }
-        while (a < aTo) {
-            out[n++] = added.get(a++);
-        }
-        return out;
+        return n == sorted.length ? sorted : Arrays.copyOf(sorted, n);
     }
 
-    /**
-     * Restores the chunk-size invariants around rebuilt pieces: empty ones vanish, short ones absorb a
-     * neighbour, long ones are split evenly. Pieces that were not rebuilt are kept as they are unless a short
-     * neighbour absorbs them.
-     */
-    private List<Object[]> normalized(List<Object[]> pieces, List<Boolean> fresh) {
-        int min = minChunk();
-        List<Object[]> out = new ArrayList<>(pieces.size() + 2);
-        for (int i = 0; i < pieces.size(); i++) {
-            Object[] piece = pieces.get(i);
-            if (!fresh.get(i)) {
-                out.add(piece);
-                continue;
+    /** One application of {@link #with}: which chunks change, and the new directory built around them. */
+    private final class Edit {
+        private final int[] removed;
+        private final List<T> added;
+        /** Chunk each removal / addition lands in; both non-decreasing since their inputs are sorted. */
+        private final int[] removedChunk;
+        private final int[] addedChunk;
+        private int nextRemoval;
+        private int nextAddition;
+
+        Edit(int[] removed, List<T> added) {
+            this.removed = removed;
+            this.added = added;
+            removedChunk = new int[removed.length];
+            for (int i = 0; i < removed.length; i++) {
+                removedChunk[i] = chunkHolding(removed[i]);
             }
-            if (piece.length == 0) {
-                continue;
+            addedChunk = new int[added.size()];
+            for (int i = 0; i < addedChunk.length; i++) {
+                addedChunk[i] = chunkFor(added.get(i));
             }
-            if (piece.length < min) {
-                if (i + 1 < pieces.size()) {
-                    pieces.set(i + 1, concat(piece, pieces.get(i + 1)));
-                    fresh.set(i + 1, true);
+        }
+
+        /** The first chunk whose last element follows {@code element}, or the last chunk. */
+        @SuppressWarnings("unchecked")
+        private int chunkFor(T element) {
+            int low = 0;
+            int high = chunks.length - 1;
+            while (low < high) {
+                int mid = (low + high) >>> 1;
+                Object[] chunk = chunks[mid];
+                if (order.compare((T) chunk[chunk.length - 1], element) < 0) {
+                    low = mid + 1;
+                } else {
+                    high = mid;
+                }
+            }
+            return low;
+        }
+
+        /** The next chunk that gains or loses elements, or chunkCount if none is left. */
+        private int nextTouched() {
+            int r = nextRemoval < removed.length ? removedChunk[nextRemoval] : chunks.length;
+            int a = nextAddition < addedChunk.length ? addedChunk[nextAddition] : chunks.length;
+            return Math.min(r, a);
+        }
+
+        ChunkedSortedSet<T> apply() {
+            int min = minChunk();
+            Builder out = new Builder(chunks.length + 2 * (removed.length + added.size()) / Math.max(1, min) + 2);
+            int c = 0;
+            for (int touched = nextTouched(); touched < chunks.length; touched = nextTouched()) {
+                out.addAll(c, touched);
+                Object[] piece = rebuild(touched);
+                c = touched + 1;
+                if (piece.length == 0) {
                     continue;
                 }
-                if (!out.isEmpty()) {
+                // Too short: take in the following chunks (rebuilt if they change too), else the previous one.
+                while (piece.length < min && c < chunks.length) {
+                    piece = concat(piece, nextTouched() == c ? rebuild(c) : chunks[c]);
+                    c++;
+                }
+                if (piece.length < min && out.size > 0) {
                     piece = concat(out.removeLast(), piece);
                 }
+                out.addSplit(piece);
             }
-            splitInto(out, piece);
+            out.addAll(c, chunks.length);
+            return out.build();
         }
-        return out;
+
+        /** Chunk {@code c} without its removals and with its additions, consuming both. */
+        @SuppressWarnings("unchecked")
+        private Object[] rebuild(int c) {
+            int rFrom = nextRemoval;
+            while (nextRemoval < removed.length && removedChunk[nextRemoval] == c) {
+                nextRemoval++;
+            }
+            int aFrom = nextAddition;
+            while (nextAddition < addedChunk.length && addedChunk[nextAddition] == c) {
+                nextAddition++;
+            }
+            Object[] chunk = chunks[c];
+            int base = starts[c];
+            Object[] out = new Object[chunk.length - (nextRemoval - rFrom) + (nextAddition - aFrom)];
+            int n = 0;
+            int r = rFrom;
+            int a = aFrom;
+            for (int i = 0; i < chunk.length; i++) {
+                if (r < nextRemoval && removed[r] == base + i) {
+                    r++;
+                    continue;
+                }
+                T kept = (T) chunk[i];
+                while (a < nextAddition) {
+                    int cmp = order.compare(added.get(a), kept);
+                    if (cmp == 0) {
+                        throw new IllegalArgumentException("already present: " + kept);
+                    }
+                    if (cmp > 0) {
+                        break;
+                    }
+                    out[n++] = added.get(a++);
+                }
+                out[n++] = kept;
+            }
+            while (a < nextAddition) {
+                out[n++] = added.get(a++);
+            }
+            return out;
+        }
     }
 
-    private void splitInto(List<Object[]> out, Object[] piece) {
-        int parts = (piece.length + maxChunk - 1) / maxChunk;
-        if (parts <= 1) {
-            out.add(piece);
-            return;
+    /** The new directory, grown as pieces are appended; runs of shared chunks are block-copied. */
+    private final class Builder {
+        private Object[][] out;
+        private int size;
+
+        Builder(int capacity) {
+            out = new Object[Math.max(1, capacity)][];
         }
-        int from = 0;
-        for (int p = 0; p < parts; p++) {
-            int to = (int) ((long) piece.length * (p + 1) / parts);
-            out.add(Arrays.copyOfRange(piece, from, to));
-            from = to;
+
+        void addAll(int fromChunk, int toChunk) {
+            int n = toChunk - fromChunk;
+            ensure(n);
+            System.arraycopy(chunks, fromChunk, out, size, n);
+            size += n;
+        }
+
+        /** Appends {@code piece}, split evenly into chunks of at most maxChunk if it is longer. */
+        void addSplit(Object[] piece) {
+            int parts = (piece.length + maxChunk - 1) / maxChunk;
+            ensure(parts);
+            if (parts <= 1) {
+                out[size++] = piece;
+                return;
+            }
+            int from = 0;
+            for (int p = 0; p < parts; p++) {
+                int to = (int) ((long) piece.length * (p + 1) / parts);
+                out[size++] = Arrays.copyOfRange(piece, from, to);
+                from = to;
+            }
+        }
+
+        Object[] removeLast() {
+            return out[--size];
+        }
+
+        private void ensure(int more) {
+            if (size + more > out.length) {
+                out = Arrays.copyOf(out, Math.max(size + more, out.length * 2));
+            }
+        }
+
+        ChunkedSortedSet<T> build() {
+            Object[][] newChunks = size == out.length ? out : Arrays.copyOf(out, size);
+            int[] newStarts = new int[size + 1];
+            for (int c = 0; c < size; c++) {
+                newStarts[c + 1] = newStarts[c] + newChunks[c].length;
+            }
+            return new ChunkedSortedSet<>(order, maxChunk, newChunks, newStarts);
         }
     }
 
@@ -336,14 +387,5 @@ final class ChunkedSortedSet<T> implements Iterable<T> {
         Object[] both = Arrays.copyOf(first, first.length + second.length);
         System.arraycopy(second, 0, both, first.length, second.length);
         return both;
-    }
-
-    private ChunkedSortedSet<T> rebuilt(List<Object[]> pieces) {
-        Object[][] newChunks = pieces.toArray(NO_CHUNKS);
-        int[] newStarts = new int[newChunks.length + 1];
-        for (int c = 0; c < newChunks.length; c++) {
-            newStarts[c + 1] = newStarts[c] + newChunks[c].length;
-        }
-        return new ChunkedSortedSet<>(order, maxChunk, newChunks, newStarts);
     }
 }

@@ -4,9 +4,9 @@ import io.varve.core.base.RefCount;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
 
 /**
@@ -60,23 +60,28 @@ public final class Version {
      * Meant to run outside every lock.
      */
     LevelFiles[] applied(VersionEdit edit) {
-        List<List<Long>> removed = new ArrayList<>(NUM_LEVELS);
-        List<List<TableMeta>> added = new ArrayList<>(NUM_LEVELS);
-        for (int level = 0; level < NUM_LEVELS; level++) {
-            removed.add(new ArrayList<>(0));
-            added.add(new ArrayList<>(0));
-        }
-        for (VersionEdit.Removed r : edit.removed()) {
-            removed.get(r.level()).add(r.fileNumber());
-        }
-        for (VersionEdit.Added a : edit.added()) {
-            added.get(a.level()).add(a.table());
-        }
         LevelFiles[] next = levels.clone();
         for (int level = 0; level < NUM_LEVELS; level++) {
             // A set: an edit naming a table twice removes it once, as replay in VersionSet.recover does.
-            Collection<Long> gone = removed.get(level).size() > 1 ? new LinkedHashSet<>(removed.get(level)) : removed.get(level);
-            next[level] = levels[level].applied(gone, added.get(level));
+            Set<Long> removed = Set.of();
+            List<TableMeta> added = List.of();
+            for (VersionEdit.Removed r : edit.removed()) {
+                if (r.level() == level) {
+                    if (removed.isEmpty()) {
+                        removed = new LinkedHashSet<>();
+                    }
+                    removed.add(r.fileNumber());
+                }
+            }
+            for (VersionEdit.Added a : edit.added()) {
+                if (a.level() == level) {
+                    if (added.isEmpty()) {
+                        added = new ArrayList<>();
+                    }
+                    added.add(a.table());
+                }
+            }
+            next[level] = levels[level].applied(removed, added);
         }
         return next;
     }
