@@ -38,13 +38,16 @@ final class ChunkedSortedSet<T> implements Iterable<T> {
 
     private final Comparator<? super T> order;
     private final int maxChunk;
+    /** The directory: chunks {@code [0, count)} are in use; a few slots past them may be spare. */
     private final Object[][] chunks;
+    private final int count;
     private final int[] starts;
 
-    private ChunkedSortedSet(Comparator<? super T> order, int maxChunk, Object[][] chunks, int[] starts) {
+    private ChunkedSortedSet(Comparator<? super T> order, int maxChunk, Object[][] chunks, int count, int[] starts) {
         this.order = order;
         this.maxChunk = maxChunk;
         this.chunks = chunks;
+        this.count = count;
         this.starts = starts;
     }
 
@@ -57,15 +60,15 @@ final class ChunkedSortedSet<T> implements Iterable<T> {
         if (maxChunk < 2) {
             throw new IllegalArgumentException("maxChunk must be at least 2: " + maxChunk);
         }
-        return new ChunkedSortedSet<>(order, maxChunk, NO_CHUNKS, NO_STARTS);
+        return new ChunkedSortedSet<>(order, maxChunk, NO_CHUNKS, 0, NO_STARTS);
     }
 
     int size() {
-        return starts[chunks.length];
+        return starts[count];
     }
 
     int chunkCount() {
-        return chunks.length;
+        return count;
     }
 
     /** Elements of chunk {@code c}, in order; the array is shared and must not be modified. */
@@ -94,7 +97,7 @@ final class ChunkedSortedSet<T> implements Iterable<T> {
     private int chunkHolding(int index) {
         // The last chunk whose start is at or before index.
         int low = 0;
-        int high = chunks.length - 1;
+        int high = count - 1;
         while (low < high) {
             int mid = (low + high + 1) >>> 1;
             if (starts[mid] <= index) {
@@ -113,7 +116,7 @@ final class ChunkedSortedSet<T> implements Iterable<T> {
     @SuppressWarnings("unchecked")
     int firstIndex(Predicate<? super T> atOrAfter) {
         int low = 0;
-        int high = chunks.length;
+        int high = count;
         while (low < high) {
             int mid = (low + high) >>> 1;
             Object[] chunk = chunks[mid];
@@ -123,7 +126,7 @@ final class ChunkedSortedSet<T> implements Iterable<T> {
                 low = mid + 1;
             }
         }
-        if (low == chunks.length) {
+        if (low == count) {
             return size();
         }
         Object[] chunk = chunks[low];
@@ -154,13 +157,13 @@ final class ChunkedSortedSet<T> implements Iterable<T> {
 
             @Override
             public boolean hasNext() {
-                return c < chunks.length;
+                return c < count;
             }
 
             @Override
             @SuppressWarnings("unchecked")
             public T next() {
-                if (c >= chunks.length) {
+                if (c >= count) {
                     throw new NoSuchElementException();
                 }
                 T element = (T) chunks[c][i++];
@@ -197,7 +200,7 @@ final class ChunkedSortedSet<T> implements Iterable<T> {
         if (removed.length == 0 && added.isEmpty()) {
             return this;
         }
-        if (chunks.length == 0) {
+        if (count == 0) {
             Builder out = new Builder(added.size() / maxChunk + 1);
             out.addSplit(added.toArray());
             return out.build();
@@ -244,7 +247,7 @@ final class ChunkedSortedSet<T> implements Iterable<T> {
         @SuppressWarnings("unchecked")
         private int chunkFor(T element) {
             int low = 0;
-            int high = chunks.length - 1;
+            int high = count - 1;
             while (low < high) {
                 int mid = (low + high) >>> 1;
                 Object[] chunk = chunks[mid];
@@ -259,16 +262,17 @@ final class ChunkedSortedSet<T> implements Iterable<T> {
 
         /** The next chunk that gains or loses elements, or chunkCount if none is left. */
         private int nextTouched() {
-            int r = nextRemoval < removed.length ? removedChunk[nextRemoval] : chunks.length;
-            int a = nextAddition < addedChunk.length ? addedChunk[nextAddition] : chunks.length;
+            int r = nextRemoval < removed.length ? removedChunk[nextRemoval] : count;
+            int a = nextAddition < addedChunk.length ? addedChunk[nextAddition] : count;
             return Math.min(r, a);
         }
 
         ChunkedSortedSet<T> apply() {
             int min = minChunk();
-            Builder out = new Builder(chunks.length + 2 * (removed.length + added.size()) / Math.max(1, min) + 2);
+            // Room for the usual outcome, so the directory is allocated once: one chunk may split in two.
+            Builder out = new Builder(count + 1 + 2 * ((added.size() + maxChunk - 1) / maxChunk));
             int c = 0;
-            for (int touched = nextTouched(); touched < chunks.length; touched = nextTouched()) {
+            for (int touched = nextTouched(); touched < count; touched = nextTouched()) {
                 out.addAll(c, touched);
                 Object[] piece = rebuild(touched);
                 c = touched + 1;
@@ -276,7 +280,7 @@ final class ChunkedSortedSet<T> implements Iterable<T> {
                     continue;
                 }
                 // Too short: take in the following chunks (rebuilt if they change too), else the previous one.
-                while (piece.length < min && c < chunks.length) {
+                while (piece.length < min && c < count) {
                     piece = concat(piece, nextTouched() == c ? rebuild(c) : chunks[c]);
                     c++;
                 }
@@ -285,11 +289,14 @@ final class ChunkedSortedSet<T> implements Iterable<T> {
                 }
                 out.addSplit(piece);
             }
-            out.addAll(c, chunks.length);
+            out.addAll(c, count);
             return out.build();
         }
 
-        /** Chunk {@code c} without its removals and with its additions, consuming both. */
+        /**
+         * Chunk {@code c} without its removals and with its additions, consuming both. Each addition's place
+         * is found by binary search and the runs between are block-copied: comparisons are what costs here.
+         */
         @SuppressWarnings("unchecked")
         private Object[] rebuild(int c) {
             int rFrom = nextRemoval;
@@ -304,30 +311,67 @@ final class ChunkedSortedSet<T> implements Iterable<T> {
             int base = starts[c];
             Object[] out = new Object[chunk.length - (nextRemoval - rFrom) + (nextAddition - aFrom)];
             int n = 0;
+            int from = 0;
             int r = rFrom;
-            int a = aFrom;
-            for (int i = 0; i < chunk.length; i++) {
-                if (r < nextRemoval && removed[r] == base + i) {
-                    r++;
-                    continue;
+            for (int a = aFrom; a < nextAddition; a++) {
+                T element = added.get(a);
+                int at = lowerBound(chunk, from, element);
+                if (at < chunk.length && order.compare((T) chunk[at], element) == 0 && !isRemoved(base + at, r)) {
+                    throw new IllegalArgumentException("already present: " + chunk[at]);
                 }
-                T kept = (T) chunk[i];
-                while (a < nextAddition) {
-                    int cmp = order.compare(added.get(a), kept);
-                    if (cmp == 0) {
-                        throw new IllegalArgumentException("already present: " + kept);
-                    }
-                    if (cmp > 0) {
-                        break;
-                    }
-                    out[n++] = added.get(a++);
-                }
-                out[n++] = kept;
+                n = copyKept(chunk, from, at, base, out, n, r);
+                r = skipRemovals(base + at, r);
+                out[n++] = element;
+                from = at;
             }
-            while (a < nextAddition) {
-                out[n++] = added.get(a++);
-            }
+            copyKept(chunk, from, chunk.length, base, out, n, r);
             return out;
+        }
+
+        /** First position at or after {@code from} whose element does not precede {@code element}. */
+        @SuppressWarnings("unchecked")
+        private int lowerBound(Object[] chunk, int from, T element) {
+            int low = from;
+            int high = chunk.length;
+            while (low < high) {
+                int mid = (low + high) >>> 1;
+                if (order.compare((T) chunk[mid], element) < 0) {
+                    low = mid + 1;
+                } else {
+                    high = mid;
+                }
+            }
+            return low;
+        }
+
+        private boolean isRemoved(int position, int r) {
+            r = skipRemovals(position, r);
+            return r < nextRemoval && removed[r] == position;
+        }
+
+        /** The first removal index at or after {@code r} whose position is at least {@code position}. */
+        private int skipRemovals(int position, int r) {
+            while (r < nextRemoval && removed[r] < position) {
+                r++;
+            }
+            return r;
+        }
+
+        /** Copies {@code chunk[from, to)} minus removed positions to {@code out} at {@code n}; returns the new n. */
+        private int copyKept(Object[] chunk, int from, int to, int base, Object[] out, int n, int r) {
+            int i = from;
+            r = skipRemovals(base + from, r);
+            while (i < to) {
+                int stop = r < nextRemoval ? Math.min(to, removed[r] - base) : to;
+                System.arraycopy(chunk, i, out, n, stop - i);
+                n += stop - i;
+                i = stop;
+                if (i < to) {
+                    i++; // removed[r] == base + i: skip it
+                    r++;
+                }
+            }
+            return n;
         }
     }
 
@@ -374,12 +418,11 @@ final class ChunkedSortedSet<T> implements Iterable<T> {
         }
 
         ChunkedSortedSet<T> build() {
-            Object[][] newChunks = size == out.length ? out : Arrays.copyOf(out, size);
             int[] newStarts = new int[size + 1];
             for (int c = 0; c < size; c++) {
-                newStarts[c + 1] = newStarts[c] + newChunks[c].length;
+                newStarts[c + 1] = newStarts[c] + out[c].length;
             }
-            return new ChunkedSortedSet<>(order, maxChunk, newChunks, newStarts);
+            return new ChunkedSortedSet<>(order, maxChunk, out, size, newStarts);
         }
     }
 

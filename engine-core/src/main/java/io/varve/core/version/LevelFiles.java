@@ -24,7 +24,14 @@ public final class LevelFiles extends AbstractList<TableMeta> {
     /** Level 0 newest first: by largest sequence, then file number, both descending. */
     private static final Comparator<TableMeta> NEWEST_FIRST = Comparator
             .comparingLong(TableMeta::effectiveLargestSequence).thenComparingLong(TableMeta::fileNumber).reversed();
-    private static final Comparator<TableMeta> BY_SMALLEST_KEY = TableMeta::compareSmallest;
+    /**
+     * Smallest internal key: user key ascending, then trailer descending. On the byte arrays directly: wrapping
+     * them in memory segments for every comparison was most of an edit's garbage.
+     */
+    private static final Comparator<TableMeta> BY_SMALLEST_KEY = (a, b) -> {
+        int c = Keys.compare(a.smallestKey(), b.smallestKey());
+        return c != 0 ? c : Long.compareUnsigned(b.smallestTrailer(), a.smallestTrailer());
+    };
     private static final Comparator<TableMeta> BY_NUMBER = Comparator.comparingLong(TableMeta::fileNumber);
 
     private final int level;
