@@ -272,7 +272,7 @@ final class CompactionScheduler {
         Version version = versions.currentVersion(family);
         try {
             for (int level = Version.NUM_LEVELS - 1; level > 0; level--) {
-                if (version.level(level).length > 0) {
+                if (version.level(level).size() > 0) {
                     return level;
                 }
             }

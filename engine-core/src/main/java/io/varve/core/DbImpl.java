@@ -408,7 +408,7 @@ final class DbImpl implements Db {
             }
             try {
                 immutables = Math.max(immutables, view.immutables().size());
-                level0 = Math.max(level0, view.version().level(0).length);
+                level0 = Math.max(level0, view.version().level(0).size());
             } finally {
                 view.release();
             }
@@ -758,7 +758,7 @@ final class DbImpl implements Db {
                 }
             }
             for (int level = 1; level < Version.NUM_LEVELS; level++) {
-                if (version.level(level).length > 0) {
+                if (version.level(level).size() > 0) {
                     children.add(new LevelIterator(version.level(level), tableCache));
                 }
             }

@@ -43,14 +43,8 @@ public record Compaction(int level, int outputLevel, TableMeta[] inputs, TableMe
         return new byte[][] {smallest, largest};
     }
 
-    /** The tables of a sorted level overlapping {@code [smallest, largest]}; contiguous in the level. */
+    /** The tables of a sorted level overlapping {@code [smallest, largest]}; contiguous in the level, found by binary search. */
     static TableMeta[] overlapping(Version version, int level, byte[] smallest, byte[] largest) {
-        List<TableMeta> result = new ArrayList<>();
-        for (TableMeta t : version.level(level)) {
-            if (t.overlaps(smallest, largest)) {
-                result.add(t);
-            }
-        }
-        return result.toArray(new TableMeta[0]);
+        return version.level(level).overlapping(smallest, largest).toArray(new TableMeta[0]);
     }
 }

@@ -1,10 +1,9 @@
 package io.varve.core.compaction;
 
-import io.varve.core.base.Keys;
+import io.varve.core.version.LevelFiles;
 import io.varve.core.version.TableMeta;
 import io.varve.core.version.Version;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
@@ -26,7 +25,7 @@ public final class CompactionPicker {
 
     public double score(Version version, int level) {
         if (level == 0) {
-            return version.level(0).length / (double) settings.level0FileTrigger();
+            return version.level(0).size() / (double) settings.level0FileTrigger();
         }
         if (level == Version.NUM_LEVELS - 1) {
             return 0;
@@ -58,24 +57,20 @@ public final class CompactionPicker {
     private Compaction pickAt(Version version, int level, Set<Long> busy) {
         if (level == 0) {
             // All of level 0 at once: its tables overlap, and older ones must not move below newer ones.
-            TableMeta[] inputs = version.level(0);
+            TableMeta[] inputs = version.level(0).toArray(new TableMeta[0]);
             if (inputs.length == 0 || anyBusy(inputs, busy)) {
                 return null;
             }
             return withOutputLevel(version, 0, inputs, busy, false);
         }
-        TableMeta[] tables = version.level(level);
-        if (tables.length == 0) {
+        LevelFiles tables = version.level(level);
+        if (tables.isEmpty()) {
             return null;
         }
-        int start = 0;
-        if (compactPointer[level] != null) {
-            while (start < tables.length && Keys.compare(tables[start].largestKey(), compactPointer[level]) <= 0) {
-                start++;
-            }
-        }
-        for (int i = 0; i < tables.length; i++) {
-            TableMeta candidate = tables[(start + i) % tables.length];
+        // Binary search, not a scan: a level may hold 100,000 tables and picks run after every edit.
+        int start = compactPointer[level] == null ? 0 : tables.firstEndingAfter(compactPointer[level]);
+        for (int i = 0; i < tables.size(); i++) {
+            TableMeta candidate = tables.get((start + i) % tables.size());
             if (busy.contains(candidate.fileNumber())) {
                 continue;
             }
@@ -101,14 +96,9 @@ public final class CompactionPicker {
      * by rewriting it).
      */
     public Compaction manual(Version version, int level, byte[] begin, byte[] end, Set<Long> busy, boolean intoItself) {
-        List<TableMeta> inputs = new ArrayList<>();
-        for (TableMeta t : version.level(level)) {
-            if (t.overlaps(begin, end)) {
-                inputs.add(t);
-            }
-        }
+        List<TableMeta> inputs = version.level(level).overlapping(begin, end);
         if (level == 0 && !inputs.isEmpty()) {
-            inputs = List.of(version.level(0));
+            inputs = version.level(0);
         }
         if (inputs.isEmpty()) {
             return null;
@@ -149,7 +139,7 @@ public final class CompactionPicker {
                 pending += excess;
             }
         }
-        if (version.level(0).length >= settings.level0FileTrigger()) {
+        if (version.level(0).size() >= settings.level0FileTrigger()) {
             pending += version.levelBytes(0);
         }
         return pending;

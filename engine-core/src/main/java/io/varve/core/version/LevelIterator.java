@@ -5,21 +5,30 @@ import io.varve.core.base.InternalKey;
 import io.varve.core.sst.TableReader;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.List;
 
 /**
  * Iterates a sorted level (non-overlapping tables in key order) as one sequence, opening each table's
- * iterator only when the cursor reaches it. Exactly one table iterator is open at a time.
+ * iterator only when the cursor reaches it. Exactly one table iterator is open at a time. Tables are reached
+ * by position ({@link List#get}), which for a version's {@link LevelFiles} is a search over its chunk
+ * directory: cheap next to opening a table.
  */
 public final class LevelIterator implements InternalIterator {
 
-    private final TableMeta[] tables;
+    private final List<TableMeta> tables;
     private final TableCache cache;
     private int index = -1;
     private InternalIterator table;
 
-    public LevelIterator(TableMeta[] tables, TableCache cache) {
+    /** @param tables a sorted level, e.g. {@link Version#level}; must not change while iterated */
+    public LevelIterator(List<TableMeta> tables, TableCache cache) {
         this.tables = tables;
         this.cache = cache;
+    }
+
+    public LevelIterator(TableMeta[] tables, TableCache cache) {
+        this(Arrays.asList(tables), cache);
     }
 
     @Override
@@ -38,7 +47,7 @@ public final class LevelIterator implements InternalIterator {
 
     @Override
     public void seekToLast() {
-        open(tables.length - 1);
+        open(tables.size() - 1);
         if (table != null) {
             table.seekToLast();
         }
@@ -49,10 +58,10 @@ public final class LevelIterator implements InternalIterator {
     public void seek(MemorySegment userKey, long trailer) {
         // The first table whose largest key is at or after the target.
         int low = 0;
-        int high = tables.length;
+        int high = tables.size();
         while (low < high) {
             int mid = (low + high) >>> 1;
-            TableMeta t = tables[mid];
+            TableMeta t = tables.get(mid);
             if (InternalKey.compare(MemorySegment.ofArray(t.largestKey()), t.largestTrailer(), userKey, trailer) < 0) {
                 low = mid + 1;
             } else {
@@ -70,10 +79,10 @@ public final class LevelIterator implements InternalIterator {
     public void seekForPrev(MemorySegment userKey, long trailer) {
         // The last table whose smallest key is at or before the target.
         int low = 0;
-        int high = tables.length;
+        int high = tables.size();
         while (low < high) {
             int mid = (low + high) >>> 1;
-            TableMeta t = tables[mid];
+            TableMeta t = tables.get(mid);
             if (InternalKey.compare(MemorySegment.ofArray(t.smallestKey()), t.smallestTrailer(), userKey, trailer) <= 0) {
                 low = mid + 1;
             } else {
@@ -122,7 +131,7 @@ public final class LevelIterator implements InternalIterator {
 
     private void skipForward() {
         while (table != null && !table.valid()) {
-            if (index + 1 >= tables.length) {
+            if (index + 1 >= tables.size()) {
                 return;
             }
             open(index + 1);
@@ -147,10 +156,10 @@ public final class LevelIterator implements InternalIterator {
         }
         closeTable();
         index = i;
-        if (i < 0 || i >= tables.length) {
+        if (i < 0 || i >= tables.size()) {
             return;
         }
-        TableReader reader = cache.acquire(tables[i]);
+        TableReader reader = cache.acquire(tables.get(i));
         try {
             table = reader.newIterator();
         } finally {

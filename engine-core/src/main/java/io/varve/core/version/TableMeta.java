@@ -1,6 +1,5 @@
 package io.varve.core.version;
 
-import io.varve.core.base.InternalKey;
 import io.varve.core.base.Keys;
 
 import java.lang.foreign.MemorySegment;
@@ -38,11 +37,6 @@ public record TableMeta(long fileNumber, long fileSize, byte[] smallestKey, long
     /** The newest sequence a read of this table can see, global sequence applied. */
     public long effectiveLargestSequence() {
         return globalSequence >= 0 ? Math.max(largestSequence, globalSequence) : largestSequence;
-    }
-
-    int compareSmallest(TableMeta other) {
-        return InternalKey.compare(MemorySegment.ofArray(smallestKey), smallestTrailer,
-                MemorySegment.ofArray(other.smallestKey), other.smallestTrailer);
     }
 
     @Override

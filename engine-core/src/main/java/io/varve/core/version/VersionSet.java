@@ -230,7 +230,7 @@ public final class VersionSet implements AutoCloseable {
         for (RecoveredFamily rf : recovered.families()) {
             ColumnFamilyVersions family = new ColumnFamilyVersions(rf.id(), rf.name());
             // Temporary versions only carry the table arrays; the one kept starts with the set's own reference.
-            TableMeta[][] levels = Version.empty(set).applied(rf.tables());
+            LevelFiles[] levels = Version.empty(set).applied(rf.tables());
             family.logNumber = rf.logNumber();
             for (VersionEdit openEdit : openEdits) {
                 if (openEdit.columnFamily() == rf.id()) {
@@ -412,7 +412,7 @@ public final class VersionSet implements AutoCloseable {
         manifestLock.lock();
         try {
             List<Change> applicable = new ArrayList<>();
-            List<TableMeta[][]> levels = new ArrayList<>();
+            List<LevelFiles[]> levels = new ArrayList<>();
             List<VersionEdit> edits = new ArrayList<>();
             for (Change change : changes) {
                 VersionEdit edit = change.edit();

@@ -43,7 +43,7 @@ class ReclamationTest {
             versions.logAndApply(new VersionEdit().add(1, table), m -> m);
 
             ReadView old = versions.acquire();
-            InternalIterator it = iterator(cache, old.version().level(1)[0]);
+            InternalIterator it = iterator(cache, old.version().level(1).get(0));
             versions.logAndApply(new VersionEdit().remove(1, 7), m -> m);
             reclaimer.drain();
 

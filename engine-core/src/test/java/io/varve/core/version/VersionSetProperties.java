@@ -85,13 +85,13 @@ class VersionSetProperties {
         Version v = versions.currentVersion();
         try {
             for (int level = 0; level < Version.NUM_LEVELS; level++) {
-                TableMeta[] tables = v.level(level);
-                assertEquals(model.get(level).size(), tables.length, "table count at level " + level);
+                java.util.List<TableMeta> tables = v.level(level);
+                assertEquals(model.get(level).size(), tables.size(), "table count at level " + level);
                 for (TableMeta t : tables) {
                     assertTrue(model.get(level).containsKey(t.fileNumber()), "unexpected " + t + " at level " + level);
                 }
-                for (int i = 1; level > 0 && i < tables.length; i++) {
-                    assertTrue(io.varve.core.base.Keys.compare(tables[i - 1].largestKey(), tables[i].smallestKey()) < 0,
+                for (int i = 1; level > 0 && i < tables.size(); i++) {
+                    assertTrue(io.varve.core.base.Keys.compare(tables.get(i - 1).largestKey(), tables.get(i).smallestKey()) < 0,
                             "level " + level + " not sorted and disjoint");
                 }
             }
