@@ -260,7 +260,7 @@ public final class RedisServer implements AutoCloseable {
             background.scheduleWithFixedDelay(() -> guarded("everysec fsync", () -> {
                 long commits = keyspace.commits();
                 if (commits != lastSynced[0]) {
-                    db.flush(); // until tables exist, flush() is exactly "fsync the log"
+                    keyspace.syncLog();
                     lastSynced[0] = commits;
                 }
             }), 1, 1, TimeUnit.SECONDS);
