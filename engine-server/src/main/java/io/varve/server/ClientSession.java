@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.varve.server.command.Connection;
 import io.varve.server.command.Dispatcher;
+import io.varve.server.command.SetRun;
 import io.varve.server.resp.ProtocolError;
 import io.varve.server.resp.Reply;
 import io.varve.server.resp.RespDecoder;
@@ -19,10 +20,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * replies in that order.
  *
  * <h2>Threading</h2>
- * The event loop decodes requests and {@link #submit}s them to a lock-free inbox. At most one <em>drainer</em>
- * — a virtual thread — runs per connection ({@link #running} is the token): it takes the requests waiting,
- * executes each (engine calls may block on locks or fsync; only the virtual thread parks), encodes the
- * replies into one buffer and writes it with a single flush. Replies of a pipeline therefore leave in order
+ * The event loop decodes requests and {@link #submit}s them to a lock-free inbox; when the socket read is
+ * fully decoded ({@link #readComplete}) it starts the connection's <em>drainer</em> — a virtual thread — if
+ * none runs ({@link #running} is the token). So a pipeline that arrived in one read costs one hand-off, not
+ * one per command. The drainer takes the requests waiting, executes each (engine calls may block on locks
+ * or fsync; only the virtual thread parks), groups runs of plain SETs into one engine commit
+ * ({@link SetRun}), encodes the replies into one buffer and writes it with a single flush. Replies of a pipeline therefore leave in order
  * and in few syscalls, while different connections' commands run in parallel and their writes meet in the
  * engine's commit pipeline, where synced writes share fsyncs.
  *
@@ -48,6 +51,7 @@ final class ClientSession {
     private final Dispatcher dispatcher;
     private final RespDecoder decoder;
     private final ServerStats stats;
+    private final SetRun sets;
     private final ConcurrentLinkedQueue<Object> inbox = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean running = new AtomicBoolean();
     private final AtomicInteger queuedRequests = new AtomicInteger();
@@ -61,6 +65,7 @@ final class ClientSession {
         this.decoder = decoder;
         this.dispatcher = dispatcher;
         this.stats = stats;
+        this.sets = dispatcher.newSetRun();
     }
 
     Connection connection() {
@@ -76,7 +81,11 @@ final class ClientSession {
         return !running.get() && inbox.isEmpty();
     }
 
-    /** Event loop: queue a decoded request or protocol error. */
+    /**
+     * Event loop: queue a decoded request or protocol error. The drainer is started by {@link #readComplete}
+     * once the whole read is decoded, so one task runs all of it; only a read holding more than a batch starts
+     * it early, so that executing overlaps decoding.
+     */
     void submit(Object item) {
         if (closed) {
             return;
@@ -88,6 +97,13 @@ final class ClientSession {
             readingPaused = true;
             channel.config().setAutoRead(false);
         }
+        if (n >= BATCH_REQUESTS) {
+            startDrainer();
+        }
+    }
+
+    /** Event loop: everything the last socket read held has been submitted. */
+    void readComplete() {
         startDrainer();
     }
 
@@ -141,16 +157,21 @@ final class ClientSession {
         while (done < BATCH_REQUESTS && out.readableBytes() < BATCH_BYTES && (item = inbox.poll()) != null) {
             done++;
             if (item instanceof ProtocolError error) {
+                sets.commit(reply);
                 reply.error(error.message());
                 closeAfter = true;
                 break;
             }
             RespRequest request = (RespRequest) item;
             doneBytes += request.bytes();
+            stats.commandProcessed();
+            if (sets.offer(connection, request.args())) {
+                continue;
+            }
+            sets.commit(reply); // before the next command runs, so it sees the SETs before it
             boolean wasAuthenticated = connection.authenticated();
             reply.protocol(connection.protocol());
             dispatcher.execute(connection, request.args(), reply);
-            stats.commandProcessed();
             resumeDecoder |= !wasAuthenticated;
             if (connection.closeWithoutReply()) {
                 closeNow = true;
@@ -161,6 +182,7 @@ final class ClientSession {
                 break;
             }
         }
+        sets.commit(reply);
         queuedRequests.addAndGet(-done);
         long bytesLeft = queuedBytes.addAndGet(-doneBytes);
         if (closeNow) {

@@ -75,11 +75,29 @@ public final class Dispatcher {
             reply.error(e.getMessage());
         } catch (RuntimeException e) {
             failed = true;
-            LOG.log(System.Logger.Level.ERROR, "command " + spec.name() + " failed", e);
             reply.buffer().writerIndex(mark);
-            reply.error("ERR internal error while running '" + spec.name() + "': " + e);
+            reply.error(internalError(spec, e));
         }
         observer.executed(spec, System.nanoTime() - started, failed);
+    }
+
+    /** Logs an unexpected failure of a command and returns the error reply that reports it. */
+    static String internalError(CommandSpec spec, RuntimeException e) {
+        LOG.log(System.Logger.Level.ERROR, "command " + spec.name() + " failed", e);
+        return "ERR internal error while running '" + spec.name() + "': " + e;
+    }
+
+    /** A run for grouping this connection's pipelined plain SETs into one commit (see {@link SetRun}). */
+    public SetRun newSetRun() {
+        return new SetRun(this, table.lookup("set"));
+    }
+
+    ServerContext server() {
+        return server;
+    }
+
+    Observer observer() {
+        return observer;
     }
 
     /** Redis's exact text: the name and the first arguments, each quoted, each cut to fit 128 bytes. */
