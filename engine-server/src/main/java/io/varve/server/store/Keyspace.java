@@ -22,8 +22,8 @@ import java.util.function.LongSupplier;
  * {@link #snapshot()} so they see one batch boundary.
  *
  * <p>Expiry: a key whose expire-at has passed is invisible to every lookup here. Reads never delete it
- * (a read never turns into a write); the key is replaced by the next write to it, removed by the
- * {@link ExpirySweeper} in the background, and will be dropped by a compaction filter once the engine has one.
+ * (a read never turns into a write); the key is replaced by the next write to it, dropped by
+ * {@link KeyspaceCompactionFilter} when compaction rewrites it, or deleted by the {@link ExpirySweeper}.
  */
 public final class Keyspace {
 
