@@ -54,6 +54,8 @@ final class ClientSession {
     private final RespDecoder decoder;
     private final ServerStats stats;
     private final SetRun sets;
+    private final java.util.concurrent.ThreadFactory drainers;
+    private final Runnable drain = this::drain;
     /** Hand-offs from the event loop: each a list of the requests (and at most one error) of one read. */
     private final ConcurrentLinkedQueue<List<Object>> inbox = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean running = new AtomicBoolean();
@@ -77,6 +79,7 @@ final class ClientSession {
         this.dispatcher = dispatcher;
         this.stats = stats;
         this.sets = dispatcher.newSetRun();
+        this.drainers = Thread.ofVirtual().name("varve-client-" + connection.id()).factory();
     }
 
     Connection connection() {
@@ -155,7 +158,7 @@ final class ClientSession {
 
     private void startDrainer() {
         if (hasWork() && channel.isWritable() && running.compareAndSet(false, true)) {
-            Thread.ofVirtual().name("varve-client-", connection.id()).start(this::drain);
+            drainers.newThread(drain).start();
         }
     }
 
