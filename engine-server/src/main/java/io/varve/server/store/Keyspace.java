@@ -90,7 +90,7 @@ public final class Keyspace {
     public Metadata lookup(ReadOptions options, byte[] key) {
         byte[] raw = db.get(options, KeyEncoding.metadataKey(key));
         Metadata meta = raw == null ? null : Metadata.decode(raw);
-        if (meta != null && meta.isExpired(now())) {
+        if (meta != null && meta.hasExpiry() && meta.isExpired(now())) { // most keys have no expiry: skip the clock
             meta = null;
         }
         (meta == null ? misses : hits).increment();
@@ -117,7 +117,7 @@ public final class Keyspace {
             return null;
         }
         Metadata meta = Metadata.decodeHeader(raw);
-        return meta.isExpired(now()) ? null : meta;
+        return meta.hasExpiry() && meta.isExpired(now()) ? null : meta;
     }
 
     // ---- writes
