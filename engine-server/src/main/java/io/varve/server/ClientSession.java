@@ -4,11 +4,14 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.varve.server.command.Connection;
 import io.varve.server.command.Dispatcher;
+import io.varve.server.command.SetRun;
 import io.varve.server.resp.ProtocolError;
 import io.varve.server.resp.Reply;
 import io.varve.server.resp.RespDecoder;
 import io.varve.server.resp.RespRequest;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -19,10 +22,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * replies in that order.
  *
  * <h2>Threading</h2>
- * The event loop decodes requests and {@link #submit}s them to a lock-free inbox. At most one <em>drainer</em>
- * — a virtual thread — runs per connection ({@link #running} is the token): it takes the requests waiting,
- * executes each (engine calls may block on locks or fsync; only the virtual thread parks), encodes the
- * replies into one buffer and writes it with a single flush. Replies of a pipeline therefore leave in order
+ * The event loop decodes requests and {@link #submit}s them to a lock-free inbox; when the socket read is
+ * fully decoded ({@link #readComplete}) it starts the connection's <em>drainer</em> — a virtual thread — if
+ * none runs ({@link #running} is the token). So a pipeline that arrived in one read costs one hand-off, not
+ * one per command. The drainer takes the requests waiting, executes each (engine calls may block on locks
+ * or fsync; only the virtual thread parks), groups runs of plain SETs into one engine commit
+ * ({@link SetRun}), encodes the replies into one buffer and writes it with a single flush. Replies of a pipeline therefore leave in order
  * and in few syscalls, while different connections' commands run in parallel and their writes meet in the
  * engine's commit pipeline, where synced writes share fsyncs.
  *
@@ -48,8 +53,20 @@ final class ClientSession {
     private final Dispatcher dispatcher;
     private final RespDecoder decoder;
     private final ServerStats stats;
-    private final ConcurrentLinkedQueue<Object> inbox = new ConcurrentLinkedQueue<>();
+    private final SetRun sets;
+    private final java.util.concurrent.ThreadFactory drainers;
+    private final Runnable drain = this::drain;
+    /** Hand-offs from the event loop: each a list of the requests (and at most one error) of one read. */
+    private final ConcurrentLinkedQueue<List<Object>> inbox = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean running = new AtomicBoolean();
+    /** Event loop only: what the read being decoded produced so far. */
+    private List<Object> reading = new ArrayList<>();
+    private long readingBytes;
+    /** Set while {@link #reading} holds requests not yet handed off, so {@link #idle} counts them. */
+    private volatile boolean decoding;
+    /** Drainer only (handed between drainers by {@link #running}): the hand-off being executed, and where. */
+    private List<Object> current;
+    private int currentIndex;
     private final AtomicInteger queuedRequests = new AtomicInteger();
     private final AtomicLong queuedBytes = new AtomicLong();
     private volatile boolean readingPaused;
@@ -61,6 +78,8 @@ final class ClientSession {
         this.decoder = decoder;
         this.dispatcher = dispatcher;
         this.stats = stats;
+        this.sets = dispatcher.newSetRun();
+        this.drainers = Thread.ofVirtual().name("varve-client-" + connection.id()).factory();
     }
 
     Connection connection() {
@@ -73,17 +92,46 @@ final class ClientSession {
 
     /** No drainer running and nothing queued: every command received so far has been answered. */
     boolean idle() {
-        return !running.get() && inbox.isEmpty();
+        return !decoding && !running.get() && queuedRequests.get() == 0;
     }
 
-    /** Event loop: queue a decoded request or protocol error. */
+    /**
+     * Event loop: collect a decoded request or protocol error. The read's requests are handed to the drainer
+     * together by {@link #readComplete}, so a pipeline costs one queue operation and one start of the
+     * drainer; only a read holding more than a batch hands off early, so that executing overlaps decoding.
+     */
     void submit(Object item) {
         if (closed) {
             return;
         }
-        inbox.add(item);
-        int n = queuedRequests.incrementAndGet();
-        long bytes = item instanceof RespRequest r ? queuedBytes.addAndGet(r.bytes()) : queuedBytes.get();
+        if (reading.isEmpty()) {
+            decoding = true;
+        }
+        reading.add(item);
+        if (item instanceof RespRequest r) {
+            readingBytes += r.bytes();
+        }
+        if (reading.size() >= BATCH_REQUESTS) {
+            handOff();
+        }
+    }
+
+    /** Event loop: the socket read is fully decoded. */
+    void readComplete() {
+        handOff();
+    }
+
+    private void handOff() {
+        if (reading.isEmpty()) {
+            return;
+        }
+        List<Object> items = reading;
+        reading = new ArrayList<>();
+        inbox.add(items);
+        int n = queuedRequests.addAndGet(items.size());
+        long bytes = queuedBytes.addAndGet(readingBytes);
+        readingBytes = 0;
+        decoding = false;
         if ((n >= PAUSE_REQUESTS || bytes >= PAUSE_BYTES) && !readingPaused) {
             readingPaused = true;
             channel.config().setAutoRead(false);
@@ -98,22 +146,29 @@ final class ClientSession {
 
     void closed() {
         closed = true;
+        reading.clear();
+        decoding = false;
         inbox.clear();
     }
 
+    /** Requests were handed off and not yet executed (the count drops only after they ran). */
+    private boolean hasWork() {
+        return queuedRequests.get() > 0;
+    }
+
     private void startDrainer() {
-        if (!inbox.isEmpty() && channel.isWritable() && running.compareAndSet(false, true)) {
-            Thread.ofVirtual().name("varve-client-", connection.id()).start(this::drain);
+        if (hasWork() && channel.isWritable() && running.compareAndSet(false, true)) {
+            drainers.newThread(drain).start();
         }
     }
 
     private void drain() {
         try {
             while (true) {
-                if (closed || !channel.isWritable() || inbox.isEmpty()) {
+                if (closed || !channel.isWritable() || !hasWork()) {
                     running.set(false);
-                    // Re-check after releasing the token: a submit or writability change may have raced us.
-                    if (!closed && channel.isWritable() && !inbox.isEmpty() && running.compareAndSet(false, true)) {
+                    // Re-check after releasing the token: a hand-off or writability change may have raced us.
+                    if (!closed && channel.isWritable() && hasWork() && running.compareAndSet(false, true)) {
                         continue;
                     }
                     return;
@@ -128,6 +183,24 @@ final class ClientSession {
         }
     }
 
+    /** The next handed-off request or error, or null when none is waiting. */
+    private Object next() {
+        if (current == null || currentIndex == current.size()) {
+            current = inbox.poll();
+            currentIndex = 0;
+            if (current == null) {
+                return null;
+            }
+        }
+        return current.get(currentIndex++);
+    }
+
+    private void discardQueued() {
+        closed = true;
+        inbox.clear();
+        current = null;
+    }
+
     /** Executes up to a batch of queued requests and writes their replies with one flush. */
     private void runBatch() {
         ByteBuf out = channel.alloc().ioBuffer(512);
@@ -138,19 +211,25 @@ final class ClientSession {
         boolean closeNow = false;
         boolean resumeDecoder = false;
         Object item;
-        while (done < BATCH_REQUESTS && out.readableBytes() < BATCH_BYTES && (item = inbox.poll()) != null) {
+        connection.touch(System.currentTimeMillis());
+        while (done < BATCH_REQUESTS && out.readableBytes() < BATCH_BYTES && (item = next()) != null) {
             done++;
             if (item instanceof ProtocolError error) {
+                sets.commit(reply);
                 reply.error(error.message());
                 closeAfter = true;
                 break;
             }
             RespRequest request = (RespRequest) item;
             doneBytes += request.bytes();
+            stats.commandProcessed();
+            if (sets.offer(connection, request.args())) {
+                continue;
+            }
+            sets.commit(reply); // before the next command runs, so it sees the SETs before it
             boolean wasAuthenticated = connection.authenticated();
             reply.protocol(connection.protocol());
             dispatcher.execute(connection, request.args(), reply);
-            stats.commandProcessed();
             resumeDecoder |= !wasAuthenticated;
             if (connection.closeWithoutReply()) {
                 closeNow = true;
@@ -161,12 +240,12 @@ final class ClientSession {
                 break;
             }
         }
+        sets.commit(reply);
         queuedRequests.addAndGet(-done);
         long bytesLeft = queuedBytes.addAndGet(-doneBytes);
         if (closeNow) {
             // SHUTDOWN itself replies nothing; the replies of the commands before it still go out.
-            closed = true;
-            inbox.clear();
+            discardQueued();
             if (out.isReadable()) {
                 channel.writeAndFlush(out).addListener(f -> channel.close());
             } else {
@@ -188,8 +267,7 @@ final class ClientSession {
             }
         }
         if (closeAfter) {
-            closed = true;
-            inbox.clear();
+            discardQueued();
             return;
         }
         if (resumeDecoder) {

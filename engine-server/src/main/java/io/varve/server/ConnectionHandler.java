@@ -65,6 +65,14 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (admitted) {
+            session.readComplete();
+        }
+        ctx.fireChannelReadComplete();
+    }
+
+    @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         if (ctx.channel().isWritable()) {
             session.writable();

@@ -140,6 +140,8 @@ final class InfoReport {
         f.put("engine_files", files[0]);
         f.put("engine_disk_bytes", files[1]);
         f.put("engine_unordered_write", server.engineOptions().unorderedWrite() ? 1 : 0);
+        f.put("compaction_expired_keys", server.compactionFilterForInfo().metadataRemoved());
+        f.put("compaction_dead_subkeys", server.compactionFilterForInfo().subkeysRemoved());
     }
 
     private static long[] dirUsage(Path dir) {

@@ -29,6 +29,7 @@ import io.varve.server.resp.RespDecoder;
 import io.varve.server.store.ExpirySweeper;
 import io.varve.server.store.HashStore;
 import io.varve.server.store.Keyspace;
+import io.varve.server.store.KeyspaceCompactionFilter;
 import io.varve.server.store.ScanCursors;
 
 import java.io.IOException;
@@ -71,6 +72,7 @@ public final class RedisServer implements AutoCloseable {
     private final LongSupplier clock;
     private final Predicate<InetAddress> isLoopback;
     private final Options engineOptions;
+    private final boolean activeExpiry;
     private final ServerStats stats = new ServerStats();
     private final Map<Long, ClientSession> sessions = new ConcurrentHashMap<>();
     private final AtomicInteger connected = new AtomicInteger();
@@ -79,6 +81,7 @@ public final class RedisServer implements AutoCloseable {
     private final List<Channel> listeners = new ArrayList<>();
 
     private Db db;
+    private final KeyspaceCompactionFilter compactionFilter;
     private Keyspace keyspace;
     private HashStore hashes;
     private final ScanCursors cursors = new ScanCursors();
@@ -97,6 +100,8 @@ public final class RedisServer implements AutoCloseable {
         this.isLoopback = b.isLoopback;
         this.engineOptions = b.engineOptions != null ? b.engineOptions
                 : Options.defaults().withWriteBufferSize(b.config.writeBufferSize());
+        this.compactionFilter = new KeyspaceCompactionFilter(clock);
+        this.activeExpiry = b.activeExpiry;
     }
 
     public static Builder builder(ServerConfig config) {
@@ -109,6 +114,7 @@ public final class RedisServer implements AutoCloseable {
         private LongSupplier clock = System::currentTimeMillis;
         private Predicate<InetAddress> isLoopback = InetAddress::isLoopbackAddress;
         private Options engineOptions;
+        private boolean activeExpiry = true;
 
         private Builder(ServerConfig config) {
             this.config = config;
@@ -126,8 +132,15 @@ public final class RedisServer implements AutoCloseable {
             return this;
         }
 
+        /** Engine options; the server adds its own compaction filter (expiry and dead subkeys) to them. */
         public Builder engineOptions(Options options) {
             this.engineOptions = options;
+            return this;
+        }
+
+        /** Tests turn the active expiry sweep off to see what the compaction filter alone removes. */
+        Builder activeExpiry(boolean enabled) {
+            this.activeExpiry = enabled;
             return this;
         }
 
@@ -153,7 +166,8 @@ public final class RedisServer implements AutoCloseable {
         LOG.log(System.Logger.Level.INFO, "opening database in {0} (replaying the write-ahead log)",
                 config.dir().toAbsolutePath());
         long t0 = System.nanoTime();
-        db = Db.open(config.dir(), engineOptions);
+        db = Db.open(config.dir(), engineOptions.withCompactionFilter(compactionFilter));
+        compactionFilter.attach(db);
         long millis = (System.nanoTime() - t0) / 1_000_000;
         stats.recoveryMillis(millis);
         keyspace = new Keyspace(db, config.fsync() == ServerConfig.Fsync.ALWAYS, clock);
@@ -260,14 +274,16 @@ public final class RedisServer implements AutoCloseable {
             background.scheduleWithFixedDelay(() -> guarded("everysec fsync", () -> {
                 long commits = keyspace.commits();
                 if (commits != lastSynced[0]) {
-                    db.flush(); // until tables exist, flush() is exactly "fsync the log"
+                    keyspace.syncLog();
                     lastSynced[0] = commits;
                 }
             }), 1, 1, TimeUnit.SECONDS);
         }
-        ExpirySweeper sweeper = new ExpirySweeper(keyspace);
-        background.scheduleWithFixedDelay(() -> guarded("active expiry", () -> sweeper.sweep(500)),
-                100, 100, TimeUnit.MILLISECONDS);
+        if (activeExpiry) {
+            ExpirySweeper sweeper = new ExpirySweeper(keyspace);
+            background.scheduleWithFixedDelay(() -> guarded("active expiry", () -> sweeper.sweep(500)),
+                    100, 100, TimeUnit.MILLISECONDS);
+        }
     }
 
     private void guarded(String what, Runnable task) {
@@ -497,6 +513,10 @@ public final class RedisServer implements AutoCloseable {
 
     Options engineOptions() {
         return engineOptions;
+    }
+
+    KeyspaceCompactionFilter compactionFilterForInfo() {
+        return compactionFilter;
     }
 
     int connectedClients() {

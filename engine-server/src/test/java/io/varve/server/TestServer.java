@@ -39,12 +39,18 @@ final class TestServer implements AutoCloseable {
 
     static TestServer start(Path dir, UnaryOperator<ServerConfig> tweak, Predicate<InetAddress> loopback,
                             AtomicLong clock) throws IOException {
+        return start(dir, tweak, loopback, clock, b -> b);
+    }
+
+    static TestServer start(Path dir, UnaryOperator<ServerConfig> tweak, Predicate<InetAddress> loopback,
+                            AtomicLong clock, UnaryOperator<RedisServer.Builder> build) throws IOException {
         ServerConfig config = tweak.apply(ServerConfig.defaultConfig()
                 .with("port", "0")
                 .with("dir", dir.toString())
                 .with("io-threads", "1")
                 .with("write-buffer-size", "4mb"));
-        RedisServer server = RedisServer.builder(config).clock(clock::get).loopbackPredicate(loopback).build().start();
+        RedisServer server = build.apply(RedisServer.builder(config).clock(clock::get).loopbackPredicate(loopback))
+                .build().start();
         return new TestServer(server, clock, dir);
     }
 

@@ -98,7 +98,11 @@ public final class Connection {
 
     void commandStarted(String command) {
         this.lastCommand = command;
-        this.lastCommandAtMillis = System.currentTimeMillis();
+    }
+
+    /** Commands are about to run; the time is taken once per batch of them, not per command. */
+    public void touch(long nowMillis) {
+        this.lastCommandAtMillis = nowMillis;
     }
 
     /** Reply to this command, then close (QUIT). */

@@ -83,44 +83,22 @@ final class StringCommands {
     }
 
     private static void set(CommandCall c) {
-        boolean nx = false;
-        boolean xx = false;
-        boolean get = false;
-        boolean keepTtl = false;
-        Expiry.Unit unit = null;
-        long amount = 0;
-        for (int i = 3; i < c.argCount(); i++) {
-            boolean hasNext = i + 1 < c.argCount();
-            if (c.argIs(i, "nx") && !xx) {
-                nx = true;
-            } else if (c.argIs(i, "xx") && !nx) {
-                xx = true;
-            } else if (c.argIs(i, "get")) {
-                get = true;
-            } else if (c.argIs(i, "keepttl") && unit == null) {
-                keepTtl = true;
-            } else if (unit == null && !keepTtl && hasNext && expiryUnit(c.arg(i)) != null) {
-                unit = expiryUnit(c.arg(i));
-                amount = c.argLong(++i);
-            } else {
-                throw RedisError.syntax();
-            }
-        }
+        SetOptions o = SetOptions.parse(c.args());
         Keyspace ks = c.keyspace();
         byte[] key = c.arg(1);
-        long expireAt = unit == null ? 0 : Expiry.absolute(amount, unit, ks.now(), "set", true);
+        long expireAt = o.expireAt(ks.now());
         try (LockStripes.Held held = ks.lock(key)) {
             // A plain SET overwrites whatever is there: skip the lookup (it is the costly part of a write).
-            Metadata meta = nx || xx || get || keepTtl ? ks.lookup(key) : null;
-            if (get && meta != null && meta.type() != RedisType.STRING) {
+            Metadata meta = o.blind() ? null : ks.lookup(key);
+            if (o.get() && meta != null && meta.type() != RedisType.STRING) {
                 throw RedisError.wrongType();
             }
-            boolean write = !(nx && meta != null) && !(xx && meta == null);
+            boolean write = !(o.nx() && meta != null) && !(o.xx() && meta == null);
             if (write) {
-                long keep = keepTtl && meta != null ? meta.expireAt() : expireAt;
+                long keep = o.keepTtl() && meta != null ? meta.expireAt() : expireAt;
                 storeNow(ks, key, c.arg(2), keep);
             }
-            if (get) {
+            if (o.get()) {
                 c.reply().bulk(meta == null ? null : meta.value());
             } else if (write) {
                 c.reply().ok();
@@ -128,22 +106,6 @@ final class StringCommands {
                 c.reply().nil();
             }
         }
-    }
-
-    private static Expiry.Unit expiryUnit(byte[] arg) {
-        if (Args.isKeyword(arg, "ex")) {
-            return Expiry.Unit.SECONDS;
-        }
-        if (Args.isKeyword(arg, "px")) {
-            return Expiry.Unit.MILLISECONDS;
-        }
-        if (Args.isKeyword(arg, "exat")) {
-            return Expiry.Unit.UNIX_SECONDS;
-        }
-        if (Args.isKeyword(arg, "pxat")) {
-            return Expiry.Unit.UNIX_MILLISECONDS;
-        }
-        return null;
     }
 
     /** Sets when the key is absent (onlyIfAbsent) or unconditionally; returns whether it wrote. */
@@ -197,8 +159,8 @@ final class StringCommands {
         if (c.argCount() > 2) {
             if (c.argCount() == 3 && c.argIs(2, "persist")) {
                 persist = true;
-            } else if (c.argCount() == 4 && expiryUnit(c.arg(2)) != null) {
-                unit = expiryUnit(c.arg(2));
+            } else if (c.argCount() == 4 && SetOptions.expiryUnit(c.arg(2)) != null) {
+                unit = SetOptions.expiryUnit(c.arg(2));
                 amount = c.argLong(3);
             } else {
                 throw RedisError.syntax();

@@ -20,10 +20,15 @@ public final class Reply {
     private static final byte[] NULL_ARRAY = "*-1\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] NULL3 = "_\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[][] SMALL_INTS = new byte[64][];
+    /** Bulk headers ("$n\r\n") of short values, which most replies are. */
+    private static final byte[][] SMALL_BULK_HEADERS = new byte[256][];
 
     static {
         for (int i = 0; i < SMALL_INTS.length; i++) {
             SMALL_INTS[i] = (":" + i + "\r\n").getBytes(StandardCharsets.US_ASCII);
+        }
+        for (int i = 0; i < SMALL_BULK_HEADERS.length; i++) {
+            SMALL_BULK_HEADERS[i] = ("$" + i + "\r\n").getBytes(StandardCharsets.US_ASCII);
         }
     }
 
@@ -84,9 +89,13 @@ public final class Reply {
             nil();
             return;
         }
-        out.writeByte('$');
-        ByteBufUtil.writeAscii(out, Integer.toString(value.length));
-        out.writeBytes(CRLF);
+        if (value.length < SMALL_BULK_HEADERS.length) {
+            out.writeBytes(SMALL_BULK_HEADERS[value.length]);
+        } else {
+            out.writeByte('$');
+            ByteBufUtil.writeAscii(out, Integer.toString(value.length));
+            out.writeBytes(CRLF);
+        }
         out.writeBytes(value);
         out.writeBytes(CRLF);
     }

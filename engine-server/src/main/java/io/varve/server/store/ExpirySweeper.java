@@ -9,7 +9,9 @@ import java.util.List;
 
 /**
  * Active expiry: walks the metadata records a slice at a time, round-robin over the whole keyspace, and
- * deletes keys whose time has passed, so expired keys that nobody touches again do not stay forever. Each
+ * deletes keys whose time has passed. The compaction filter removes expired keys in whatever compaction
+ * rewrites, but compaction follows writes: without this sweep, expired keys in data that is no longer
+ * written (a memtable that never fills, tables no compaction picks) would stay, invisible, indefinitely. Each
  * candidate is re-checked under its key lock, because a client may have rewritten it since the walk saw it.
  * Not thread-safe: one scheduler thread calls {@link #sweep}.
  */

@@ -30,8 +30,8 @@ import java.util.Arrays;
  * <p>All integers are big-endian, so subkeys of one collection version are contiguous and sort by field
  * bytes. The key length in a subkey stops one user key's subkeys from interleaving with those of another key
  * that has it as a prefix. Deleting or overwriting a collection only rewrites its metadata; its subkeys keep
- * the old version, which no reader looks up again, and are garbage for a future compaction filter (drop a
- * subkey when its key's metadata is gone, expired, or carries another version). When column families exist,
+ * the old version, which no reader looks up again, and are garbage that {@link KeyspaceCompactionFilter}
+ * drops (a subkey whose key's metadata is gone, expired, or carries another version). When column families exist,
  * metadata and subkeys move to their own families and the one-byte prefixes become the family choice.
  */
 public final class KeyEncoding {
@@ -91,6 +91,29 @@ public final class KeyEncoding {
         ByteBuffer b = ByteBuffer.allocate(1 + 4 + userKey.length + 8 + field.length);
         b.put(SUBKEY_PREFIX).putInt(userKey.length).put(userKey).putLong(version).put(field);
         return b.array();
+    }
+
+    /**
+     * The length of {@code subkey}'s prefix (prefix byte, key length, key, version), or -1 when it is not a
+     * well-formed subkey: wrong first byte, or too short for the key length it declares.
+     */
+    public static int subkeyPrefixLength(byte[] subkey) {
+        if (subkey.length < 1 + 4 + 8 || subkey[0] != SUBKEY_PREFIX) {
+            return -1;
+        }
+        long keyLength = Integer.toUnsignedLong(ByteBuffer.wrap(subkey, 1, 4).getInt());
+        long prefix = 1 + 4 + keyLength + 8;
+        return prefix <= subkey.length ? (int) prefix : -1;
+    }
+
+    /** The user key of a subkey whose prefix length is {@code prefixLength} (see {@link #subkeyPrefixLength}). */
+    public static byte[] userKeyOfSubkey(byte[] subkey, int prefixLength) {
+        return Arrays.copyOfRange(subkey, 1 + 4, prefixLength - 8);
+    }
+
+    /** The collection version a subkey carries. */
+    public static long versionOfSubkey(byte[] subkey, int prefixLength) {
+        return ByteBuffer.wrap(subkey, prefixLength - 8, 8).getLong();
     }
 
     /** The field of a subkey whose prefix (for its key and version) has {@code prefixLength} bytes. */

@@ -49,11 +49,21 @@ public final class LockStripes {
 
     /** Locks the stripes of all {@code keys} (duplicates allowed) in a deadlock-free order. */
     public Held lockAll(byte[]... keys) {
+        if (keys.length == 1) {
+            return lock(keys[0]);
+        }
         int[] stripes = new int[keys.length];
         for (int i = 0; i < keys.length; i++) {
             stripes[i] = stripeOf(keys[i]);
         }
-        return lockStripes(Arrays.stream(stripes).sorted().distinct().toArray());
+        Arrays.sort(stripes);
+        int distinct = 0;
+        for (int i = 0; i < stripes.length; i++) {
+            if (i == 0 || stripes[i] != stripes[i - 1]) {
+                stripes[distinct++] = stripes[i];
+            }
+        }
+        return lockStripes(distinct == stripes.length ? stripes : Arrays.copyOf(stripes, distinct));
     }
 
     /** Every stripe: excludes all writers (FLUSHDB). */

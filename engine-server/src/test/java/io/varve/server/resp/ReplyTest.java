@@ -36,6 +36,14 @@ class ReplyTest {
     }
 
     @Test
+    void bulkHeadersAreRightOnBothSidesOfTheCachedLengths() {
+        for (int length : new int[] {0, 1, 9, 10, 255, 256, 1000}) {
+            String value = "v".repeat(length);
+            assertEquals("$" + length + "\r\n" + value + "\r\n", encode(2, reply -> reply.bulk(value)));
+        }
+    }
+
+    @Test
     void errorsCannotBreakFraming() {
         assertEquals("-ERR a  b\r\n", encode(2, reply -> reply.error("ERR a\r\nb")));
     }

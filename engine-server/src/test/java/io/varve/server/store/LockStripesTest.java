@@ -43,4 +43,22 @@ class LockStripesTest {
         assertTrue(done.await(60, TimeUnit.SECONDS), "deadlock");
         assertEquals(1, maxInside.get(), "mutual exclusion");
     }
+
+    /** Duplicate keys lock their stripe once, and closing releases every stripe taken. */
+    @Test
+    void duplicatesAreLockedOnceAndAllReleased() throws Exception {
+        LockStripes stripes = new LockStripes(64);
+        byte[] a = "alpha".getBytes();
+        byte[] b = "beta".getBytes();
+        LockStripes.Held held = stripes.lockAll(a, b, a, b, a);
+        Thread other = Thread.ofVirtual().start(() -> stripes.lock(a).close());
+        while (other.getState() != Thread.State.WAITING) {
+            assertTrue(other.isAlive(), "the stripe is held, so the other thread must wait");
+            Thread.onSpinWait();
+        }
+        held.close();
+        assertTrue(other.join(java.time.Duration.ofSeconds(30)), "released once closed");
+        Thread again = Thread.ofVirtual().start(() -> stripes.lockAll(b, a).close());
+        assertTrue(again.join(java.time.Duration.ofSeconds(30)), "nothing stays locked");
+    }
 }

@@ -1,0 +1,108 @@
+package io.varve.server.command;
+
+import io.varve.core.WriteBatch;
+import io.varve.server.resp.Reply;
+import io.varve.server.store.Keyspace;
+import io.varve.server.store.LockStripes;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Consecutive plain SETs from one connection's pipeline, committed as one engine batch.
+ *
+ * <p>Why: pipelined, most of a SET's cost is its own engine commit (sequence numbers, log append, a write
+ * system call, publication). One commit for a run of N SETs pays that once.
+ *
+ * <p>Why Redis's semantics hold. Only <em>blind</em> SETs join a run (no NX, XX, GET or KEEPTTL): they read
+ * nothing, so their outcome does not depend on when they run. {@link #commit} holds the stripe locks of every
+ * key in the run (taken together, in the usual ascending order) across the one commit, exactly as a lone
+ * SET holds its lock across its commit, so read-modify-write commands of other connections see each key
+ * before or after the run, never in between. The batch is atomic and applied in arrival order (a later SET
+ * of the same key wins), and no reply is written before the commit. The caller commits the run before it
+ * executes any other command of the connection, so that command sees every SET before it. The outcome is
+ * therefore the one the SETs would have had executed one by one, at the instant of the commit.
+ *
+ * <p>Not thread-safe: it belongs to one connection's drainer.
+ */
+public final class SetRun {
+
+    /** A run stops growing at this many bytes of keys and values, to bound one engine batch. */
+    static final long MAX_BYTES = 1 << 20;
+
+    private final Dispatcher dispatcher;
+    private final CommandSpec set;
+    private final List<byte[]> keys = new ArrayList<>();
+    private WriteBatch batch = new WriteBatch();
+    private long bytes;
+    private long started;
+
+    SetRun(Dispatcher dispatcher, CommandSpec set) {
+        this.dispatcher = dispatcher;
+        this.set = set;
+    }
+
+    /**
+     * Adds the request to the run if it is a blind SET that the connection may run and that parses; else
+     * leaves the run as it is and returns false, and the caller must {@link #commit} the run before running
+     * the request through {@link Dispatcher#execute}.
+     */
+    public boolean offer(Connection connection, byte[][] args) {
+        if (args.length < 3 || !connection.authenticated() || dispatcher.table().lookup(args[0]) != set) {
+            return false;
+        }
+        long size = args[1].length + args[2].length;
+        if (bytes + size > MAX_BYTES && !keys.isEmpty()) {
+            return false;
+        }
+        Keyspace ks = dispatcher.server().keyspace();
+        long expireAt;
+        try {
+            SetOptions options = SetOptions.parse(args);
+            if (!options.blind()) {
+                return false;
+            }
+            expireAt = options.expireAt(ks.now());
+        } catch (RuntimeException malformed) {
+            return false; // the ordinary path gives the error reply
+        }
+        if (keys.isEmpty()) {
+            started = System.nanoTime();
+        }
+        connection.commandStarted(set.name());
+        StringCommands.store(ks, batch, args[1], args[2], expireAt);
+        keys.add(args[1]);
+        bytes += size;
+        return true;
+    }
+
+    public boolean isEmpty() {
+        return keys.isEmpty();
+    }
+
+    /** Commits the run and writes one reply per SET, in order; then the run is empty again. */
+    public void commit(Reply reply) {
+        if (keys.isEmpty()) {
+            return;
+        }
+        Keyspace ks = dispatcher.server().keyspace();
+        String failure = null;
+        try (LockStripes.Held held = ks.lockAll(keys.toArray(new byte[0][]))) {
+            ks.commit(batch);
+        } catch (RuntimeException e) {
+            failure = Dispatcher.internalError(set, e);
+        }
+        long nanos = System.nanoTime() - started;
+        for (int i = 0; i < keys.size(); i++) {
+            if (failure == null) {
+                reply.ok();
+            } else {
+                reply.error(failure);
+            }
+            dispatcher.observer().executed(set, nanos, failure != null);
+        }
+        keys.clear();
+        batch = new WriteBatch();
+        bytes = 0;
+    }
+}

@@ -1,0 +1,131 @@
+package io.varve.server.command;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.varve.core.Db;
+import io.varve.core.Options;
+import io.varve.core.fs.MemFileSystem;
+import io.varve.server.resp.Reply;
+import io.varve.server.store.HashStore;
+import io.varve.server.store.Keyspace;
+import io.varve.server.store.KeyspaceCompactionFilter;
+import io.varve.server.store.ScanCursors;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The command layer without the network: a keyspace on an in-memory file system, opened with the server's
+ * compaction filter, a hand-moved clock, and commands run through the real {@link Dispatcher}. Replies are
+ * returned as their RESP text, which is enough to compare states exactly.
+ */
+final class InProcessServer implements AutoCloseable {
+
+    final AtomicLong clock = new AtomicLong(1_700_000_000_000L);
+    final Db db;
+    final Keyspace keyspace;
+    final KeyspaceCompactionFilter filter = new KeyspaceCompactionFilter(clock::get);
+    final Dispatcher dispatcher;
+    final Connection connection = new Connection(null, null, true);
+
+    InProcessServer() throws IOException {
+        db = Db.open(Path.of("/db"), Options.defaults().withFileSystem(new MemFileSystem())
+                .withWriteBufferSize(64 << 10).withCompactionFilter(filter));
+        filter.attach(db);
+        keyspace = new Keyspace(db, false, clock::get);
+        dispatcher = new Dispatcher(CommandTable.standard(), new Context(keyspace), Dispatcher.Observer.NONE);
+    }
+
+    /** Runs one command and returns its reply as RESP2 text. */
+    String call(String... args) {
+        ByteBuf out = Unpooled.buffer();
+        dispatcher.execute(connection, bytes(args), new Reply(out, 2));
+        return text(out);
+    }
+
+    static byte[][] bytes(String... args) {
+        byte[][] a = new byte[args.length][];
+        for (int i = 0; i < args.length; i++) {
+            a[i] = args[i].getBytes(StandardCharsets.UTF_8);
+        }
+        return a;
+    }
+
+    static String text(ByteBuf out) {
+        try {
+            return out.toString(StandardCharsets.UTF_8);
+        } finally {
+            out.release();
+        }
+    }
+
+    @Override
+    public void close() {
+        db.close();
+    }
+
+    private static final class Context implements ServerContext {
+        private final Keyspace keyspace;
+        private final HashStore hashes;
+        private final ScanCursors cursors = new ScanCursors();
+
+        Context(Keyspace keyspace) {
+            this.keyspace = keyspace;
+            this.hashes = new HashStore(keyspace);
+        }
+
+        @Override
+        public Keyspace keyspace() {
+            return keyspace;
+        }
+
+        @Override
+        public HashStore hashes() {
+            return hashes;
+        }
+
+        @Override
+        public ScanCursors scanCursors() {
+            return cursors;
+        }
+
+        @Override
+        public String requirePass() {
+            return null;
+        }
+
+        @Override
+        public long maxBulkLength() {
+            return 512L << 20;
+        }
+
+        @Override
+        public Map<String, String> configuration() {
+            return Map.of();
+        }
+
+        @Override
+        public List<Connection> clients() {
+            return List.of();
+        }
+
+        @Override
+        public String info(List<String> sections) {
+            throw new UnsupportedOperationException("INFO needs the whole server");
+        }
+
+        @Override
+        public void requestShutdown() {
+            throw new UnsupportedOperationException("SHUTDOWN needs the whole server");
+        }
+
+        @Override
+        public String version() {
+            return "test";
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package io.varve.server.command;
+
+import io.varve.core.compaction.CompactionFilter;
+import io.varve.server.store.KeyEncoding;
+import io.varve.server.store.KeyspaceCompactionFilter;
+import io.varve.server.store.Metadata;
+import io.varve.server.store.RedisType;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** The filter's decisions on single records, including records it must not judge. */
+class KeyspaceCompactionFilterTest {
+
+    private static final byte[] VALUE = {1};
+
+    @Test
+    void keepsWhatItCannotParseOrDoesNotOwn() throws Exception {
+        try (InProcessServer s = new InProcessServer()) {
+            KeyspaceCompactionFilter f = s.filter;
+            assertEquals(CompactionFilter.KEEP, f.filter(1, new byte[0], VALUE));
+            assertEquals(CompactionFilter.KEEP, f.filter(1, KeyEncoding.internalKey("version-floor"), new byte[8]));
+            assertEquals(CompactionFilter.KEEP, f.filter(1, new byte[] {'s', 0, 0}, VALUE), "too short for a subkey");
+            byte[] lying = ByteBuffer.allocate(1 + 4 + 2 + 8).put((byte) 's').putInt(1000).array();
+            assertEquals(CompactionFilter.KEEP, f.filter(1, lying, VALUE), "declares a key longer than itself");
+            byte[] meta = KeyEncoding.metadataKey("k".getBytes());
+            assertEquals(CompactionFilter.KEEP, f.filter(1, meta, new byte[3]), "too short for metadata");
+            byte[] newerFormat = Metadata.string("v".getBytes(), 1).encode();
+            newerFormat[0] = 0x10;
+            assertEquals(CompactionFilter.KEEP, f.filter(1, meta, newerFormat), "a format this server does not know");
+            assertEquals(CompactionFilter.REMOVE, f.filter(1, meta, Metadata.string("v".getBytes(), 1).encode()));
+            assertEquals(CompactionFilter.KEEP, f.filter(1, meta, Metadata.string("v".getBytes(), 0).encode()));
+        }
+    }
+
+    @Test
+    void keepsSubkeysWhileItCannotLookTheirMetadataUp() throws Exception {
+        KeyspaceCompactionFilter detached = new KeyspaceCompactionFilter(() -> 0);
+        byte[] orphan = KeyEncoding.subkey("nobody".getBytes(), 7, "f".getBytes());
+        assertEquals(CompactionFilter.KEEP, detached.filter(1, orphan, VALUE), "not attached to a database yet");
+        InProcessServer s = new InProcessServer();
+        s.close();
+        assertEquals(CompactionFilter.KEEP, s.filter.filter(1, orphan, VALUE), "database closed");
+    }
+
+    @Test
+    void judgesSubkeysByTheirHashesCurrentMetadata() throws Exception {
+        try (InProcessServer s = new InProcessServer()) {
+            s.call("HSET", "h", "a", "1", "b", "2");
+            long version = version(s, "h");
+            byte[] a = KeyEncoding.subkey("h".getBytes(), version, "a".getBytes());
+            byte[] b = KeyEncoding.subkey("h".getBytes(), version, "b".getBytes());
+            assertEquals(CompactionFilter.KEEP, s.filter.filter(1, a, VALUE));
+            assertEquals(CompactionFilter.REMOVE, s.filter.filter(1,
+                    KeyEncoding.subkey("h".getBytes(), version - 1, "a".getBytes()), VALUE), "another version");
+            s.call("DEL", "h");
+            // A key not above the last one judged means another compaction: the "live" verdict is not reused.
+            assertEquals(CompactionFilter.REMOVE, s.filter.filter(1, a, VALUE));
+            assertEquals(CompactionFilter.REMOVE, s.filter.filter(1, b, VALUE));
+            s.call("HSET", "e", "f", "1");
+            s.call("PEXPIRE", "e", "10");
+            byte[] e = KeyEncoding.subkey("e".getBytes(), version(s, "e"), "f".getBytes());
+            s.clock.addAndGet(10);
+            assertEquals(CompactionFilter.REMOVE, s.filter.filter(1, e, VALUE), "expired hash");
+            assertEquals(4, s.filter.subkeysRemoved());
+        }
+    }
+
+    private static long version(InProcessServer s, String key) {
+        Metadata meta = Metadata.decode(s.db.get(KeyEncoding.metadataKey(key.getBytes())));
+        assertEquals(RedisType.HASH, meta.type());
+        return meta.version();
+    }
+}
