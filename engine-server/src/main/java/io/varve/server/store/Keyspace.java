@@ -27,7 +27,6 @@ import java.util.function.LongSupplier;
  */
 public final class Keyspace {
 
-    static final byte[] LOG_SYNC_KEY = KeyEncoding.internalKey("log-sync");
 
     private final Db db;
     private final WriteOptions writeOptions;
@@ -138,13 +137,11 @@ public final class Keyspace {
     }
 
     /**
-     * Puts everything committed so far on the device (appendfsync everysec). The engine's {@code flush()}
-     * would also turn the memtable into a table each time, so instead this commits one synced tombstone of
-     * an internal key: a synced write fsyncs the log up to and including itself, and the tombstone hides
-     * nothing and costs a few bytes until compaction drops it.
+     * Puts everything committed so far on the device (appendfsync everysec): one log fsync through
+     * {@link Db#syncWal()}, shared with concurrent synced writers, and no table written.
      */
     public void syncLog() {
-        db.write(new WriteBatch().delete(LOG_SYNC_KEY), WriteOptions.SYNC);
+        db.syncWal();
     }
 
     public void commit(WriteBatch batch) {
