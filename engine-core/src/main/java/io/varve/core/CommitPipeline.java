@@ -242,6 +242,13 @@ final class CommitPipeline {
         return flushedPosition;
     }
 
+    /** Batch bytes logged since open, record framing excluded: the figure RocksDB's WAL_FILE_BYTES counts. */
+    long loggedBatchBytes() {
+        return loggedBatchBytes;
+    }
+
+    private volatile long loggedBatchBytes;
+
     private final java.util.concurrent.atomic.LongAdder syncs = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder syncedCommits = new java.util.concurrent.atomic.LongAdder();
     private final ReentrantLock syncWaitLock = new ReentrantLock();
@@ -289,6 +296,7 @@ final class CommitPipeline {
                     nextSequence += count;
                     BatchFormat.setSequence(segment, commit.firstSequence);
                     log.writer.append(ByteBuffer.wrap(batch));
+                    loggedBatchBytes += batch.length; // under logLock: a single writer, so no lost update
                     end = logBase + log.writer.size();
                     targets = mutables;
                     for (int family : families) {

@@ -80,6 +80,9 @@ class MetricsTest {
                 db.put(i % 100 == 0 ? WriteOptions.SYNC : WriteOptions.DEFAULT, key(i), value(i));
             }
             assertTrue(counter(registry, "varve.wal.written") >= 2000 * 200, "log bytes cover the values");
+            long batchBytes = ((DbImpl) db).statistics().walBatchBytes();
+            assertTrue(batchBytes >= 2000 * (10 + 200) && batchBytes < counter(registry, "varve.wal.written"),
+                    "batches without framing: at least the keys and values, less than the log file bytes");
             assertEquals(20, counter(registry, "varve.wal.synced.commits"));
             assertEquals(20, counter(registry, "varve.wal.syncs"), "one writer: one fsync per synced write");
             assertTrue(gauge(registry, "varve.memtable.size") > emptyMemtable + 2000 * 200);

@@ -21,6 +21,11 @@ public final class BenchmarkAccess {
         return ((DbImpl) db).syncStatistics();
     }
 
+    /** Batch bytes logged so far, record framing excluded (what RocksDB's WAL_FILE_BYTES counts). */
+    public static long walBatchBytes(Db db) {
+        return ((DbImpl) db).statistics().walBatchBytes();
+    }
+
     /** Everything the engine's meters publish, read live. */
     public static EngineStatistics statistics(Db db) {
         return ((DbImpl) db).statistics();
