@@ -42,6 +42,13 @@ public final class ByteCursor {
         return buf[pos++] & 0xFF;
     }
 
+    public int intLE() throws CorruptionException {
+        need(4, "32-bit field");
+        int v = ByteSink.getIntLE(buf, pos);
+        pos += 4;
+        return v;
+    }
+
     public long varint() throws CorruptionException {
         long result = 0;
         int start = pos;

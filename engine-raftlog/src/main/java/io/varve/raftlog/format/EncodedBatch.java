@@ -9,20 +9,21 @@ import java.util.List;
 public final class EncodedBatch {
     private final byte[] bytes;
     private final List<BatchItem> items;
+    private final int footerCrcOffset;
     private final int unboundFooterCrc;
-    private final int rawEntriesLength;
+    private final int entryCount;
 
-    EncodedBatch(byte[] bytes, List<BatchItem> items, int unboundFooterCrc, int rawEntriesLength) {
+    EncodedBatch(byte[] bytes, List<BatchItem> items, int footerCrcOffset, int unboundFooterCrc, int entryCount) {
         this.bytes = bytes;
         this.items = items;
+        this.footerCrcOffset = footerCrcOffset;
         this.unboundFooterCrc = unboundFooterCrc;
-        this.rawEntriesLength = rawEntriesLength;
+        this.entryCount = entryCount;
     }
 
     /** Stamps the footer checksum for the file (queue, sequence) and returns the bytes to append. */
     public byte[] bindTo(int queue, long sequence) {
-        ByteSink.putIntLE(bytes, BatchFormat.OFFSET_FOOTER_CRC,
-                unboundFooterCrc ^ BatchFormat.fileBinding(queue, sequence));
+        ByteSink.putIntLE(bytes, footerCrcOffset, unboundFooterCrc ^ BatchFormat.fileBinding(queue, sequence));
         return bytes;
     }
 
@@ -34,17 +35,7 @@ public final class EncodedBatch {
         return items;
     }
 
-    public int rawEntriesLength() {
-        return rawEntriesLength;
-    }
-
     public long entryCount() {
-        long n = 0;
-        for (BatchItem item : items) {
-            if (item instanceof BatchItem.Entries e) {
-                n += e.count();
-            }
-        }
-        return n;
+        return entryCount;
     }
 }

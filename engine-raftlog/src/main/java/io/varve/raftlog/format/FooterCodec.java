@@ -2,14 +2,17 @@ package io.varve.raftlog.format;
 
 import io.varve.core.base.CorruptionException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
- * Encodes and decodes a batch footer: {@code varint itemCount}, then the items. Each item starts with a
- * one-byte type and the group id as a varint; the rest depends on the type (docs/raftlog-format.md):
+ * Encodes and decodes a batch footer: items back to back up to the footer's end. Each item starts with a tag
+ * byte (the type, plus {@link BatchFormat#TAG_SAME_GROUP} and {@link BatchFormat#TAG_ONE_ENTRY}), then the
+ * group id as a varint unless the tag says it repeats the previous item's; the rest depends on the type
+ * (docs/raftlog-format.md):
  *
  * <pre>
- * ENTRIES     first index, count (&gt;= 1), region start, count x payload length
+ * ENTRIES     first index, count (&gt;= 1; absent with TAG_ONE_ENTRY), count x payload length
  * CLEAN       -
  * COMPACT     index
  * PUT         key length, key, value length, value
@@ -18,77 +21,128 @@ import java.util.List;
  * CLEAR_STATE -
  * COMMIT      - (group is 0)
  * </pre>
+ *
+ * Entry payloads lie in the entries block in the order the footer lists them, so the lengths alone give every
+ * entry's offset and the raw length of the block.
  */
 public final class FooterCodec {
+
+    /**
+     * A decoded footer. {@code offsets} (only when asked for) has {@code entryCount + 1} values: entry {@code k}
+     * of the batch is {@code raw[offsets[k], offsets[k + 1])}.
+     */
+    public record Footer(List<BatchItem> items, int entryCount, long rawLength, int[] offsets) {
+    }
 
     private FooterCodec() {
     }
 
-    public static void encode(List<BatchItem> items, ByteSink out) {
-        out.writeVarint(items.size());
+    /** @param lengths payload length of every entry of the batch, by entry number */
+    public static void encode(List<BatchItem> items, int[] lengths, ByteSink out) {
+        long previousGroup = 0;
+        boolean first = true;
         for (BatchItem item : items) {
+            int tag = switch (item) {
+                case BatchItem.Entries e -> BatchFormat.ITEM_ENTRIES | (e.count() == 1 ? BatchFormat.TAG_ONE_ENTRY : 0);
+                case BatchItem.Clean c -> BatchFormat.ITEM_CLEAN;
+                case BatchItem.Compact c -> BatchFormat.ITEM_COMPACT;
+                case BatchItem.Put p -> BatchFormat.ITEM_PUT;
+                case BatchItem.Delete d -> BatchFormat.ITEM_DELETE;
+                case BatchItem.Retain r -> BatchFormat.ITEM_RETAIN;
+                case BatchItem.ClearState c -> BatchFormat.ITEM_CLEAR_STATE;
+                case BatchItem.Commit c -> BatchFormat.ITEM_COMMIT;
+            };
+            boolean same = !first && item.group() == previousGroup;
+            out.writeByte(tag | (same ? BatchFormat.TAG_SAME_GROUP : 0));
+            if (!same) {
+                out.writeVarint(item.group());
+            }
+            first = false;
+            previousGroup = item.group();
             switch (item) {
                 case BatchItem.Entries e -> {
-                    out.writeByte(BatchFormat.ITEM_ENTRIES);
-                    out.writeVarint(e.group());
                     out.writeVarint(e.firstIndex());
-                    out.writeVarint(e.count());
-                    out.writeVarint(e.regionStart());
-                    for (int length : e.lengths()) {
-                        out.writeVarint(length);
+                    if (e.count() != 1) {
+                        out.writeVarint(e.count());
+                    }
+                    for (int k = e.firstOrdinal(); k < e.firstOrdinal() + e.count(); k++) {
+                        out.writeVarint(lengths[k]);
                     }
                 }
-                case BatchItem.Clean c -> {
-                    out.writeByte(BatchFormat.ITEM_CLEAN);
-                    out.writeVarint(c.group());
-                }
-                case BatchItem.Compact c -> {
-                    out.writeByte(BatchFormat.ITEM_COMPACT);
-                    out.writeVarint(c.group());
-                    out.writeVarint(c.index());
-                }
+                case BatchItem.Compact c -> out.writeVarint(c.index());
                 case BatchItem.Put p -> {
-                    out.writeByte(BatchFormat.ITEM_PUT);
-                    out.writeVarint(p.group());
                     out.writeLengthPrefixed(p.key());
                     out.writeLengthPrefixed(p.value());
                 }
-                case BatchItem.Delete d -> {
-                    out.writeByte(BatchFormat.ITEM_DELETE);
-                    out.writeVarint(d.group());
-                    out.writeLengthPrefixed(d.key());
-                }
+                case BatchItem.Delete d -> out.writeLengthPrefixed(d.key());
                 case BatchItem.Retain r -> {
-                    out.writeByte(BatchFormat.ITEM_RETAIN);
-                    out.writeVarint(r.group());
                     out.writeVarint(r.first());
                     out.writeVarint(r.count());
                 }
-                case BatchItem.ClearState c -> {
-                    out.writeByte(BatchFormat.ITEM_CLEAR_STATE);
-                    out.writeVarint(c.group());
-                }
-                case BatchItem.Commit c -> {
-                    out.writeByte(BatchFormat.ITEM_COMMIT);
-                    out.writeVarint(0);
-                }
+                case BatchItem.Clean c -> { }
+                case BatchItem.ClearState c -> { }
+                case BatchItem.Commit c -> { }
             }
         }
     }
 
     /**
-     * Decodes a whole footer; the cursor must span exactly the footer. {@code rawEntriesLength} bounds the
-     * entry regions so a decoded item never points outside its block.
+     * Decodes a whole footer; the cursor must span exactly the footer.
+     *
+     * @param keepOffsets whether to return every entry's offset (readers) or only the totals (recovery, which
+     *     then allocates nothing per entry)
      */
-    public static List<BatchItem> decode(ByteCursor in, int rawEntriesLength) throws CorruptionException {
-        int count = in.boundedInt(in.remaining(), "item count");
-        List<BatchItem> items = new ArrayList<>(count);
-        for (int i = 0; i < count; i++) {
+    public static Footer decode(ByteCursor in, boolean keepOffsets) throws CorruptionException {
+        List<BatchItem> items = new ArrayList<>();
+        int[] offsets = keepOffsets ? new int[16] : null;
+        int entries = 0;
+        long raw = 0;
+        long previousGroup = 0;
+        while (in.remaining() > 0) {
             int at = in.position();
-            int type = in.u8();
-            long group = in.varint();
-            items.add(switch (type) {
-                case BatchFormat.ITEM_ENTRIES -> decodeEntries(in, group, rawEntriesLength, at);
+            int tag = in.u8();
+            int type = tag & BatchFormat.TYPE_MASK;
+            int modifiers = tag & ~BatchFormat.TYPE_MASK;
+            boolean oneEntry = (modifiers & BatchFormat.TAG_ONE_ENTRY) != 0;
+            if ((modifiers & ~(BatchFormat.TAG_SAME_GROUP | BatchFormat.TAG_ONE_ENTRY)) != 0
+                    || (oneEntry && type != BatchFormat.ITEM_ENTRIES)) {
+                throw in.corrupt(at, String.format("bad footer item tag 0x%02x", tag));
+            }
+            long group;
+            if ((modifiers & BatchFormat.TAG_SAME_GROUP) != 0) {
+                if (items.isEmpty()) {
+                    throw in.corrupt(at, "the first footer item cannot repeat a previous group");
+                }
+                group = previousGroup;
+            } else {
+                group = in.varint();
+            }
+            previousGroup = group;
+            BatchItem item = switch (type) {
+                case BatchFormat.ITEM_ENTRIES -> {
+                    long first = index(in);
+                    int n = oneEntry ? 1 : in.boundedInt(in.remaining(), "entry count");
+                    if (n == 0 || first > Long.MAX_VALUE - n) {
+                        throw in.corrupt(at, "bad entry count " + n + " at first index " + first);
+                    }
+                    for (int i = 0; i < n; i++) {
+                        if (offsets != null) {
+                            if (entries + i + 1 >= offsets.length) {
+                                offsets = Arrays.copyOf(offsets, offsets.length * 2);
+                            }
+                            offsets[entries + i] = (int) raw;
+                        }
+                        int lengthAt = in.position();
+                        raw += in.boundedInt(BatchFormat.MAX_RAW_ENTRIES, "entry length");
+                        if (raw > BatchFormat.MAX_RAW_ENTRIES) {
+                            throw in.corrupt(lengthAt, "entries exceed the " + BatchFormat.MAX_RAW_ENTRIES
+                                    + "-byte block limit");
+                        }
+                    }
+                    BatchItem.Entries e = new BatchItem.Entries(group, first, entries, n);
+                    entries += n;
+                    yield e;
+                }
                 case BatchFormat.ITEM_CLEAN -> new BatchItem.Clean(group);
                 case BatchFormat.ITEM_COMPACT -> new BatchItem.Compact(group, index(in));
                 case BatchFormat.ITEM_PUT -> new BatchItem.Put(group, in.lengthPrefixed("key"),
@@ -111,12 +165,17 @@ public final class FooterCodec {
                     yield new BatchItem.Commit();
                 }
                 default -> throw in.corrupt(at, "unknown footer item type " + type);
-            });
+            };
+            items.add(item);
         }
-        if (in.remaining() != 0) {
-            throw in.corrupt(in.position(), in.remaining() + " unexpected bytes after the last footer item");
+        if (items.isEmpty()) {
+            throw in.corrupt(in.position(), "empty footer");
         }
-        return items;
+        if (offsets != null) {
+            offsets[entries] = (int) raw;
+            offsets = Arrays.copyOf(offsets, entries + 1);
+        }
+        return new Footer(items, entries, raw, offsets);
     }
 
     private static long index(ByteCursor in) throws CorruptionException {
@@ -126,26 +185,5 @@ public final class FooterCodec {
             throw in.corrupt(at, "negative index " + v);
         }
         return v;
-    }
-
-    private static BatchItem.Entries decodeEntries(ByteCursor in, long group, int rawLength, int itemAt)
-            throws CorruptionException {
-        long first = index(in);
-        int n = in.boundedInt(in.remaining(), "entry count");
-        if (n == 0 || first > Long.MAX_VALUE - n) {
-            throw in.corrupt(itemAt, "bad entry count " + n + " at first index " + first);
-        }
-        int regionStart = in.boundedInt(rawLength, "entry region start");
-        int[] lengths = new int[n];
-        long end = regionStart;
-        for (int i = 0; i < n; i++) {
-            lengths[i] = in.boundedInt(rawLength, "entry length");
-            end += Varints.size(lengths[i]) + (long) lengths[i];
-        }
-        if (end > rawLength) {
-            throw in.corrupt(itemAt, "entries of group " + group + " end at " + end
-                    + ", past the entries block of " + rawLength + " bytes");
-        }
-        return new BatchItem.Entries(group, first, regionStart, lengths);
     }
 }

@@ -39,8 +39,8 @@ public final class MemIndex {
         final HashMap<Long, GroupState> groups = new HashMap<>();
     }
 
-    /** Locations copied out for a read: entry {@code from + i} is at (locations[i], recordStarts[i]). */
-    public record Located(long[] locations, int[] recordStarts) {
+    /** Locations copied out for a read: entry {@code from + i} is number ordinals[i] of batch locations[i]. */
+    public record Located(long[] locations, int[] ordinals) {
     }
 
     /** What {@link #stats} reports. {@code heapBytes} is the index's own accounting of its footprint. */
@@ -106,7 +106,7 @@ public final class MemIndex {
                         gs.droppedBelowGap = true;
                     }
                 }
-                gs.entries.append(e.firstIndex(), location, e.recordStarts(), replay);
+                gs.entries.append(e.firstIndex(), location, e.firstOrdinal(), e.count(), replay);
             }
             case BatchItem.Put p -> {
                 if (gs == null) {
@@ -149,8 +149,8 @@ public final class MemIndex {
      * Points entries {@code firstIndex ..} at a rewritten copy, each only if it still has the location purge
      * copied it from (a newer write or a compaction in the meantime wins). Returns how many moved.
      */
-    public int relocate(long group, long firstIndex, long[] oldLocations, int[] oldStarts, long newLocation,
-            int[] newStarts) {
+    public int relocate(long group, long firstIndex, long[] oldLocations, int[] oldOrdinals, long newLocation,
+            int newFirstOrdinal) {
         Shard shard = shard(group);
         Lock lock = shard.lock.writeLock();
         lock.lock();
@@ -161,7 +161,8 @@ public final class MemIndex {
             }
             int moved = 0;
             for (int i = 0; i < oldLocations.length; i++) {
-                if (gs.entries.replaceIf(firstIndex + i, oldLocations[i], oldStarts[i], newLocation, newStarts[i])) {
+                if (gs.entries.replaceIf(firstIndex + i, oldLocations[i], oldOrdinals[i], newLocation,
+                        newFirstOrdinal + i)) {
                     moved++;
                 }
             }
@@ -288,12 +289,12 @@ public final class MemIndex {
             EntryRing ring = checkRange(shard.groups.get(group), group, from, to);
             int n = (int) (to - from);
             long[] locs = new long[n];
-            int[] starts = new int[n];
+            int[] ordinals = new int[n];
             for (int i = 0; i < n; i++) {
                 locs[i] = ring.location(from + i);
-                starts[i] = ring.recordStart(from + i);
+                ordinals[i] = ring.ordinal(from + i);
             }
-            return new Located(locs, starts);
+            return new Located(locs, ordinals);
         } finally {
             lock.unlock();
         }

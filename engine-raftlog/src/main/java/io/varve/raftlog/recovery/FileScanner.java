@@ -6,22 +6,19 @@ import io.varve.core.fs.ReadableFile;
 import io.varve.raftlog.file.FileId;
 import io.varve.raftlog.file.LogFileName;
 import io.varve.raftlog.format.BatchFormat;
-import io.varve.raftlog.format.BatchItem;
-import io.varve.raftlog.format.ByteCursor;
-import io.varve.raftlog.format.FooterCodec;
+import io.varve.raftlog.format.BatchFrame;
 import io.varve.raftlog.format.LogFileFormat;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.zip.CRC32C;
 
 /**
  * Reads one log file's batch headers and footers without reading entry payloads. It reads through a window:
- * a batch's footer that lies inside the current window is taken from it, otherwise the scanner seeks to the
- * footer, so a large entries block is skipped without being read while many small batches cost one read
- * per window rather than two per batch. Stops at the first damaged batch.
+ * a batch's header and footer (which lie together at its start) are taken from the window when they are inside
+ * it, otherwise the window moves to them, so a large entries block is skipped without being read while many
+ * small batches cost one read per window. Stops at the first damaged batch.
  */
 final class FileScanner {
     static final int WINDOW = 256 * 1024;
@@ -63,49 +60,70 @@ final class FileScanner {
         int binding = BatchFormat.fileBinding(queue, FileId.sequence(fileId));
         long pos = LogFileFormat.HEADER_SIZE;
         while (pos < size) {
-            if (size - pos < BatchFormat.HEADER_SIZE) {
-                return damaged(fileId, true, batches, pos, new CorruptionException(path, pos,
-                        "batch header cut short by the end of the file"), true);
-            }
-            int h = window(pos, BatchFormat.HEADER_SIZE);
+            int h = window(pos, (int) Math.min(BatchFormat.MAX_HEADER_SIZE, size - pos));
             BatchFormat.Header header;
             try {
-                header = BatchFormat.Header.decode(buf, h, path, pos);
+                header = BatchFormat.Header.decode(buf, h, (int) Math.min(bufLen - h, size - pos), path, pos);
             } catch (CorruptionException e) {
-                return damaged(fileId, true, batches, pos, e, zeroFrom(pos));
+                // Reported at the batch, where the file would be cut, whichever header field was bad.
+                CorruptionException atBatch = e.offset() == pos ? e
+                        : new CorruptionException(path, pos, "unreadable batch header: " + e.getMessage());
+                return damaged(fileId, true, batches, pos, atBatch, zeroFrom(pos) || headerCutShort(h, pos));
             }
-            long end = pos + header.totalLength();
-            if (end > size) {
-                return damaged(fileId, true, batches, pos, new CorruptionException(path, pos, "batch of "
-                        + header.totalLength() + " bytes runs past the end of the file"), true);
+            int frameLength = BatchFrame.frameLength(header);
+            if (pos + frameLength > size) {
+                return damaged(fileId, true, batches, pos, new CorruptionException(path, pos, "batch footer runs "
+                        + "past the end of the file"), true);
             }
-            CRC32C crc = new CRC32C();
-            crc.update(buf, h, BatchFormat.CHECKED_HEADER_LENGTH);
-            long footerPos = pos + BatchFormat.HEADER_SIZE + header.storedLength();
-            int f = window(footerPos, header.footerLength());
-            crc.update(buf, f, header.footerLength());
-            if (((int) crc.getValue() ^ binding) != header.footerCrc()) {
+            int f = window(pos, frameLength);
+            if (!BatchFrame.checksumMatches(buf, f, header, binding)) {
                 return damaged(fileId, true, batches, pos, new CorruptionException(path, pos,
-                        "batch footer checksum mismatch"), end == size);
+                        "batch footer checksum mismatch"), claimedEnd(f, header, pos) == size);
             }
-            List<BatchItem> items;
+            BatchFrame frame;
             try {
-                items = FooterCodec.decode(new ByteCursor(buf, f, f + header.footerLength(), path,
-                        footerPos - f), header.rawLength());
+                frame = BatchFrame.decodeFooter(buf, f, header, false, path, pos);
             } catch (CorruptionException e) {
                 // The checksum matched, so these bytes were written like this: not a torn write.
                 return damaged(fileId, true, batches, pos, e, false);
             }
-            long entries = 0;
-            for (BatchItem item : items) {
-                if (item instanceof BatchItem.Entries e) {
-                    entries += e.count();
-                }
+            long end = pos + frame.totalLength();
+            if (end > size) {
+                return damaged(fileId, true, batches, pos, new CorruptionException(path, pos, "batch of "
+                        + frame.totalLength() + " bytes runs past the end of the file"), true);
             }
-            batches.add(new ScannedFile.Batch(pos, end, items, entries));
+            batches.add(new ScannedFile.Batch(pos, end, frame.footer().items(), frame.footer().entryCount()));
             pos = end;
         }
         return new ScannedFile(fileId, path, size, true, batches, pos, null, false);
+    }
+
+    /** Whether the bytes from {@code pos} to the end of the file are the start of a header the end cut short. */
+    private boolean headerCutShort(int h, long pos) {
+        int left = (int) Math.min(BatchFormat.MAX_HEADER_SIZE, size - pos);
+        if (left == BatchFormat.MAX_HEADER_SIZE) {
+            return false;
+        }
+        byte[] padded = java.util.Arrays.copyOfRange(buf, h, h + BatchFormat.MAX_HEADER_SIZE);
+        java.util.Arrays.fill(padded, left, padded.length, (byte) 0);
+        try {
+            BatchFormat.Header.decode(padded, 0, padded.length, path, pos);
+            return true;
+        } catch (CorruptionException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Where a batch whose checksum failed would end if its footer were right, or -1: a batch that fails only
+     * because the write of its end was cut short claims to end exactly at the end of the file.
+     */
+    private long claimedEnd(int f, BatchFormat.Header header, long pos) {
+        try {
+            return pos + BatchFrame.decodeFooter(buf, f, header, false, path, pos).totalLength();
+        } catch (CorruptionException e) {
+            return -1;
+        }
     }
 
     private ScannedFile damaged(long fileId, boolean headerValid, List<ScannedFile.Batch> batches, long validLength,
