@@ -16,6 +16,8 @@ import net.jpountz.lz4.LZ4Factory;
  */
 public final class BatchBuilder {
     private static final LZ4Compressor COMPRESSOR = LZ4Factory.safeInstance().fastCompressor();
+    /** Bytes from the start of a block compressed first to decide whether compressing it all is worth it. */
+    static final int PROBE = 8 << 10;
 
     private final ByteSink block = new ByteSink(256);
     private final List<BatchItem> items = new ArrayList<>();
@@ -121,8 +123,22 @@ public final class BatchBuilder {
     }
 
     /**
+     * Compressing incompressible data (already compressed or encrypted payloads) costs as much CPU as
+     * compressing anything else and saves nothing, so a large block is first judged by its first
+     * {@value #PROBE} bytes: unless they shrink by at least an eighth, the block is stored as it is.
+     */
+    private boolean worthCompressing(int raw) {
+        if (raw <= 2 * PROBE) {
+            return true; // the probe would cost about as much as compressing the whole block
+        }
+        byte[] probe = new byte[COMPRESSOR.maxCompressedLength(PROBE)];
+        int n = COMPRESSOR.compress(block.array(), 0, PROBE, probe, 0, probe.length);
+        return n <= PROBE - PROBE / 8;
+    }
+
+    /**
      * Serializes the batch, LZ4-compressing the entries block if it is larger than
-     * {@code compressionThreshold} bytes and compression actually saves space. The footer checksum is left
+     * {@code compressionThreshold} bytes, its start compresses well, and compression actually saves space. The footer checksum is left
      * unbound; {@link EncodedBatch#bindTo} finishes it once the file is known.
      */
     public EncodedBatch encode(int compressionThreshold) {
@@ -133,7 +149,7 @@ public final class BatchBuilder {
         byte[] stored = block.array();
         int storedLength = raw;
         int flags = raw > 0 ? BatchFormat.FLAG_ENTRIES : 0;
-        if (raw > compressionThreshold) {
+        if (raw > compressionThreshold && worthCompressing(raw)) {
             byte[] compressed = new byte[COMPRESSOR.maxCompressedLength(raw)];
             int n = COMPRESSOR.compress(block.array(), 0, raw, compressed, 0, compressed.length);
             if (n < raw) {

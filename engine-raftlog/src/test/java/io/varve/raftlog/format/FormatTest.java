@@ -110,6 +110,23 @@ class FormatTest {
         assertEquals(BatchFormat.FLAG_ENTRIES, BatchFormat.Header.decode(plain, 0, plain.length, FILE, 0).flags());
     }
 
+    @Test
+    void aLargeBlockWhoseStartDoesNotCompressIsStoredAsItIs() throws Exception {
+        byte[] noise = new byte[BatchBuilder.PROBE];
+        new java.util.Random(7).nextBytes(noise);
+        byte[] zeros = new byte[6 * BatchBuilder.PROBE];
+        BatchBuilder b = new BatchBuilder();
+        b.addEntries(1, 1, List.of(noise, zeros));
+        byte[] bytes = b.encode(8192).bindTo(0, 1);
+        assertTrue(!BatchFormat.Header.decode(bytes, 0, bytes.length, FILE, 0).compressed());
+        // The same bytes the other way round compress: the probe saw zeros.
+        BatchBuilder c = new BatchBuilder();
+        c.addEntries(1, 1, List.of(zeros, noise));
+        byte[] compressed = c.encode(8192).bindTo(0, 1);
+        assertTrue(BatchFormat.Header.decode(compressed, 0, compressed.length, FILE, 0).compressed());
+        assertTrue(compressed.length < 2 * BatchBuilder.PROBE, "length " + compressed.length);
+    }
+
     /** What a test batch holds: items to add, in order. */
     sealed interface Add {
     }
