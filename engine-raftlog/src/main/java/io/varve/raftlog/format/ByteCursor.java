@@ -86,8 +86,9 @@ public final class ByteCursor {
         return out;
     }
 
-    public byte[] lengthPrefixed(String what) throws CorruptionException {
-        int n = boundedInt(remaining(), what + " length");
+    /** @param lengthName what the length prefix is, for error messages (e.g. "key length") */
+    public byte[] lengthPrefixed(String lengthName) throws CorruptionException {
+        int n = boundedInt(remaining(), lengthName);
         return bytes(n);
     }
 

@@ -93,7 +93,8 @@ public final class FooterCodec {
      *     then allocates nothing per entry)
      */
     public static Footer decode(ByteCursor in, boolean keepOffsets) throws CorruptionException {
-        List<BatchItem> items = new ArrayList<>();
+        // Sized for the common shape (an entries item then a small put per group) so the list rarely grows.
+        List<BatchItem> items = new ArrayList<>(Math.min(1024, 2 + in.remaining() / 16));
         int[] offsets = keepOffsets ? new int[16] : null;
         int entries = 0;
         long raw = 0;
@@ -145,9 +146,9 @@ public final class FooterCodec {
                 }
                 case BatchFormat.ITEM_CLEAN -> new BatchItem.Clean(group);
                 case BatchFormat.ITEM_COMPACT -> new BatchItem.Compact(group, index(in));
-                case BatchFormat.ITEM_PUT -> new BatchItem.Put(group, in.lengthPrefixed("key"),
-                        in.lengthPrefixed("value"));
-                case BatchFormat.ITEM_DELETE -> new BatchItem.Delete(group, in.lengthPrefixed("key"));
+                case BatchFormat.ITEM_PUT -> new BatchItem.Put(group, in.lengthPrefixed("key length"),
+                        in.lengthPrefixed("value length"));
+                case BatchFormat.ITEM_DELETE -> new BatchItem.Delete(group, in.lengthPrefixed("key length"));
                 case BatchFormat.ITEM_RETAIN -> {
                     long first = index(in);
                     int countAt = in.position();
