@@ -173,6 +173,37 @@ class CorruptionTest {
                 .get(RefModel.key(Workload.KEYS.get(1))));
     }
 
+    /** A crash can cut the last batch anywhere: in its header, its footer or its entries. Each is a torn tail. */
+    @Test
+    void everyCutOfTheLastBatchIsATornTail() throws Exception {
+        int seq = lastSeq();
+        byte[] bytes = read(file(seq));
+        long lastBatch = positions.get(seq - 1).getLast();
+        int frameEnd = (int) lastBatch + frame(bytes, lastBatch, LogFileFormat.QUEUE_APPEND, seq, file(seq)).blockStart();
+        for (int cut = (int) lastBatch + 1; cut < bytes.length; cut += cut < frameEnd + 2 ? 1 : 97) {
+            replace(file(seq), Arrays.copyOf(bytes, cut));
+            assertCorruptionAt(RecoveryMode.ABSOLUTE_CONSISTENCY, file(seq), lastBatch);
+            assertEquals(prefixes.get(BATCHES - 1), recovered(RecoveryMode.TOLERATE_TAIL_CORRUPTION), "cut at " + cut);
+        }
+    }
+
+    /** A footer of 128 bytes has a two-byte length whose first byte carries no value bits: cut after it. */
+    @Test
+    void aHeaderCutInsideItsFooterLengthIsATornTail() throws Exception {
+        try (RaftLogEngine engine = RaftLogEngine.open(DIR, options(RecoveryMode.ABSOLUTE_CONSISTENCY))) {
+            // PUT: tag, group, key length, "hs", value length, 122-byte value = 128 footer bytes.
+            engine.write(new LogBatch().put(5, "hs".getBytes(), new byte[122]), true);
+        }
+        int seq = lastSeq();
+        byte[] bytes = read(file(seq));
+        long last = positions.get(seq - 1).getLast();
+        last += frame(bytes, last, LogFileFormat.QUEUE_APPEND, seq, file(seq)).totalLength();
+        assertEquals(0x80, bytes[(int) last + 1] & 0xFF, "footer length 128 starts with a byte without value bits");
+        replace(file(seq), Arrays.copyOf(bytes, (int) last + 2));
+        assertCorruptionAt(RecoveryMode.ABSOLUTE_CONSISTENCY, file(seq), last);
+        assertEquals(prefixes.get(BATCHES), recovered(RecoveryMode.TOLERATE_TAIL_CORRUPTION));
+    }
+
     @Test
     void zeroFilledTailIsATornWrite() throws Exception {
         int seq = lastSeq();

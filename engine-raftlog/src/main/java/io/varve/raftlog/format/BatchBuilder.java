@@ -179,6 +179,7 @@ public final class BatchBuilder {
         CRC32C footerCrc = new CRC32C();
         footerCrc.update(bytes, 0, crcAt);
         footerCrc.update(footer.array(), 0, footer.size());
-        return new EncodedBatch(bytes, List.copyOf(items), crcAt, (int) footerCrc.getValue(), entryCount);
+        return new EncodedBatch(bytes, List.copyOf(items), flags, headerSize, footer.size(), (int) footerCrc.getValue(),
+                entryCount);
     }
 }

@@ -98,20 +98,28 @@ final class FileScanner {
         return new ScannedFile(fileId, path, size, true, batches, pos, null, false);
     }
 
-    /** Whether the bytes from {@code pos} to the end of the file are the start of a header the end cut short. */
+    /**
+     * Whether the bytes from {@code pos} to the end of the file are the start of a valid header that the end
+     * cut short: some completion of them decodes. Completions tried: zeros, and a 1 then zeros (a varint cut
+     * after bytes whose value bits are all zero needs a non-zero byte to end with a non-zero length).
+     */
     private boolean headerCutShort(int h, long pos) {
         int left = (int) Math.min(BatchFormat.MAX_HEADER_SIZE, size - pos);
         if (left == BatchFormat.MAX_HEADER_SIZE) {
             return false;
         }
-        byte[] padded = java.util.Arrays.copyOfRange(buf, h, h + BatchFormat.MAX_HEADER_SIZE);
-        java.util.Arrays.fill(padded, left, padded.length, (byte) 0);
-        try {
-            BatchFormat.Header.decode(padded, 0, padded.length, path, pos);
-            return true;
-        } catch (CorruptionException e) {
-            return false;
+        for (int firstPad : new int[] {0, 1}) {
+            byte[] padded = java.util.Arrays.copyOfRange(buf, h, h + BatchFormat.MAX_HEADER_SIZE);
+            java.util.Arrays.fill(padded, left, padded.length, (byte) 0);
+            padded[left] = (byte) firstPad;
+            try {
+                BatchFormat.Header.decode(padded, 0, padded.length, path, pos);
+                return true;
+            } catch (CorruptionException e) {
+                // try the next completion
+            }
         }
+        return false;
     }
 
     /**

@@ -201,6 +201,55 @@ class FormatTest {
         assertEquals(expected.size(), light.entryCount());
     }
 
+    /** A merged batch reads back as its members one after the other, entries renumbered in order. */
+    @Property(tries = 200)
+    void mergedBatchesReadBackAsTheirMembersInOrder(@ForAll("memberLists") List<List<Add>> members) throws Exception {
+        BatchMerger.Run run = new BatchMerger.Run();
+        List<BatchItem> expectedItems = new ArrayList<>();
+        List<byte[]> expectedEntries = new ArrayList<>();
+        for (List<Add> adds : members) {
+            BatchBuilder b = build(adds);
+            EncodedBatch encoded = b.encode(Integer.MAX_VALUE);
+            assertTrue(run.tryAdd(encoded));
+            for (BatchItem item : encoded.items()) {
+                expectedItems.add(item instanceof BatchItem.Entries e ? new BatchItem.Entries(e.group(), e.firstIndex(),
+                        e.firstOrdinal() + expectedEntries.size(), e.count()) : item);
+            }
+            adds.forEach(a -> {
+                if (a instanceof AddEntries e) {
+                    expectedEntries.addAll(e.entries());
+                }
+            });
+        }
+        EncodedBatch merged = run.take();
+        assertTrue(run.isEmpty());
+        assertEquals(describe(expectedItems), describe(merged.items()));
+        byte[] bytes = merged.bindTo(0, 1);
+        BatchFrame frame = BatchFrame.decode(bytes, 0, bytes.length, BINDING, true, FILE, 32);
+        assertEquals(bytes.length, frame.totalLength());
+        assertEquals(describe(expectedItems), describe(frame.footer().items()));
+        EntriesBlock block = EntriesBlock.decode(frame, bytes, 0, FILE, 32);
+        assertEquals(expectedEntries.size(), block.entryCount());
+        for (int k = 0; k < expectedEntries.size(); k++) {
+            assertArrayEquals(expectedEntries.get(k), block.entry(k), "entry " + k);
+        }
+    }
+
+    @Provide
+    Arbitrary<List<List<Add>>> memberLists() {
+        return batches().list().ofMinSize(1).ofMaxSize(6);
+    }
+
+    @Test
+    void compressedOrLargeBatchesAreNotMerged() {
+        BatchBuilder big = new BatchBuilder();
+        big.addEntries(1, 1, List.of(new byte[BatchMerger.MAX_MEMBER_BLOCK + 1]));
+        assertTrue(!new BatchMerger.Run().tryAdd(big.encode(Integer.MAX_VALUE)));
+        BatchBuilder compressed = new BatchBuilder();
+        compressed.addEntries(1, 1, List.of(new byte[20_000]));
+        assertTrue(!new BatchMerger.Run().tryAdd(compressed.encode(8192)));
+    }
+
     /** Bad input never decodes: every cut and every changed byte is a CorruptionException, never a misread. */
     @Property(tries = 100)
     void truncatedOrDamagedBatchesNeverDecode(@ForAll("batches") List<Add> adds, @ForAll boolean compress)
