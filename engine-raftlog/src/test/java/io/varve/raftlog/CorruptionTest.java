@@ -11,6 +11,7 @@ import io.varve.core.fs.ReadableFile;
 import io.varve.core.fs.WritableFile;
 import io.varve.raftlog.format.BatchFormat;
 import io.varve.raftlog.format.BatchFrame;
+import io.varve.raftlog.format.FooterCodec;
 import io.varve.raftlog.format.LogFileFormat;
 import io.varve.raftlog.recovery.RecoveryMode;
 import java.nio.ByteBuffer;
@@ -75,7 +76,8 @@ class CorruptionTest {
     }
 
     private static BatchFrame frame(byte[] bytes, long pos, int queue, long seq, Path file) throws Exception {
-        return BatchFrame.decode(bytes, (int) pos, bytes.length - (int) pos, BatchFormat.fileBinding(queue, seq), false,
+        return BatchFrame.decode(bytes, (int) pos, bytes.length - (int) pos, BatchFormat.fileBinding(queue, seq),
+                FooterCodec.Detail.TOTALS,
                 file, pos);
     }
 

@@ -5,6 +5,7 @@ import io.varve.core.fs.ReadableFile;
 import io.varve.raftlog.format.BatchFormat;
 import io.varve.raftlog.format.BatchFrame;
 import io.varve.raftlog.format.EntriesBlock;
+import io.varve.raftlog.format.FooterCodec;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -59,7 +60,7 @@ public final class BlockReader {
                 buf = grow(file, buf, got, frameLength, batchPosition, path);
                 got = frameLength;
             }
-            BatchFrame frame = BatchFrame.decode(buf, 0, got, binding, true, path, batchPosition);
+            BatchFrame frame = BatchFrame.decode(buf, 0, got, binding, FooterCodec.Detail.OFFSETS, path, batchPosition);
             long total = frame.totalLength();
             if (total > got) {
                 buf = grow(file, buf, got, total, batchPosition, path);

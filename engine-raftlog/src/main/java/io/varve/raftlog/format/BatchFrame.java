@@ -34,11 +34,11 @@ public record BatchFrame(BatchFormat.Header header, FooterCodec.Footer footer, i
      * must lie in {@code b[off, off + available)}.
      *
      * @param binding {@link BatchFormat#fileBinding} of the file the batch was read from
-     * @param keepOffsets whether the footer should keep every entry's offset (see {@link FooterCodec#decode})
+     * @param detail how much of the footer to return
      * @param batchOffset file offset of the batch, for error messages
      */
-    public static BatchFrame decode(byte[] b, int off, int available, int binding, boolean keepOffsets, Path file,
-            long batchOffset) throws CorruptionException {
+    public static BatchFrame decode(byte[] b, int off, int available, int binding, FooterCodec.Detail detail,
+            Path file, long batchOffset) throws CorruptionException {
         BatchFormat.Header header = BatchFormat.Header.decode(b, off, available, file, batchOffset);
         if (frameLength(header) > available) {
             throw new CorruptionException(file, batchOffset, "batch footer cut short");
@@ -46,7 +46,7 @@ public record BatchFrame(BatchFormat.Header header, FooterCodec.Footer footer, i
         if (!checksumMatches(b, off, header, binding)) {
             throw new CorruptionException(file, batchOffset, "batch footer checksum mismatch");
         }
-        return decodeFooter(b, off, header, keepOffsets, file, batchOffset);
+        return decodeFooter(b, off, header, detail, file, batchOffset);
     }
 
     /** Whether the footer checksum matches; the header and footer must be in {@code b} from {@code off}. */
@@ -58,11 +58,11 @@ public record BatchFrame(BatchFormat.Header header, FooterCodec.Footer footer, i
     }
 
     /** Decodes the footer without checking its checksum (the caller did, or only wants the claimed length). */
-    public static BatchFrame decodeFooter(byte[] b, int off, BatchFormat.Header header, boolean keepOffsets,
+    public static BatchFrame decodeFooter(byte[] b, int off, BatchFormat.Header header, FooterCodec.Detail detail,
             Path file, long batchOffset) throws CorruptionException {
         int at = off + header.length();
         FooterCodec.Footer footer = FooterCodec.decode(new ByteCursor(b, at, at + header.footerLength(), file,
-                batchOffset - off), keepOffsets);
+                batchOffset - off), detail);
         return new BatchFrame(header, footer, header.blockLength(footer.rawLength(), file, batchOffset));
     }
 }

@@ -92,6 +92,12 @@ public final class ByteCursor {
         return bytes(n);
     }
 
+    /** Skips a length-prefixed byte string, checking it is all there. */
+    public void skipLengthPrefixed(String lengthName) throws CorruptionException {
+        int n = boundedInt(remaining(), lengthName);
+        pos += n;
+    }
+
     public CorruptionException corrupt(int at, String detail) {
         return new CorruptionException(file, fileOffsetOfBuf + at, detail);
     }

@@ -27,11 +27,22 @@ import java.util.List;
  */
 public final class FooterCodec {
 
+    /** How much of a footer {@link #decode} returns. Every level checks the whole footer. */
+    public enum Detail {
+        /** Only the totals: what recovery's scanners need to find the next batch, without allocating per item. */
+        TOTALS,
+        /** The items too. */
+        ITEMS,
+        /** The items and every entry's offset in the entries block: what a reader needs. */
+        OFFSETS
+    }
+
     /**
-     * A decoded footer. {@code offsets} (only when asked for) has {@code entryCount + 1} values: entry {@code k}
-     * of the batch is {@code raw[offsets[k], offsets[k + 1])}.
+     * A decoded footer. {@code items} is null at {@link Detail#TOTALS}; {@code offsets} (only at
+     * {@link Detail#OFFSETS}) has {@code entryCount + 1} values: entry {@code k} of the batch is
+     * {@code raw[offsets[k], offsets[k + 1])}.
      */
-    public record Footer(List<BatchItem> items, int entryCount, long rawLength, int[] offsets) {
+    public record Footer(List<BatchItem> items, int entryCount, long rawLength, int[] offsets, boolean endsWithCommit) {
     }
 
     private FooterCodec() {
@@ -86,19 +97,17 @@ public final class FooterCodec {
         }
     }
 
-    /**
-     * Decodes a whole footer; the cursor must span exactly the footer.
-     *
-     * @param keepOffsets whether to return every entry's offset (readers) or only the totals (recovery, which
-     *     then allocates nothing per entry)
-     */
-    public static Footer decode(ByteCursor in, boolean keepOffsets) throws CorruptionException {
+    /** Decodes a whole footer, to the given detail; the cursor must span exactly the footer. */
+    public static Footer decode(ByteCursor in, Detail detail) throws CorruptionException {
         // Sized for the common shape (an entries item then a small put per group) so the list rarely grows.
-        List<BatchItem> items = new ArrayList<>(Math.min(1024, 2 + in.remaining() / 16));
-        int[] offsets = keepOffsets ? new int[16] : null;
+        List<BatchItem> items = detail == Detail.TOTALS ? null
+                : new ArrayList<>(Math.min(1024, 2 + in.remaining() / 16));
+        int[] offsets = detail == Detail.OFFSETS ? new int[16] : null;
         int entries = 0;
         long raw = 0;
         long previousGroup = 0;
+        int itemCount = 0;
+        int lastType = 0;
         while (in.remaining() > 0) {
             int at = in.position();
             int tag = in.u8();
@@ -111,7 +120,7 @@ public final class FooterCodec {
             }
             long group;
             if ((modifiers & BatchFormat.TAG_SAME_GROUP) != 0) {
-                if (items.isEmpty()) {
+                if (itemCount == 0) {
                     throw in.corrupt(at, "the first footer item cannot repeat a previous group");
                 }
                 group = previousGroup;
@@ -140,15 +149,30 @@ public final class FooterCodec {
                                     + "-byte block limit");
                         }
                     }
-                    BatchItem.Entries e = new BatchItem.Entries(group, first, entries, n);
+                    BatchItem.Entries e = items == null ? null : new BatchItem.Entries(group, first, entries, n);
                     entries += n;
                     yield e;
                 }
-                case BatchFormat.ITEM_CLEAN -> new BatchItem.Clean(group);
-                case BatchFormat.ITEM_COMPACT -> new BatchItem.Compact(group, index(in));
-                case BatchFormat.ITEM_PUT -> new BatchItem.Put(group, in.lengthPrefixed("key length"),
-                        in.lengthPrefixed("value length"));
-                case BatchFormat.ITEM_DELETE -> new BatchItem.Delete(group, in.lengthPrefixed("key length"));
+                case BatchFormat.ITEM_CLEAN -> items == null ? null : new BatchItem.Clean(group);
+                case BatchFormat.ITEM_COMPACT -> {
+                    long index = index(in);
+                    yield items == null ? null : new BatchItem.Compact(group, index);
+                }
+                case BatchFormat.ITEM_PUT -> {
+                    if (items == null) {
+                        in.skipLengthPrefixed("key length");
+                        in.skipLengthPrefixed("value length");
+                        yield null;
+                    }
+                    yield new BatchItem.Put(group, in.lengthPrefixed("key length"), in.lengthPrefixed("value length"));
+                }
+                case BatchFormat.ITEM_DELETE -> {
+                    if (items == null) {
+                        in.skipLengthPrefixed("key length");
+                        yield null;
+                    }
+                    yield new BatchItem.Delete(group, in.lengthPrefixed("key length"));
+                }
                 case BatchFormat.ITEM_RETAIN -> {
                     long first = index(in);
                     int countAt = in.position();
@@ -156,27 +180,31 @@ public final class FooterCodec {
                     if (n < 0 || first > Long.MAX_VALUE - n) {
                         throw in.corrupt(countAt, "retain count " + n + " overflows the index space");
                     }
-                    yield new BatchItem.Retain(group, first, n);
+                    yield items == null ? null : new BatchItem.Retain(group, first, n);
                 }
-                case BatchFormat.ITEM_CLEAR_STATE -> new BatchItem.ClearState(group);
+                case BatchFormat.ITEM_CLEAR_STATE -> items == null ? null : new BatchItem.ClearState(group);
                 case BatchFormat.ITEM_COMMIT -> {
                     if (group != 0) {
                         throw in.corrupt(at, "commit item with group " + group);
                     }
-                    yield new BatchItem.Commit();
+                    yield items == null ? null : new BatchItem.Commit();
                 }
                 default -> throw in.corrupt(at, "unknown footer item type " + type);
             };
-            items.add(item);
+            if (items != null) {
+                items.add(item);
+            }
+            itemCount++;
+            lastType = type;
         }
-        if (items.isEmpty()) {
+        if (itemCount == 0) {
             throw in.corrupt(in.position(), "empty footer");
         }
         if (offsets != null) {
             offsets[entries] = (int) raw;
             offsets = Arrays.copyOf(offsets, entries + 1);
         }
-        return new Footer(items, entries, raw, offsets);
+        return new Footer(items, entries, raw, offsets, lastType == BatchFormat.ITEM_COMMIT);
     }
 
     private static long index(ByteCursor in) throws CorruptionException {

@@ -71,12 +71,12 @@ public final class EntryRing {
                 throw new IllegalStateException("gap: appending at " + firstIndex + " after " + last());
             }
             long gap = firstIndex - last() - 1;
-            ensureCapacity(size + gap);
+            ensureCapacity(size + gap, fillGap);
             for (long i = 0; i < gap; i++) {
                 put(size++, Location.PLACEHOLDER, 0);
             }
         }
-        ensureCapacity((long) size + count);
+        ensureCapacity((long) size + count, fillGap);
         for (int k = 0; k < count; k++) {
             put(size++, location, firstOrdinal + k);
         }
@@ -179,15 +179,27 @@ public final class EntryRing {
         ordinals[s] = ordinal;
     }
 
-    private void ensureCapacity(long needed) {
+    /**
+     * @param replaying recovery is replaying the log: grow by doubling, since a group's whole log is added
+     *     at once and growing by a quarter would copy it several times over; {@link #trim} ends that
+     */
+    private void ensureCapacity(long needed, boolean replaying) {
         if (needed <= locs.length) {
             return;
         }
         if (needed > MAX_CAPACITY) {
             throw new IllegalStateException("a group cannot index more than " + MAX_CAPACITY + " entries");
         }
-        long grown = Math.max(needed, locs.length + Math.max(MIN_CAPACITY, locs.length / 4L));
+        long step = replaying ? locs.length : locs.length / 4L;
+        long grown = Math.max(needed, locs.length + Math.max(MIN_CAPACITY, step));
         resize((int) Math.min(MAX_CAPACITY, grown));
+    }
+
+    /** After recovery: gives back what growing by doubling left beyond the usual quarter of slack. */
+    void trim() {
+        if (locs.length > MIN_CAPACITY && locs.length > size + size / 4) {
+            resize(Math.max(MIN_CAPACITY, size + size / 8));
+        }
     }
 
     private void maybeShrink() {

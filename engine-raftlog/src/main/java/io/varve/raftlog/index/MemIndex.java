@@ -198,11 +198,13 @@ public final class MemIndex {
             shard.lock.writeLock().lock();
             try {
                 for (GroupState gs : new ArrayList<>(shard.groups.values())) {
-                    long hole = gs.entries.lastPlaceholder();
+                    // Placeholders exist only where replay filled a gap, which records where it met one.
+                    long hole = gs.gapFileId >= 0 ? gs.entries.lastPlaceholder() : -1;
                     if (hole < 0 && gs.droppedBelowGap && !gs.entries.isEmpty()) {
                         hole = gs.entries.first() - 1;
                     }
                     gs.droppedBelowGap = false;
+                    gs.entries.trim();
                     if (hole >= 0) {
                         gaps.add(new Gap(gs.group, hole, gs.gapFileId, gs.gapPosition));
                         if (repair) {

@@ -7,44 +7,45 @@ import io.varve.raftlog.file.FileId;
 import io.varve.raftlog.file.LogFileName;
 import io.varve.raftlog.format.BatchFormat;
 import io.varve.raftlog.format.BatchFrame;
+import io.varve.raftlog.format.FooterCodec;
 import io.varve.raftlog.format.LogFileFormat;
 import java.io.IOException;
-import java.nio.ByteBuffer;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
- * Reads one log file's batch headers and footers without reading entry payloads. It reads through a window:
- * a batch's header and footer (which lie together at its start) are taken from the window when they are inside
- * it, otherwise the window moves to them, so a large entries block is skipped without being read while many
- * small batches cost one read per window. Stops at the first damaged batch.
+ * Reads one log file's batch headers and footers without reading entry payloads. The file is mapped, and
+ * only each batch's header and footer (which lie together at its start) are copied out to be checked, so
+ * entries blocks are never read nor copied: with read calls, either every block would cross the heap or
+ * every batch would cost a call. Stops at the first damaged batch.
  */
 final class FileScanner {
+    /** Chunk for checking a tail for zeros, and the copy buffer of recovery's repairs. */
     static final int WINDOW = 256 * 1024;
 
-    private final ReadableFile file;
+    private final MemorySegment file;
     private final Path path;
     private final long size;
-    private byte[] buf = new byte[0];
-    private long bufStart;
+    private byte[] buf = new byte[4096];
     private int bufLen;
 
-    private FileScanner(ReadableFile file, Path path, long size) {
+    private FileScanner(MemorySegment file, Path path) {
         this.file = file;
         this.path = path;
-        this.size = size;
+        this.size = file.byteSize();
     }
 
     static ScannedFile scan(FileSystem fs, Path dir, long fileId) throws IOException {
         Path path = LogFileName.path(dir, fileId);
-        try (ReadableFile file = fs.openReadable(path)) {
-            return new FileScanner(file, path, file.size()).scan(fileId);
+        try (ReadableFile file = fs.openReadable(path); Arena arena = Arena.ofConfined()) {
+            return new FileScanner(file.map(arena), path).scan(fileId);
         }
     }
 
     private ScannedFile scan(long fileId) throws IOException {
-        List<ScannedFile.Batch> batches = new ArrayList<>();
+        ScannedBatches batches = new ScannedBatches(path);
         if (size < LogFileFormat.HEADER_SIZE) {
             return damaged(fileId, false, batches, 0,
                     new CorruptionException(path, 0, "file of " + size + " bytes is shorter than its header"), true);
@@ -82,7 +83,7 @@ final class FileScanner {
             }
             BatchFrame frame;
             try {
-                frame = BatchFrame.decodeFooter(buf, f, header, false, path, pos);
+                frame = BatchFrame.decodeFooter(buf, f, header, FooterCodec.Detail.TOTALS, path, pos);
             } catch (CorruptionException e) {
                 // The checksum matched, so these bytes were written like this: not a torn write.
                 return damaged(fileId, true, batches, pos, e, false);
@@ -92,7 +93,8 @@ final class FileScanner {
                 return damaged(fileId, true, batches, pos, new CorruptionException(path, pos, "batch of "
                         + frame.totalLength() + " bytes runs past the end of the file"), true);
             }
-            batches.add(new ScannedFile.Batch(pos, end, frame.footer().items(), frame.footer().entryCount()));
+            batches.add(pos, end, buf, f + header.length(), header.footerLength(), frame.footer().entryCount(),
+                    frame.footer().endsWithCommit());
             pos = end;
         }
         return new ScannedFile(fileId, path, size, true, batches, pos, null, false);
@@ -128,34 +130,29 @@ final class FileScanner {
      */
     private long claimedEnd(int f, BatchFormat.Header header, long pos) {
         try {
-            return pos + BatchFrame.decodeFooter(buf, f, header, false, path, pos).totalLength();
+            return pos + BatchFrame.decodeFooter(buf, f, header, FooterCodec.Detail.TOTALS, path, pos).totalLength();
         } catch (CorruptionException e) {
             return -1;
         }
     }
 
-    private ScannedFile damaged(long fileId, boolean headerValid, List<ScannedFile.Batch> batches, long validLength,
+    private ScannedFile damaged(long fileId, boolean headerValid, ScannedBatches batches, long validLength,
             CorruptionException damage, boolean reachesEnd) {
         return new ScannedFile(fileId, path, size, headerValid, batches, validLength, damage, reachesEnd);
     }
 
-    /** Makes [offset, offset + length) available in {@code buf} and returns where it starts there. */
-    private int window(long offset, int length) throws IOException {
-        if (offset >= bufStart && offset + length <= bufStart + bufLen) {
-            return (int) (offset - bufStart);
+    /** Copies [offset, offset + length) of the file to the start of {@code buf}; returns 0, where it starts. */
+    private int window(long offset, int length) {
+        if (buf.length < length) {
+            buf = new byte[Math.max(length, buf.length * 2)];
         }
-        int n = (int) Math.min(Math.max(length, WINDOW), size - offset);
-        if (buf.length < n) {
-            buf = new byte[Math.max(n, WINDOW)];
-        }
-        file.readFully(ByteBuffer.wrap(buf, 0, n), offset);
-        bufStart = offset;
-        bufLen = n;
+        MemorySegment.copy(file, ValueLayout.JAVA_BYTE, offset, buf, 0, length);
+        bufLen = length;
         return 0;
     }
 
     /** Whether every byte from {@code offset} to the end is zero: space the file system allocated but never wrote. */
-    private boolean zeroFrom(long offset) throws IOException {
+    private boolean zeroFrom(long offset) {
         for (long at = offset; at < size; ) {
             int n = (int) Math.min(WINDOW, size - at);
             int w = window(at, n);

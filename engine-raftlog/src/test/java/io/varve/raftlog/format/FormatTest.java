@@ -53,7 +53,7 @@ class FormatTest {
         // flags 0, footer length 5, footer checksum, then COMPACT group 300, index 1000.
         assertEquals("00 05", HexFormat.ofDelimiter(" ").withUpperCase().formatHex(bytes, 0, 2));
         assertEquals(BatchFormat.MIN_HEADER_SIZE + 5, bytes.length);
-        BatchFrame frame = BatchFrame.decode(bytes, 0, bytes.length, BINDING, true, FILE, 32);
+        BatchFrame frame = BatchFrame.decode(bytes, 0, bytes.length, BINDING, FooterCodec.Detail.OFFSETS, FILE, 32);
         assertEquals(List.of(new BatchItem.Compact(300, 1000)), frame.footer().items());
         assertEquals(bytes.length, frame.totalLength());
     }
@@ -91,7 +91,7 @@ class FormatTest {
         }
         b.addEntries(1, 1, List.of(big, "tail".getBytes()));
         byte[] bytes = b.encode(8192).bindTo(0, 1);
-        BatchFrame frame = BatchFrame.decode(bytes, 0, bytes.length, BINDING, true, FILE, 32);
+        BatchFrame frame = BatchFrame.decode(bytes, 0, bytes.length, BINDING, FooterCodec.Detail.OFFSETS, FILE, 32);
         assertTrue(frame.header().compressed());
         assertTrue(frame.storedLength() < 1000);
         assertEquals(bytes.length, frame.totalLength());
@@ -180,7 +180,7 @@ class FormatTest {
     void batchesRoundTrip(@ForAll("batches") List<Add> adds, @ForAll boolean compress) throws Exception {
         BatchBuilder b = build(adds);
         byte[] bytes = b.encode(compress ? 0 : Integer.MAX_VALUE).bindTo(0, 1);
-        BatchFrame frame = BatchFrame.decode(bytes, 0, bytes.length, BINDING, true, FILE, 32);
+        BatchFrame frame = BatchFrame.decode(bytes, 0, bytes.length, BINDING, FooterCodec.Detail.OFFSETS, FILE, 32);
         assertEquals(bytes.length, frame.totalLength());
         assertEquals(describe(b.items()), describe(frame.footer().items()));
         EntriesBlock block = EntriesBlock.decode(frame, bytes, 0, FILE, 32);
@@ -194,11 +194,13 @@ class FormatTest {
         for (int k = 0; k < expected.size(); k++) {
             assertArrayEquals(expected.get(k), block.entry(k), "entry " + k);
         }
-        // Without offsets, recovery's decoding still finds the same items and totals.
-        FooterCodec.Footer light = BatchFrame.decode(bytes, 0, bytes.length, BINDING, false, FILE, 32).footer();
-        assertEquals(describe(frame.footer().items()), describe(light.items()));
-        assertEquals(frame.footer().rawLength(), light.rawLength());
-        assertEquals(expected.size(), light.entryCount());
+        // Recovery's scanners decode only the totals, and find the same ones.
+        FooterCodec.Footer totals = BatchFrame.decode(bytes, 0, bytes.length, BINDING, FooterCodec.Detail.TOTALS, FILE,
+                32).footer();
+        assertEquals(null, totals.items());
+        assertEquals(frame.footer().rawLength(), totals.rawLength());
+        assertEquals(expected.size(), totals.entryCount());
+        assertEquals(b.items().getLast() instanceof BatchItem.Commit, totals.endsWithCommit());
     }
 
     /** A merged batch reads back as its members one after the other, entries renumbered in order. */
@@ -225,7 +227,7 @@ class FormatTest {
         assertTrue(run.isEmpty());
         assertEquals(describe(expectedItems), describe(merged.items()));
         byte[] bytes = merged.bindTo(0, 1);
-        BatchFrame frame = BatchFrame.decode(bytes, 0, bytes.length, BINDING, true, FILE, 32);
+        BatchFrame frame = BatchFrame.decode(bytes, 0, bytes.length, BINDING, FooterCodec.Detail.OFFSETS, FILE, 32);
         assertEquals(bytes.length, frame.totalLength());
         assertEquals(describe(expectedItems), describe(frame.footer().items()));
         EntriesBlock block = EntriesBlock.decode(frame, bytes, 0, FILE, 32);
@@ -269,11 +271,11 @@ class FormatTest {
         }
         // The same bytes in another file never validate either.
         assertThrows(CorruptionException.class, () -> BatchFrame.decode(bytes, 0, bytes.length,
-                BatchFormat.fileBinding(0, 2), true, FILE, 32));
+                BatchFormat.fileBinding(0, 2), FooterCodec.Detail.OFFSETS, FILE, 32));
     }
 
     private static void decodeWhole(byte[] b, int available) throws CorruptionException {
-        BatchFrame frame = BatchFrame.decode(b, 0, available, BINDING, true, FILE, 32);
+        BatchFrame frame = BatchFrame.decode(b, 0, available, BINDING, FooterCodec.Detail.OFFSETS, FILE, 32);
         if (frame.totalLength() != available) {
             throw new CorruptionException(FILE, 32, "length " + frame.totalLength() + " vs " + available);
         }
@@ -301,7 +303,8 @@ class FormatTest {
 
     private static void assertCorruptFooter(byte[] footer, long fileOffset) {
         CorruptionException e = assertThrows(CorruptionException.class,
-                () -> FooterCodec.decode(new ByteCursor(footer, 0, footer.length, FILE, fileOffset), true));
+                () -> FooterCodec.decode(new ByteCursor(footer, 0, footer.length, FILE, fileOffset),
+                        FooterCodec.Detail.TOTALS));
         assertTrue(e.offset() >= fileOffset && e.offset() <= fileOffset + footer.length, e.getMessage());
         assertEquals(FILE, e.file());
     }
