@@ -140,8 +140,8 @@ public class RaftLogAppendBenchmark {
         long device = raft.deviceBytesWritten();
         long onDisk = BenchDirs.size(dir);
         System.out.printf("%n[raftlog-append store=%s entrySize=%d sync=%s] %.3f device bytes per payload byte "
-                        + "(%d / %d; %s); %d MiB on disk at the end%s%n", store, entrySize, sync,
-                (double) device / Math.max(1, payload.sum()), device, payload.sum(), raft.accounting(),
+                        + "(%d / %d; %s); %d writes; %d MiB on disk at the end%s%n", store, entrySize, sync,
+                (double) device / Math.max(1, payload.sum()), device, payload.sum(), raft.accounting(), writes.sum(),
                 onDisk >> 20, raft.details());
         raft.close();
         BenchDirs.delete(dir);
