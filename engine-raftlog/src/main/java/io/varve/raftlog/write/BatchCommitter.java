@@ -32,7 +32,7 @@ public final class BatchCommitter implements WriteBarrier.Leader {
         final boolean sync;
 
         public WriteRequest(EncodedBatch batch, boolean sync) {
-            super(false, batch == null ? 0 : batch.length());
+            super(false, batch == null ? 0 : batch.length(), sync);
             this.batch = batch;
             this.sync = sync;
         }
@@ -54,7 +54,7 @@ public final class BatchCommitter implements WriteBarrier.Leader {
          * @param evenAfterFailure run even if the engine has failed or is closed (close itself)
          */
         public ExclusiveRequest(ExclusiveWork work, boolean fatalOnError, boolean evenAfterFailure) {
-            super(true, 0);
+            super(true, 0, false);
             this.work = work;
             this.fatalOnError = fatalOnError;
             this.evenAfterFailure = evenAfterFailure;
