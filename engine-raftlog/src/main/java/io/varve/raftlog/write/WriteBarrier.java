@@ -96,7 +96,7 @@ public final class WriteBarrier {
         void lead(List<Request> group);
     }
 
-    /** Longest a leader waits for company; fsyncs slower than four times this still gather for this long. */
+    /** Longest a leader waits for company, however slow fsyncs are. */
     static final long MAX_GATHER_NANOS = 500_000;
 
     private final ReentrantLock lock = new ReentrantLock();
