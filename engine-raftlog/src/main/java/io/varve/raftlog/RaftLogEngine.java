@@ -194,7 +194,7 @@ public final class RaftLogEngine implements AutoCloseable {
         long total = 0;
         long next = from;
         long boundaryLocation = 0;
-        int boundaryStart = 0;
+        int boundaryOrdinal = 0;
         int chunk = FIRST_READ_CHUNK;
         // Locations are copied a chunk at a time, so a small byte budget never copies a huge range. Each later
         // chunk re-reads the last entry of the previous one: if it moved, the log was overwritten below it
@@ -213,11 +213,11 @@ public final class RaftLogEngine implements AutoCloseable {
             }
             int skip = (int) (next - lo);
             if (skip == 1 && (located.locations()[0] != boundaryLocation
-                    || located.recordStarts()[0] != boundaryStart)) {
+                    || located.ordinals()[0] != boundaryOrdinal)) {
                 return out;
             }
             for (int i = skip; i < located.locations().length; i++) {
-                byte[] e = read(group, next, located.locations()[i], located.recordStarts()[i]);
+                byte[] e = read(group, next, located.locations()[i], located.ordinals()[i]);
                 if (!out.isEmpty() && total + e.length > maxBytes) {
                     return out;
                 }
@@ -226,25 +226,25 @@ public final class RaftLogEngine implements AutoCloseable {
                 next++;
             }
             boundaryLocation = located.locations()[located.locations().length - 1];
-            boundaryStart = located.recordStarts()[located.recordStarts().length - 1];
+            boundaryOrdinal = located.ordinals()[located.ordinals().length - 1];
             chunk = Math.min(MAX_READ_CHUNK, chunk * 2);
         }
         return out;
     }
 
     /** Reads one entry, following it if purge moved it (and deleted its old file) after it was located. */
-    private byte[] read(long group, long index, long location, int recordStart) throws IOException {
+    private byte[] read(long group, long index, long location, int ordinal) throws IOException {
         for (int attempt = 0; ; attempt++) {
             try {
-                return blocks.entry(Location.fileId(location), Location.position(location), recordStart);
+                return blocks.entry(Location.fileId(location), Location.position(location), ordinal);
             } catch (IOException e) {
                 // IndexOutOfBoundsException from locate if the entry is gone meanwhile: the right answer.
                 MemIndex.Located now = this.index.locate(group, index, index + 1);
-                if (attempt >= READ_RETRIES || (now.locations()[0] == location && now.recordStarts()[0] == recordStart)) {
+                if (attempt >= READ_RETRIES || (now.locations()[0] == location && now.ordinals()[0] == ordinal)) {
                     throw e;
                 }
                 location = now.locations()[0];
-                recordStart = now.recordStarts()[0];
+                ordinal = now.ordinals()[0];
             }
         }
     }

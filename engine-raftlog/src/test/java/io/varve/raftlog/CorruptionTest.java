@@ -10,6 +10,8 @@ import io.varve.core.fs.MemFileSystem;
 import io.varve.core.fs.ReadableFile;
 import io.varve.core.fs.WritableFile;
 import io.varve.raftlog.format.BatchFormat;
+import io.varve.raftlog.format.BatchFrame;
+import io.varve.raftlog.format.FooterCodec;
 import io.varve.raftlog.format.LogFileFormat;
 import io.varve.raftlog.recovery.RecoveryMode;
 import java.nio.ByteBuffer;
@@ -66,11 +68,17 @@ class CorruptionTest {
             List<Long> ps = new ArrayList<>();
             for (long pos = LogFileFormat.HEADER_SIZE; pos < bytes.length; ) {
                 ps.add(pos);
-                pos += BatchFormat.Header.decode(bytes, (int) pos, file(seq), pos).totalLength();
+                pos += frame(bytes, pos, LogFileFormat.QUEUE_APPEND, seq, file(seq)).totalLength();
             }
             positions.add(ps);
         }
         assertTrue(positions.size() >= 4, "files: " + positions.size());
+    }
+
+    private static BatchFrame frame(byte[] bytes, long pos, int queue, long seq, Path file) throws Exception {
+        return BatchFrame.decode(bytes, (int) pos, bytes.length - (int) pos, BatchFormat.fileBinding(queue, seq),
+                FooterCodec.Detail.TOTALS,
+                file, pos);
     }
 
     private static Path file(long seq) {
@@ -133,7 +141,8 @@ class CorruptionTest {
         assertTrue(ps.size() >= 2);
         int victim = ps.size() - 2; // not the last batch: damage in the middle of the file
         byte[] bytes = read(file(seq));
-        long footerEnd = ps.get(victim + 1);
+        long footerEnd = ps.get(victim) + frame(bytes, ps.get(victim), LogFileFormat.QUEUE_APPEND, seq, file(seq))
+                .blockStart();
         bytes[(int) footerEnd - 3] ^= 0x40;
         replace(file(seq), bytes);
 
@@ -166,6 +175,37 @@ class CorruptionTest {
                 .get(RefModel.key(Workload.KEYS.get(1))));
     }
 
+    /** A crash can cut the last batch anywhere: in its header, its footer or its entries. Each is a torn tail. */
+    @Test
+    void everyCutOfTheLastBatchIsATornTail() throws Exception {
+        int seq = lastSeq();
+        byte[] bytes = read(file(seq));
+        long lastBatch = positions.get(seq - 1).getLast();
+        int frameEnd = (int) lastBatch + frame(bytes, lastBatch, LogFileFormat.QUEUE_APPEND, seq, file(seq)).blockStart();
+        for (int cut = (int) lastBatch + 1; cut < bytes.length; cut += cut < frameEnd + 2 ? 1 : 97) {
+            replace(file(seq), Arrays.copyOf(bytes, cut));
+            assertCorruptionAt(RecoveryMode.ABSOLUTE_CONSISTENCY, file(seq), lastBatch);
+            assertEquals(prefixes.get(BATCHES - 1), recovered(RecoveryMode.TOLERATE_TAIL_CORRUPTION), "cut at " + cut);
+        }
+    }
+
+    /** A footer of 128 bytes has a two-byte length whose first byte carries no value bits: cut after it. */
+    @Test
+    void aHeaderCutInsideItsFooterLengthIsATornTail() throws Exception {
+        try (RaftLogEngine engine = RaftLogEngine.open(DIR, options(RecoveryMode.ABSOLUTE_CONSISTENCY))) {
+            // PUT: tag, group, key length, "hs", value length, 122-byte value = 128 footer bytes.
+            engine.write(new LogBatch().put(5, "hs".getBytes(), new byte[122]), true);
+        }
+        int seq = lastSeq();
+        byte[] bytes = read(file(seq));
+        long last = positions.get(seq - 1).getLast();
+        last += frame(bytes, last, LogFileFormat.QUEUE_APPEND, seq, file(seq)).totalLength();
+        assertEquals(0x80, bytes[(int) last + 1] & 0xFF, "footer length 128 starts with a byte without value bits");
+        replace(file(seq), Arrays.copyOf(bytes, (int) last + 2));
+        assertCorruptionAt(RecoveryMode.ABSOLUTE_CONSISTENCY, file(seq), last);
+        assertEquals(prefixes.get(BATCHES), recovered(RecoveryMode.TOLERATE_TAIL_CORRUPTION));
+    }
+
     @Test
     void zeroFilledTailIsATornWrite() throws Exception {
         int seq = lastSeq();
@@ -181,11 +221,12 @@ class CorruptionTest {
         List<Long> ps = positions.getFirst();
         byte[] bytes = read(file(1));
         long start = ps.get(victim);
+        long footerEnd = start + frame(bytes, start, LogFileFormat.QUEUE_APPEND, 1, file(1)).blockStart();
         Random random = new Random(5);
         for (int i = 0; i < 64; i++) {
             bytes[(int) start + 100 + i] = (byte) random.nextInt();
         }
-        bytes[(int) ps.get(victim + 1).longValue() - 1] ^= 1; // and the footer, so the batch fails its checksum
+        bytes[(int) footerEnd - 1] ^= 1; // and the footer, so the batch fails its checksum
         replace(file(1), bytes);
 
         assertCorruptionAt(RecoveryMode.ABSOLUTE_CONSISTENCY, file(1), start);
@@ -209,7 +250,8 @@ class CorruptionTest {
         int seq = 2;
         long batch = positions.get(seq - 1).getFirst();
         byte[] bytes = read(file(seq));
-        bytes[(int) batch + BatchFormat.HEADER_SIZE + 10] ^= 0x01;
+        int blockStart = frame(bytes, batch, LogFileFormat.QUEUE_APPEND, seq, file(seq)).blockStart();
+        bytes[(int) batch + blockStart + 10] ^= 0x01;
         replace(file(seq), bytes);
         int batchIndex = batchesBefore(seq);
         long group = batchIndex % 2;
@@ -218,7 +260,7 @@ class CorruptionTest {
             long firstOfBatch = prefixes.get(batchIndex).lastIndex(group) + 1;
             CorruptionException e = assertThrows(CorruptionException.class, () -> engine.entry(group, firstOfBatch));
             assertEquals(file(seq), e.file());
-            assertEquals(batch + BatchFormat.HEADER_SIZE, e.offset());
+            assertEquals(batch + blockStart, e.offset());
             assertArrayEquals(prefixes.get(BATCHES).groups.get(1 - group).entries.get(1L), engine.entry(1 - group, 1));
         }
     }
@@ -274,8 +316,8 @@ class CorruptionTest {
         Path rewrite = DIR.resolve("0000000000000001.rewrite");
         byte[] bytes = read(rewrite);
         long first = LogFileFormat.HEADER_SIZE;
-        long end = first + BatchFormat.Header.decode(bytes, (int) first, rewrite, first).totalLength();
-        bytes[(int) end - 2] ^= 0x10;
+        BatchFrame frame = frame(bytes, first, LogFileFormat.QUEUE_REWRITE, 1, rewrite);
+        bytes[(int) first + frame.blockStart() - 2] ^= 0x10; // in the footer
         replace(rewrite, bytes);
 
         assertCorruptionAt(RecoveryMode.ABSOLUTE_CONSISTENCY, rewrite, first);

@@ -125,6 +125,73 @@ class GroupCommitTest {
         }
     }
 
+    /**
+     * Small batches queued behind a held fsync are written as one merged batch: one header, one write. A
+     * member that breaks the append rule is refused alone, and what was merged survives a crash.
+     */
+    @Test
+    void queuedSmallBatchesAreMergedIntoOneAndARejectedOneIsLeftOut() throws Exception {
+        MemFileSystem mem = new MemFileSystem();
+        CountingFileSystem fs = new CountingFileSystem(mem);
+        RaftLogOptions options = RaftLogOptions.defaults().withFileSystem(fs);
+        RaftLogEngine engine = RaftLogEngine.open(DIR, options);
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        Future<?> rejected;
+        try {
+            CountDownLatch release = new CountDownLatch(1);
+            fs.gate = release;
+            long batchesBefore = engine.stats().batchesWritten();
+            Future<?> leader = pool.submit(() -> {
+                engine.write(new LogBatch().addEntries(0, 1, List.of(entry(0, 1))), true);
+                return null;
+            });
+            assertTrue(fs.atGate.await(30, TimeUnit.SECONDS), "leader reached its fsync");
+            List<Future<?>> followers = new ArrayList<>();
+            for (int t = 1; t <= 6; t++) {
+                int thread = t;
+                followers.add(pool.submit(() -> {
+                    engine.write(new LogBatch().addEntries(thread, 1, List.of(entry(thread, 1), entry(thread, 2)))
+                            .put(thread, "hs".getBytes(), entry(thread, 0)), true);
+                    return null;
+                }));
+            }
+            // Group 0 ends at 1: appending at 3 would leave a gap.
+            rejected = pool.submit(() -> {
+                engine.write(new LogBatch().addEntries(0, 3, List.of(entry(0, 3))), true);
+                return null;
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (engine.stats().queuedWrites() < 7) {
+                assertTrue(System.nanoTime() < deadline, "followers did not queue up");
+                Thread.onSpinWait();
+            }
+            release.countDown();
+            leader.get(30, TimeUnit.SECONDS);
+            for (Future<?> f : followers) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+            java.util.concurrent.ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.ExecutionException.class, () -> rejected.get(30, TimeUnit.SECONDS));
+            assertTrue(e.getCause() instanceof IllegalArgumentException, e.getCause().toString());
+            assertEquals(2, engine.stats().batchesWritten() - batchesBefore, "the leader's batch, then one merged");
+            for (int t = 1; t <= 6; t++) {
+                assertArrayEquals(entry(t, 2), engine.entry(t, 2));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        mem.crash(); // all acknowledged as synced
+        try (RaftLogEngine reopened = RaftLogEngine.open(DIR, options)) {
+            assertEquals(OptionalLong.of(1), reopened.lastIndex(0));
+            for (int t = 1; t <= 6; t++) {
+                List<byte[]> both = reopened.entries(t, 1, 3, Long.MAX_VALUE);
+                assertArrayEquals(entry(t, 1), both.get(0));
+                assertArrayEquals(entry(t, 2), both.get(1));
+                assertArrayEquals(entry(t, 0), reopened.get(t, "hs".getBytes()));
+            }
+        }
+    }
+
     @Test
     void unsyncedWritesNeedNoFsync() throws Exception {
         CountingFileSystem fs = new CountingFileSystem(new MemFileSystem());

@@ -1,21 +1,31 @@
 package io.varve.raftlog.file;
 
+import io.varve.core.base.CorruptionException;
+import io.varve.core.fs.ReadableFile;
 import io.varve.raftlog.format.BatchFormat;
+import io.varve.raftlog.format.BatchFrame;
 import io.varve.raftlog.format.EntriesBlock;
+import io.varve.raftlog.format.FooterCodec;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * Reads the raw (checksum-verified, decompressed) entries block of the batch at a (file, position), keeping
- * the last few blocks in a tiny direct-mapped cache: reading a range of entries usually touches one block
- * many times in a row. Cached arrays are never modified, so sharing them between readers is safe.
+ * Reads the entries of the batch at a (file, position): the frame (header and footer, whose checksum is
+ * verified again since the footer gives the entry offsets) and the checksum-verified, decompressed entries
+ * block. The last few batches are kept in a tiny direct-mapped cache: reading a range of entries usually
+ * touches one batch many times in a row. Cached blocks are immutable, so sharing them between readers is safe.
+ *
+ * <p>A small batch costs one read: the first read fetches {@value #FIRST_READ} bytes, which usually hold
+ * the header, the footer and the entries; only a larger batch needs a second read for the rest.
  */
 public final class BlockReader {
     private static final int CACHE_SLOTS = 8;
+    static final int FIRST_READ = 4096;
 
-    private record CachedBlock(long fileId, long position, byte[] raw) {
+    private record CachedBlock(long fileId, long position, EntriesBlock block) {
     }
 
     private final FileReaders readers;
@@ -29,41 +39,77 @@ public final class BlockReader {
         this.counters = counters;
     }
 
-    public byte[] rawBlock(long fileId, long batchPosition) throws IOException {
+    public EntriesBlock block(long fileId, long batchPosition) throws IOException {
         int slot = (int) ((fileId * 31 + batchPosition) * 0x9E3779B97F4A7C15L >>> 61) & (CACHE_SLOTS - 1);
         CachedBlock cached = cache.get(slot);
         if (cached != null && cached.fileId == fileId && cached.position == batchPosition) {
             counters.blockCacheHits.increment();
-            return cached.raw;
+            return cached.block;
         }
         Path path = LogFileName.path(dir, fileId);
+        int binding = BatchFormat.fileBinding(FileId.queue(fileId).code(), FileId.sequence(fileId));
         FileReaders.Handle handle = readers.acquire(fileId);
-        byte[] raw;
+        EntriesBlock block;
         try {
-            byte[] headerBytes = new byte[BatchFormat.HEADER_SIZE];
-            handle.file().readFully(ByteBuffer.wrap(headerBytes), batchPosition);
-            BatchFormat.Header header = BatchFormat.Header.decode(headerBytes, 0, path, batchPosition);
-            byte[] stored = new byte[header.storedLength()];
-            long blockOffset = batchPosition + BatchFormat.HEADER_SIZE;
-            handle.file().readFully(ByteBuffer.wrap(stored), blockOffset);
-            raw = EntriesBlock.decode(header, stored, path, blockOffset);
+            ReadableFile file = handle.file();
+            byte[] buf = new byte[FIRST_READ];
+            int got = readUpTo(file, buf, 0, buf.length, batchPosition);
+            BatchFormat.Header header = BatchFormat.Header.decode(buf, 0, got, path, batchPosition);
+            int frameLength = BatchFrame.frameLength(header);
+            if (frameLength > got) {
+                buf = grow(file, buf, got, frameLength, batchPosition, path);
+                got = frameLength;
+            }
+            BatchFrame frame = BatchFrame.decode(buf, 0, got, binding, FooterCodec.Detail.OFFSETS, path, batchPosition);
+            long total = frame.totalLength();
+            if (total > got) {
+                buf = grow(file, buf, got, total, batchPosition, path);
+            } else if (total < buf.length) {
+                buf = Arrays.copyOf(buf, (int) total); // the cache should not keep the next batches' bytes
+            }
+            block = EntriesBlock.decode(frame, buf, 0, path, batchPosition);
         } finally {
             readers.release(handle);
         }
         counters.blockReads.increment();
-        cache.set(slot, new CachedBlock(fileId, batchPosition, raw));
-        return raw;
+        cache.set(slot, new CachedBlock(fileId, batchPosition, block));
+        return block;
     }
 
-    public byte[] entry(long fileId, long batchPosition, int recordStart) throws IOException {
-        byte[] raw = rawBlock(fileId, batchPosition);
-        return EntriesBlock.readRecord(raw, recordStart, LogFileName.path(dir, fileId),
-                batchPosition + BatchFormat.HEADER_SIZE);
+    /** The payload of entry number {@code ordinal} of the batch at (file, position). */
+    public byte[] entry(long fileId, long batchPosition, int ordinal) throws IOException {
+        return block(fileId, batchPosition).entry(ordinal);
     }
 
     public void invalidate() {
         for (int i = 0; i < CACHE_SLOTS; i++) {
             cache.set(i, null);
         }
+    }
+
+    private static int readUpTo(ReadableFile file, byte[] buf, int from, int to, long position) throws IOException {
+        ByteBuffer dst = ByteBuffer.wrap(buf, from, to - from);
+        long at = position + from;
+        while (dst.hasRemaining()) {
+            int n = file.read(dst, at);
+            if (n < 0) {
+                break;
+            }
+            at += n;
+        }
+        return dst.position();
+    }
+
+    /** {@code buf} holds {@code have} bytes of the batch; returns a buffer holding its first {@code need}. */
+    private static byte[] grow(ReadableFile file, byte[] buf, int have, long need, long position, Path path)
+            throws IOException {
+        if (need > Integer.MAX_VALUE - 16) {
+            throw new CorruptionException(path, position, "batch of " + need + " bytes cannot be read");
+        }
+        byte[] bigger = Arrays.copyOf(buf, (int) need);
+        if (readUpTo(file, bigger, have, (int) need, position) < need) {
+            throw new CorruptionException(path, position, "batch of " + need + " bytes runs past the end of the file");
+        }
+        return bigger;
     }
 }

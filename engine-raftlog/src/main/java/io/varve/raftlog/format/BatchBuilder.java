@@ -1,6 +1,7 @@
 package io.varve.raftlog.format;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.zip.CRC32C;
@@ -15,9 +16,14 @@ import net.jpountz.lz4.LZ4Factory;
  */
 public final class BatchBuilder {
     private static final LZ4Compressor COMPRESSOR = LZ4Factory.safeInstance().fastCompressor();
+    /** Bytes from the start of a block compressed first to decide whether compressing it all is worth it. */
+    static final int PROBE = 8 << 10;
 
     private final ByteSink block = new ByteSink(256);
     private final List<BatchItem> items = new ArrayList<>();
+    /** Payload length of every entry added, by entry number. */
+    private int[] lengths = new int[8];
+    private int entryCount;
     private long footerEstimate;
 
     public void addEntries(long group, long firstIndex, List<byte[]> entries) {
@@ -35,27 +41,28 @@ public final class BatchBuilder {
         long added = 0;
         for (byte[] e : entries) {
             Objects.requireNonNull(e, "entry");
-            added += Varints.MAX_SIZE + e.length;
+            added += e.length;
         }
         if (block.size() + added > BatchFormat.MAX_RAW_ENTRIES) {
             throw new IllegalArgumentException("batch entries exceed " + BatchFormat.MAX_RAW_ENTRIES
                     + " bytes; split the batch");
         }
-        int regionStart = block.size();
-        int[] lengths = new int[entries.size()];
-        int i = 0;
+        int n = entries.size();
+        // Tag, group, first index, count, and a length per entry, each varint at its widest.
+        add(new BatchItem.Entries(group, firstIndex, entryCount, n), 1 + 3L * Varints.MAX_SIZE + 5L * n);
+        if (entryCount + n > lengths.length) {
+            lengths = Arrays.copyOf(lengths, Math.max(entryCount + n, lengths.length * 2));
+        }
         for (byte[] e : entries) {
-            lengths[i++] = e.length;
-            block.writeVarint(e.length);
+            lengths[entryCount++] = e.length;
             block.writeBytes(e);
         }
-        add(new BatchItem.Entries(group, firstIndex, regionStart, lengths), 24L + 3L * lengths.length);
     }
 
     public void put(long group, byte[] key, byte[] value) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(value, "value");
-        add(new BatchItem.Put(group, key.clone(), value.clone()), 24L + key.length + value.length);
+        add(new BatchItem.Put(group, key.clone(), value.clone()), 21L + key.length + value.length);
     }
 
     public void delete(long group, byte[] key) {
@@ -67,7 +74,7 @@ public final class BatchBuilder {
         if (index < 0) {
             throw new IllegalArgumentException("compact index must be >= 0: " + index);
         }
-        add(new BatchItem.Compact(group, index), 20);
+        add(new BatchItem.Compact(group, index), 21);
     }
 
     public void clean(long group) {
@@ -75,7 +82,7 @@ public final class BatchBuilder {
     }
 
     public void retain(long group, long first, long count) {
-        add(new BatchItem.Retain(group, first, count), 30);
+        add(new BatchItem.Retain(group, first, count), 31);
     }
 
     public void clearState(long group) {
@@ -83,7 +90,7 @@ public final class BatchBuilder {
     }
 
     public void commit() {
-        add(new BatchItem.Commit(), 2);
+        add(new BatchItem.Commit(), 11);
     }
 
     private void add(BatchItem item, long footerBytes) {
@@ -105,18 +112,33 @@ public final class BatchBuilder {
 
     /** An upper-bound estimate of the encoded size, for callers sizing their batches. */
     public long approximateSize() {
-        return BatchFormat.HEADER_SIZE + block.size() + footerEstimate;
+        return BatchFormat.MAX_HEADER_SIZE + block.size() + footerEstimate;
     }
 
     public void clear() {
         block.clear();
         items.clear();
+        entryCount = 0;
         footerEstimate = 0;
     }
 
     /**
+     * Compressing incompressible data (already compressed or encrypted payloads) costs as much CPU as
+     * compressing anything else and saves nothing, so a large block is first judged by its first
+     * {@value #PROBE} bytes: unless they shrink by at least an eighth, the block is stored as it is.
+     */
+    private boolean worthCompressing(int raw) {
+        if (raw <= 2 * PROBE) {
+            return true; // the probe would cost about as much as compressing the whole block
+        }
+        byte[] probe = new byte[COMPRESSOR.maxCompressedLength(PROBE)];
+        int n = COMPRESSOR.compress(block.array(), 0, PROBE, probe, 0, probe.length);
+        return n <= PROBE - PROBE / 8;
+    }
+
+    /**
      * Serializes the batch, LZ4-compressing the entries block if it is larger than
-     * {@code compressionThreshold} bytes and compression actually saves space. The footer checksum is left
+     * {@code compressionThreshold} bytes, its start compresses well, and compression actually saves space. The footer checksum is left
      * unbound; {@link EncodedBatch#bindTo} finishes it once the file is known.
      */
     public EncodedBatch encode(int compressionThreshold) {
@@ -126,8 +148,8 @@ public final class BatchBuilder {
         int raw = block.size();
         byte[] stored = block.array();
         int storedLength = raw;
-        int flags = 0;
-        if (raw > compressionThreshold) {
+        int flags = raw > 0 ? BatchFormat.FLAG_ENTRIES : 0;
+        if (raw > compressionThreshold && worthCompressing(raw)) {
             byte[] compressed = new byte[COMPRESSOR.maxCompressedLength(raw)];
             int n = COMPRESSOR.compress(block.array(), 0, raw, compressed, 0, compressed.length);
             if (n < raw) {
@@ -136,29 +158,28 @@ public final class BatchBuilder {
                 flags |= BatchFormat.FLAG_LZ4;
             }
         }
-        ByteSink footer = new ByteSink((int) Math.min(footerEstimate + 16, BatchFormat.MAX_FOOTER));
-        FooterCodec.encode(items, footer);
-
-        long total = (long) BatchFormat.HEADER_SIZE + storedLength + footer.size();
+        ByteSink footer = new ByteSink((int) Math.min(footerEstimate, BatchFormat.MAX_FOOTER));
+        FooterCodec.encode(items, lengths, footer);
+        int entriesCrc = 0;
+        if (raw > 0) {
+            CRC32C crc = new CRC32C();
+            crc.update(stored, 0, storedLength);
+            entriesCrc = (int) crc.getValue();
+        }
+        int headerSize = BatchFormat.headerSize(flags, footer.size(), storedLength);
+        long total = (long) headerSize + footer.size() + storedLength;
         if (total > Integer.MAX_VALUE - 16) {
             throw new IllegalArgumentException("batch of " + total + " bytes is too large; split it");
         }
-        byte[] out = new byte[(int) total];
-        ByteSink.putIntLE(out, BatchFormat.OFFSET_MAGIC, BatchFormat.MAGIC);
-        out[BatchFormat.OFFSET_FLAGS] = (byte) flags;
-        ByteSink.putIntLE(out, BatchFormat.OFFSET_STORED_LENGTH, storedLength);
-        ByteSink.putIntLE(out, BatchFormat.OFFSET_RAW_LENGTH, raw);
-        ByteSink.putIntLE(out, BatchFormat.OFFSET_FOOTER_LENGTH, footer.size());
-        CRC32C entriesCrc = new CRC32C();
-        entriesCrc.update(stored, 0, storedLength);
-        ByteSink.putIntLE(out, BatchFormat.OFFSET_ENTRIES_CRC, (int) entriesCrc.getValue());
-        System.arraycopy(stored, 0, out, BatchFormat.HEADER_SIZE, storedLength);
-        int footerAt = BatchFormat.HEADER_SIZE + storedLength;
-        System.arraycopy(footer.array(), 0, out, footerAt, footer.size());
+        byte[] bytes = new byte[(int) total];
+        int crcAt = BatchFormat.encodeHeader(bytes, flags, footer.size(), storedLength, entriesCrc);
+        System.arraycopy(footer.array(), 0, bytes, headerSize, footer.size());
+        System.arraycopy(stored, 0, bytes, headerSize + footer.size(), storedLength);
 
         CRC32C footerCrc = new CRC32C();
-        footerCrc.update(out, 0, BatchFormat.CHECKED_HEADER_LENGTH);
-        footerCrc.update(out, footerAt, footer.size());
-        return new EncodedBatch(out, List.copyOf(items), (int) footerCrc.getValue(), raw);
+        footerCrc.update(bytes, 0, crcAt);
+        footerCrc.update(footer.array(), 0, footer.size());
+        return new EncodedBatch(bytes, List.copyOf(items), flags, headerSize, footer.size(), (int) footerCrc.getValue(),
+                entryCount);
     }
 }

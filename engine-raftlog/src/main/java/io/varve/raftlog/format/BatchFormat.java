@@ -4,48 +4,49 @@ import io.varve.core.base.CorruptionException;
 import java.nio.file.Path;
 
 /**
- * Layout of one write batch inside a log file (docs/raftlog-format.md, "Batch"): a fixed 28-byte header,
- * the entries block, then the footer. All integers are little-endian.
+ * Layout of one write batch inside a log file (docs/raftlog-format.md, "Batch"): a variable-length header,
+ * the footer, then the entries block. Fixed-width integers are little-endian, lengths are varints.
  *
  * <pre>
  * header
- * offset size field
- *  0      4   magic, the ASCII bytes "VRLB"
- *  4      1   flags: bit 0 = entries block is LZ4-compressed; other bits zero
- *  5      3   reserved, zero
- *  8      4   stored length of the entries block (bytes on disk)
- * 12      4   raw length of the entries block (after decompression)
- * 16      4   footer length
- * 20      4   CRC32C of the stored entries block
- * 24      4   footer checksum: CRC32C(header[0, 24) ++ footer) XOR fileBinding(queue, sequence)
+ *   u8      flags: bit 0 = entries block LZ4-compressed, bit 1 = the batch has an entries block
+ *   varint  footer length
+ *   varint  stored length of the entries block      only with FLAG_LZ4 (otherwise it is the raw length)
+ *   u32     CRC32C of the stored entries block       only with FLAG_ENTRIES
+ *   u32     footer checksum: CRC32C(header bytes before it ++ footer) XOR fileBinding(queue, sequence)
+ * footer    items (see {@link FooterCodec}); they also give the raw entries length, the sum of entry lengths
+ * entries   the payloads back to back, no framing
  * </pre>
  *
- * The entries block is a sequence of records {@code varint length, payload}; the footer lists items (see
- * {@link FooterCodec}). Binding the footer checksum to the file makes bytes left over from another file
- * (or another queue) fail validation even if they are otherwise intact.
+ * Why this shape: a batch of a few small entries must cost few bytes beyond its payload, so nothing the footer
+ * already says (raw length, entry offsets) is stored twice, and absent parts cost nothing. The footer comes
+ * before the entries so that recovery and readers find it right after the header, in the same read. Binding
+ * the footer checksum to the file makes bytes left over from another file (or another queue) fail validation
+ * even if they are otherwise intact.
  */
 public final class BatchFormat {
-    public static final int MAGIC = 0x424C5256; // "VRLB" read as a little-endian int
-    public static final int HEADER_SIZE = 28;
-
-    public static final int OFFSET_MAGIC = 0;
-    public static final int OFFSET_FLAGS = 4;
-    public static final int OFFSET_STORED_LENGTH = 8;
-    public static final int OFFSET_RAW_LENGTH = 12;
-    public static final int OFFSET_FOOTER_LENGTH = 16;
-    public static final int OFFSET_ENTRIES_CRC = 20;
-    public static final int OFFSET_FOOTER_CRC = 24;
-    /** The footer checksum covers the header up to (not including) itself. */
-    public static final int CHECKED_HEADER_LENGTH = OFFSET_FOOTER_CRC;
-
     public static final int FLAG_LZ4 = 1;
-    public static final int KNOWN_FLAGS = FLAG_LZ4;
+    public static final int FLAG_ENTRIES = 2;
+    public static final int KNOWN_FLAGS = FLAG_LZ4 | FLAG_ENTRIES;
+
+    public static final int CRC_SIZE = 4;
+    /** Flags, a one-byte footer length and the footer checksum: a batch with neither entries nor compression. */
+    public static final int MIN_HEADER_SIZE = 1 + 1 + CRC_SIZE;
+    /** Flags, two five-byte varints and both checksums. */
+    public static final int MAX_HEADER_SIZE = 1 + 5 + 5 + CRC_SIZE + CRC_SIZE;
 
     /** Largest raw entries block; keeps every in-block offset a non-negative int. */
     public static final int MAX_RAW_ENTRIES = 1 << 30;
     public static final int MAX_FOOTER = 1 << 28;
 
-    // Footer item types (one byte each).
+    // Footer item tags: the type in the low four bits, two modifier bits on top.
+    public static final int TYPE_MASK = 0x0F;
+    /** The item's group is the previous item's and is not written. Never on the first item of a footer. */
+    public static final int TAG_SAME_GROUP = 0x80;
+    /** On ENTRIES only: the item holds exactly one entry and its count is not written. */
+    public static final int TAG_ONE_ENTRY = 0x40;
+
+    // Footer item types.
     public static final int ITEM_ENTRIES = 1;
     public static final int ITEM_CLEAN = 2;
     public static final int ITEM_COMPACT = 3;
@@ -77,51 +78,111 @@ public final class BatchFormat {
         return h;
     }
 
-    /** The decoded fixed header of a batch. */
-    public record Header(int flags, int storedLength, int rawLength, int footerLength, int entriesCrc,
-            int footerCrc) {
+    /** LZ4's worst case for incompressible input, the bound a compressed block can never exceed. */
+    public static int maxCompressedLength(int raw) {
+        return raw + raw / 255 + 16;
+    }
+
+    /** Bytes of the header for these fields. */
+    static int headerSize(int flags, int footerLength, int storedLength) {
+        return 1 + Varints.size(footerLength) + ((flags & FLAG_LZ4) != 0 ? Varints.size(storedLength) : 0)
+                + ((flags & FLAG_ENTRIES) != 0 ? CRC_SIZE : 0) + CRC_SIZE;
+    }
+
+    /**
+     * Writes a header at the start of {@code out}, its footer checksum still zero; returns the offset of that
+     * checksum (the header ends 4 bytes later).
+     *
+     * @param storedLength written only when {@code flags} has {@link #FLAG_LZ4}
+     */
+    static int encodeHeader(byte[] out, int flags, int footerLength, int storedLength, int entriesCrc) {
+        out[0] = (byte) flags;
+        int at = Varints.write(out, 1, footerLength);
+        if ((flags & FLAG_LZ4) != 0) {
+            at = Varints.write(out, at, storedLength);
+        }
+        if ((flags & FLAG_ENTRIES) != 0) {
+            ByteSink.putIntLE(out, at, entriesCrc);
+            at += CRC_SIZE;
+        }
+        ByteSink.putIntLE(out, at, 0);
+        return at;
+    }
+
+    /**
+     * The decoded header of a batch. It is not trusted until the footer checksum (which covers it) has been
+     * verified, and the entries block's size is only known once the footer is decoded: see
+     * {@link #blockLength(long, Path, long)}.
+     *
+     * @param storedLength the stored entries length from the header, or -1 when it is the raw length
+     * @param length bytes of the header itself; the footer starts right after it
+     */
+    public record Header(int flags, int footerLength, int storedLength, int entriesCrc, int footerCrc,
+            int length) {
 
         public boolean compressed() {
             return (flags & FLAG_LZ4) != 0;
         }
 
-        /** Bytes from the start of the header to the end of the footer. */
-        public long totalLength() {
-            return (long) HEADER_SIZE + storedLength + footerLength;
+        public boolean hasEntries() {
+            return (flags & FLAG_ENTRIES) != 0;
+        }
+
+        /** Bytes the footer checksum covers before the footer: the header up to its last field. */
+        public int checkedLength() {
+            return length - CRC_SIZE;
         }
 
         /**
-         * Decodes and sanity-checks a header. It is not trusted until the footer checksum (which covers it)
-         * has been verified.
+         * The stored length of the entries block once the footer gave the raw length; checks that the header
+         * and the footer agree.
+         *
+         * @param batchOffset file offset of the batch, for error messages
          */
-        public static Header decode(byte[] b, int off, Path file, long fileOffset) throws CorruptionException {
-            int magic = ByteSink.getIntLE(b, off + OFFSET_MAGIC);
-            if (magic != MAGIC) {
-                throw new CorruptionException(file, fileOffset, String.format("bad batch magic 0x%08x", magic));
+        public int blockLength(long rawLength, Path file, long batchOffset) throws CorruptionException {
+            if (rawLength > MAX_RAW_ENTRIES) {
+                throw new CorruptionException(file, batchOffset, "entries of " + rawLength + " bytes exceed the "
+                        + MAX_RAW_ENTRIES + "-byte limit");
             }
-            int flags = b[off + OFFSET_FLAGS] & 0xFF;
-            if ((flags & ~KNOWN_FLAGS) != 0 || b[off + 5] != 0 || b[off + 6] != 0 || b[off + 7] != 0) {
-                throw new CorruptionException(file, fileOffset + OFFSET_FLAGS, "unknown batch flags " + flags);
+            if (hasEntries() != (rawLength > 0)) {
+                throw new CorruptionException(file, batchOffset, "flags " + flags + " disagree with a footer of "
+                        + rawLength + " entry bytes");
             }
-            int stored = ByteSink.getIntLE(b, off + OFFSET_STORED_LENGTH);
-            int raw = ByteSink.getIntLE(b, off + OFFSET_RAW_LENGTH);
-            int footer = ByteSink.getIntLE(b, off + OFFSET_FOOTER_LENGTH);
-            if (raw < 0 || raw > MAX_RAW_ENTRIES || stored < 0
-                    || ((flags & FLAG_LZ4) == 0 ? stored != raw : stored > maxCompressedLength(raw))) {
-                throw new CorruptionException(file, fileOffset + OFFSET_STORED_LENGTH,
-                        "impossible entries block lengths: stored " + stored + ", raw " + raw);
+            if (!compressed()) {
+                return (int) rawLength;
             }
-            if (footer <= 0 || footer > MAX_FOOTER) {
-                throw new CorruptionException(file, fileOffset + OFFSET_FOOTER_LENGTH,
-                        "impossible footer length " + footer);
+            if (storedLength > maxCompressedLength((int) rawLength)) {
+                throw new CorruptionException(file, batchOffset, "compressed entries block of " + storedLength
+                        + " bytes cannot hold " + rawLength + " raw bytes");
             }
-            return new Header(flags, stored, raw, footer, ByteSink.getIntLE(b, off + OFFSET_ENTRIES_CRC),
-                    ByteSink.getIntLE(b, off + OFFSET_FOOTER_CRC));
+            return storedLength;
         }
-    }
 
-    /** LZ4's worst case for incompressible input, the bound a compressed block can never exceed. */
-    public static int maxCompressedLength(int raw) {
-        return raw + raw / 255 + 16;
+        /**
+         * Decodes a header from {@code b[off, off + available)}.
+         *
+         * @param fileOffset file offset of {@code b[off]}, for error messages
+         * @throws CorruptionException if the bytes cannot be a header, or {@code available} ends inside it
+         */
+        public static Header decode(byte[] b, int off, int available, Path file, long fileOffset)
+                throws CorruptionException {
+            ByteCursor in = new ByteCursor(b, off, off + available, file, fileOffset - off);
+            int flags = in.u8();
+            if ((flags & ~KNOWN_FLAGS) != 0 || flags == FLAG_LZ4) {
+                throw new CorruptionException(file, fileOffset, "bad batch flags " + flags);
+            }
+            int footerAt = in.position();
+            int footer = in.boundedInt(MAX_FOOTER, "footer length");
+            if (footer == 0) {
+                throw in.corrupt(footerAt, "empty footer");
+            }
+            int stored = -1;
+            if ((flags & FLAG_LZ4) != 0) {
+                stored = in.boundedInt(maxCompressedLength(MAX_RAW_ENTRIES), "stored entries length");
+            }
+            int entriesCrc = (flags & FLAG_ENTRIES) != 0 ? in.intLE() : 0;
+            int footerCrc = in.intLE();
+            return new Header(flags, footer, stored, entriesCrc, footerCrc, in.position() - off);
+        }
     }
 }

@@ -9,36 +9,13 @@ public sealed interface BatchItem {
     long group();
 
     /**
-     * Entries {@code firstIndex, firstIndex + 1, ...} of a group, stored as consecutive records in the
-     * batch's entries block starting at {@code regionStart}. Only payload lengths are kept; record offsets
-     * follow from them (each record is a varint length then the payload).
+     * Entries {@code firstIndex .. firstIndex + count - 1} of a group: entries number {@code firstOrdinal ..}
+     * of the batch, in the order the batch's items list them. The index remembers an entry by its batch and
+     * that number; the payload lengths are in the footer, so readers find the bytes from there.
      */
-    record Entries(long group, long firstIndex, int regionStart, int[] lengths) implements BatchItem {
-        public int count() {
-            return lengths.length;
-        }
-
+    record Entries(long group, long firstIndex, int firstOrdinal, int count) implements BatchItem {
         public long lastIndex() {
-            return firstIndex + lengths.length - 1;
-        }
-
-        /** Offsets of each record (its length prefix) within the raw entries block. */
-        public int[] recordStarts() {
-            int[] starts = new int[lengths.length];
-            int at = regionStart;
-            for (int i = 0; i < lengths.length; i++) {
-                starts[i] = at;
-                at += Varints.size(lengths[i]) + lengths[i];
-            }
-            return starts;
-        }
-
-        public long payloadBytes() {
-            long total = 0;
-            for (int length : lengths) {
-                total += length;
-            }
-            return total;
+            return firstIndex + count - 1;
         }
     }
 

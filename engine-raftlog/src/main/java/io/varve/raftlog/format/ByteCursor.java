@@ -42,6 +42,13 @@ public final class ByteCursor {
         return buf[pos++] & 0xFF;
     }
 
+    public int intLE() throws CorruptionException {
+        need(4, "32-bit field");
+        int v = ByteSink.getIntLE(buf, pos);
+        pos += 4;
+        return v;
+    }
+
     public long varint() throws CorruptionException {
         long result = 0;
         int start = pos;
@@ -79,9 +86,16 @@ public final class ByteCursor {
         return out;
     }
 
-    public byte[] lengthPrefixed(String what) throws CorruptionException {
-        int n = boundedInt(remaining(), what + " length");
+    /** @param lengthName what the length prefix is, for error messages (e.g. "key length") */
+    public byte[] lengthPrefixed(String lengthName) throws CorruptionException {
+        int n = boundedInt(remaining(), lengthName);
         return bytes(n);
+    }
+
+    /** Skips a length-prefixed byte string, checking it is all there. */
+    public void skipLengthPrefixed(String lengthName) throws CorruptionException {
+        int n = boundedInt(remaining(), lengthName);
+        pos += n;
     }
 
     public CorruptionException corrupt(int at, String detail) {

@@ -4,24 +4,32 @@ import java.util.List;
 
 /**
  * A serialized batch, ready to be appended once the writer knows which file it goes to. Encoding (and
- * compression) happens on the caller's thread; only {@link #bindTo} remains for the write leader.
+ * compression) happens on the caller's thread; only {@link #bindTo} remains for the write leader, or
+ * {@link BatchMerger} when the leader joins several small batches into one.
  */
 public final class EncodedBatch {
     private final byte[] bytes;
     private final List<BatchItem> items;
+    private final int flags;
+    private final int headerLength;
+    private final int footerLength;
     private final int unboundFooterCrc;
-    private final int rawEntriesLength;
+    private final int entryCount;
 
-    EncodedBatch(byte[] bytes, List<BatchItem> items, int unboundFooterCrc, int rawEntriesLength) {
+    EncodedBatch(byte[] bytes, List<BatchItem> items, int flags, int headerLength, int footerLength,
+            int unboundFooterCrc, int entryCount) {
         this.bytes = bytes;
         this.items = items;
+        this.flags = flags;
+        this.headerLength = headerLength;
+        this.footerLength = footerLength;
         this.unboundFooterCrc = unboundFooterCrc;
-        this.rawEntriesLength = rawEntriesLength;
+        this.entryCount = entryCount;
     }
 
     /** Stamps the footer checksum for the file (queue, sequence) and returns the bytes to append. */
     public byte[] bindTo(int queue, long sequence) {
-        ByteSink.putIntLE(bytes, BatchFormat.OFFSET_FOOTER_CRC,
+        ByteSink.putIntLE(bytes, headerLength - BatchFormat.CRC_SIZE,
                 unboundFooterCrc ^ BatchFormat.fileBinding(queue, sequence));
         return bytes;
     }
@@ -34,17 +42,28 @@ public final class EncodedBatch {
         return items;
     }
 
-    public int rawEntriesLength() {
-        return rawEntriesLength;
+    public long entryCount() {
+        return entryCount;
     }
 
-    public long entryCount() {
-        long n = 0;
-        for (BatchItem item : items) {
-            if (item instanceof BatchItem.Entries e) {
-                n += e.count();
-            }
-        }
-        return n;
+    boolean compressed() {
+        return (flags & BatchFormat.FLAG_LZ4) != 0;
+    }
+
+    /** The batch's bytes; its footer checksum is meaningful only after {@link #bindTo}. */
+    byte[] bytes() {
+        return bytes;
+    }
+
+    int headerLength() {
+        return headerLength;
+    }
+
+    int footerLength() {
+        return footerLength;
+    }
+
+    int storedLength() {
+        return bytes.length - headerLength - footerLength;
     }
 }

@@ -2,54 +2,91 @@ package io.varve.raftlog.format;
 
 import io.varve.core.base.CorruptionException;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.zip.CRC32C;
 import net.jpountz.lz4.LZ4Exception;
 import net.jpountz.lz4.LZ4Factory;
 import net.jpountz.lz4.LZ4SafeDecompressor;
 
 /**
- * Turns a stored entries block back into raw records and slices single entries out of it. This is where the
- * entries checksum is verified: recovery never reads payloads, so a damaged payload is reported on the
- * first read of its block, not at open.
+ * A batch's entries as readers use them: the raw (verified, decompressed) entries block and every entry's
+ * offset in it, from the footer. This is where the entries checksum is verified: recovery never reads
+ * payloads, so a damaged payload is reported on the first read of its block, not at open.
+ *
+ * <p>Immutable once built, so readers may share it.
  */
 public final class EntriesBlock {
     private static final LZ4SafeDecompressor DECOMPRESSOR = LZ4Factory.safeInstance().safeDecompressor();
 
-    private EntriesBlock() {
+    /** Holds the raw block from {@code base} on (for a block read uncompressed, the buffer it was read into). */
+    private final byte[] raw;
+    private final int base;
+    private final int[] offsets;
+    private final Path file;
+    private final long batchOffset;
+
+    private EntriesBlock(byte[] raw, int base, int[] offsets, Path file, long batchOffset) {
+        this.raw = raw;
+        this.base = base;
+        this.offsets = offsets;
+        this.file = file;
+        this.batchOffset = batchOffset;
     }
 
     /**
-     * @param stored the stored block exactly ({@code header.storedLength()} bytes)
-     * @param blockOffset file offset of the block, for error messages
+     * Verifies and decompresses the entries block of a batch whose frame was decoded with offsets kept. An
+     * uncompressed block is used in place: {@code b} must not be modified afterwards.
+     *
+     * @param b holds the whole batch from {@code off}
+     * @param batchOffset file offset of the batch, for error messages
      */
-    public static byte[] decode(BatchFormat.Header header, byte[] stored, Path file, long blockOffset)
+    public static EntriesBlock decode(BatchFrame frame, byte[] b, int off, Path file, long batchOffset)
             throws CorruptionException {
-        CRC32C crc = new CRC32C();
-        crc.update(stored, 0, header.storedLength());
-        if ((int) crc.getValue() != header.entriesCrc()) {
-            throw new CorruptionException(file, blockOffset, "entries block checksum mismatch");
+        int stored = frame.storedLength();
+        int blockAt = off + frame.blockStart();
+        long blockOffset = batchOffset + frame.blockStart();
+        if (frame.footer().offsets() == null) {
+            throw new IllegalArgumentException("the frame was decoded without entry offsets");
         }
-        if (!header.compressed()) {
-            return stored;
+        if (stored > b.length - blockAt) {
+            throw new CorruptionException(file, blockOffset, "entries block cut short");
         }
-        byte[] raw = new byte[header.rawLength()];
+        if (frame.header().hasEntries()) {
+            CRC32C crc = new CRC32C();
+            crc.update(b, blockAt, stored);
+            if ((int) crc.getValue() != frame.header().entriesCrc()) {
+                throw new CorruptionException(file, blockOffset, "entries block checksum mismatch");
+            }
+        }
+        int rawLength = (int) frame.footer().rawLength();
+        if (!frame.header().compressed()) {
+            return new EntriesBlock(b, blockAt, frame.footer().offsets(), file, batchOffset);
+        }
+        byte[] raw = new byte[rawLength];
         try {
-            int n = DECOMPRESSOR.decompress(stored, 0, header.storedLength(), raw, 0, raw.length);
-            if (n != raw.length) {
+            int n = DECOMPRESSOR.decompress(b, blockAt, stored, raw, 0, rawLength);
+            if (n != rawLength) {
                 throw new CorruptionException(file, blockOffset, "entries block decompressed to " + n
-                        + " bytes, expected " + raw.length);
+                        + " bytes, expected " + rawLength);
             }
         } catch (LZ4Exception e) {
             throw new CorruptionException(file, blockOffset, "entries block does not decompress: "
                     + e.getMessage());
         }
-        return raw;
+        return new EntriesBlock(raw, 0, frame.footer().offsets(), file, batchOffset);
     }
 
-    /** The payload of the record starting at {@code start} in a raw block. */
-    public static byte[] readRecord(byte[] raw, int start, Path file, long blockOffset)
-            throws CorruptionException {
-        ByteCursor in = new ByteCursor(raw, start, raw.length, file, blockOffset);
-        return in.lengthPrefixed("entry");
+    /** How many entries the batch holds. */
+    public int entryCount() {
+        return offsets.length - 1;
+    }
+
+    /** The payload of entry number {@code ordinal} of the batch. */
+    public byte[] entry(int ordinal) throws CorruptionException {
+        if (ordinal < 0 || ordinal >= entryCount()) {
+            throw new CorruptionException(file, batchOffset, "the batch has " + entryCount()
+                    + " entries, the index asked for number " + ordinal);
+        }
+        return Arrays.copyOfRange(raw, base + offsets[ordinal], base + offsets[ordinal + 1]);
     }
 }

@@ -2,14 +2,17 @@ package io.varve.raftlog.format;
 
 import io.varve.core.base.CorruptionException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
- * Encodes and decodes a batch footer: {@code varint itemCount}, then the items. Each item starts with a
- * one-byte type and the group id as a varint; the rest depends on the type (docs/raftlog-format.md):
+ * Encodes and decodes a batch footer: items back to back up to the footer's end. Each item starts with a tag
+ * byte (the type, plus {@link BatchFormat#TAG_SAME_GROUP} and {@link BatchFormat#TAG_ONE_ENTRY}), then the
+ * group id as a varint unless the tag says it repeats the previous item's; the rest depends on the type
+ * (docs/raftlog-format.md):
  *
  * <pre>
- * ENTRIES     first index, count (&gt;= 1), region start, count x payload length
+ * ENTRIES     first index, count (&gt;= 1; absent with TAG_ONE_ENTRY), count x payload length
  * CLEAN       -
  * COMPACT     index
  * PUT         key length, key, value length, value
@@ -18,82 +21,158 @@ import java.util.List;
  * CLEAR_STATE -
  * COMMIT      - (group is 0)
  * </pre>
+ *
+ * Entry payloads lie in the entries block in the order the footer lists them, so the lengths alone give every
+ * entry's offset and the raw length of the block.
  */
 public final class FooterCodec {
+
+    /** How much of a footer {@link #decode} returns. Every level checks the whole footer. */
+    public enum Detail {
+        /** Only the totals: what recovery's scanners need to find the next batch, without allocating per item. */
+        TOTALS,
+        /** The items too. */
+        ITEMS,
+        /** The items and every entry's offset in the entries block: what a reader needs. */
+        OFFSETS
+    }
+
+    /**
+     * A decoded footer. {@code items} is null at {@link Detail#TOTALS}; {@code offsets} (only at
+     * {@link Detail#OFFSETS}) has {@code entryCount + 1} values: entry {@code k} of the batch is
+     * {@code raw[offsets[k], offsets[k + 1])}.
+     */
+    public record Footer(List<BatchItem> items, int entryCount, long rawLength, int[] offsets, boolean endsWithCommit) {
+    }
 
     private FooterCodec() {
     }
 
-    public static void encode(List<BatchItem> items, ByteSink out) {
-        out.writeVarint(items.size());
+    /** @param lengths payload length of every entry of the batch, by entry number */
+    public static void encode(List<BatchItem> items, int[] lengths, ByteSink out) {
+        long previousGroup = 0;
+        boolean first = true;
         for (BatchItem item : items) {
+            int tag = switch (item) {
+                case BatchItem.Entries e -> BatchFormat.ITEM_ENTRIES | (e.count() == 1 ? BatchFormat.TAG_ONE_ENTRY : 0);
+                case BatchItem.Clean c -> BatchFormat.ITEM_CLEAN;
+                case BatchItem.Compact c -> BatchFormat.ITEM_COMPACT;
+                case BatchItem.Put p -> BatchFormat.ITEM_PUT;
+                case BatchItem.Delete d -> BatchFormat.ITEM_DELETE;
+                case BatchItem.Retain r -> BatchFormat.ITEM_RETAIN;
+                case BatchItem.ClearState c -> BatchFormat.ITEM_CLEAR_STATE;
+                case BatchItem.Commit c -> BatchFormat.ITEM_COMMIT;
+            };
+            boolean same = !first && item.group() == previousGroup;
+            out.writeByte(tag | (same ? BatchFormat.TAG_SAME_GROUP : 0));
+            if (!same) {
+                out.writeVarint(item.group());
+            }
+            first = false;
+            previousGroup = item.group();
             switch (item) {
                 case BatchItem.Entries e -> {
-                    out.writeByte(BatchFormat.ITEM_ENTRIES);
-                    out.writeVarint(e.group());
                     out.writeVarint(e.firstIndex());
-                    out.writeVarint(e.count());
-                    out.writeVarint(e.regionStart());
-                    for (int length : e.lengths()) {
-                        out.writeVarint(length);
+                    if (e.count() != 1) {
+                        out.writeVarint(e.count());
+                    }
+                    for (int k = e.firstOrdinal(); k < e.firstOrdinal() + e.count(); k++) {
+                        out.writeVarint(lengths[k]);
                     }
                 }
-                case BatchItem.Clean c -> {
-                    out.writeByte(BatchFormat.ITEM_CLEAN);
-                    out.writeVarint(c.group());
-                }
-                case BatchItem.Compact c -> {
-                    out.writeByte(BatchFormat.ITEM_COMPACT);
-                    out.writeVarint(c.group());
-                    out.writeVarint(c.index());
-                }
+                case BatchItem.Compact c -> out.writeVarint(c.index());
                 case BatchItem.Put p -> {
-                    out.writeByte(BatchFormat.ITEM_PUT);
-                    out.writeVarint(p.group());
                     out.writeLengthPrefixed(p.key());
                     out.writeLengthPrefixed(p.value());
                 }
-                case BatchItem.Delete d -> {
-                    out.writeByte(BatchFormat.ITEM_DELETE);
-                    out.writeVarint(d.group());
-                    out.writeLengthPrefixed(d.key());
-                }
+                case BatchItem.Delete d -> out.writeLengthPrefixed(d.key());
                 case BatchItem.Retain r -> {
-                    out.writeByte(BatchFormat.ITEM_RETAIN);
-                    out.writeVarint(r.group());
                     out.writeVarint(r.first());
                     out.writeVarint(r.count());
                 }
-                case BatchItem.ClearState c -> {
-                    out.writeByte(BatchFormat.ITEM_CLEAR_STATE);
-                    out.writeVarint(c.group());
-                }
-                case BatchItem.Commit c -> {
-                    out.writeByte(BatchFormat.ITEM_COMMIT);
-                    out.writeVarint(0);
-                }
+                case BatchItem.Clean c -> { }
+                case BatchItem.ClearState c -> { }
+                case BatchItem.Commit c -> { }
             }
         }
     }
 
-    /**
-     * Decodes a whole footer; the cursor must span exactly the footer. {@code rawEntriesLength} bounds the
-     * entry regions so a decoded item never points outside its block.
-     */
-    public static List<BatchItem> decode(ByteCursor in, int rawEntriesLength) throws CorruptionException {
-        int count = in.boundedInt(in.remaining(), "item count");
-        List<BatchItem> items = new ArrayList<>(count);
-        for (int i = 0; i < count; i++) {
+    /** Decodes a whole footer, to the given detail; the cursor must span exactly the footer. */
+    public static Footer decode(ByteCursor in, Detail detail) throws CorruptionException {
+        // Sized for the common shape (an entries item then a small put per group) so the list rarely grows.
+        List<BatchItem> items = detail == Detail.TOTALS ? null
+                : new ArrayList<>(Math.min(1024, 2 + in.remaining() / 16));
+        int[] offsets = detail == Detail.OFFSETS ? new int[16] : null;
+        int entries = 0;
+        long raw = 0;
+        long previousGroup = 0;
+        int itemCount = 0;
+        int lastType = 0;
+        while (in.remaining() > 0) {
             int at = in.position();
-            int type = in.u8();
-            long group = in.varint();
-            items.add(switch (type) {
-                case BatchFormat.ITEM_ENTRIES -> decodeEntries(in, group, rawEntriesLength, at);
-                case BatchFormat.ITEM_CLEAN -> new BatchItem.Clean(group);
-                case BatchFormat.ITEM_COMPACT -> new BatchItem.Compact(group, index(in));
-                case BatchFormat.ITEM_PUT -> new BatchItem.Put(group, in.lengthPrefixed("key"),
-                        in.lengthPrefixed("value"));
-                case BatchFormat.ITEM_DELETE -> new BatchItem.Delete(group, in.lengthPrefixed("key"));
+            int tag = in.u8();
+            int type = tag & BatchFormat.TYPE_MASK;
+            int modifiers = tag & ~BatchFormat.TYPE_MASK;
+            boolean oneEntry = (modifiers & BatchFormat.TAG_ONE_ENTRY) != 0;
+            if ((modifiers & ~(BatchFormat.TAG_SAME_GROUP | BatchFormat.TAG_ONE_ENTRY)) != 0
+                    || (oneEntry && type != BatchFormat.ITEM_ENTRIES)) {
+                throw in.corrupt(at, String.format("bad footer item tag 0x%02x", tag));
+            }
+            long group;
+            if ((modifiers & BatchFormat.TAG_SAME_GROUP) != 0) {
+                if (itemCount == 0) {
+                    throw in.corrupt(at, "the first footer item cannot repeat a previous group");
+                }
+                group = previousGroup;
+            } else {
+                group = in.varint();
+            }
+            previousGroup = group;
+            BatchItem item = switch (type) {
+                case BatchFormat.ITEM_ENTRIES -> {
+                    long first = index(in);
+                    int n = oneEntry ? 1 : in.boundedInt(in.remaining(), "entry count");
+                    if (n == 0 || first > Long.MAX_VALUE - n) {
+                        throw in.corrupt(at, "bad entry count " + n + " at first index " + first);
+                    }
+                    for (int i = 0; i < n; i++) {
+                        if (offsets != null) {
+                            if (entries + i + 1 >= offsets.length) {
+                                offsets = Arrays.copyOf(offsets, offsets.length * 2);
+                            }
+                            offsets[entries + i] = (int) raw;
+                        }
+                        int lengthAt = in.position();
+                        raw += in.boundedInt(BatchFormat.MAX_RAW_ENTRIES, "entry length");
+                        if (raw > BatchFormat.MAX_RAW_ENTRIES) {
+                            throw in.corrupt(lengthAt, "entries exceed the " + BatchFormat.MAX_RAW_ENTRIES
+                                    + "-byte block limit");
+                        }
+                    }
+                    BatchItem.Entries e = items == null ? null : new BatchItem.Entries(group, first, entries, n);
+                    entries += n;
+                    yield e;
+                }
+                case BatchFormat.ITEM_CLEAN -> items == null ? null : new BatchItem.Clean(group);
+                case BatchFormat.ITEM_COMPACT -> {
+                    long index = index(in);
+                    yield items == null ? null : new BatchItem.Compact(group, index);
+                }
+                case BatchFormat.ITEM_PUT -> {
+                    if (items == null) {
+                        in.skipLengthPrefixed("key length");
+                        in.skipLengthPrefixed("value length");
+                        yield null;
+                    }
+                    yield new BatchItem.Put(group, in.lengthPrefixed("key length"), in.lengthPrefixed("value length"));
+                }
+                case BatchFormat.ITEM_DELETE -> {
+                    if (items == null) {
+                        in.skipLengthPrefixed("key length");
+                        yield null;
+                    }
+                    yield new BatchItem.Delete(group, in.lengthPrefixed("key length"));
+                }
                 case BatchFormat.ITEM_RETAIN -> {
                     long first = index(in);
                     int countAt = in.position();
@@ -101,22 +180,31 @@ public final class FooterCodec {
                     if (n < 0 || first > Long.MAX_VALUE - n) {
                         throw in.corrupt(countAt, "retain count " + n + " overflows the index space");
                     }
-                    yield new BatchItem.Retain(group, first, n);
+                    yield items == null ? null : new BatchItem.Retain(group, first, n);
                 }
-                case BatchFormat.ITEM_CLEAR_STATE -> new BatchItem.ClearState(group);
+                case BatchFormat.ITEM_CLEAR_STATE -> items == null ? null : new BatchItem.ClearState(group);
                 case BatchFormat.ITEM_COMMIT -> {
                     if (group != 0) {
                         throw in.corrupt(at, "commit item with group " + group);
                     }
-                    yield new BatchItem.Commit();
+                    yield items == null ? null : new BatchItem.Commit();
                 }
                 default -> throw in.corrupt(at, "unknown footer item type " + type);
-            });
+            };
+            if (items != null) {
+                items.add(item);
+            }
+            itemCount++;
+            lastType = type;
         }
-        if (in.remaining() != 0) {
-            throw in.corrupt(in.position(), in.remaining() + " unexpected bytes after the last footer item");
+        if (itemCount == 0) {
+            throw in.corrupt(in.position(), "empty footer");
         }
-        return items;
+        if (offsets != null) {
+            offsets[entries] = (int) raw;
+            offsets = Arrays.copyOf(offsets, entries + 1);
+        }
+        return new Footer(items, entries, raw, offsets, lastType == BatchFormat.ITEM_COMMIT);
     }
 
     private static long index(ByteCursor in) throws CorruptionException {
@@ -126,26 +214,5 @@ public final class FooterCodec {
             throw in.corrupt(at, "negative index " + v);
         }
         return v;
-    }
-
-    private static BatchItem.Entries decodeEntries(ByteCursor in, long group, int rawLength, int itemAt)
-            throws CorruptionException {
-        long first = index(in);
-        int n = in.boundedInt(in.remaining(), "entry count");
-        if (n == 0 || first > Long.MAX_VALUE - n) {
-            throw in.corrupt(itemAt, "bad entry count " + n + " at first index " + first);
-        }
-        int regionStart = in.boundedInt(rawLength, "entry region start");
-        int[] lengths = new int[n];
-        long end = regionStart;
-        for (int i = 0; i < n; i++) {
-            lengths[i] = in.boundedInt(rawLength, "entry length");
-            end += Varints.size(lengths[i]) + (long) lengths[i];
-        }
-        if (end > rawLength) {
-            throw in.corrupt(itemAt, "entries of group " + group + " end at " + end
-                    + ", past the entries block of " + rawLength + " bytes");
-        }
-        return new BatchItem.Entries(group, first, regionStart, lengths);
     }
 }

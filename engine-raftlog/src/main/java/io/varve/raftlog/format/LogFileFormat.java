@@ -13,7 +13,7 @@ import java.util.zip.CRC32C;
  * <pre>
  * offset size field
  *  0      8   magic, the ASCII bytes "VARVRLOG"
- *  8      4   format version (1)
+ *  8      4   format version (2)
  * 12      1   queue: 0 = append, 1 = rewrite
  * 13      3   reserved, zero
  * 16      8   file sequence number (&gt;= 1), equal to the one in the file name
@@ -23,7 +23,7 @@ import java.util.zip.CRC32C;
  */
 public final class LogFileFormat {
     public static final byte[] MAGIC = "VARVRLOG".getBytes(StandardCharsets.US_ASCII);
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     public static final int HEADER_SIZE = 32;
 
     public static final int QUEUE_APPEND = 0;

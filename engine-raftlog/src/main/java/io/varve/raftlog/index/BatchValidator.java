@@ -27,8 +27,15 @@ public final class BatchValidator {
      * @throws IllegalArgumentException if an append would leave a gap in a group's log
      */
     public void accept(List<BatchItem> items) {
-        Map<Long, long[]> pending = new HashMap<>();
+        Map<Long, long[]> pending = null;
         for (BatchItem item : items) {
+            if (item instanceof BatchItem.Put || item instanceof BatchItem.Delete || item instanceof BatchItem.ClearState
+                    || item instanceof BatchItem.Commit) {
+                continue; // state items never affect a group's entry range
+            }
+            if (pending == null) {
+                pending = new HashMap<>();
+            }
             long[] r = pending.computeIfAbsent(item.group(), g -> current(g).clone());
             switch (item) {
                 case BatchItem.Entries e -> {
@@ -60,13 +67,12 @@ public final class BatchValidator {
                     r[0] = start;
                     r[1] = Math.max(0, end - start);
                 }
-                case BatchItem.Put p -> { }
-                case BatchItem.Delete d -> { }
-                case BatchItem.ClearState c -> { }
-                case BatchItem.Commit c -> { }
+                default -> throw new IllegalStateException("unexpected item " + item);
             }
         }
-        overlay.putAll(pending);
+        if (pending != null) {
+            overlay.putAll(pending);
+        }
     }
 
     private long[] current(long group) {

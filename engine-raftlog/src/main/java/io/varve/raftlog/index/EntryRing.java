@@ -3,8 +3,8 @@ package io.varve.raftlog.index;
 /**
  * The locations of one group's entries {@code [first, first + size)}: two parallel primitive arrays used as
  * a ring, so compaction (at the front) and truncation (at the back) are O(1) and no object exists per
- * entry. Each entry costs 12 bytes: the batch location ({@link Location}) and the offset of its record in
- * the batch's raw entries block. The length is not stored because each record carries it.
+ * entry. Each entry costs 12 bytes: the batch location ({@link Location}) and the entry's number within
+ * that batch. Offsets and lengths are not stored: the batch's footer has them, and a reader decodes it anyway.
  *
  * <p>Capacity grows by a quarter at a time, which bounds the slack of a growing log at 25% (at most 15 bytes per
  * entry plus two array headers), and shrinks when under a quarter full after a compaction or truncation, so
@@ -16,10 +16,10 @@ public final class EntryRing {
     static final int MIN_CAPACITY = 8;
     private static final int MAX_CAPACITY = Integer.MAX_VALUE - 16;
     private static final long[] NO_LOCS = new long[0];
-    private static final int[] NO_STARTS = new int[0];
+    private static final int[] NO_ORDINALS = new int[0];
 
     private long[] locs = NO_LOCS;
-    private int[] starts = NO_STARTS;
+    private int[] ordinals = NO_ORDINALS;
     private int head;
     private int size;
     private long first;
@@ -49,8 +49,9 @@ public final class EntryRing {
         return locs[slot(index)];
     }
 
-    public int recordStart(long index) {
-        return starts[slot(index)];
+    /** The entry's number within its batch. */
+    public int ordinal(long index) {
+        return ordinals[slot(index)];
     }
 
     /**
@@ -58,7 +59,7 @@ public final class EntryRing {
      * {@code last() + 1} is a gap; only recovery asks for one ({@code fillGap}), and it is filled with
      * placeholders that later replayed batches are expected to overwrite or cut away.
      */
-    void append(long firstIndex, long location, int[] recordStarts, boolean fillGap) {
+    void append(long firstIndex, long location, int firstOrdinal, int count, boolean fillGap) {
         if (size == 0 || firstIndex <= first) {
             size = 0;
             head = 0;
@@ -70,14 +71,14 @@ public final class EntryRing {
                 throw new IllegalStateException("gap: appending at " + firstIndex + " after " + last());
             }
             long gap = firstIndex - last() - 1;
-            ensureCapacity(size + gap);
+            ensureCapacity(size + gap, fillGap);
             for (long i = 0; i < gap; i++) {
                 put(size++, Location.PLACEHOLDER, 0);
             }
         }
-        ensureCapacity((long) size + recordStarts.length);
-        for (int start : recordStarts) {
-            put(size++, location, start);
+        ensureCapacity((long) size + count, fillGap);
+        for (int k = 0; k < count; k++) {
+            put(size++, location, firstOrdinal + k);
         }
         maybeShrink();
     }
@@ -123,21 +124,21 @@ public final class EntryRing {
         first = 0;
         if (locs.length > MIN_CAPACITY * 8) {
             locs = NO_LOCS;
-            starts = NO_STARTS;
+            ordinals = NO_ORDINALS;
         }
     }
 
-    /** Replaces the location of {@code index} if it is still {@code (oldLoc, oldStart)}. */
-    boolean replaceIf(long index, long oldLoc, int oldStart, long newLoc, int newStart) {
+    /** Replaces the location of {@code index} if it is still {@code (oldLoc, oldOrdinal)}. */
+    boolean replaceIf(long index, long oldLoc, int oldOrdinal, long newLoc, int newOrdinal) {
         if (!contains(index)) {
             return false;
         }
         int s = slot(index);
-        if (locs[s] != oldLoc || starts[s] != oldStart) {
+        if (locs[s] != oldLoc || ordinals[s] != oldOrdinal) {
             return false;
         }
         locs[s] = newLoc;
-        starts[s] = newStart;
+        ordinals[s] = newOrdinal;
         return true;
     }
 
@@ -153,7 +154,7 @@ public final class EntryRing {
 
     /** Heap bytes of this ring's arrays and object, the index's own accounting. */
     long heapBytes() {
-        return 40 + arrayBytes(8L * locs.length) + arrayBytes(4L * starts.length);
+        return 40 + arrayBytes(8L * locs.length) + arrayBytes(4L * ordinals.length);
     }
 
     private static long arrayBytes(long payload) {
@@ -172,21 +173,33 @@ public final class EntryRing {
         return s >= locs.length ? s - locs.length : s;
     }
 
-    private void put(int k, long loc, int start) {
+    private void put(int k, long loc, int ordinal) {
         int s = wrap(head + k);
         locs[s] = loc;
-        starts[s] = start;
+        ordinals[s] = ordinal;
     }
 
-    private void ensureCapacity(long needed) {
+    /**
+     * @param replaying recovery is replaying the log: grow by doubling, since a group's whole log is added
+     *     at once and growing by a quarter would copy it several times over; {@link #trim} ends that
+     */
+    private void ensureCapacity(long needed, boolean replaying) {
         if (needed <= locs.length) {
             return;
         }
         if (needed > MAX_CAPACITY) {
             throw new IllegalStateException("a group cannot index more than " + MAX_CAPACITY + " entries");
         }
-        long grown = Math.max(needed, locs.length + Math.max(MIN_CAPACITY, locs.length / 4L));
+        long step = replaying ? locs.length : locs.length / 4L;
+        long grown = Math.max(needed, locs.length + Math.max(MIN_CAPACITY, step));
         resize((int) Math.min(MAX_CAPACITY, grown));
+    }
+
+    /** After recovery: gives back what growing by doubling left beyond the usual quarter of slack. */
+    void trim() {
+        if (locs.length > MIN_CAPACITY && locs.length > size + size / 4) {
+            resize(Math.max(MIN_CAPACITY, size + size / 8));
+        }
     }
 
     private void maybeShrink() {
@@ -197,16 +210,16 @@ public final class EntryRing {
 
     private void resize(int capacity) {
         long[] newLocs = new long[capacity];
-        int[] newStarts = new int[capacity];
+        int[] newOrdinals = new int[capacity];
         int firstPart = Math.min(size, locs.length - head);
         if (size > 0) {
             System.arraycopy(locs, head, newLocs, 0, firstPart);
-            System.arraycopy(starts, head, newStarts, 0, firstPart);
+            System.arraycopy(ordinals, head, newOrdinals, 0, firstPart);
             System.arraycopy(locs, 0, newLocs, firstPart, size - firstPart);
-            System.arraycopy(starts, 0, newStarts, firstPart, size - firstPart);
+            System.arraycopy(ordinals, 0, newOrdinals, firstPart, size - firstPart);
         }
         locs = newLocs;
-        starts = newStarts;
+        ordinals = newOrdinals;
         head = 0;
     }
 

@@ -39,8 +39,8 @@ public final class MemIndex {
         final HashMap<Long, GroupState> groups = new HashMap<>();
     }
 
-    /** Locations copied out for a read: entry {@code from + i} is at (locations[i], recordStarts[i]). */
-    public record Located(long[] locations, int[] recordStarts) {
+    /** Locations copied out for a read: entry {@code from + i} is number ordinals[i] of batch locations[i]. */
+    public record Located(long[] locations, int[] ordinals) {
     }
 
     /** What {@link #stats} reports. {@code heapBytes} is the index's own accounting of its footprint. */
@@ -76,22 +76,33 @@ public final class MemIndex {
      */
     public void apply(List<BatchItem> items, long fileId, long position, boolean replay) {
         long location = Location.of(fileId, position);
-        for (BatchItem item : items) {
-            Shard shard = shard(item.group());
+        int n = items.size();
+        // Consecutive items of one shard are applied under one lock, and consecutive items of one group (its
+        // entries, then its hard state) share one lookup: recovery applies millions of items.
+        for (int i = 0; i < n; ) {
+            Shard shard = shard(items.get(i).group());
             Lock lock = shard.lock.writeLock();
             lock.lock();
             try {
-                applyLocked(shard, item, location, replay, fileId, position);
+                GroupState gs = null;
+                do {
+                    BatchItem item = items.get(i);
+                    if (gs == null || gs.group != item.group()) {
+                        gs = shard.groups.get(item.group());
+                    }
+                    gs = applyLocked(shard, gs, item, location, replay, fileId, position);
+                    i++;
+                } while (i < n && shard(items.get(i).group()) == shard);
             } finally {
                 lock.unlock();
             }
         }
     }
 
-    private static void applyLocked(Shard shard, BatchItem item, long location, boolean replay, long fileId,
-            long position) {
+    /** Applies one item to its group ({@code gs}, null if absent); returns the group's state afterwards. */
+    private static GroupState applyLocked(Shard shard, GroupState gs, BatchItem item, long location, boolean replay,
+            long fileId, long position) {
         long group = item.group();
-        GroupState gs = shard.groups.get(group);
         switch (item) {
             case BatchItem.Entries e -> {
                 if (gs == null) {
@@ -106,7 +117,7 @@ public final class MemIndex {
                         gs.droppedBelowGap = true;
                     }
                 }
-                gs.entries.append(e.firstIndex(), location, e.recordStarts(), replay);
+                gs.entries.append(e.firstIndex(), location, e.firstOrdinal(), e.count(), replay);
             }
             case BatchItem.Put p -> {
                 if (gs == null) {
@@ -115,7 +126,10 @@ public final class MemIndex {
                 }
                 gs.state().put(new ByteKey(p.key()), p.value());
             }
-            case BatchItem.Clean c -> shard.groups.remove(group);
+            case BatchItem.Clean c -> {
+                shard.groups.remove(group);
+                return null;
+            }
             case BatchItem.Compact c -> {
                 if (gs != null) {
                     gs.entries.compactTo(c.index());
@@ -137,20 +151,22 @@ public final class MemIndex {
                 }
             }
             case BatchItem.Commit c -> {
-                return;
+                return gs;
             }
         }
         if (gs != null && gs.isEmpty()) {
             shard.groups.remove(group);
+            return null;
         }
+        return gs;
     }
 
     /**
      * Points entries {@code firstIndex ..} at a rewritten copy, each only if it still has the location purge
      * copied it from (a newer write or a compaction in the meantime wins). Returns how many moved.
      */
-    public int relocate(long group, long firstIndex, long[] oldLocations, int[] oldStarts, long newLocation,
-            int[] newStarts) {
+    public int relocate(long group, long firstIndex, long[] oldLocations, int[] oldOrdinals, long newLocation,
+            int newFirstOrdinal) {
         Shard shard = shard(group);
         Lock lock = shard.lock.writeLock();
         lock.lock();
@@ -161,7 +177,8 @@ public final class MemIndex {
             }
             int moved = 0;
             for (int i = 0; i < oldLocations.length; i++) {
-                if (gs.entries.replaceIf(firstIndex + i, oldLocations[i], oldStarts[i], newLocation, newStarts[i])) {
+                if (gs.entries.replaceIf(firstIndex + i, oldLocations[i], oldOrdinals[i], newLocation,
+                        newFirstOrdinal + i)) {
                     moved++;
                 }
             }
@@ -181,11 +198,13 @@ public final class MemIndex {
             shard.lock.writeLock().lock();
             try {
                 for (GroupState gs : new ArrayList<>(shard.groups.values())) {
-                    long hole = gs.entries.lastPlaceholder();
+                    // Placeholders exist only where replay filled a gap, which records where it met one.
+                    long hole = gs.gapFileId >= 0 ? gs.entries.lastPlaceholder() : -1;
                     if (hole < 0 && gs.droppedBelowGap && !gs.entries.isEmpty()) {
                         hole = gs.entries.first() - 1;
                     }
                     gs.droppedBelowGap = false;
+                    gs.entries.trim();
                     if (hole >= 0) {
                         gaps.add(new Gap(gs.group, hole, gs.gapFileId, gs.gapPosition));
                         if (repair) {
@@ -288,12 +307,12 @@ public final class MemIndex {
             EntryRing ring = checkRange(shard.groups.get(group), group, from, to);
             int n = (int) (to - from);
             long[] locs = new long[n];
-            int[] starts = new int[n];
+            int[] ordinals = new int[n];
             for (int i = 0; i < n; i++) {
                 locs[i] = ring.location(from + i);
-                starts[i] = ring.recordStart(from + i);
+                ordinals[i] = ring.ordinal(from + i);
             }
-            return new Located(locs, starts);
+            return new Located(locs, ordinals);
         } finally {
             lock.unlock();
         }

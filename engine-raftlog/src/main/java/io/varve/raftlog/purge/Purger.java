@@ -309,12 +309,12 @@ public final class Purger {
         }
         int n = (int) (lastToCopy - firstToMove + 1);
         long[] locs = new long[n];
-        int[] starts = new int[n];
+        int[] ordinals = new int[n];
         for (int k = 0; k < n; k++) {
             locs[k] = entries.location(firstToMove + k);
-            starts[k] = entries.recordStart(firstToMove + k);
+            ordinals[k] = entries.ordinal(firstToMove + k);
         }
-        plan.copies.add(new RewritePlan.Copy(group, firstToMove, locs, starts));
+        plan.copies.add(new RewritePlan.Copy(group, firstToMove, locs, ordinals));
     }
 
     /** Writes the plan's copies, then its snapshot and a commit, to the rewrite queue; relocates the index. */
@@ -324,19 +324,20 @@ public final class Purger {
         long copied = 0;
         for (RewritePlan.Copy copy : plan.copies) {
             long[] locations = copy.locations();
-            int[] starts = copy.recordStarts();
+            int[] ordinals = copy.ordinals();
             for (int i = 0; i < locations.length; ) {
                 int from = i;
                 long bytes = 0;
                 List<byte[]> chunk = new ArrayList<>();
                 while (i < locations.length && bytes < settings.rewriteBatchBytes()) {
-                    byte[] e = blocks.entry(Location.fileId(locations[i]), Location.position(locations[i]), starts[i]);
+                    byte[] e = blocks.entry(Location.fileId(locations[i]), Location.position(locations[i]),
+                            ordinals[i]);
                     chunk.add(e);
                     bytes += e.length;
                     i++;
                 }
                 out.copy(copy.group(), copy.firstIndex() + from, chunk, Arrays.copyOfRange(locations, from, i),
-                        Arrays.copyOfRange(starts, from, i));
+                        Arrays.copyOfRange(ordinals, from, i));
                 copied += chunk.size();
             }
         }
@@ -352,8 +353,8 @@ public final class Purger {
 
         long relocated = 0;
         for (RewriteBatches.Relocation r : out.relocations()) {
-            relocated += index.relocate(r.group(), r.firstIndex(), r.oldLocations(), r.oldStarts(), r.newLocation(),
-                    r.newStarts());
+            relocated += index.relocate(r.group(), r.firstIndex(), r.oldLocations(), r.oldOrdinals(), r.newLocation(),
+                    r.newFirstOrdinal());
         }
         for (RewritePlan.Copy c : plan.copies) {
             rewriteGroups.add(c.group());

@@ -17,11 +17,11 @@ import java.util.List;
 final class RewriteBatches {
 
     /** A copied run: entries {@code firstIndex ..} of a group moved from the old to the new locations. */
-    record Relocation(long group, long firstIndex, long[] oldLocations, int[] oldStarts, long newLocation,
-            int[] newStarts) {
+    record Relocation(long group, long firstIndex, long[] oldLocations, int[] oldOrdinals, long newLocation,
+            int newFirstOrdinal) {
     }
 
-    private record PendingCopy(long group, long firstIndex, long[] oldLocations, int[] oldStarts) {
+    private record PendingCopy(long group, long firstIndex, long[] oldLocations, int[] oldOrdinals) {
     }
 
     private final QueueWriter writer;
@@ -38,10 +38,10 @@ final class RewriteBatches {
         this.compressionThreshold = compressionThreshold;
     }
 
-    void copy(long group, long firstIndex, List<byte[]> entries, long[] oldLocations, int[] oldStarts)
+    void copy(long group, long firstIndex, List<byte[]> entries, long[] oldLocations, int[] oldOrdinals)
             throws IOException {
         batch.addEntries(group, firstIndex, entries);
-        pending.add(new PendingCopy(group, firstIndex, oldLocations, oldStarts));
+        pending.add(new PendingCopy(group, firstIndex, oldLocations, oldOrdinals));
         flushIfFull();
     }
 
@@ -91,8 +91,8 @@ final class RewriteBatches {
         for (BatchItem item : encoded.items()) {
             if (item instanceof BatchItem.Entries e) {
                 PendingCopy p = pending.get(k++);
-                relocations.add(new Relocation(p.group(), p.firstIndex(), p.oldLocations(), p.oldStarts(), location,
-                        e.recordStarts()));
+                relocations.add(new Relocation(p.group(), p.firstIndex(), p.oldLocations(), p.oldOrdinals(),
+                        location, e.firstOrdinal()));
             }
         }
         pending.clear();

@@ -11,7 +11,7 @@ import java.util.Map;
 final class RewritePlan {
 
     /** Entries {@code firstIndex ..} of a group and where they are now. */
-    record Copy(long group, long firstIndex, long[] locations, int[] recordStarts) {
+    record Copy(long group, long firstIndex, long[] locations, int[] ordinals) {
     }
 
     /** A live group's range ({@code count} 0 if it has no entries) and key/values. */

@@ -114,9 +114,10 @@ public final class Recovery {
                     continue;
                 }
                 long entries = 0;
-                for (ScannedFile.Batch batch : file.batches()) {
-                    index.apply(batch.items(), id, batch.position(), true);
-                    entries += batch.entryCount();
+                ScannedBatches batches = file.batches();
+                for (int k = 0; k < batches.size(); k++) {
+                    index.apply(batches.items(k), id, batches.position(k), true);
+                    entries += batches.entryCount(k);
                 }
                 if (file.headerValid()) {
                     catalog.add(id, file.validLength(), entries);

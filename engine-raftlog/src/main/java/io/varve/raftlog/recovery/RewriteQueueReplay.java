@@ -1,5 +1,6 @@
 package io.varve.raftlog.recovery;
 
+import io.varve.core.base.CorruptionException;
 import io.varve.raftlog.format.BatchItem;
 import io.varve.raftlog.index.MemIndex;
 import java.util.ArrayList;
@@ -28,8 +29,10 @@ final class RewriteQueueReplay {
 
     private final MemIndex index;
     private final Map<Long, FileState> files = new LinkedHashMap<>();
-    private final List<ScannedFile.Batch> held = new ArrayList<>();
-    private final List<Long> heldFiles = new ArrayList<>();
+    /** Batches waiting for a Commit: (file, batch number) pairs. */
+    private final List<ScannedBatches> heldFiles = new ArrayList<>();
+    private final List<Long> heldIds = new ArrayList<>();
+    private final List<Integer> heldBatches = new ArrayList<>();
     private final Set<Long> groups = new HashSet<>();
     private long lastCommitFile = -1;
     private long lastCommitEnd;
@@ -38,34 +41,39 @@ final class RewriteQueueReplay {
         this.index = index;
     }
 
-    void add(ScannedFile file) {
+    void add(ScannedFile file) throws CorruptionException {
         long id = file.fileId();
         files.put(id, new FileState(file.headerValid() ? file.validLength() : -1));
-        for (ScannedFile.Batch batch : file.batches()) {
-            held.add(batch);
-            heldFiles.add(id);
-            if (batch.commits()) {
+        ScannedBatches batches = file.batches();
+        for (int k = 0; k < batches.size(); k++) {
+            heldFiles.add(batches);
+            heldIds.add(id);
+            heldBatches.add(k);
+            if (batches.commits(k)) {
                 applyHeld();
                 lastCommitFile = id;
-                lastCommitEnd = batch.end();
+                lastCommitEnd = batches.end(k);
             }
         }
     }
 
-    private void applyHeld() {
-        for (int k = 0; k < held.size(); k++) {
-            ScannedFile.Batch b = held.get(k);
-            long id = heldFiles.get(k);
-            index.apply(b.items(), id, b.position(), true);
-            files.get(id).committedEntries += b.entryCount();
-            for (BatchItem item : b.items()) {
+    private void applyHeld() throws CorruptionException {
+        for (int i = 0; i < heldFiles.size(); i++) {
+            ScannedBatches batches = heldFiles.get(i);
+            long id = heldIds.get(i);
+            int k = heldBatches.get(i);
+            List<BatchItem> items = batches.items(k);
+            index.apply(items, id, batches.position(k), true);
+            files.get(id).committedEntries += batches.entryCount(k);
+            for (BatchItem item : items) {
                 if (!(item instanceof BatchItem.Clean) && !(item instanceof BatchItem.Commit)) {
                     groups.add(item.group());
                 }
             }
         }
-        held.clear();
         heldFiles.clear();
+        heldIds.clear();
+        heldBatches.clear();
     }
 
     /** Rewrite files in sequence order. */

@@ -1,6 +1,7 @@
 package io.varve.raftlog.write;
 
 import io.varve.raftlog.file.QueueWriter;
+import io.varve.raftlog.format.BatchMerger;
 import io.varve.raftlog.format.EncodedBatch;
 import io.varve.raftlog.index.BatchValidator;
 import io.varve.raftlog.index.MemIndex;
@@ -10,8 +11,9 @@ import java.util.List;
 
 /**
  * The leader's work for a group of writes: validate each batch against Raft's append rule, append the
- * accepted ones to the append queue, fdatasync once if any member asked for it, then apply every written
- * batch to the index and settle the members.
+ * accepted ones to the append queue (consecutive small ones merged into one batch by {@link BatchMerger}:
+ * one header and one write for many writers), fdatasync once if any member asked for it, then apply every
+ * written batch to the index and settle the members.
  *
  * <p>The leader applies the index on its followers' behalf, after the sync: readers therefore never see a
  * batch whose write failed, and an exclusive request (purge) sees an index that matches exactly the batches
@@ -28,11 +30,9 @@ public final class BatchCommitter implements WriteBarrier.Leader {
     public static final class WriteRequest extends WriteBarrier.Request {
         final EncodedBatch batch;
         final boolean sync;
-        long fileId;
-        long position;
 
         public WriteRequest(EncodedBatch batch, boolean sync) {
-            super(false, batch == null ? 0 : batch.length());
+            super(false, batch == null ? 0 : batch.length(), sync);
             this.batch = batch;
             this.sync = sync;
         }
@@ -54,7 +54,7 @@ public final class BatchCommitter implements WriteBarrier.Leader {
          * @param evenAfterFailure run even if the engine has failed or is closed (close itself)
          */
         public ExclusiveRequest(ExclusiveWork work, boolean fatalOnError, boolean evenAfterFailure) {
-            super(true, 0);
+            super(true, 0, false);
             this.work = work;
             this.fatalOnError = fatalOnError;
             this.evenAfterFailure = evenAfterFailure;
@@ -93,6 +93,10 @@ public final class BatchCommitter implements WriteBarrier.Leader {
                 + failure, failure);
     }
 
+    /** A batch as it went to the file: one caller's, or several merged. */
+    private record Appended(EncodedBatch batch, long fileId, long position) {
+    }
+
     @Override
     public void lead(List<WriteBarrier.Request> group) {
         if (group.size() == 1 && group.getFirst() instanceof ExclusiveRequest ex) {
@@ -100,16 +104,17 @@ public final class BatchCommitter implements WriteBarrier.Leader {
             return;
         }
         List<WriteRequest> written = new ArrayList<>(group.size());
+        List<Appended> appended = new ArrayList<>();
         try {
-            appendAll(group, written);
+            appendAll(group, written, appended);
         } catch (IOException | RuntimeException e) {
             failure = e;
         }
         if (failure == null) {
+            for (Appended a : appended) {
+                index.apply(a.batch.items(), a.fileId, a.position, false);
+            }
             for (WriteRequest w : written) {
-                if (w.batch != null) {
-                    index.apply(w.batch.items(), w.fileId, w.position, false);
-                }
                 w.succeed(w.batch == null ? 0 : w.batch.length());
             }
         }
@@ -121,7 +126,12 @@ public final class BatchCommitter implements WriteBarrier.Leader {
         }
     }
 
-    private void appendAll(List<WriteBarrier.Request> group, List<WriteRequest> written) throws IOException {
+    /**
+     * Validates every member, then appends the accepted batches in order, consecutive small ones merged into
+     * one batch (one header, one write), and syncs once if any member asked for it.
+     */
+    private void appendAll(List<WriteBarrier.Request> group, List<WriteRequest> written, List<Appended> appended)
+            throws IOException {
         BatchValidator validator = new BatchValidator(index);
         boolean needSync = false;
         for (WriteBarrier.Request r : group) {
@@ -136,15 +146,35 @@ public final class BatchCommitter implements WriteBarrier.Leader {
                     w.fail(e);
                     continue;
                 }
-                w.position = writer.append(w.batch);
-                w.fileId = writer.activeFileId();
             }
             written.add(w);
             needSync |= w.sync;
         }
+        BatchMerger.Run run = new BatchMerger.Run();
+        for (WriteRequest w : written) {
+            if (w.batch == null || run.tryAdd(w.batch)) {
+                continue;
+            }
+            flush(run, appended);
+            if (!run.tryAdd(w.batch)) {
+                append(w.batch, appended);
+            }
+        }
+        flush(run, appended);
         if (needSync) {
             writer.sync();
         }
+    }
+
+    private void flush(BatchMerger.Run run, List<Appended> appended) throws IOException {
+        if (!run.isEmpty()) {
+            append(run.take(), appended);
+        }
+    }
+
+    private void append(EncodedBatch batch, List<Appended> appended) throws IOException {
+        long position = writer.append(batch);
+        appended.add(new Appended(batch, writer.activeFileId(), position));
     }
 
     private boolean admit(WriteBarrier.Request r) {

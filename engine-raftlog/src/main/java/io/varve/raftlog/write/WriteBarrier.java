@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongUnaryOperator;
 
 /**
  * Group commit. Writers queue up; the writer at the head of the queue, when no one else is leading, becomes
@@ -18,12 +19,21 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li>At most one leader at a time ({@code leading}), so the log file has a single writer and batches reach
  *       it in queue order; a member's outcome is published only after the group's work has completed.</li>
  *   <li>The leader is always the thread of its group's first request: a waiter is woken only when it is
- *       settled or when it has become the head with no leader, so no request is ever stranded.</li>
+ *       settled or when it has become the head with no leader (or, while it gathers as the new leader, when
+ *       the queue has grown), so no request is ever stranded.</li>
  *   <li>An exclusive request forms a group of its own. Its thread runs with all earlier writes finished and
  *       no later one started: purge uses it to take a consistent cut of the index.</li>
  * </ul>
- * Nobody sleeps or polls: waiting is on a per-request {@link Condition}; waits are uninterruptible because
- * a queued batch may already be on its way to disk and its writer must learn the outcome.
+ * Nobody polls: waiting is on a per-request {@link Condition}; waits are uninterruptible because a queued
+ * batch may already be on its way to disk and its writer must learn the outcome.
+ *
+ * <p><b>Gathering.</b> Without help, synced writers settle into two alternating groups: while one group's
+ * fsync runs, the others queue up, and the members just released come back only after the next group has
+ * left. A leader whose request is synced therefore waits, briefly, for as many writers as the previous
+ * synced group had (the released members are usually back within microseconds), so that one fsync can serve
+ * them all again. The wait ends as soon as that many are queued, and after at most a quarter of the recent
+ * synced rounds' duration (never more than {@value #MAX_GATHER_NANOS} ns), so a writer that no longer has
+ * company loses at most that once. A lone synced writer (previous group of one) never waits.
  */
 public final class WriteBarrier {
 
@@ -31,6 +41,7 @@ public final class WriteBarrier {
     public static class Request {
         private final boolean exclusive;
         private final long weight;
+        private final boolean durable;
         private Condition turn;
         private boolean done;
         private boolean settled;
@@ -39,10 +50,12 @@ public final class WriteBarrier {
 
         /**
          * @param weight the request's size, to bound how much one leader takes on at once
+         * @param durable whether the request waits for an fsync (a leader may then gather company for it)
          */
-        protected Request(boolean exclusive, long weight) {
+        protected Request(boolean exclusive, long weight, boolean durable) {
             this.exclusive = exclusive;
             this.weight = weight;
+            this.durable = durable;
         }
 
         public boolean exclusive() {
@@ -83,15 +96,33 @@ public final class WriteBarrier {
         void lead(List<Request> group);
     }
 
+    /** Longest a leader waits for company, however slow fsyncs are. */
+    static final long MAX_GATHER_NANOS = 500_000;
+
     private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<Request> pending = new ArrayDeque<>();
     private final Leader leader;
     private final long maxGroupWeight;
+    /** From the recent synced groups' average duration to how long a leader may wait for company. */
+    private final LongUnaryOperator gatherNanos;
     private boolean leading;
+    /** Members of the last group that had a synced request; 0 before the first. */
+    private int lastDurableGroup;
+    /** Moving average of how long groups with a synced request took to lead. */
+    private long durableGroupNanos;
+    /** The leader waiting for company, if any, and how many queued requests (itself included) it waits for. */
+    private Request gatherer;
+    private int gatherTarget;
 
     public WriteBarrier(Leader leader, long maxGroupWeight) {
+        this(leader, maxGroupWeight, average -> Math.min(MAX_GATHER_NANOS, average / 4));
+    }
+
+    /** Tests choose how long a leader gathers, to make the outcome independent of timing. */
+    WriteBarrier(Leader leader, long maxGroupWeight, LongUnaryOperator gatherNanos) {
         this.leader = leader;
         this.maxGroupWeight = maxGroupWeight;
+        this.gatherNanos = gatherNanos;
     }
 
     /** Requests waiting for a leader (not counting the group being written): a load metric. */
@@ -111,6 +142,9 @@ public final class WriteBarrier {
         try {
             request.turn = lock.newCondition();
             pending.addLast(request);
+            if (gatherer != null && pending.size() >= gatherTarget) {
+                gatherer.turn.signal();
+            }
             while (!request.done && (leading || pending.peekFirst() != request)) {
                 request.turn.awaitUninterruptibly();
             }
@@ -118,10 +152,12 @@ public final class WriteBarrier {
                 return;
             }
             leading = true;
+            gather(request);
             group = drainGroup();
         } finally {
             lock.unlock();
         }
+        long started = System.nanoTime();
         try {
             leader.lead(group);
         } catch (Throwable t) {
@@ -130,7 +166,26 @@ public final class WriteBarrier {
             }
             throw t;
         } finally {
-            finish(group);
+            finish(group, System.nanoTime() - started);
+        }
+    }
+
+    /** The new leader waits for company (see the class comment); called with the lock held. */
+    private void gather(Request head) {
+        if (!head.durable || head.exclusive || lastDurableGroup <= 1 || pending.size() >= lastDurableGroup) {
+            return;
+        }
+        long wait = gatherNanos.applyAsLong(durableGroupNanos);
+        gatherer = head;
+        gatherTarget = lastDurableGroup;
+        try {
+            while (pending.size() < gatherTarget && wait > 0) {
+                wait = head.turn.awaitNanos(wait);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // stop gathering; the write itself goes on
+        } finally {
+            gatherer = null;
         }
     }
 
@@ -150,9 +205,17 @@ public final class WriteBarrier {
         return group;
     }
 
-    private void finish(List<Request> group) {
+    private void finish(List<Request> group, long nanos) {
         lock.lock();
         try {
+            boolean durable = false;
+            for (Request r : group) {
+                durable |= r.durable;
+            }
+            if (durable) {
+                lastDurableGroup = group.size();
+                durableGroupNanos = durableGroupNanos == 0 ? nanos : (7 * durableGroupNanos + nanos) / 8;
+            }
             for (Request r : group) {
                 if (!r.settled) {
                     r.fail(new IllegalStateException("write leader did not settle a request"));

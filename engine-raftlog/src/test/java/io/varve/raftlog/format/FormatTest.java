@@ -2,52 +2,67 @@ package io.varve.raftlog.format;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.core.base.CorruptionException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.zip.CRC32C;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import org.junit.jupiter.api.Test;
 
-/** The encoder against docs/raftlog-format.md, and footer encode/decode round trips. */
+/** The encoder against docs/raftlog-format.md, and whole-batch round trips, truncations and damage. */
 class FormatTest {
     private static final Path FILE = Path.of("/x/0000000000000001.append");
+    private static final int BINDING = BatchFormat.fileBinding(LogFileFormat.QUEUE_APPEND, 1);
 
     @Test
-    void documentedExampleIsWhatTheEncoderWrites() {
+    void documentedExampleIsWhatTheEncoderWrites() throws Exception {
         BatchBuilder b = new BatchBuilder();
         b.addEntries(5, 7, List.of("ab".getBytes(), "c".getBytes()));
         b.put(5, "hs".getBytes(), "x".getBytes());
         byte[] bytes = b.encode(8192).bindTo(LogFileFormat.QUEUE_APPEND, 1);
         HexFormat hex = HexFormat.ofDelimiter(" ").withUpperCase();
-        assertEquals("56 52 4C 42 00 00 00 00 05 00 00 00 05 00 00 00 0F 00 00 00",
-                hex.formatHex(bytes, 0, 20));
-        assertEquals("02 61 62 01 63", hex.formatHex(bytes, 28, 33));
-        assertEquals("02 01 05 07 02 00 02 01 04 05 02 68 73 01 78", hex.formatHex(bytes, 33, bytes.length));
+        assertEquals(25, bytes.length);
+        assertEquals("02 0C", hex.formatHex(bytes, 0, 2));
+        assertEquals("01 05 07 02 02 01 84 02 68 73 01 78", hex.formatHex(bytes, 10, 22));
+        assertEquals("61 62 63", hex.formatHex(bytes, 22, 25));
         CRC32C crc = new CRC32C();
-        crc.update(bytes, 28, 5);
-        assertEquals((int) crc.getValue(), ByteSink.getIntLE(bytes, BatchFormat.OFFSET_ENTRIES_CRC));
+        crc.update(bytes, 22, 3);
+        assertEquals((int) crc.getValue(), ByteSink.getIntLE(bytes, 2));
         crc.reset();
-        crc.update(bytes, 0, 24);
-        crc.update(bytes, 33, 15);
-        assertEquals((int) crc.getValue() ^ BatchFormat.fileBinding(0, 1),
-                ByteSink.getIntLE(bytes, BatchFormat.OFFSET_FOOTER_CRC));
+        crc.update(bytes, 0, 6);
+        crc.update(bytes, 10, 12);
+        assertEquals((int) crc.getValue() ^ BINDING, ByteSink.getIntLE(bytes, 6));
+    }
+
+    @Test
+    void aBatchWithoutEntriesHasNeitherEntriesChecksumNorBlock() throws Exception {
+        BatchBuilder b = new BatchBuilder();
+        b.compactTo(300, 1000);
+        byte[] bytes = b.encode(8192).bindTo(LogFileFormat.QUEUE_APPEND, 1);
+        // flags 0, footer length 5, footer checksum, then COMPACT group 300, index 1000.
+        assertEquals("00 05", HexFormat.ofDelimiter(" ").withUpperCase().formatHex(bytes, 0, 2));
+        assertEquals(BatchFormat.MIN_HEADER_SIZE + 5, bytes.length);
+        BatchFrame frame = BatchFrame.decode(bytes, 0, bytes.length, BINDING, FooterCodec.Detail.OFFSETS, FILE, 32);
+        assertEquals(List.of(new BatchItem.Compact(300, 1000)), frame.footer().items());
+        assertEquals(bytes.length, frame.totalLength());
     }
 
     @Test
     void fileHeaderLayout() throws Exception {
         byte[] h = LogFileFormat.encodeHeader(LogFileFormat.QUEUE_REWRITE, 258);
         assertEquals("VARVRLOG", new String(h, 0, 8));
-        assertEquals(1, ByteSink.getIntLE(h, 8));
+        assertEquals(LogFileFormat.VERSION, ByteSink.getIntLE(h, 8));
         assertEquals(1, h[12]);
         assertEquals(258, ByteSink.getLongLE(h, 16));
         LogFileFormat.checkHeader(h, FILE, 1, 258);
@@ -76,77 +91,233 @@ class FormatTest {
         }
         b.addEntries(1, 1, List.of(big, "tail".getBytes()));
         byte[] bytes = b.encode(8192).bindTo(0, 1);
-        BatchFormat.Header header = BatchFormat.Header.decode(bytes, 0, FILE, 32);
-        assertTrue(header.compressed());
-        assertTrue(header.storedLength() < 1000);
-        byte[] stored = java.util.Arrays.copyOfRange(bytes, 28, 28 + header.storedLength());
-        byte[] raw = EntriesBlock.decode(header, stored, FILE, 60);
-        int[] starts = ((BatchItem.Entries) b.items().getFirst()).recordStarts();
-        assertArrayEquals(big, EntriesBlock.readRecord(raw, starts[0], FILE, 60));
-        assertArrayEquals("tail".getBytes(), EntriesBlock.readRecord(raw, starts[1], FILE, 60));
-        stored[5] ^= 1;
-        assertThrows(CorruptionException.class, () -> EntriesBlock.decode(header, stored, FILE, 60));
+        BatchFrame frame = BatchFrame.decode(bytes, 0, bytes.length, BINDING, FooterCodec.Detail.OFFSETS, FILE, 32);
+        assertTrue(frame.header().compressed());
+        assertTrue(frame.storedLength() < 1000);
+        assertEquals(bytes.length, frame.totalLength());
+        EntriesBlock block = EntriesBlock.decode(frame, bytes, 0, FILE, 32);
+        assertArrayEquals(big, block.entry(0));
+        assertArrayEquals("tail".getBytes(), block.entry(1));
+        assertThrows(CorruptionException.class, () -> block.entry(2));
+        bytes[frame.blockStart() + 5] ^= 1;
+        CorruptionException e = assertThrows(CorruptionException.class,
+                () -> EntriesBlock.decode(frame, bytes, 0, FILE, 32));
+        assertEquals(32 + frame.blockStart(), e.offset());
 
         BatchBuilder small = new BatchBuilder();
         small.addEntries(1, 1, List.of(big));
-        assertEquals(0, BatchFormat.Header.decode(small.encode(Integer.MAX_VALUE).bindTo(0, 1), 0, FILE, 0).flags());
+        byte[] plain = small.encode(Integer.MAX_VALUE).bindTo(0, 1);
+        assertEquals(BatchFormat.FLAG_ENTRIES, BatchFormat.Header.decode(plain, 0, plain.length, FILE, 0).flags());
+    }
+
+    @Test
+    void aLargeBlockWhoseStartDoesNotCompressIsStoredAsItIs() throws Exception {
+        byte[] noise = new byte[BatchBuilder.PROBE];
+        new java.util.Random(7).nextBytes(noise);
+        byte[] zeros = new byte[6 * BatchBuilder.PROBE];
+        BatchBuilder b = new BatchBuilder();
+        b.addEntries(1, 1, List.of(noise, zeros));
+        byte[] bytes = b.encode(8192).bindTo(0, 1);
+        assertTrue(!BatchFormat.Header.decode(bytes, 0, bytes.length, FILE, 0).compressed());
+        // The same bytes the other way round compress: the probe saw zeros.
+        BatchBuilder c = new BatchBuilder();
+        c.addEntries(1, 1, List.of(zeros, noise));
+        byte[] compressed = c.encode(8192).bindTo(0, 1);
+        assertTrue(BatchFormat.Header.decode(compressed, 0, compressed.length, FILE, 0).compressed());
+        assertTrue(compressed.length < 2 * BatchBuilder.PROBE, "length " + compressed.length);
+    }
+
+    /** What a test batch holds: items to add, in order. */
+    sealed interface Add {
+    }
+
+    record AddEntries(long group, long first, List<byte[]> entries) implements Add {
+    }
+
+    record AddPut(long group, byte[] key, byte[] value) implements Add {
+    }
+
+    record AddOther(BatchItem item) implements Add {
     }
 
     @Provide
-    Arbitrary<List<BatchItem>> items() {
-        Arbitrary<Long> group = Arbitraries.longs();
+    Arbitrary<List<Add>> batches() {
+        Arbitrary<Long> group = Arbitraries.oneOf(Arbitraries.longs().between(0, 3), Arbitraries.longs());
         Arbitrary<Long> index = Arbitraries.longs().between(0, Long.MAX_VALUE / 2);
         Arbitrary<byte[]> bytes = Arbitraries.bytes().array(byte[].class).ofMaxSize(20);
-        Arbitrary<BatchItem> item = Arbitraries.oneOf(
-                net.jqwik.api.Combinators.combine(group, index).as(BatchItem.Compact::new),
-                group.map(BatchItem.Clean::new),
-                group.map(BatchItem.ClearState::new),
-                net.jqwik.api.Combinators.combine(group, bytes, bytes).as(BatchItem.Put::new),
-                net.jqwik.api.Combinators.combine(group, bytes).as(BatchItem.Delete::new),
-                net.jqwik.api.Combinators.combine(group, index, Arbitraries.longs().between(0, 1000))
-                        .as(BatchItem.Retain::new),
-                net.jqwik.api.Combinators.combine(group, index,
-                        Arbitraries.integers().between(0, 50).array(int[].class).ofMinSize(1).ofMaxSize(5))
-                        .as((g, i, lengths) -> (BatchItem) new BatchItem.Entries(g, i, 3, lengths)));
-        return item.list().ofMaxSize(10);
+        Arbitrary<byte[]> payload = Arbitraries.oneOf(bytes, Arbitraries.bytes().array(byte[].class).ofMinSize(100)
+                .ofMaxSize(400));
+        Arbitrary<Add> add = Arbitraries.oneOf(
+                Combinators.combine(group, index, payload.list().ofMinSize(1).ofMaxSize(5)).as(AddEntries::new),
+                Combinators.combine(group, bytes, bytes).as(AddPut::new),
+                Combinators.combine(group, index).as((g, i) -> new AddOther(new BatchItem.Compact(g, i))),
+                group.map(g -> new AddOther(new BatchItem.Clean(g))),
+                group.map(g -> new AddOther(new BatchItem.ClearState(g))),
+                Combinators.combine(group, bytes).as((g, k) -> new AddOther(new BatchItem.Delete(g, k))),
+                Combinators.combine(group, index, Arbitraries.longs().between(0, 1000))
+                        .as((g, i, n) -> new AddOther(new BatchItem.Retain(g, i, n))));
+        return add.list().ofMinSize(1).ofMaxSize(10);
+    }
+
+    private static BatchBuilder build(List<Add> adds) {
+        BatchBuilder b = new BatchBuilder();
+        for (Add a : adds) {
+            switch (a) {
+                case AddEntries e -> b.addEntries(e.group(), e.first(), e.entries());
+                case AddPut p -> b.put(p.group(), p.key(), p.value());
+                case AddOther(BatchItem.Compact c) -> b.compactTo(c.group(), c.index());
+                case AddOther(BatchItem.Clean c) -> b.clean(c.group());
+                case AddOther(BatchItem.ClearState c) -> b.clearState(c.group());
+                case AddOther(BatchItem.Delete d) -> b.delete(d.group(), d.key());
+                case AddOther(BatchItem.Retain r) -> b.retain(r.group(), r.first(), r.count());
+                case AddOther o -> throw new AssertionError(o);
+            }
+        }
+        return b;
     }
 
     @Property(tries = 300)
-    void footersRoundTrip(@ForAll("items") List<BatchItem> items) throws Exception {
-        ByteSink out = new ByteSink(16);
-        FooterCodec.encode(items, out);
-        List<BatchItem> back = FooterCodec.decode(new ByteCursor(out.array(), 0, out.size(), FILE, 0), 1 << 20);
-        assertEquals(items.size(), back.size());
-        for (int i = 0; i < items.size(); i++) {
-            assertEquals(describe(items.get(i)), describe(back.get(i)));
+    void batchesRoundTrip(@ForAll("batches") List<Add> adds, @ForAll boolean compress) throws Exception {
+        BatchBuilder b = build(adds);
+        byte[] bytes = b.encode(compress ? 0 : Integer.MAX_VALUE).bindTo(0, 1);
+        BatchFrame frame = BatchFrame.decode(bytes, 0, bytes.length, BINDING, FooterCodec.Detail.OFFSETS, FILE, 32);
+        assertEquals(bytes.length, frame.totalLength());
+        assertEquals(describe(b.items()), describe(frame.footer().items()));
+        EntriesBlock block = EntriesBlock.decode(frame, bytes, 0, FILE, 32);
+        List<byte[]> expected = new ArrayList<>();
+        adds.forEach(a -> {
+            if (a instanceof AddEntries e) {
+                expected.addAll(e.entries());
+            }
+        });
+        assertEquals(expected.size(), block.entryCount());
+        for (int k = 0; k < expected.size(); k++) {
+            assertArrayEquals(expected.get(k), block.entry(k), "entry " + k);
         }
-        // Any truncation is detected, never misread.
-        for (int cut = 0; cut < out.size(); cut++) {
-            int end = cut;
-            assertThrows(CorruptionException.class,
-                    () -> FooterCodec.decode(new ByteCursor(out.array(), 0, end, FILE, 0), 1 << 20));
+        // Recovery's scanners decode only the totals, and find the same ones.
+        FooterCodec.Footer totals = BatchFrame.decode(bytes, 0, bytes.length, BINDING, FooterCodec.Detail.TOTALS, FILE,
+                32).footer();
+        assertEquals(null, totals.items());
+        assertEquals(frame.footer().rawLength(), totals.rawLength());
+        assertEquals(expected.size(), totals.entryCount());
+        assertEquals(b.items().getLast() instanceof BatchItem.Commit, totals.endsWithCommit());
+    }
+
+    /** A merged batch reads back as its members one after the other, entries renumbered in order. */
+    @Property(tries = 200)
+    void mergedBatchesReadBackAsTheirMembersInOrder(@ForAll("memberLists") List<List<Add>> members) throws Exception {
+        BatchMerger.Run run = new BatchMerger.Run();
+        List<BatchItem> expectedItems = new ArrayList<>();
+        List<byte[]> expectedEntries = new ArrayList<>();
+        for (List<Add> adds : members) {
+            BatchBuilder b = build(adds);
+            EncodedBatch encoded = b.encode(Integer.MAX_VALUE);
+            assertTrue(run.tryAdd(encoded));
+            for (BatchItem item : encoded.items()) {
+                expectedItems.add(item instanceof BatchItem.Entries e ? new BatchItem.Entries(e.group(), e.firstIndex(),
+                        e.firstOrdinal() + expectedEntries.size(), e.count()) : item);
+            }
+            adds.forEach(a -> {
+                if (a instanceof AddEntries e) {
+                    expectedEntries.addAll(e.entries());
+                }
+            });
+        }
+        EncodedBatch merged = run.take();
+        assertTrue(run.isEmpty());
+        assertEquals(describe(expectedItems), describe(merged.items()));
+        byte[] bytes = merged.bindTo(0, 1);
+        BatchFrame frame = BatchFrame.decode(bytes, 0, bytes.length, BINDING, FooterCodec.Detail.OFFSETS, FILE, 32);
+        assertEquals(bytes.length, frame.totalLength());
+        assertEquals(describe(expectedItems), describe(frame.footer().items()));
+        EntriesBlock block = EntriesBlock.decode(frame, bytes, 0, FILE, 32);
+        assertEquals(expectedEntries.size(), block.entryCount());
+        for (int k = 0; k < expectedEntries.size(); k++) {
+            assertArrayEquals(expectedEntries.get(k), block.entry(k), "entry " + k);
+        }
+    }
+
+    @Provide
+    Arbitrary<List<List<Add>>> memberLists() {
+        return batches().list().ofMinSize(1).ofMaxSize(6);
+    }
+
+    @Test
+    void compressedOrLargeBatchesAreNotMerged() {
+        BatchBuilder big = new BatchBuilder();
+        big.addEntries(1, 1, List.of(new byte[BatchMerger.MAX_MEMBER_BLOCK + 1]));
+        assertTrue(!new BatchMerger.Run().tryAdd(big.encode(Integer.MAX_VALUE)));
+        BatchBuilder compressed = new BatchBuilder();
+        compressed.addEntries(1, 1, List.of(new byte[20_000]));
+        assertTrue(!new BatchMerger.Run().tryAdd(compressed.encode(8192)));
+    }
+
+    /** Bad input never decodes: every cut and every changed byte is a CorruptionException, never a misread. */
+    @Property(tries = 100)
+    void truncatedOrDamagedBatchesNeverDecode(@ForAll("batches") List<Add> adds, @ForAll boolean compress)
+            throws Exception {
+        byte[] bytes = build(adds).encode(compress ? 0 : Integer.MAX_VALUE).bindTo(0, 1);
+        for (int cut = 0; cut < bytes.length; cut++) {
+            int available = cut;
+            assertThrows(CorruptionException.class, () -> decodeWhole(Arrays.copyOf(bytes, available), available));
+        }
+        for (int at = 0; at < bytes.length; at++) {
+            for (int bit : new int[] {0x01, 0x80, 0xFF}) {
+                byte[] damaged = bytes.clone();
+                damaged[at] ^= (byte) bit;
+                assertThrows(CorruptionException.class, () -> decodeWhole(damaged, damaged.length),
+                        "byte " + at + " xor " + bit);
+            }
+        }
+        // The same bytes in another file never validate either.
+        assertThrows(CorruptionException.class, () -> BatchFrame.decode(bytes, 0, bytes.length,
+                BatchFormat.fileBinding(0, 2), FooterCodec.Detail.OFFSETS, FILE, 32));
+    }
+
+    private static void decodeWhole(byte[] b, int available) throws CorruptionException {
+        BatchFrame frame = BatchFrame.decode(b, 0, available, BINDING, FooterCodec.Detail.OFFSETS, FILE, 32);
+        if (frame.totalLength() != available) {
+            throw new CorruptionException(FILE, 32, "length " + frame.totalLength() + " vs " + available);
+        }
+        EntriesBlock block = EntriesBlock.decode(frame, b, 0, FILE, 32);
+        for (int k = 0; k < block.entryCount(); k++) {
+            block.entry(k);
         }
     }
 
     @Test
-    void entriesBeyondTheirBlockAreRejected() {
-        ByteSink out = new ByteSink(16);
-        FooterCodec.encode(List.of(new BatchItem.Entries(1, 1, 0, new int[] {10, 10})), out);
-        CorruptionException e = assertThrows(CorruptionException.class,
-                () -> FooterCodec.decode(new ByteCursor(out.array(), 0, out.size(), FILE, 100), 21));
-        assertTrue(e.getMessage().contains("past the entries block"), e.getMessage());
-        assertEquals(101, e.offset());
-        assertNotEquals(0, out.size());
+    void footerItemsWithBadTagsOrLengthsAreRejected() {
+        // SAME_GROUP on the first item.
+        assertCorruptFooter(new byte[] {(byte) 0x82}, 100);
+        // ONE_ENTRY on a non-entries item.
+        assertCorruptFooter(new byte[] {0x42, 0x01}, 100);
+        // Unknown modifier bit and unknown type.
+        assertCorruptFooter(new byte[] {0x12, 0x01}, 100);
+        assertCorruptFooter(new byte[] {0x09, 0x01}, 100);
+        // A commit must name group 0.
+        assertCorruptFooter(new byte[] {0x08, 0x01}, 100);
+        // Entries whose lengths add up past the block limit.
+        assertCorruptFooter(new byte[] {0x01, 0x01, 0x01, 0x02, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80,
+                0x04, 0x01}, 100);
     }
 
-    private static String describe(BatchItem item) {
-        return switch (item) {
-            case BatchItem.Entries e -> "E" + e.group() + "/" + e.firstIndex() + "/" + e.regionStart() + "/"
-                    + java.util.Arrays.toString(e.lengths());
-            case BatchItem.Put p -> "P" + p.group() + java.util.Arrays.toString(p.key())
-                    + java.util.Arrays.toString(p.value());
-            case BatchItem.Delete d -> "D" + d.group() + java.util.Arrays.toString(d.key());
-            default -> item.toString();
-        };
+    private static void assertCorruptFooter(byte[] footer, long fileOffset) {
+        CorruptionException e = assertThrows(CorruptionException.class,
+                () -> FooterCodec.decode(new ByteCursor(footer, 0, footer.length, FILE, fileOffset),
+                        FooterCodec.Detail.TOTALS));
+        assertTrue(e.offset() >= fileOffset && e.offset() <= fileOffset + footer.length, e.getMessage());
+        assertEquals(FILE, e.file());
+    }
+
+    private static String describe(List<BatchItem> items) {
+        StringBuilder out = new StringBuilder();
+        for (BatchItem item : items) {
+            out.append(switch (item) {
+                case BatchItem.Put p -> "P" + p.group() + Arrays.toString(p.key()) + Arrays.toString(p.value());
+                case BatchItem.Delete d -> "D" + d.group() + Arrays.toString(d.key());
+                default -> item.toString();
+            }).append(';');
+        }
+        return out.toString();
     }
 }

@@ -41,13 +41,10 @@ class EntryRingProperties {
                 case 0, 3 -> { // append, possibly over the tail or (kind 3) past a gap
                     long first = s.kind() == 3 ? last + 1 + Math.abs(s.a()) : Math.max(0, last + 1 - Math.max(0, s.a()));
                     int n = 1 + s.b() % 50;
-                    int[] starts = new int[n];
-                    for (int i = 0; i < n; i++) {
-                        starts[i] = i * 7;
-                    }
+                    int firstOrdinal = s.b() % 7;
                     long loc = Location.of(2 * stamp++, 1000);
                     boolean gap = !model.isEmpty() && first > last + 1;
-                    ring.append(first, loc, starts, gap);
+                    ring.append(first, loc, firstOrdinal, n, gap);
                     if (!model.isEmpty() && first <= model.firstKey()) {
                         model.clear();
                     }
@@ -58,7 +55,7 @@ class EntryRingProperties {
                         }
                     }
                     for (int i = 0; i < n; i++) {
-                        model.put(first + i, new long[] {loc, starts[i]});
+                        model.put(first + i, new long[] {loc, firstOrdinal + i});
                     }
                 }
                 case 1 -> {
@@ -81,7 +78,7 @@ class EntryRingProperties {
                 long lastHole = -1;
                 for (Map.Entry<Long, long[]> e : model.entrySet()) {
                     assertEquals(e.getValue()[0], ring.location(e.getKey()));
-                    assertEquals(e.getValue()[1], ring.recordStart(e.getKey()));
+                    assertEquals(e.getValue()[1], ring.ordinal(e.getKey()));
                     if (e.getValue()[0] == Location.PLACEHOLDER) {
                         lastHole = e.getKey();
                     }
@@ -95,9 +92,8 @@ class EntryRingProperties {
     @Test
     void oneGroupOfAMillionEntriesOneBatchEachCostsAtMost16BytesPerEntry() {
         EntryRing ring = new EntryRing();
-        int[] oneEntry = {0};
         for (long i = 1; i <= 1_000_000; i++) {
-            ring.append(i, Location.of(2 + (i >> 10 << 1), i * 64 % (1L << 30)), oneEntry, false);
+            ring.append(i, Location.of(2 + (i >> 10 << 1), i * 64 % (1L << 30)), 0, 1, false);
         }
         double perEntry = (double) ring.heapBytes() / ring.size();
         assertTrue(perEntry <= 16, "bytes per entry " + perEntry);

@@ -24,31 +24,35 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Time to reopen a pre-built store: {@code entries} entries over 1000 groups (written 16 groups per batch,
- * unsynced, then closed). Varve rebuilds its index from batch footers; RocksDB opens its LSM (and replays
- * whatever WAL it has). For Varve the index's heap footprint is printed at the end of each trial: its own
- * accounting and, from {@code heapGrowthOfOpen}, the measured growth of the used heap across an open
- * (between two full GCs; that method's time is not a recovery figure).
+ * Time to reopen a pre-built store of {@code totalMiB} MiB of entries of {@code entrySize} bytes over
+ * {@code groups} groups, written round robin {@value #GROUPS_PER_WRITE} groups per batch (one entry each),
+ * unsynced, then closed. The issue's target is 1 GiB in 100 groups, reopened warm (files in the page cache,
+ * code compiled: the warm-up iterations reopen the same store). Varve rebuilds its index from batch footers;
+ * RocksDB opens its LSM (and replays whatever WAL it has). For Varve the index's heap footprint is printed at
+ * the end of each trial: its own accounting and, from {@code heapGrowthOfOpen}, the measured growth of the used
+ * heap across an open (between two full GCs; that method's time is not a recovery figure).
  *
  * <p>Smoke run: {@code java -jar jmh/target/benchmarks.jar RaftLogRecoveryBenchmark -wi 1 -i 3 -f 1}
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 2)
+@Warmup(iterations = 3)
 @Measurement(iterations = 5)
 @Fork(value = 1, jvmArgsAppend = {"-Xmx4g"})
 public class RaftLogRecoveryBenchmark {
-    static final int GROUPS = 1000;
-    static final int GROUPS_PER_WRITE = 16;
+    static final int GROUPS_PER_WRITE = 10;
 
     @Param({"varve", "rocksdb"})
     public String store;
 
-    @Param({"1000000"})
-    public int entries;
+    @Param({"100"})
+    public int groups;
 
-    @Param({"256"})
+    @Param({"1024"})
+    public int totalMiB;
+
+    @Param({"1024"})
     public int entrySize;
 
     Path dir;
@@ -56,25 +60,30 @@ public class RaftLogRecoveryBenchmark {
     @Setup(Level.Trial)
     public void build() throws IOException {
         dir = BenchDirs.create("raftlog-recovery-" + store);
+        if (groups % GROUPS_PER_WRITE != 0) {
+            throw new IllegalArgumentException("groups must be a multiple of " + GROUPS_PER_WRITE);
+        }
         Random random = new Random(2);
         byte[][] pool = new byte[GROUPS_PER_WRITE][entrySize];
         for (byte[] e : pool) {
-            random.nextBytes(e);
+            random.nextBytes(e); // incompressible, like the append benchmark's entries
         }
-        long[] groups = new long[GROUPS_PER_WRITE];
+        long[] ids = new long[GROUPS_PER_WRITE];
         long[] indexes = new long[GROUPS_PER_WRITE];
+        long perGroup = ((long) totalMiB << 20) / ((long) groups * entrySize);
         try (RaftStore raft = BenchDirs.open(store, dir)) {
-            int perGroup = entries / GROUPS;
-            for (int index = 1; index <= perGroup; index++) {
-                for (int g0 = 0; g0 < GROUPS; g0 += GROUPS_PER_WRITE) {
+            for (long index = 1; index <= perGroup; index++) {
+                for (int g0 = 0; g0 < groups; g0 += GROUPS_PER_WRITE) {
                     for (int i = 0; i < GROUPS_PER_WRITE; i++) {
-                        groups[i] = g0 + i;
+                        ids[i] = g0 + i;
                         indexes[i] = index;
                     }
-                    raft.append(groups, indexes, pool, new byte[24], false);
+                    raft.append(ids, indexes, pool, new byte[24], false);
                 }
             }
         }
+        System.out.printf("%n[raftlog-recovery store=%s] %d entries of %d B in %d groups, %d MiB on disk%n", store,
+                perGroup * groups, entrySize, groups, BenchDirs.size(dir) >> 20);
     }
 
     /** Varve's index footprint, from the last measurement; printed at the end of the trial. */
@@ -115,7 +124,8 @@ public class RaftLogRecoveryBenchmark {
     @TearDown(Level.Trial)
     public void delete() {
         if (store.equals("varve")) {
-            System.out.printf("%n[raftlog-index entries=%d] index accounting %.2f heap bytes per entry%s%n", entries,
+            System.out.printf("%n[raftlog-index groups=%d entrySize=%d] index accounting %.2f heap bytes per entry%s%n",
+                    groups, entrySize,
                     indexBytesPerEntry, measuredHeapBytesPerEntry > 0
                             ? String.format("; measured heap growth of an open %.2f bytes per entry",
                                     measuredHeapBytesPerEntry)
