@@ -398,17 +398,21 @@ public final class VersionSet implements AutoCloseable {
      * the edit durable in the manifest, then publishes a view with the new version and the memtable set
      * {@code memtables} produces from the current view.
      */
-    public void logAndApply(VersionEdit edit, UnaryOperator<List<Memtable>> memtables) throws IOException {
-        logAndApply(List.of(new Change(edit, memtables)));
+    public Version logAndApply(VersionEdit edit, UnaryOperator<List<Memtable>> memtables) throws IOException {
+        List<Version> created = logAndApply(List.of(new Change(edit, memtables)));
+        return created.isEmpty() ? null : created.getFirst();
     }
 
     /**
      * Applies several edits (e.g. one flush's, one per family) with a single manifest sync; each family's new
      * view is published after the sync. An edit for a family dropped meanwhile is not logged, and the tables it
      * adds are deleted: nothing can read them.
+     *
+     * @return the versions created, one per applied edit (not retained: valid while current or pinned)
      */
-    public void logAndApply(List<Change> changes) throws IOException {
+    public List<Version> logAndApply(List<Change> changes) throws IOException {
         List<ReadView> old = new ArrayList<>();
+        List<Version> created = new ArrayList<>();
         manifestLock.lock();
         try {
             List<Change> applicable = new ArrayList<>();
@@ -434,7 +438,7 @@ public final class VersionSet implements AutoCloseable {
                 edits.add(edit);
             }
             if (edits.isEmpty()) {
-                return;
+                return created;
             }
             manifest.append(edits);
             for (int i = 0; i < applicable.size(); i++) {
@@ -444,6 +448,7 @@ public final class VersionSet implements AutoCloseable {
                 lastSequence = Math.max(lastSequence, edit.lastSequence());
                 Version next = new Version(nextVersionId++, levels.get(i), this);
                 family.live.put(next.id(), next);
+                created.add(next);
                 scheduleRemoval(family, edit.removed().stream().map(VersionEdit.Removed::fileNumber).toList(),
                         next.id());
                 Version previous = family.currentVersion;
@@ -463,6 +468,7 @@ public final class VersionSet implements AutoCloseable {
             manifestLock.unlock();
         }
         old.forEach(ReadView::release);
+        return created;
     }
 
     private void scheduleRemoval(ColumnFamilyVersions family, List<Long> fileNumbers, long removedBy) {
