@@ -107,6 +107,8 @@ final class DbImpl implements Db {
         TableCache tables = null;
         VersionSet versionSet = null;
         ExecutorService flusher = null;
+        CommitPipeline createdPipeline = null;
+        CompactionScheduler createdCompactions = null;
         try {
             cache = options.blockCacheSize() > 0 ? new BlockCache(options.blockCacheSize(), 16) : null;
             tables = new TableCache(fs, n -> DbFiles.table(dir, n), cache);
@@ -171,9 +173,9 @@ final class DbImpl implements Db {
             this.tableCache = tables;
             this.versions = versionSet;
             this.flushThread = flusher;
-            this.pipeline = new CommitPipeline(fs, dir, options, versionSet::newFileNumber,
+            this.pipeline = createdPipeline = new CommitPipeline(fs, dir, options, versionSet::newFileNumber,
                     replayed.lastSequence(), pipelineFamilies, logNumber, this::memtableRotated, reclaimer::submit);
-            this.compactions = new CompactionScheduler(versionSet, fs, dir, tables, options, this::familyOptions,
+            this.compactions = createdCompactions = new CompactionScheduler(versionSet, fs, dir, tables, options, this::familyOptions,
                     new CompactionScheduler.SnapshotBounds() {
                         @Override
                         public long oldest() {
@@ -216,6 +218,16 @@ final class DbImpl implements Db {
             compactions.maybeSchedule();
         } finally {
             if (!opened) {
+                if (createdPipeline != null) {
+                    try {
+                        createdPipeline.close();
+                    } catch (IOException | RuntimeException ignored) {
+                        // already failing
+                    }
+                }
+                if (createdCompactions != null) {
+                    createdCompactions.close();
+                }
                 if (flusher != null) {
                     flusher.shutdownNow();
                 }
