@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Fails the N-th file-system operation of one ingestion of two files, for every N, once and for good, copying
- * and moving; then simulates a machine crash and reopens. The two files' keys must be there all or not at
+ * and moving, with and without a memtable to flush first; then simulates a machine crash and reopens. The two files' keys must be there all or not at
  * all (all if the call returned), what was written before must be intact, the caller's files must still
  * exist unless the ingestion moved them, and no table file may be left that the tree does not list.
  */
@@ -37,7 +37,7 @@ class IngestCrashTest {
     private record Setup(MemFileSystem disk, FaultInjectingFileSystem fs, Db db, List<Path> files) {
     }
 
-    private static Setup setUp() throws IOException {
+    private static Setup setUp(boolean overlap) throws IOException {
         MemFileSystem disk = new MemFileSystem();
         disk.createDirectories(EXT);
         FaultInjectingFileSystem fs = new FaultInjectingFileSystem(disk);
@@ -46,7 +46,7 @@ class IngestCrashTest {
         db.put(WriteOptions.SYNC, bytes("z"), bytes("flushed"));
         db.flush();
         // In the memtable and in the first file's range: the ingestion flushes first.
-        db.put(WriteOptions.SYNC, bytes("a1"), bytes("logged"));
+        db.put(WriteOptions.SYNC, bytes(overlap ? "a1" : "b"), bytes("logged"));
         db.put(WriteOptions.SYNC, bytes("q"), bytes("logged"));
         return new Setup(disk, fs, db, List.of(file(disk, "first.sst", FIRST), file(disk, "second.sst", SECOND)));
     }
@@ -59,12 +59,13 @@ class IngestCrashTest {
 
     @Test
     void aCrashAtAnyOperationLeavesAllFilesOrNone() throws IOException {
-        for (boolean move : new boolean[] {false, true}) {
-            long operations = countOperations(move);
+        boolean[][] cases = {{false, true}, {true, false}, {false, false}}; // {move, memtable overlap}
+        for (boolean[] c : cases) {
+            long operations = countOperations(c[0], c[1]);
             assertTrue(operations > 10, "the ingestion should exercise the file system: " + operations);
             for (boolean forever : new boolean[] {false, true}) {
                 for (long n = 1; n <= operations; n++) {
-                    runWithFailureAt(n, forever, move);
+                    runWithFailureAt(n, forever, c[0], c[1]);
                 }
             }
         }
@@ -74,8 +75,8 @@ class IngestCrashTest {
         return IngestOptions.defaults().withMoveFiles(move);
     }
 
-    private static long countOperations(boolean move) throws IOException {
-        Setup s = setUp();
+    private static long countOperations(boolean move, boolean overlap) throws IOException {
+        Setup s = setUp(overlap);
         try (Db db = s.db()) {
             long before = s.fs().operationCount();
             db.ingestExternalFiles(s.files(), options(move));
@@ -83,9 +84,10 @@ class IngestCrashTest {
         }
     }
 
-    private static void runWithFailureAt(long n, boolean forever, boolean move) throws IOException {
-        String context = "failure at operation " + n + (forever ? " (forever)" : " (once)") + (move ? ", moving" : ", copying");
-        Setup s = setUp();
+    private static void runWithFailureAt(long n, boolean forever, boolean move, boolean overlap) throws IOException {
+        String context = "failure at operation " + n + (forever ? " (forever)" : " (once)") + (move ? ", moving" : ", copying")
+                + (overlap ? ", flushing first" : "");
+        Setup s = setUp(overlap);
         s.fs().failAt(n, forever);
         boolean returned = false;
         try {
@@ -106,6 +108,9 @@ class IngestCrashTest {
             ColumnFamily cf = db.defaultColumnFamily();
             assertEquals("flushed", get(db, cf, "z"), context);
             assertEquals("logged", get(db, cf, "q"), context);
+            if (!overlap) {
+                assertEquals("logged", get(db, cf, "b"), context);
+            }
             int present = 0;
             for (String key : concat()) {
                 if ("ingested".equals(get(db, cf, key))) {
@@ -117,7 +122,7 @@ class IngestCrashTest {
                 assertEquals(FIRST.size() + SECOND.size(), present, context + ": the call returned");
             }
             if (present == 0) {
-                assertEquals("logged", get(db, cf, "a1"), context);
+                assertEquals(overlap ? "logged" : null, get(db, cf, "a1"), context);
                 assertEquals("flushed", get(db, cf, "a2"), context);
                 for (Path source : s.files()) {
                     assertTrue(s.disk().exists(source), context + ": " + source + " is gone though not ingested");
