@@ -2,8 +2,9 @@ package io.varve.core.ingest;
 
 /**
  * An ingestion with {@link IngestOptions#allowBlockingFlush()} false found keys of its files' ranges in a
- * memtable. Nothing was changed: no file was linked or copied into the database, no sequence was used.
- * Flush (which never pauses writes) and try again — what {@code Db.ingestExternalFilesFlushingFirst} does.
+ * memtable. Nothing was changed: the database holds what it held (its imported copies of the files are
+ * deleted again, at most a sequence number went unused) and the caller's files are where they were. Flush
+ * (which never pauses writes) and try again — what {@code Db.ingestExternalFilesWithFlushRetry} does.
  */
 public final class IngestRequiresFlushException extends IllegalStateException {
 
