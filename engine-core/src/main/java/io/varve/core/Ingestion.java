@@ -92,17 +92,19 @@ final class Ingestion {
         }
         List<ExternalTable> tables = ExternalTables.importAll(fs, files, familyName, destination,
                 options.moveFiles());
-        boolean logged = false;
+        boolean keepFiles = false;
         try {
-            logged = install(family, tables, options);
+            install(family, tables, options);
+            keepFiles = true;
         } catch (ManifestFailure e) {
-            logged = true; // unknown whether the record is on disk: keep the files, the next open decides
+            keepFiles = true; // unknown whether the record is on disk: the next open keeps or deletes them
             throw e.unchecked;
         } finally {
-            if (!logged) {
+            if (!keepFiles) {
                 ExternalTables.discard(fs, tables, destination.tablePath());
             }
         }
+        installed.run();
         if (options.moveFiles()) {
             for (Path source : files) {
                 try {
@@ -114,8 +116,8 @@ final class Ingestion {
         }
     }
 
-    /** Returns true once installed; throws otherwise. */
-    private boolean install(int family, List<ExternalTable> tables, IngestOptions options) {
+    /** Returns once the tables are installed and visible; throws otherwise (then nothing was installed). */
+    private void install(int family, List<ExternalTable> tables, IngestOptions options) {
         byte[] first = tables.getFirst().smallestKey();
         byte[] last = tables.stream().map(ExternalTable::largestKey).max(Keys::compare).orElseThrow();
         try (RangeLatch.Guard ignored = options.allowWrite() ? latch.acquire(first, last) : null) {
@@ -126,8 +128,7 @@ final class Ingestion {
                 }
                 Outcome outcome = attempt(family, tables, options);
                 if (outcome == Outcome.INSTALLED) {
-                    installed.run();
-                    return true;
+                    return;
                 }
                 if (outcome == Outcome.MEMTABLE_OVERLAP) {
                     flushFirst(options);

@@ -1,5 +1,6 @@
 package io.varve.core.ingest;
 
+import io.varve.core.base.Keys;
 import io.varve.core.version.TableMeta;
 import io.varve.core.version.Version;
 
@@ -19,8 +20,9 @@ import java.util.List;
  *       reached a table while the ingestion was being installed); then no placement is right, and the
  *       ingestion retries with a newer sequence.</li>
  * </ul>
- * A pure function of a version: the caller runs it under the version set's manifest lock, with compaction
- * picks held, so the decision and the installation are one atomic step.
+ * A pure function of a version, O(log n) per sorted level plus the overlapping tables: the caller runs it
+ * under the version set's manifest lock, with compaction picks held, so the decision and the installation
+ * are one atomic step.
  */
 public final class LevelPlacement {
 
@@ -60,12 +62,32 @@ public final class LevelPlacement {
     }
 
     private static boolean overlapsLevel(Version version, int level, ExternalTable table) {
-        for (TableMeta t : version.level(level)) {
-            if (table.overlaps(t)) {
-                return true;
+        TableMeta[] tables = version.level(level);
+        if (level == 0) {
+            for (TableMeta t : tables) {
+                if (table.overlaps(t)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        int first = firstEndingAtOrAfter(tables, table.smallestKey());
+        return first < tables.length && table.overlaps(tables[first]);
+    }
+
+    /** In a sorted level, the first table whose largest key is at or after {@code key}. Binary search. */
+    private static int firstEndingAtOrAfter(TableMeta[] sorted, byte[] key) {
+        int low = 0;
+        int high = sorted.length;
+        while (low < high) {
+            int mid = (low + high) >>> 1;
+            if (Keys.compare(sorted[mid].largestKey(), key) < 0) {
+                low = mid + 1;
+            } else {
+                high = mid;
             }
         }
-        return false;
+        return low;
     }
 
     private static boolean busyUpTo(List<BusyRange> busy, int level, ExternalTable table) {
@@ -79,8 +101,11 @@ public final class LevelPlacement {
 
     private static boolean newerTableBelow(Version version, ExternalTable table, int placed, long sequence) {
         for (int level = Math.max(1, placed + 1); level < Version.NUM_LEVELS; level++) {
-            for (TableMeta t : version.level(level)) {
-                if (t.effectiveLargestSequence() >= sequence && table.overlaps(t)) {
+            TableMeta[] tables = version.level(level);
+            // The overlapping tables of a sorted level are contiguous.
+            for (int i = firstEndingAtOrAfter(tables, table.smallestKey()); i < tables.length
+                    && Keys.compare(tables[i].smallestKey(), table.largestKey()) <= 0; i++) {
+                if (tables[i].effectiveLargestSequence() >= sequence) {
                     return true;
                 }
             }

@@ -316,7 +316,8 @@ public final class TableReader {
     public void verifyContents() throws CorruptionException {
         requireOpen();
         BlockIterator cursor = new BlockIterator(globalSequence, true);
-        byte[] previousKey = null;
+        byte[] previousKey = null; // reused: a verification allocates per key length growth, not per entry
+        int previousLength = 0;
         long previousTrailer = 0;
         long entries = 0;
         long deletions = 0;
@@ -326,11 +327,12 @@ public final class TableReader {
             for (cursor.seekToFirst(); cursor.valid(); cursor.next()) {
                 MemorySegment userKey = cursor.userKey();
                 long trailer = cursor.trailer();
-                if (previousKey != null && InternalKey.compare(MemorySegment.ofArray(previousKey), previousTrailer,
-                        userKey, trailer) >= 0) {
+                MemorySegment previous = previousKey == null ? null
+                        : MemorySegment.ofArray(previousKey).asSlice(0, previousLength);
+                if (previous != null && InternalKey.compare(previous, previousTrailer, userKey, trailer) >= 0) {
                     throw new CorruptionException(path, offset, "entries out of order: "
                             + InternalKeys.describe(userKey, trailer) + " does not come after "
-                            + InternalKeys.describe(MemorySegment.ofArray(previousKey), previousTrailer));
+                            + InternalKeys.describe(previous, previousTrailer));
                 }
                 if (index.compareSeparator(i, userKey, trailer) < 0
                         || (i > 0 && index.compareSeparator(i - 1, userKey, trailer) >= 0)) {
@@ -345,17 +347,21 @@ public final class TableReader {
                 if (InternalKey.kindCode(trailer) == ValueKind.DELETE.code()) {
                     deletions++;
                 }
-                previousKey = userKey.toArray(ValueLayout.JAVA_BYTE);
+                previousLength = (int) userKey.byteSize();
+                if (previousKey == null || previousKey.length < previousLength) {
+                    previousKey = new byte[Math.max(64, previousLength * 2)];
+                }
+                MemorySegment.copy(userKey, ValueLayout.JAVA_BYTE, 0, previousKey, 0, previousLength);
                 previousTrailer = trailer;
             }
         }
-        if (entries != properties.entryCount || deletions != properties.deletionCount || previousKey == null
-                || !sameKey(MemorySegment.ofArray(previousKey), previousTrailer, properties.largestUserKey,
-                        properties.largestTrailer)) {
+        MemorySegment last = previousKey == null ? null : MemorySegment.ofArray(previousKey).asSlice(0, previousLength);
+        if (entries != properties.entryCount || deletions != properties.deletionCount || last == null
+                || !sameKey(last, previousTrailer, properties.largestUserKey, properties.largestTrailer)) {
             throw new CorruptionException(path, propertiesOffset, "data blocks hold " + entries
                     + " entries (" + deletions + " deletions) ending at "
-                    + (previousKey == null ? "nothing" : InternalKeys.describe(MemorySegment.ofArray(previousKey),
-                    previousTrailer)) + ", the properties say " + properties);
+                    + (last == null ? "nothing" : InternalKeys.describe(last, previousTrailer))
+                    + ", the properties say " + properties);
         }
     }
 
