@@ -24,8 +24,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -35,21 +35,22 @@ import java.util.concurrent.locks.LockSupport;
  * Seed 001 (issue 5): foreground put latency (SampleTime: p99, p99.9, p99.99, max) while SST files are
  * ingested again and again, against the same writers with no ingestion.
  *
- * <p>Writers ({@code @Threads}) put random keys {@code w...}. One background thread does, {@code ingestsPerSec}
- * times a second, what moving a region does: with {@code regionWritten}, one put into the region's key range
- * first (data left there before, which forces a flush: what made RocksDB's in-stall flush hurt), then the
- * ingestion of the region's pre-built file ({@code keysPerFile} keys, copied, so files are reused round robin
- * over {@value #REGIONS} regions disjoint from the writers' keys). {@code mode}:
+ * <p>Writers ({@code @Threads}) put random keys {@code w...}, each paced to {@code writesPerSec} (the wait is
+ * in a per-invocation setup, outside the measured time), so the database is steadily loaded rather than
+ * saturated and a pause shows as a latency outlier instead of vanishing in a backlog. One background thread
+ * does, {@code ingestsPerSec} times a second, what moving a region in does: it writes the region's file with
+ * {@code SstFileWriter} ({@code keysPerFile} keys in a key range of its own, after the writers' keys), with
+ * {@code regionWritten} puts one key into that range (data left there before: it forces a flush, which is
+ * what made RocksDB's in-stall flush hurt), then ingests the file, moving it (a hard link). {@code mode}:
  * <ul>
- *   <li>{@code none}: no ingestion — the baseline. With {@code regionWritten} it still does the put and a
- *       {@code flush()} at the same pace, so the ratio isolates what ingestion adds to the flush it needs;
- *       without, the writers run alone;</li>
- *   <li>{@code blockingFlush}: {@code ingestExternalFiles} with the defaults (it flushes by itself; writes
- *       are held only while it is installed);</li>
+ *   <li>{@code none}: the same file writing, put and (with {@code regionWritten}) {@code flush()}, but no
+ *       ingestion: the baseline, so the ratio isolates what ingestion itself adds;</li>
+ *   <li>{@code blockingFlush}: {@code ingestExternalFiles} with the defaults (it flushes by itself, without
+ *       pausing writes; writes are held only while the tables are installed);</li>
  *   <li>{@code flushRetry}: {@code ingestExternalFilesWithFlushRetry}, TiKV's sequence;</li>
  *   <li>{@code allowWrite}: {@code allowWrite = true}, under the range latch; writes are never held.</li>
  * </ul>
- * At the end of each trial the number of ingestions (or put+flush rounds) done is printed.
+ * At the end of each trial the number of rounds the background thread completed is printed.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SampleTime)
@@ -59,8 +60,6 @@ import java.util.concurrent.locks.LockSupport;
 @Measurement(iterations = 3, time = 10)
 @Threads(2)
 public class IngestWhileWritingBenchmark {
-
-    static final int REGIONS = 16;
 
     @Param({"none", "blockingFlush", "flushRetry", "allowWrite"})
     public String mode;
@@ -74,6 +73,10 @@ public class IngestWhileWritingBenchmark {
     @Param({"2000"})
     public int keysPerFile;
 
+    /** Per writer thread. */
+    @Param({"10000"})
+    public int writesPerSec;
+
     @Param({"100"})
     public int valueSize;
 
@@ -83,12 +86,11 @@ public class IngestWhileWritingBenchmark {
     private Path dir;
     private Path external;
     private Db db;
-    private final List<Path> files = new ArrayList<>();
     private byte[] value;
     private Thread ingester;
     private volatile boolean stop;
     private volatile Throwable ingesterFailure;
-    private volatile long ingested;
+    private volatile long rounds;
 
     @Setup(Level.Trial)
     public void setUp() throws IOException {
@@ -96,23 +98,14 @@ public class IngestWhileWritingBenchmark {
         external = BenchDirs.fresh("ingest-ext");
         value = new byte[valueSize];
         new SplittableRandom(1).nextBytes(value);
-        for (int r = 0; r < REGIONS; r++) {
-            Path file = external.resolve("region-" + r + ".sst");
-            try (SstFileWriter writer = new SstFileWriter(file, TableOptions.defaults())) {
-                for (int k = 0; k < keysPerFile; k++) {
-                    writer.put(regionKey(r, k, ""), value);
-                }
-                writer.finish();
-            }
-            files.add(file);
-        }
         db = Db.open(dir, Options.defaults().withWriteBufferSize((long) memtableMiB << 20));
         stop = false;
         ingester = Thread.ofPlatform().name("bench-ingester").daemon().start(this::ingestLoop);
     }
 
-    private static byte[] regionKey(int region, int k, String suffix) {
-        return String.format("r%02d-%06d%s", region, k, suffix).getBytes(StandardCharsets.US_ASCII);
+    /** Region keys sort after every writer key and after every earlier region's. */
+    private static byte[] regionKey(long region, int k, String suffix) {
+        return String.format("x%08d-%06d%s", region, k, suffix).getBytes(StandardCharsets.US_ASCII);
     }
 
     private void ingestLoop() {
@@ -120,30 +113,36 @@ public class IngestWhileWritingBenchmark {
         long n = 0;
         try {
             while (!stop) {
-                long due = start + n * 1_000_000_000L / ingestsPerSec;
-                long wait = due - System.nanoTime();
+                long wait = start + n * 1_000_000_000L / ingestsPerSec - System.nanoTime();
                 if (wait > 0) {
                     LockSupport.parkNanos(wait);
                     continue;
                 }
-                int region = (int) (n % REGIONS);
-                if (regionWritten) {
-                    db.put(WriteOptions.DEFAULT, regionKey(region, keysPerFile / 2, "x"), value);
+                Path file = external.resolve("region-" + n + ".sst");
+                try (SstFileWriter writer = new SstFileWriter(file, TableOptions.defaults())) {
+                    for (int k = 0; k < keysPerFile; k++) {
+                        writer.put(regionKey(n, k, ""), value);
+                    }
+                    writer.finish();
                 }
-                List<Path> file = List.of(files.get(region));
+                if (regionWritten) {
+                    db.put(WriteOptions.DEFAULT, regionKey(n, keysPerFile / 2, "x"), value);
+                }
+                IngestOptions move = IngestOptions.defaults().withMoveFiles(true);
                 switch (mode) {
                     case "none" -> {
                         if (regionWritten) {
                             db.flush();
                         }
+                        Files.delete(file);
                     }
-                    case "blockingFlush" -> db.ingestExternalFiles(file, IngestOptions.defaults());
-                    case "flushRetry" -> db.ingestExternalFilesWithFlushRetry(db.defaultColumnFamily(), file,
-                            IngestOptions.defaults());
-                    case "allowWrite" -> db.ingestExternalFiles(file, IngestOptions.defaults().withAllowWrite(true));
+                    case "blockingFlush" -> db.ingestExternalFiles(List.of(file), move);
+                    case "flushRetry" -> db.ingestExternalFilesWithFlushRetry(db.defaultColumnFamily(),
+                            List.of(file), move);
+                    case "allowWrite" -> db.ingestExternalFiles(List.of(file), move.withAllowWrite(true));
                     default -> throw new IllegalArgumentException("unknown mode " + mode);
                 }
-                ingested = ++n;
+                rounds = ++n;
             }
         } catch (Throwable t) {
             ingesterFailure = t;
@@ -154,6 +153,21 @@ public class IngestWhileWritingBenchmark {
     public static class Writer {
         final SplittableRandom random = new SplittableRandom(Thread.currentThread().threadId());
         final byte[] key = new byte[16];
+        long start;
+        long count;
+
+        /** Waits until this writer's next put is due; not part of the measured time. */
+        @Setup(Level.Invocation)
+        public void pace(IngestWhileWritingBenchmark bench) {
+            if (start == 0) {
+                start = System.nanoTime();
+            }
+            long due = start + count++ * 1_000_000_000L / bench.writesPerSec;
+            long wait = due - System.nanoTime();
+            if (wait > 0) {
+                LockSupport.parkNanos(wait);
+            }
+        }
     }
 
     @Benchmark
@@ -179,9 +193,8 @@ public class IngestWhileWritingBenchmark {
     public void tearDown() throws InterruptedException {
         stop = true;
         ingester.join();
-        long elapsed = ingested;
-        System.out.printf("%n[ingest] mode=%s regionWritten=%s: %d %s in the trial%n", mode, regionWritten, elapsed,
-                mode.equals("none") ? "rounds without ingestion" : "ingestions");
+        System.out.printf("%n[ingest] mode=%s regionWritten=%s: %d rounds (%s) in the trial%n", mode, regionWritten,
+                rounds, mode.equals("none") ? "no ingestion" : "ingestions");
         db.close();
         BenchDirs.delete(dir);
         BenchDirs.delete(external);
