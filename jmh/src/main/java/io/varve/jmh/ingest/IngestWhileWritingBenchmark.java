@@ -61,7 +61,7 @@ import java.util.concurrent.locks.LockSupport;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Fork(value = 1, jvmArgsAppend = {"-Xmx2g"})
 @Warmup(iterations = 1, time = 1)
-@Measurement(iterations = 3, time = 2)
+@Measurement(iterations = 3, time = 3)
 @Threads(2)
 public class IngestWhileWritingBenchmark {
 
@@ -78,7 +78,7 @@ public class IngestWhileWritingBenchmark {
     public int keysPerFile;
 
     /** Per writer thread. */
-    @Param({"10000"})
+    @Param({"2000"})
     public int writesPerSec;
 
     @Param({"100"})
