@@ -49,6 +49,10 @@ import java.util.function.LongSupplier;
  * as soon as it is durable, before its memtable insert, and the writer returns after its own insert. That
  * keeps read-your-own-writes and drops batch atomicity for readers and snapshot immutability.
  *
+ * <p>Ingestion ({@link #reserveIngest}) takes its sequence number from the same counter under the same lock
+ * and, in ordered mode, publishes it through the same queue as a one-entry batch with nothing to apply: the
+ * visible sequence stays a single watermark raised only in queue order.
+ *
  * <h2>Locks and invariants</h2>
  * <ul>
  *   <li>Lock order: {@code syncLock} before {@code logLock}; {@code publishLock} is never taken while holding
@@ -137,10 +141,32 @@ final class CommitPipeline {
 
     private static final class Commit {
         final Thread writer = Thread.currentThread();
+        /** An ingestion's placeholder: its thread waits to reach the head of the queue (see reserveIngest). */
+        final boolean ingestion;
         long firstSequence;
         long lastSequence;
         volatile boolean ready;
         volatile boolean published;
+
+        Commit(boolean ingestion) {
+            this.ingestion = ingestion;
+        }
+    }
+
+    /**
+     * A sequence number reserved for an ingestion by {@link #reserveIngest}. Finish it exactly once with
+     * {@link #finishIngest}, whether the files were installed or the attempt was abandoned (an abandoned
+     * number is simply never used: sequences may have gaps, never repeats).
+     */
+    static final class IngestReservation {
+        final long sequence;
+        /** The placeholder in {@code pending}; null in unordered mode. */
+        private final Commit placeholder;
+
+        private IngestReservation(long sequence, Commit placeholder) {
+            this.sequence = sequence;
+            this.placeholder = placeholder;
+        }
     }
 
     private static final class Log {
@@ -263,7 +289,7 @@ final class CommitPipeline {
         if (count == 0) {
             return;
         }
-        Commit commit = new Commit();
+        Commit commit = new Commit(false);
         MemorySegment segment = MemorySegment.ofArray(batch);
         long reserve = reserve(payloadBytes, count);
         if (reserve > MAX_MEMTABLE_BYTES - MEMTABLE_SLACK) {
@@ -541,6 +567,10 @@ final class CommitPipeline {
                     head.published = true;
                     LockSupport.unpark(head.writer);
                 }
+                if (head != null && head.ingestion) {
+                    // Every write before the ingestion is published, hence applied: see awaitEarlierWrites.
+                    LockSupport.unpark(head.writer);
+                }
             } finally {
                 publishLock.unlock();
             }
@@ -567,6 +597,88 @@ final class CommitPipeline {
         } finally {
             publishLock.unlock();
         }
+    }
+
+    // ---- ingestion
+
+    /**
+     * Takes the next sequence number for an ingestion, under {@code logLock} exactly like a batch's: there is
+     * one allocator, so no write can share the number, and the ingestion never writes the visible sequence
+     * itself (reading the watermark and writing it back is how tikv#19891 moved it backwards). The lock is
+     * held for the allocation only, never across I/O.
+     *
+     * <p>In ordered mode a placeholder joins {@code pending}, so visibility passes the number in order like a
+     * batch's. With {@code holdLaterWrites} the placeholder is ready only at {@link #finishIngest}: writes
+     * sequenced after the ingestion are applied and made durable meanwhile but become visible only once the
+     * ingestion is installed. Without it the placeholder is ready at once and holds nobody back. Unordered
+     * mode has no queue and cannot hold later writes back.
+     */
+    IngestReservation reserveIngest(boolean holdLaterWrites) {
+        if (unordered && holdLaterWrites) {
+            throw new IllegalStateException("unordered writes cannot be held back behind an ingestion");
+        }
+        Commit placeholder = unordered ? null : new Commit(true);
+        long sequence;
+        logLock.lock();
+        try {
+            checkUsable();
+            sequence = nextSequence++;
+            inFlight.incrementAndGet();
+            if (placeholder != null) {
+                placeholder.firstSequence = sequence;
+                placeholder.lastSequence = sequence;
+                placeholder.ready = !holdLaterWrites;
+                pending.offer(placeholder);
+            }
+        } finally {
+            logLock.unlock();
+        }
+        return new IngestReservation(sequence, placeholder);
+    }
+
+    /**
+     * Blocks until every write sequenced before {@code reservation} is applied to its memtable, so a check
+     * of the memtables sees all of them. Needs a held placeholder (ordered mode): writes before it are
+     * published only after being applied, and the publisher wakes the placeholder's thread once it is the
+     * head of the queue. No lock is held while waiting.
+     *
+     * @throws UncheckedIOException if the pipeline failed meanwhile
+     */
+    void awaitEarlierWrites(IngestReservation reservation) {
+        if (reservation.placeholder == null || reservation.placeholder.ready) {
+            throw new IllegalStateException("only a reservation that holds later writes can wait for earlier ones");
+        }
+        while (visibleSequence < reservation.sequence - 1) {
+            checkFailure();
+            LockSupport.park(this);
+        }
+    }
+
+    /**
+     * Ends a reservation: makes its sequence visible in order (releasing any later writes held behind it)
+     * and waits until it is, so reads issued after this returns see what was installed at it.
+     *
+     * @throws UncheckedIOException if the pipeline failed (the number may then never become visible)
+     */
+    void finishIngest(IngestReservation reservation) {
+        try {
+            if (reservation.placeholder == null) {
+                raiseVisible(reservation.sequence);
+            } else {
+                reservation.placeholder.ready = true;
+                publishReady();
+                awaitPublished(reservation.placeholder);
+            }
+        } finally {
+            if (inFlight.decrementAndGet() == 0 && closedVolatile) {
+                signalDrained();
+            }
+        }
+    }
+
+    /** Whether the pipeline runs in unordered mode (no publication queue). */
+    boolean unordered() {
+        return unordered;
     }
 
     /**

@@ -32,6 +32,11 @@ import java.util.function.Consumer;
  *
  * <p>A failed compaction fails the database (the error reaches writers through the commit pipeline) rather
  * than retrying forever; its partial outputs are deleted.
+ *
+ * <p>Every compaction, automatic or manual, is registered with its family, output level and key range from
+ * before it is picked until after its result is installed. {@link #withPicksHeld} shows those ranges to a
+ * caller (ingestion) while no new compaction can be picked, so a table placed meanwhile can be kept clear of
+ * every output that will ever land.
  */
 final class CompactionScheduler {
 
@@ -63,6 +68,8 @@ final class CompactionScheduler {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition idle = lock.newCondition();
     private final Set<Long> busy = new HashSet<>();
+    /** Registered compactions (see the type comment); guarded by lock. */
+    private final java.util.List<Running> registered = new java.util.ArrayList<>();
     private int running;
     private int paused;
     private boolean closed;
@@ -105,8 +112,10 @@ final class CompactionScheduler {
                     return;
                 }
                 markBusy(picked.compaction(), true);
+                Running registration = Running.of(picked.family(), picked.compaction());
+                registered.add(registration);
                 running++;
-                threads.execute(() -> runAndReschedule(picked));
+                threads.execute(() -> runAndReschedule(picked, registration));
             }
         } finally {
             lock.unlock();
@@ -115,6 +124,39 @@ final class CompactionScheduler {
 
     /** A compaction of one family, with the version it was picked from (retained). */
     private record Picked(int family, Compaction compaction, Version version) {
+    }
+
+    /** A compaction picked and not yet installed: where its outputs will go and which keys they can span. */
+    record Running(int family, int outputLevel, byte[] smallestKey, byte[] largestKey) {
+
+        static Running of(int family, Compaction c) {
+            byte[] smallest = null;
+            byte[] largest = null;
+            for (TableMeta t : c.allInputs()) {
+                if (smallest == null || io.varve.core.base.Keys.compare(t.smallestKey(), smallest) < 0) {
+                    smallest = t.smallestKey();
+                }
+                if (largest == null || io.varve.core.base.Keys.compare(t.largestKey(), largest) > 0) {
+                    largest = t.largestKey();
+                }
+            }
+            return new Running(family, c.outputLevel(), smallest, largest);
+        }
+    }
+
+    /**
+     * Runs {@code action} with the compactions registered now, while no compaction can be picked or
+     * registered and none that is registered can deregister (install happens before deregistering, and an
+     * install made while {@code action} holds the version set's manifest lock waits for it). The action may
+     * log a version edit, but must not call back into this scheduler.
+     */
+    <T> T withPicksHeld(java.util.function.Function<java.util.List<Running>, T> action) {
+        lock.lock();
+        try {
+            return action.apply(java.util.List.copyOf(registered));
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** The first family, round robin, with work to do; caller holds lock. */
@@ -160,7 +202,7 @@ final class CompactionScheduler {
         return pickers.computeIfAbsent(family, f -> new CompactionPicker(o.compactionSettings()));
     }
 
-    private void runAndReschedule(Picked picked) {
+    private void runAndReschedule(Picked picked, Running registration) {
         Compaction c = picked.compaction();
         Version version = picked.version();
         try {
@@ -178,6 +220,7 @@ final class CompactionScheduler {
             lock.lock();
             try {
                 markBusy(c, false);
+                registered.remove(registration);
                 running--;
                 idle.signalAll();
             } finally {
@@ -255,16 +298,40 @@ final class CompactionScheduler {
     }
 
     private void runManual(int family, int level, byte[] begin, byte[] end, boolean intoItself) throws IOException {
-        Version version = versions.currentVersion(family);
+        Compaction c;
+        Version version;
+        Running registration;
+        // Picked and registered under the lock, like automatic picks, so withPicksHeld sees it.
+        lock.lock();
         try {
-            CompactionPicker picker = picker(family);
-            Compaction c = picker == null ? null : picker.manual(version, level, begin, end, Set.of(), intoItself);
-            if (c != null) {
-                run(family, c, version);
-                onChange.run();
+            version = versions.currentVersion(family);
+            try {
+                CompactionPicker picker = picker(family);
+                c = picker == null ? null : picker.manual(version, level, begin, end, Set.of(), intoItself);
+            } catch (RuntimeException e) {
+                version.release();
+                throw e;
             }
+            if (c == null) {
+                version.release();
+                return;
+            }
+            registration = Running.of(family, c);
+            registered.add(registration);
+        } finally {
+            lock.unlock();
+        }
+        try {
+            run(family, c, version);
+            onChange.run();
         } finally {
             version.release();
+            lock.lock();
+            try {
+                registered.remove(registration);
+            } finally {
+                lock.unlock();
+            }
         }
     }
 

@@ -1,5 +1,9 @@
 package io.varve.core;
 
+import io.varve.core.ingest.IngestOptions;
+import io.varve.core.ingest.IngestRequiresFlushException;
+import io.varve.core.ingest.RangeLatch;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
@@ -118,6 +122,58 @@ public interface Db extends AutoCloseable {
 
     /** Compacts the key range {@code [begin, end]} (null for unbounded) of one family fully. */
     void compactRange(ColumnFamily family, byte[] begin, byte[] end);
+
+    // ---- ingestion of external tables (see io.varve.core.ingest and docs/architecture.md, "Ingestion")
+
+    /**
+     * Adds the tables {@code files}, written by {@link io.varve.core.sst.SstFileWriter} for {@code family}, to
+     * that family in one step: when this returns every key of every file is readable (newer than everything
+     * written before the call), snapshots taken before the call never see them, and a crash leaves either all
+     * of them or none. The files must not overlap one another. They are placed as deep in the tree as no
+     * overlapping data forbids, without being rewritten. Writes are never paused for the file work or a
+     * flush; {@link IngestOptions} says what else changes.
+     *
+     * @throws java.nio.file.NoSuchFileException if a file is missing (database unchanged)
+     * @throws io.varve.core.base.CorruptionException if a file is damaged or unsorted, naming it and the
+     *         offset (database unchanged)
+     * @throws IOException if a file cannot be read, linked or copied (database unchanged)
+     * @throws IllegalArgumentException for an empty list, a file given twice, overlapping files, or a file
+     *         that is not an external table of this family (database unchanged)
+     * @throws IngestRequiresFlushException with {@link IngestOptions#allowBlockingFlush()} off, when a
+     *         memtable holds keys in the files' ranges (database unchanged)
+     * @throws UnsupportedOperationException with {@link Options#withUnorderedWrite unordered writes} unless
+     *         {@link IngestOptions#allowWrite()} is on
+     * @throws UncheckedIOException if recording the ingestion in the manifest failed: the database then
+     *         refuses writes, as after any failed write
+     */
+    void ingestExternalFiles(ColumnFamily family, java.util.List<Path> files, IngestOptions options) throws IOException;
+
+    /** {@link #ingestExternalFiles(ColumnFamily, java.util.List, IngestOptions)} into the default family. */
+    default void ingestExternalFiles(java.util.List<Path> files, IngestOptions options) throws IOException {
+        ingestExternalFiles(defaultColumnFamily(), files, options);
+    }
+
+    /**
+     * TiKV's sequence: ingest without allowing a flush; if a memtable holds keys in the files' ranges, flush
+     * (rotating the memtables; writes go on) and ingest again, this time flushing again if writes arrived in
+     * the ranges meanwhile. Same contract as {@link #ingestExternalFiles(ColumnFamily, java.util.List, IngestOptions)},
+     * whose {@code allowBlockingFlush} it sets itself.
+     */
+    default void ingestExternalFilesWithFlushRetry(ColumnFamily family, java.util.List<Path> files,
+                                                   IngestOptions options) throws IOException {
+        try {
+            ingestExternalFiles(family, files, options.withAllowBlockingFlush(false));
+        } catch (IngestRequiresFlushException flushFirst) {
+            flush();
+            ingestExternalFiles(family, files, options.withAllowBlockingFlush(true));
+        }
+    }
+
+    /**
+     * The database's latch on key ranges. Ingestion with {@link IngestOptions#allowWrite()} holds it over the
+     * files' ranges; writers that must not race such an ingestion take it over the keys they write.
+     */
+    RangeLatch rangeLatch();
 
     /** Waits for in-flight writes, closes the log and releases memory. Idempotent. */
     @Override

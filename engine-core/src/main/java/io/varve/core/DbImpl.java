@@ -70,6 +70,8 @@ final class DbImpl implements Db {
     private final ExecutorService flushThread;
     private final CompactionScheduler compactions;
     private final WriteStalls stalls;
+    private final io.varve.core.ingest.RangeLatch rangeLatch = new io.varve.core.ingest.RangeLatch();
+    private final Ingestion ingestion;
     private final java.util.concurrent.atomic.LongAdder flushBytes = new java.util.concurrent.atomic.LongAdder();
     private final io.varve.core.metrics.WorkTimer flushTimer = new io.varve.core.metrics.WorkTimer();
     private final DbStatistics statistics;
@@ -126,6 +128,8 @@ final class DbImpl implements Db {
             this.defaultFamily = known[VersionSet.DEFAULT_FAMILY].handle();
             WalReplay.Result replayed = new WalReplay(fs, dir, options, replayFamilies,
                     recovered.lastSequence()).run();
+            // An ingested table's sequence is in no log: the sequence must continue past it too.
+            long lastSequence = Math.max(replayed.lastSequence(), recovered.largestTableSequence());
             long nextFile = Math.max(recovered.nextFileNumber(), replayed.maxLogNumber() + 1);
             nextFile = Math.max(nextFile, highestFileNumber() + 1);
 
@@ -154,7 +158,7 @@ final class DbImpl implements Db {
             Map<Integer, Memtable> mutables = new TreeMap<>();
             List<CommitPipeline.FamilyMemtable> pipelineFamilies = new ArrayList<>();
             for (Map.Entry<Integer, VersionEdit> e : openEdits.entrySet()) {
-                e.getValue().logNumber(logNumber).lastSequence(replayed.lastSequence());
+                e.getValue().logNumber(logNumber).lastSequence(lastSequence);
                 long bufferSize = known[e.getKey()].options().writeBufferSize();
                 Memtable mutable = new Memtable(CommitPipeline.memtableCapacity(bufferSize, 0));
                 mutables.put(e.getKey(), mutable);
@@ -174,7 +178,7 @@ final class DbImpl implements Db {
             this.versions = versionSet;
             this.flushThread = flusher;
             this.pipeline = createdPipeline = new CommitPipeline(fs, dir, options, versionSet::newFileNumber,
-                    replayed.lastSequence(), pipelineFamilies, logNumber, this::memtableRotated, reclaimer::submit);
+                    lastSequence, pipelineFamilies, logNumber, this::memtableRotated, reclaimer::submit);
             this.compactions = createdCompactions = new CompactionScheduler(versionSet, fs, dir, tables, options, this::familyOptions,
                     new CompactionScheduler.SnapshotBounds() {
                         @Override
@@ -210,9 +214,15 @@ final class DbImpl implements Db {
             });
             this.statistics = DbStatistics.bind(options, dir, versionSet, pipeline, compactions, stalls, cache,
                     flushBytes, flushTimer);
+            this.ingestion = new Ingestion(fs, new io.varve.core.ingest.ExternalTables.Destination(dir,
+                    n -> DbFiles.table(dir, n), versionSet::newFileNumber), pipeline, versionSet, compactions,
+                    rangeLatch, this::flush, () -> {
+                        backgroundChanged();
+                        compactions.maybeSchedule();
+                    }, this::backgroundFailed);
             opened = true;
             LOG.log(System.Logger.Level.INFO, "opened {0} at sequence {1} with {2} tables in {3} column families",
-                    dir, replayed.lastSequence(), recovered.tableList().size() + openEdits.values().stream()
+                    dir, lastSequence, recovered.tableList().size() + openEdits.values().stream()
                             .mapToInt(edit -> edit.added().size()).sum(), known.length);
             backgroundChanged();
             compactions.maybeSchedule();
@@ -810,6 +820,23 @@ final class DbImpl implements Db {
         openIterators.remove(iterator);
     }
 
+    // ---- ingestion
+
+    @Override
+    public void ingestExternalFiles(ColumnFamily family, List<Path> files,
+                                    io.varve.core.ingest.IngestOptions options) throws IOException {
+        Objects.requireNonNull(files, "files");
+        Objects.requireNonNull(options, "options");
+        checkOpen();
+        int id = familyId(family);
+        ingestion.ingest(id, family.name(), List.copyOf(files), options);
+    }
+
+    @Override
+    public io.varve.core.ingest.RangeLatch rangeLatch() {
+        return rangeLatch;
+    }
+
     // ---- maintenance
 
     @Override
@@ -885,6 +912,51 @@ final class DbImpl implements Db {
     /** For tests: the current version (retained; release it). */
     Version currentVersion() {
         return versions.currentVersion();
+    }
+
+    /** For tests: a family's current version (retained; release it). */
+    Version currentVersion(ColumnFamily family) {
+        return versions.currentVersion(familyId(family));
+    }
+
+    /** For tests: the newest sequence reads see. */
+    long visibleSequence() {
+        return pipeline.visibleSequence();
+    }
+
+    /**
+     * For tests: every entry a family stores, in memtables and tables of one read view, every version of
+     * every key, unmerged: the user key and the sequence a read sees it at.
+     */
+    void forEachStoredEntry(ColumnFamily family, java.util.function.ObjLongConsumer<byte[]> sink) {
+        ReadView view = pinView(familyId(family));
+        try {
+            List<InternalIterator> sources = new ArrayList<>();
+            try {
+                for (Memtable memtable : view.memtablesNewestFirst()) {
+                    sources.add(memtable.iterator());
+                }
+                for (int level = 0; level < Version.NUM_LEVELS; level++) {
+                    for (TableMeta table : view.version().level(level)) {
+                        TableReader reader = tableCache.acquire(table);
+                        try {
+                            sources.add(reader.newIterator());
+                        } finally {
+                            reader.release();
+                        }
+                    }
+                }
+                for (InternalIterator it : sources) {
+                    for (it.seekToFirst(); it.valid(); it.next()) {
+                        sink.accept(Keys.toArray(it.userKey()), io.varve.core.base.InternalKey.sequence(it.trailer()));
+                    }
+                }
+            } finally {
+                sources.forEach(InternalIterator::close);
+            }
+        } finally {
+            view.release();
+        }
     }
 
     /** For tests: wait until everything released so far has been freed. */

@@ -62,6 +62,21 @@ public final class DiskFileSystem implements FileSystem {
     }
 
     @Override
+    public void link(Path existing, Path link) throws IOException {
+        try {
+            Files.createLink(link, existing);
+        } catch (java.nio.file.FileSystemException e) {
+            // EXDEV (another device) and EPERM (a file system without links) mean "cannot link here": the
+            // caller copies instead. A missing source or an existing target is the caller's error.
+            if (e instanceof NoSuchFileException || e instanceof java.nio.file.FileAlreadyExistsException) {
+                throw e;
+            }
+            throw new UnsupportedOperationException("cannot hard-link " + existing + " as " + link + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    @Override
     public void delete(Path path) throws IOException {
         Files.deleteIfExists(path);
     }

@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Wraps a file system and fails its N-th I/O operation with {@link InjectedIOException}, either once or for
  * every operation from then on (a dead disk). Counted operations: create, open, write, sync, read, map,
- * rename, delete, list, directory sync and lock. {@link #operationCount()} after a clean run tells a test
+ * rename, link, delete, list, directory sync and lock. {@link #operationCount()} after a clean run tells a test
  * how many values of N to try.
  */
 public final class FaultInjectingFileSystem extends ForwardingFileSystem {
@@ -95,6 +95,12 @@ public final class FaultInjectingFileSystem extends ForwardingFileSystem {
     public void rename(Path source, Path target) throws IOException {
         tick("rename");
         delegate.rename(source, target);
+    }
+
+    @Override
+    public void link(Path existing, Path link) throws IOException {
+        tick("link");
+        delegate.link(existing, link);
     }
 
     @Override

@@ -28,6 +28,16 @@ public interface FileSystem {
     /** Renames atomically, replacing {@code target} if it exists. */
     void rename(Path source, Path target) throws IOException;
 
+    /**
+     * Gives the file at {@code existing} a second name {@code link} (a hard link: both names share the same
+     * bytes). Like a creation, the new name survives a machine crash only after {@link #syncDirectory(Path)}
+     * on its parent. Fails if {@code link} exists.
+     *
+     * @throws UnsupportedOperationException if this file system has no hard links (or not between these
+     *         two places); callers fall back to copying
+     */
+    void link(Path existing, Path link) throws IOException;
+
     /** Deletes {@code path}; a missing file is not an error. */
     void delete(Path path) throws IOException;
 

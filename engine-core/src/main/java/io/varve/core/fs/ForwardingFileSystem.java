@@ -37,6 +37,11 @@ public class ForwardingFileSystem implements FileSystem {
     }
 
     @Override
+    public void link(Path existing, Path link) throws IOException {
+        delegate.link(existing, link);
+    }
+
+    @Override
     public void delete(Path path) throws IOException {
         delegate.delete(path);
     }

@@ -111,6 +111,16 @@ public final class MemFileSystem implements FileSystem {
     }
 
     @Override
+    public synchronized void link(Path existing, Path link) throws IOException {
+        Inode inode = inode(existing);
+        Directory target = directoryOf(link);
+        if (target.entries.containsKey(name(link))) {
+            throw new java.nio.file.FileAlreadyExistsException(link.toString());
+        }
+        target.entries.put(name(link), inode);
+    }
+
+    @Override
     public synchronized void delete(Path path) throws IOException {
         Directory dir = directories.get(normalize(path.getParent()));
         if (dir != null) {

@@ -117,7 +117,8 @@ final class IndexBlock {
         return low;
     }
 
-    private int compareSeparator(int i, MemorySegment userKey, long trailer) {
+    /** Compares separator {@code i} with {@code (userKey, trailer)} in internal-key order. */
+    int compareSeparator(int i, MemorySegment userKey, long trailer) {
         long keyStart = keyStart(i);
         long userKeyEnd = keyStart + keyLength(i) - TableFormat.KEY_TRAILER_SIZE;
         long separatorTrailer = InternalKeys.present(InternalKeys.readTrailer(data, userKeyEnd), globalSequence);

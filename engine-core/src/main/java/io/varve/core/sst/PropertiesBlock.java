@@ -41,6 +41,9 @@ final class PropertiesBlock {
         putNumber(out, PROP_RESTART_INTERVAL, p.restartInterval);
         putNumber(out, PROP_CREATION_TIME, p.creationTimeMillis);
         putBytes(out, PROP_CREATOR, p.creator.getBytes(StandardCharsets.UTF_8));
+        if (p.columnFamily != null) {
+            putBytes(out, PROP_COLUMN_FAMILY, p.columnFamily.getBytes(StandardCharsets.UTF_8));
+        }
         return out.toArray();
     }
 
@@ -97,7 +100,8 @@ final class PropertiesBlock {
                 r.number(PROP_DATA_BYTES), r.number(PROP_UNCOMPRESSED_DATA_BYTES),
                 r.smallInt(PROP_BLOOM_BITS_PER_KEY), r.smallInt(PROP_BLOCK_SIZE),
                 r.smallInt(PROP_RESTART_INTERVAL), r.number(PROP_CREATION_TIME),
-                new String(r.bytes(PROP_CREATOR), StandardCharsets.UTF_8), fileSize);
+                new String(r.bytes(PROP_CREATOR), StandardCharsets.UTF_8), r.optionalText(PROP_COLUMN_FAMILY),
+                fileSize);
         if (properties.entryCount < 1 || properties.deletionCount > properties.entryCount
                 || !properties.sequencesConsistent() || properties.dataBlockCount < 1
                 || properties.compressedDataBlockCount > properties.dataBlockCount) {
@@ -156,6 +160,11 @@ final class PropertiesBlock {
 
         byte[] bytes(String name) throws CorruptionException {
             return required(name).toArray(ValueLayout.JAVA_BYTE);
+        }
+
+        String optionalText(String name) {
+            MemorySegment value = values.get(name);
+            return value == null ? null : new String(value.toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
         }
     }
 }

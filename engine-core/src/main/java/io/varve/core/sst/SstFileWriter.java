@@ -25,11 +25,18 @@ import java.util.Objects;
  * }</pre>
  *
  * Closing without a successful {@link #finish()} deletes the partial file. Not thread-safe.
+ *
+ * <p>The table records the name of the column family it is written for (property
+ * {@link TableFormat#PROP_COLUMN_FAMILY}); ingestion refuses it for any other family, so a file meant for one
+ * family cannot silently land in another. The constructors without a name write for the default family.
  */
 public final class SstFileWriter implements AutoCloseable {
 
     private static final long PUT_TRAILER = InternalKey.trailer(0, ValueKind.PUT);
     private static final long DELETE_TRAILER = InternalKey.trailer(0, ValueKind.DELETE);
+
+    /** The name of the column family every database has; the constructors without a name write for it. */
+    public static final String DEFAULT_COLUMN_FAMILY = "default";
 
     private final FileSystem fileSystem;
     private final Path path;
@@ -38,17 +45,32 @@ public final class SstFileWriter implements AutoCloseable {
     private boolean finished;
     private boolean closed;
 
-    /** Writes {@code path} on the local disk. */
+    /** Writes {@code path} on the local disk, for the default column family. */
     public SstFileWriter(Path path, TableOptions options) throws IOException {
-        this(DiskFileSystem.INSTANCE, path, options);
+        this(DiskFileSystem.INSTANCE, path, options, DEFAULT_COLUMN_FAMILY);
     }
 
-    /** Writes {@code path} on {@code fileSystem}, replacing any existing file. */
+    /** Writes {@code path} on the local disk, for the column family named {@code columnFamily}. */
+    public SstFileWriter(Path path, TableOptions options, String columnFamily) throws IOException {
+        this(DiskFileSystem.INSTANCE, path, options, columnFamily);
+    }
+
+    /** Writes {@code path} on {@code fileSystem}, replacing any existing file, for the default column family. */
     public SstFileWriter(FileSystem fileSystem, Path path, TableOptions options) throws IOException {
+        this(fileSystem, path, options, DEFAULT_COLUMN_FAMILY);
+    }
+
+    /** Writes {@code path} on {@code fileSystem}, replacing any existing file, for family {@code columnFamily}. */
+    public SstFileWriter(FileSystem fileSystem, Path path, TableOptions options, String columnFamily)
+            throws IOException {
         this.fileSystem = Objects.requireNonNull(fileSystem, "fileSystem");
         this.path = Objects.requireNonNull(path, "path");
         Objects.requireNonNull(options, "options");
+        if (Objects.requireNonNull(columnFamily, "columnFamily").isEmpty()) {
+            throw new IllegalArgumentException("a column family name must not be empty");
+        }
         this.writer = new TableWriter(fileSystem.create(path), options);
+        writer.columnFamily(columnFamily);
     }
 
     /** Adds {@code key -> value}; keys must strictly increase (unsigned byte order) across puts and deletes. */

@@ -139,6 +139,11 @@ public final class TableFormat {
     public static final String PROP_RESTART_INTERVAL = "varve.restart.interval";
     public static final String PROP_CREATION_TIME = "varve.creation.time.millis";
     public static final String PROP_CREATOR = "varve.creator";
+    /**
+     * Optional: the name of the column family an external table was written for ({@link SstFileWriter});
+     * ingestion refuses the table for any other family. Tables the engine writes itself leave it out.
+     */
+    public static final String PROP_COLUMN_FAMILY = "varve.column.family";
 
     /** Value of {@link #PROP_CREATOR} written by this code. */
     public static final String CREATOR = "varve engine-core table writer, format 1";

@@ -32,13 +32,16 @@ public final class TableProperties {
     final int restartInterval;
     final long creationTimeMillis;
     final String creator;
+    /** Null when the writer recorded no column family. */
+    final String columnFamily;
     final long fileSize;
 
     TableProperties(long entryCount, long deletionCount, byte[] smallestUserKey, long smallestTrailer,
                     byte[] largestUserKey, long largestTrailer, long smallestSequence, long largestSequence,
                     long rawKeyBytes, long rawValueBytes, long dataBlockCount, long compressedDataBlockCount,
                     long dataBytes, long uncompressedDataBytes, int bloomBitsPerKey, int blockSize,
-                    int restartInterval, long creationTimeMillis, String creator, long fileSize) {
+                    int restartInterval, long creationTimeMillis, String creator, String columnFamily,
+                    long fileSize) {
         this.entryCount = entryCount;
         this.deletionCount = deletionCount;
         this.smallestUserKey = smallestUserKey.clone();
@@ -58,6 +61,7 @@ public final class TableProperties {
         this.restartInterval = restartInterval;
         this.creationTimeMillis = creationTimeMillis;
         this.creator = creator;
+        this.columnFamily = columnFamily;
         this.fileSize = fileSize;
     }
 
@@ -65,7 +69,7 @@ public final class TableProperties {
         return new TableProperties(entryCount, deletionCount, smallestUserKey, smallestTrailer, largestUserKey,
                 largestTrailer, smallestSequence, largestSequence, rawKeyBytes, rawValueBytes, dataBlockCount,
                 compressedDataBlockCount, dataBytes, uncompressedDataBytes, bloomBitsPerKey, blockSize,
-                restartInterval, creationTimeMillis, creator, size);
+                restartInterval, creationTimeMillis, creator, columnFamily, size);
     }
 
     /** Number of entries (puts and deletes). */
@@ -154,6 +158,14 @@ public final class TableProperties {
 
     public String creator() {
         return creator;
+    }
+
+    /**
+     * The column family the table was written for, as {@link SstFileWriter} records it; null for tables
+     * written without one (the engine's own flushes and compactions).
+     */
+    public String columnFamily() {
+        return columnFamily;
     }
 
     public long fileSize() {

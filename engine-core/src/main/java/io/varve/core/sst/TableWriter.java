@@ -56,6 +56,7 @@ public final class TableWriter implements AutoCloseable {
     private int keyHashCount;
 
     private byte[] compressed = new byte[0];
+    private String columnFamily;
 
     private long entryCount;
     private long deletionCount;
@@ -154,6 +155,12 @@ public final class TableWriter implements AutoCloseable {
     /** Entries added so far. */
     public long entryCount() {
         return entryCount;
+    }
+
+    /** Records, in the properties, the column family the table is meant for (external tables only). */
+    void columnFamily(String name) {
+        requireState(State.OPEN);
+        this.columnFamily = Objects.requireNonNull(name, "columnFamily");
     }
 
     /**
@@ -257,7 +264,7 @@ public final class TableWriter implements AutoCloseable {
                 smallestSequence, largestSequence, rawKeyBytes, rawValueBytes, dataBlockCount,
                 compressedDataBlockCount, dataBytes, uncompressedDataBytes, options.bloomBitsPerKey(),
                 options.blockSize(), options.restartInterval(), System.currentTimeMillis(), TableFormat.CREATOR,
-                0);
+                columnFamily, 0);
     }
 
     private void flushDataBlock() throws IOException {

@@ -118,6 +118,15 @@ public final class VersionSet implements AutoCloseable {
             return families.getFirst().tables();
         }
 
+        /**
+         * The newest sequence any table can present. Ingested tables carry sequences the logs never saw (their
+         * manifest record does not raise the last sequence, which must keep bounding what the logs hold), so
+         * the next sequence after recovery must also exceed this.
+         */
+        public long largestTableSequence() {
+            return tableList().stream().mapToLong(TableMeta::effectiveLargestSequence).max().orElse(0);
+        }
+
         /** Every table the manifest lists, for the open-time scan for leftover files. */
         public List<TableMeta> tableList() {
             return families.stream().flatMap(f -> f.tables().added().stream()).map(VersionEdit.Added::table).toList();
@@ -469,6 +478,32 @@ public final class VersionSet implements AutoCloseable {
         }
         old.forEach(ReadView::release);
         return created;
+    }
+
+    /**
+     * Applies to family {@code id} the edit {@code decide} computes from the family's current version, under
+     * the manifest lock: no other edit can land between the decision and its installation, so a decision
+     * that depends on the version (where an ingested table may go) stays valid. {@code decide} runs under the
+     * lock and must be quick and do no I/O; it returns null to log nothing.
+     *
+     * @return whether an edit was applied
+     * @throws IllegalArgumentException if the family does not exist or was dropped
+     */
+    public boolean logAndApply(int id, java.util.function.Function<Version, VersionEdit> decide) throws IOException {
+        manifestLock.lock();
+        try {
+            VersionEdit edit = decide.apply(family(id).currentVersion);
+            if (edit == null) {
+                return false;
+            }
+            if (edit.columnFamily() != id) {
+                throw new IllegalArgumentException("edit for column family " + edit.columnFamily() + " given for " + id);
+            }
+            logAndApply(List.of(new Change(edit, memtables -> memtables))); // manifestLock is reentrant
+            return true;
+        } finally {
+            manifestLock.unlock();
+        }
     }
 
     private void scheduleRemoval(ColumnFamilyVersions family, List<Long> fileNumbers, long removedBy) {

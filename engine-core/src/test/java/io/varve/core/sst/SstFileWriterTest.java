@@ -69,6 +69,34 @@ class SstFileWriterTest {
     }
 
     @Test
+    void theColumnFamilyIsRecordedOnlyForExternalTables() throws Exception {
+        MemFileSystem fs = writeSample();
+        Path other = DIR.resolve("other.sst");
+        try (SstFileWriter writer = new SstFileWriter(fs, other, TableOptions.defaults(), "users")) {
+            writer.put(bytes("k"), bytes("v"));
+            assertEquals("users", writer.finish().columnFamily());
+        }
+        Path internal = DIR.resolve("internal.sst");
+        write(fs, internal, List.of(Entry.put("a", 5, "x")), TableOptions.defaults());
+        for (var expected : List.of(java.util.Map.entry(PATH, "default"), java.util.Map.entry(other, "users"))) {
+            TableReader reader = open(fs, expected.getKey(), 1, null);
+            try {
+                assertEquals(expected.getValue(), reader.properties().columnFamily());
+            } finally {
+                reader.release();
+            }
+        }
+        TableReader reader = open(fs, internal, 1, null);
+        try {
+            assertNull(reader.properties().columnFamily(), "the engine's own tables name no family");
+        } finally {
+            reader.release();
+        }
+        assertThrows(IllegalArgumentException.class,
+                () -> new SstFileWriter(fs, DIR.resolve("x.sst"), TableOptions.defaults(), ""));
+    }
+
+    @Test
     void aGlobalSequenceIsRefusedForTablesWithRealSequences() throws Exception {
         MemFileSystem fs = memFs();
         write(fs, PATH, List.of(Entry.put("a", 5, "x")), TableOptions.defaults());

@@ -1,0 +1,98 @@
+package io.varve.core.sst;
+
+import static io.varve.core.sst.TableFixtures.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+import io.varve.core.base.CorruptionException;
+import io.varve.core.fs.MemFileSystem;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** {@link TableReader#verifyContents()}: what ingestion relies on to refuse a damaged or unsorted file. */
+class TableVerifyTest {
+
+    private static final Path PATH = DIR.resolve("t.sst");
+    /** Uncompressed, small blocks of equal-size entries: every full data block has the same size. */
+    private static final TableOptions OPTIONS = TableOptions.defaults().withCompression(false).withBlockSize(256)
+            .withBloomBitsPerKey(0);
+
+    private static List<Entry> entries() {
+        List<Entry> entries = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            entries.add(Entry.put(String.format("key%05d", i), 0, "value-" + String.format("%05d", i)));
+        }
+        return entries;
+    }
+
+    @Test
+    void aSoundTableVerifies() throws Exception {
+        MemFileSystem fs = memFs();
+        write(fs, PATH, entries(), OPTIONS);
+        TableReader reader = open(fs, PATH, 1, null);
+        try {
+            assertTrue(reader.dataBlockCount() > 3);
+            reader.verifyContents();
+        } finally {
+            reader.release();
+        }
+    }
+
+    @Test
+    void swappedDataBlocksAreReportedAtTheFirstMisplacedBlock() throws Exception {
+        MemFileSystem fs = memFs();
+        write(fs, PATH, entries(), OPTIONS);
+        long offset0;
+        long offset1;
+        int size;
+        TableReader reader = open(fs, PATH, 1, null);
+        try {
+            offset0 = reader.dataBlockOffset(0);
+            offset1 = reader.dataBlockOffset(1);
+            size = reader.dataBlockSize(0);
+            assertEquals(size, reader.dataBlockSize(1), "the fixture needs two blocks of equal size");
+        } finally {
+            reader.release();
+        }
+        // Each block keeps its own valid checksum: only the order of the entries is wrong now.
+        byte[] bytes = readAll(fs, PATH);
+        int length = size + TableFormat.BLOCK_TRAILER_SIZE;
+        byte[] first = java.util.Arrays.copyOfRange(bytes, (int) offset0, (int) offset0 + length);
+        System.arraycopy(bytes, (int) offset1, bytes, (int) offset0, length);
+        System.arraycopy(first, 0, bytes, (int) offset1, length);
+        overwrite(fs, PATH, bytes);
+
+        TableReader swapped = open(fs, PATH, 1, null);
+        try {
+            CorruptionException e = assertThrows(CorruptionException.class, swapped::verifyContents);
+            assertEquals(PATH, e.file());
+            assertEquals(offset0, e.offset());
+        } finally {
+            swapped.release();
+        }
+    }
+
+    @Test
+    void aDamagedDataBlockIsReportedAtItsOffset() throws Exception {
+        MemFileSystem fs = memFs();
+        write(fs, PATH, entries(), OPTIONS);
+        long offset2;
+        TableReader reader = open(fs, PATH, 1, null);
+        try {
+            offset2 = reader.dataBlockOffset(2);
+        } finally {
+            reader.release();
+        }
+        byte[] bytes = readAll(fs, PATH);
+        bytes[(int) offset2 + 7] ^= 0x40;
+        overwrite(fs, PATH, bytes);
+        TableReader damaged = open(fs, PATH, 1, null);
+        try {
+            CorruptionException e = assertThrows(CorruptionException.class, damaged::verifyContents);
+            assertEquals(offset2, e.offset());
+        } finally {
+            damaged.release();
+        }
+    }
+}
