@@ -4,6 +4,8 @@ import io.varve.core.ColumnFamily;
 import io.varve.core.Db;
 import io.varve.core.WriteBatch;
 import io.varve.core.WriteOptions;
+import io.varve.core.base.Keys;
+import io.varve.core.ingest.RangeLatch;
 import io.varve.core.compaction.CompactionFilter;
 import io.varve.core.compaction.filters.MvccGcFilter;
 
@@ -17,7 +19,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * Runs TiKV-style MVCC garbage collection on a database laid out as in
  * {@link io.varve.core.compaction.filters.MvccKeys}: the write family's compactions drop versions older than
  * the safe point ({@link MvccGcFilter}), and this class deletes the values those versions pointed to, with
- * ordinary batched writes on its own thread — compaction threads only queue the keys.
+ * ordinary batched writes on its own thread — compaction threads only queue the keys. Each batch of deletes
+ * holds the database's {@link RangeLatch} over its keys, so it never races an ingestion with {@code allowWrite}.
  *
  * <p>Use: create it, pass {@link #writeFamilyFilter()} as the write family's compaction filter, open the
  * database, then {@link #start} with the database and the values family. Raise {@link #setSafePoint} as
@@ -105,7 +108,15 @@ public final class MvccGarbageCollector implements AutoCloseable {
             } finally {
                 lock.unlock();
             }
-            try {
+            byte[] first = batch.getFirst();
+            byte[] last = first;
+            for (byte[] key : batch) {
+                first = Keys.compare(key, first) < 0 ? key : first;
+                last = Keys.compare(key, last) > 0 ? key : last;
+            }
+            // An ingestion with allowWrite holds the latch over its files' keys and relies on nobody writing
+            // there meanwhile: clean-up writes wait for it like any writer of that protocol.
+            try (RangeLatch.Guard held = db.rangeLatch().acquire(first, last)) {
                 WriteBatch deletes = new WriteBatch();
                 batch.forEach(key -> deletes.delete(values, key));
                 db.write(deletes, WriteOptions.DEFAULT);
