@@ -408,7 +408,9 @@ final class ChunkedSortedSet<T> implements Iterable<T> {
         }
 
         Object[] removeLast() {
-            return out[--size];
+            Object[] last = out[--size];
+            out[size] = null; // a spare slot must not keep a replaced chunk alive
+            return last;
         }
 
         private void ensure(int more) {

@@ -1,12 +1,31 @@
 package io.varve.core.version;
 
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The one thread that frees storage: it unmaps tables, frees memtable arenas and deletes obsolete files. Work
  * is handed to it whenever the last reference to something drops, so no reader or writer thread ever pays
  * for freeing (a shared arena's close is a handshake with every thread, and deleting a file is I/O), and
  * nothing is ever freed under a lock. Tasks run in submission order.
+ *
+ * <h2>Waking it rarely</h2>
+ * Every published version retires a view, and a reader that drops the last reference submits the freeing.
+ * Waking the thread for each such task made it preempt a reader or the publisher thousands of times a second
+ * on a 2-core machine (issue #3). So once the queue runs dry the thread first <em>lingers</em> — a timed park
+ * of {@link #DEFAULT_LINGER} during which submitters only enqueue — and runs whatever gathered; only when a
+ * linger ends with nothing queued does it become {@code idle}, and only an idle thread is woken by a
+ * submitter. Under continuous load that is at most one wake-up per linger; an idle database sees one timed
+ * wake-up after its last task, then none. Freeing is delayed by at most one linger.
+ *
+ * <p>No lost wake-up: the thread sets {@code idle}, then checks the queue before parking; a submitter adds to
+ * the queue, then reads {@code idle}. Both are volatile (the queue's link is a CAS), so either the thread sees
+ * the task or the submitter sees {@code idle} and unparks it. {@link #drain()} and {@link #close()} wake the
+ * thread unconditionally, so they never wait for a linger to end.
  *
  * <p>{@link #close()} runs everything already submitted, then stops the thread; tasks submitted after that
  * run on the submitting thread, so late releases (a reader finishing after the database closed) still free
@@ -16,12 +35,23 @@ public final class Reclaimer implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(Reclaimer.class.getName());
     private static final Runnable STOP = () -> { };
+    static final long DEFAULT_LINGER = TimeUnit.MILLISECONDS.toNanos(2);
 
-    private final LinkedBlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
+    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    private final long lingerNanos;
     private final Thread thread;
+    /** True only while the thread is parked with no timeout: a submitter must wake it. */
+    private volatile boolean idle;
     private volatile boolean closed;
+    private final LongAdder wakeUps = new LongAdder();
 
     public Reclaimer(String name) {
+        this(name, DEFAULT_LINGER);
+    }
+
+    /** @param lingerNanos how long the thread waits for more work before it goes idle; 0 goes idle at once */
+    Reclaimer(String name, long lingerNanos) {
+        this.lingerNanos = lingerNanos;
         thread = Thread.ofPlatform().daemon().name(name).start(this::run);
     }
 
@@ -31,20 +61,41 @@ public final class Reclaimer implements AutoCloseable {
             return;
         }
         tasks.add(task);
+        if (idle) {
+            wakeUps.increment();
+            LockSupport.unpark(thread);
+        }
+    }
+
+    private void submitAndWake(Runnable task) {
+        tasks.add(task);
+        LockSupport.unpark(thread);
     }
 
     private void run() {
+        boolean ranSomething = false;
         while (true) {
-            Runnable task;
-            try {
-                task = tasks.take();
-            } catch (InterruptedException e) {
-                continue;
-            }
+            Runnable task = tasks.poll();
             if (task == STOP) {
                 return;
             }
-            runSafely(task);
+            if (task != null) {
+                runSafely(task);
+                ranSomething = true;
+                continue;
+            }
+            if (ranSomething && lingerNanos > 0) {
+                ranSomething = false;
+                LockSupport.parkNanos(this, lingerNanos);
+            } else {
+                idle = true;
+                if (tasks.isEmpty()) {
+                    LockSupport.park(this);
+                }
+                idle = false;
+            }
+            // Nobody should interrupt this thread; if someone does, parking must not turn into spinning.
+            Thread.interrupted();
         }
     }
 
@@ -67,17 +118,22 @@ public final class Reclaimer implements AutoCloseable {
         }
         boolean emptyBehindMarker = false;
         while (!emptyBehindMarker) {
-            java.util.concurrent.CompletableFuture<Boolean> marker = new java.util.concurrent.CompletableFuture<>();
-            tasks.add(() -> marker.complete(tasks.isEmpty()));
+            CompletableFuture<Boolean> marker = new CompletableFuture<>();
+            submitAndWake(() -> marker.complete(tasks.isEmpty()));
             try {
                 emptyBehindMarker = marker.get();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (java.util.concurrent.ExecutionException e) {
+            } catch (ExecutionException e) {
                 throw new IllegalStateException(e);
             }
         }
+    }
+
+    /** How often a submission had to wake the idle thread; for tests and metrics. */
+    public long wakeUps() {
+        return wakeUps.sum();
     }
 
     @Override
@@ -85,7 +141,7 @@ public final class Reclaimer implements AutoCloseable {
         if (closed) {
             return;
         }
-        tasks.add(STOP);
+        submitAndWake(STOP);
         boolean interrupted = false;
         while (true) {
             try {
