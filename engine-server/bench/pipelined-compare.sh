@@ -5,6 +5,7 @@
 #
 # Usage: engine-server/bench/pipelined-compare.sh OLD.jar NEW.jar [rounds] [requests]
 #        (default 4 rounds of 1000000 pipelined requests per test, after a 200000-request warm-up each)
+#        OLD_ARGS / NEW_ARGS add server flags to one side, e.g. NEW_ARGS="--write-buffer-size 8mb".
 # Build a jar of another commit with: git stash / checkout, mvn -B -q -DskipTests package -pl engine-server -am,
 # then copy engine-server/target/varve-server.jar aside.
 set -euo pipefail
@@ -22,9 +23,9 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-"$java" --enable-native-access=ALL-UNNAMED -jar "$old" --port "${ports[0]}" --dir "$work/old" --appendfsync everysec \
+"$java" --enable-native-access=ALL-UNNAMED -jar "$old" --port "${ports[0]}" --dir "$work/old" --appendfsync everysec ${OLD_ARGS:-} \
   >"$work/old.log" 2>&1 & pids+=($!)
-"$java" --enable-native-access=ALL-UNNAMED -jar "$new" --port "${ports[1]}" --dir "$work/new" --appendfsync everysec \
+"$java" --enable-native-access=ALL-UNNAMED -jar "$new" --port "${ports[1]}" --dir "$work/new" --appendfsync everysec ${NEW_ARGS:-} \
   >"$work/new.log" 2>&1 & pids+=($!)
 redis-server --port "${ports[2]}" --bind 127.0.0.1 --dir "$work/redis" --save "" --appendonly yes \
   --appendfsync everysec --daemonize no >"$work/redis.log" 2>&1 & pids+=($!)
