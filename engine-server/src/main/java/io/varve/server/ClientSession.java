@@ -27,9 +27,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * none runs ({@link #running} is the token). So a pipeline that arrived in one read costs one hand-off, not
  * one per command. The drainer takes the requests waiting, executes each (engine calls may block on locks
  * or fsync; only the virtual thread parks), groups runs of plain SETs into one engine commit
- * ({@link SetRun}), encodes the replies into one buffer and writes it with a single flush. Replies of a pipeline therefore leave in order
- * and in few syscalls, while different connections' commands run in parallel and their writes meet in the
- * engine's commit pipeline, where synced writes share fsyncs.
+ * ({@link SetRun}), encodes the replies into one buffer and writes it with a single flush. Replies of a
+ * pipeline therefore leave in order and in few syscalls, while different connections' commands run in
+ * parallel and their writes meet in the engine's commit pipeline, where synced writes share fsyncs.
  *
  * <h2>Back-pressure</h2>
  * When queued requests exceed {@link #PAUSE_REQUESTS} or {@link #PAUSE_BYTES}, reading from the socket
@@ -90,9 +90,12 @@ final class ClientSession {
         return channel;
     }
 
-    /** No drainer running and nothing queued: every command received so far has been answered. */
+    /**
+     * No drainer running and nothing queued (or the connection is closing and what is queued will never
+     * run): every command received so far has been answered.
+     */
     boolean idle() {
-        return !decoding && !running.get() && queuedRequests.get() == 0;
+        return !running.get() && (closed || (!decoding && queuedRequests.get() == 0));
     }
 
     /**

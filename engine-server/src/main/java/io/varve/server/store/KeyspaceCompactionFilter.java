@@ -82,7 +82,8 @@ public final class KeyspaceCompactionFilter implements CompactionFilter {
             if (dead) {
                 return Boolean.TRUE;
             }
-            if (Arrays.compareUnsigned(subkey, lastSubkey) > 0 && System.nanoTime() - judgedAtNanos < LIVE_VERDICT_NANOS) {
+            boolean sameCompaction = Arrays.compareUnsigned(subkey, lastSubkey) > 0;
+            if (sameCompaction && System.nanoTime() - judgedAtNanos < LIVE_VERDICT_NANOS) {
                 lastSubkey = subkey;
                 return Boolean.FALSE;
             }
@@ -123,7 +124,7 @@ public final class KeyspaceCompactionFilter implements CompactionFilter {
         return KEEP;
     }
 
-    /** Expired metadata records removed so far (counted per removal; a key can count twice if a compaction is redone). */
+    /** Expired metadata records removed so far (per removal: a compaction that is redone counts again). */
     public long metadataRemoved() {
         return metadataRemoved.sum();
     }
