@@ -7,7 +7,7 @@ package io.varve.raftlog;
  * @param rewriteBytesWritten bytes written to rewrite-queue files by purge
  * @param dataSyncs fdatasync calls on log files
  * @param directorySyncs fsync calls on the directory
- * @param batchesWritten batches appended to either queue
+ * @param batchesWritten batches appended to either queue; writers' batches merged by group commit count once
  * @param appendFiles live append-queue files
  * @param rewriteFiles live rewrite-queue files
  * @param liveBytes bytes in live log files

@@ -11,18 +11,24 @@ import java.util.zip.CRC32C;
  * in the same order. Only the entries of later members are renumbered, and the checksums are computed anew.
  *
  * <p>The merged batch is atomic as a whole, which is stronger than what each member asked for. Only small
- * uncompressed batches are merged: a large or compressed block gains nothing from sharing a header and
- * would cost the leader a checksum pass over it.
+ * uncompressed batches are merged, into batches that stay small: a large or compressed block gains nothing
+ * from sharing a header and would cost the leader a checksum pass over it.
  */
 public final class BatchMerger {
-    /** Largest entries block a batch may have to be merged. */
-    public static final int MAX_MEMBER_BLOCK = 32 << 10;
+    /** Largest entries block, and largest footer, a batch may have to be merged. */
+    public static final int MAX_MEMBER_PART = 32 << 10;
+    /**
+     * Largest entries block, and largest footer, of a merged batch. A reader fetches and checks a batch's whole
+     * footer and block to return any entry of it, so merging stops before that read costs much more than the
+     * members' own would.
+     */
+    public static final int MAX_MERGED_PART = 128 << 10;
 
     private BatchMerger() {
     }
 
     public static boolean mergeable(EncodedBatch batch) {
-        return !batch.compressed() && batch.storedLength() <= MAX_MEMBER_BLOCK;
+        return !batch.compressed() && batch.storedLength() <= MAX_MEMBER_PART && batch.footerLength() <= MAX_MEMBER_PART;
     }
 
     /** Consecutive batches being collected for one merge. Not thread-safe (the write leader's). */
@@ -31,10 +37,10 @@ public final class BatchMerger {
         private long footerBytes;
         private long blockBytes;
 
-        /** Adds the batch if it can be merged with the others (it is small, and the sum stays in the limits). */
+        /** Adds the batch if it can be merged with the others (it is small, and so are the sums). */
         public boolean tryAdd(EncodedBatch batch) {
-            if (!mergeable(batch) || footerBytes + batch.footerLength() > BatchFormat.MAX_FOOTER
-                    || blockBytes + batch.storedLength() > BatchFormat.MAX_RAW_ENTRIES) {
+            if (!mergeable(batch) || footerBytes + batch.footerLength() > MAX_MERGED_PART
+                    || blockBytes + batch.storedLength() > MAX_MERGED_PART) {
                 return false;
             }
             members.add(batch);

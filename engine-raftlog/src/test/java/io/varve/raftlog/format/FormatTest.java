@@ -245,8 +245,22 @@ class FormatTest {
     @Test
     void compressedOrLargeBatchesAreNotMerged() {
         BatchBuilder big = new BatchBuilder();
-        big.addEntries(1, 1, List.of(new byte[BatchMerger.MAX_MEMBER_BLOCK + 1]));
+        big.addEntries(1, 1, List.of(new byte[BatchMerger.MAX_MEMBER_PART + 1]));
         assertTrue(!new BatchMerger.Run().tryAdd(big.encode(Integer.MAX_VALUE)));
+        BatchBuilder bigFooter = new BatchBuilder();
+        bigFooter.put(1, "k".getBytes(), new byte[BatchMerger.MAX_MEMBER_PART]);
+        assertTrue(!new BatchMerger.Run().tryAdd(bigFooter.encode(Integer.MAX_VALUE)));
+        // A merge stops growing at MAX_MERGED_PART of entries.
+        BatchMerger.Run run = new BatchMerger.Run();
+        int accepted = 0;
+        for (int i = 0; i < 10; i++) {
+            BatchBuilder member = new BatchBuilder();
+            member.addEntries(i, 1, List.of(new byte[BatchMerger.MAX_MEMBER_PART / 2]));
+            if (run.tryAdd(member.encode(Integer.MAX_VALUE))) {
+                accepted++;
+            }
+        }
+        assertEquals(BatchMerger.MAX_MERGED_PART / (BatchMerger.MAX_MEMBER_PART / 2), accepted);
         BatchBuilder compressed = new BatchBuilder();
         compressed.addEntries(1, 1, List.of(new byte[20_000]));
         assertTrue(!new BatchMerger.Run().tryAdd(compressed.encode(8192)));

@@ -27,7 +27,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * Time to reopen a pre-built store of {@code totalMiB} MiB of entries of {@code entrySize} bytes over
  * {@code groups} groups, written round robin {@value #GROUPS_PER_WRITE} groups per batch (one entry each),
  * unsynced, then closed. The issue's target is 1 GiB in 100 groups, reopened warm (files in the page cache,
- * code compiled: the warm-up iterations reopen the same store). Varve rebuilds its index from batch footers;
+ * code compiled: ten warm-up iterations reopen the same store, as the replay loops take several reopens to be
+ * fully compiled). Varve rebuilds its index from batch footers;
  * RocksDB opens its LSM (and replays whatever WAL it has). For Varve the index's heap footprint is printed at
  * the end of each trial: its own accounting and, from {@code heapGrowthOfOpen}, the measured growth of the used
  * heap across an open (between two full GCs; that method's time is not a recovery figure).
@@ -37,8 +38,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 3)
-@Measurement(iterations = 5)
+@Warmup(iterations = 10)
+@Measurement(iterations = 10)
 @Fork(value = 1, jvmArgsAppend = {"-Xmx4g"})
 public class RaftLogRecoveryBenchmark {
     static final int GROUPS_PER_WRITE = 10;
