@@ -19,29 +19,36 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Seed 001 (issue 5): foreground put latency (SampleTime: p99, p99.9, p99.99, max) while SST files are
- * ingested again and again, against the same writers with no ingestion.
+ * Seed 001 (issue 5): foreground put latency (p99, p99.9, p99.99, max) while SST files are ingested again and
+ * again, against the same writers with no ingestion.
  *
- * <p>Writers ({@code @Threads}) put random keys {@code w...}, each paced to {@code writesPerSec} (the wait is
- * in a per-invocation setup, outside the measured time), so the database is steadily loaded rather than
- * saturated and a pause shows as a latency outlier instead of vanishing in a backlog. One background thread
- * does, {@code ingestsPerSec} times a second, what moving a region in does: it writes the region's file with
- * {@code SstFileWriter} ({@code keysPerFile} keys in a key range of its own, after the writers' keys), with
- * {@code regionWritten} puts one key into that range (data left there before: it forces a flush, which is
- * what made RocksDB's in-stall flush hurt), then ingests the file, moving it (a hard link). {@code mode}:
+ * <p>One invocation is one scenario of fixed wall-clock length; what it measures is printed, not JMH's score
+ * (the single-shot time is just the scenario's length). {@code writers} threads put random keys {@code w...},
+ * each paced to {@code writesPerSec}, so the database is steadily loaded rather than saturated and a pause
+ * shows as outliers instead of vanishing in a backlog; every put's duration is recorded (no sampling) and
+ * exact percentiles are printed as a line starting with {@code [ingest-latency]}. (A put delayed by a pause
+ * is counted once; puts due meanwhile start late and run back to back — the same in every mode.)
+ *
+ * <p>Meanwhile one thread does, {@code ingestsPerSec} times a second, what moving a region in does: it writes
+ * the region's file with {@code SstFileWriter} ({@code keysPerFile} keys in a key range of its own, after the
+ * writers' keys); with {@code regionWritten} it puts one key into that range first (data left there before: it
+ * forces a flush, which is what made RocksDB's in-stall flush hurt); then it ingests the file, moving it (a
+ * hard link). {@code mode}:
  * <ul>
  *   <li>{@code none}: the same file writing, put and (with {@code regionWritten}) {@code flush()}, but no
  *       ingestion: the baseline, so the ratio isolates what ingestion itself adds;</li>
@@ -50,19 +57,13 @@ import java.util.concurrent.locks.LockSupport;
  *   <li>{@code flushRetry}: {@code ingestExternalFilesWithFlushRetry}, TiKV's sequence;</li>
  *   <li>{@code allowWrite}: {@code allowWrite = true}, under the range latch; writes are never held.</li>
  * </ul>
- * At the end of each trial the number of rounds the background thread completed is printed.
- *
- * <p>Because the pacing is an invocation-level setup, JMH counts only the time spent inside {@code put} toward
- * an iteration's length: an iteration of "1 s" lasts as long as the writers need to spend one second in
- * {@code put}, several seconds of wall time. The ratio of ingestions to writes stays fixed by the two rates.
  */
 @State(Scope.Benchmark)
-@BenchmarkMode(Mode.SampleTime)
-@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.SECONDS)
 @Fork(value = 1, jvmArgsAppend = {"-Xmx2g"})
-@Warmup(iterations = 1, time = 1)
-@Measurement(iterations = 3, time = 3)
-@Threads(2)
+@Warmup(iterations = 0)
+@Measurement(iterations = 1)
 public class IngestWhileWritingBenchmark {
 
     @Param({"none", "blockingFlush", "flushRetry", "allowWrite"})
@@ -77,9 +78,19 @@ public class IngestWhileWritingBenchmark {
     @Param({"2000"})
     public int keysPerFile;
 
+    @Param({"2"})
+    public int writers;
+
     /** Per writer thread. */
-    @Param({"2000"})
+    @Param({"5000"})
     public int writesPerSec;
+
+    /** Unrecorded time first (JIT, first flushes), then {@code seconds} recorded. */
+    @Param({"5"})
+    public int warmupSeconds;
+
+    @Param({"30"})
+    public int seconds;
 
     @Param({"100"})
     public int valueSize;
@@ -91,9 +102,9 @@ public class IngestWhileWritingBenchmark {
     private Path external;
     private Db db;
     private byte[] value;
-    private Thread ingester;
     private volatile boolean stop;
-    private volatile Throwable ingesterFailure;
+    private volatile boolean recording;
+    private volatile Throwable failure;
     private volatile long rounds;
 
     @Setup(Level.Trial)
@@ -103,8 +114,89 @@ public class IngestWhileWritingBenchmark {
         value = new byte[valueSize];
         new SplittableRandom(1).nextBytes(value);
         db = Db.open(dir, Options.defaults().withWriteBufferSize((long) memtableMiB << 20));
+    }
+
+    @Benchmark
+    public long scenario() throws Exception {
         stop = false;
-        ingester = Thread.ofPlatform().name("bench-ingester").daemon().start(this::ingestLoop);
+        Thread ingester = Thread.ofPlatform().name("bench-ingester").start(this::ingestLoop);
+        List<long[]> latencies = new ArrayList<>();
+        List<int[]> counts = new ArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < writers; t++) {
+            long[] recorded = new long[(seconds + 5) * writesPerSec];
+            int[] count = new int[1];
+            latencies.add(recorded);
+            counts.add(count);
+            int id = t;
+            threads.add(Thread.ofPlatform().name("bench-writer-" + t).start(() -> writeLoop(id, recorded, count)));
+        }
+        LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(warmupSeconds));
+        long roundsBefore = rounds;
+        recording = true;
+        LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(seconds));
+        recording = false;
+        long roundsDuring = rounds - roundsBefore;
+        stop = true;
+        for (Thread t : threads) {
+            t.join();
+        }
+        ingester.join();
+        if (failure != null) {
+            throw new IllegalStateException("scenario failed", failure);
+        }
+        int total = counts.stream().mapToInt(c -> c[0]).sum();
+        long[] all = new long[total];
+        int at = 0;
+        for (int t = 0; t < writers; t++) {
+            System.arraycopy(latencies.get(t), 0, all, at, counts.get(t)[0]);
+            at += counts.get(t)[0];
+        }
+        Arrays.sort(all);
+        System.out.printf(Locale.ROOT, "%n[ingest-latency] mode=%s regionWritten=%s puts=%d rounds=%d "
+                        + "p50=%.1f p99=%.1f p99.9=%.1f p99.99=%.1f max=%.1f (us)%n", mode, regionWritten, total,
+                roundsDuring, micros(all, 0.50), micros(all, 0.99), micros(all, 0.999), micros(all, 0.9999),
+                all.length == 0 ? 0 : all[all.length - 1] / 1000.0);
+        return total;
+    }
+
+    private static double micros(long[] sorted, double quantile) {
+        if (sorted.length == 0) {
+            return 0;
+        }
+        int index = (int) Math.min(sorted.length - 1, Math.ceil(quantile * sorted.length) - 1);
+        return sorted[Math.max(0, index)] / 1000.0;
+    }
+
+    private void writeLoop(int id, long[] recorded, int[] count) {
+        SplittableRandom random = new SplittableRandom(id + 1);
+        byte[] key = new byte[16];
+        long start = System.nanoTime();
+        long n = 0;
+        try {
+            while (!stop) {
+                long wait = start + n * 1_000_000_000L / writesPerSec - System.nanoTime();
+                if (wait > 0) {
+                    LockSupport.parkNanos(wait);
+                    continue;
+                }
+                long k = random.nextLong(10_000_000L);
+                key[0] = 'w';
+                for (int i = 15; i >= 1; i--) {
+                    key[i] = (byte) ('0' + k % 10);
+                    k /= 10;
+                }
+                long before = System.nanoTime();
+                db.put(key, value);
+                long took = System.nanoTime() - before;
+                if (recording && count[0] < recorded.length) {
+                    recorded[count[0]++] = took;
+                }
+                n++;
+            }
+        } catch (Throwable t) {
+            failure = t;
+        }
     }
 
     /** Region keys sort after every writer key and after every earlier region's. */
@@ -119,7 +211,7 @@ public class IngestWhileWritingBenchmark {
             while (!stop) {
                 long wait = start + n * 1_000_000_000L / ingestsPerSec - System.nanoTime();
                 if (wait > 0) {
-                    LockSupport.parkNanos(wait);
+                    LockSupport.parkNanos(Math.min(wait, 10_000_000L));
                     continue;
                 }
                 Path file = external.resolve("region-" + n + ".sst");
@@ -149,56 +241,12 @@ public class IngestWhileWritingBenchmark {
                 rounds = ++n;
             }
         } catch (Throwable t) {
-            ingesterFailure = t;
-        }
-    }
-
-    @State(Scope.Thread)
-    public static class Writer {
-        final SplittableRandom random = new SplittableRandom(Thread.currentThread().threadId());
-        final byte[] key = new byte[16];
-        long start;
-        long count;
-
-        /** Waits until this writer's next put is due; not part of the measured time. */
-        @Setup(Level.Invocation)
-        public void pace(IngestWhileWritingBenchmark bench) {
-            if (start == 0) {
-                start = System.nanoTime();
-            }
-            long due = start + count++ * 1_000_000_000L / bench.writesPerSec;
-            long wait = due - System.nanoTime();
-            if (wait > 0) {
-                LockSupport.parkNanos(wait);
-            }
-        }
-    }
-
-    @Benchmark
-    public void put(Writer w) {
-        long k = w.random.nextLong(10_000_000L);
-        byte[] key = w.key;
-        key[0] = 'w';
-        for (int i = 15; i >= 1; i--) {
-            key[i] = (byte) ('0' + k % 10);
-            k /= 10;
-        }
-        db.put(key, value);
-    }
-
-    @TearDown(Level.Iteration)
-    public void checkIngester() {
-        if (ingesterFailure != null) {
-            throw new IllegalStateException("ingester failed", ingesterFailure);
+            failure = t;
         }
     }
 
     @TearDown(Level.Trial)
-    public void tearDown() throws InterruptedException {
-        stop = true;
-        ingester.join();
-        System.out.printf("%n[ingest] mode=%s regionWritten=%s: %d rounds (%s) in the trial%n", mode, regionWritten,
-                rounds, mode.equals("none") ? "no ingestion" : "ingestions");
+    public void tearDown() {
         db.close();
         BenchDirs.delete(dir);
         BenchDirs.delete(external);
