@@ -419,24 +419,13 @@ final class DbImpl implements Db {
 
     /** Refreshes what write stalls look at after a flush or compaction, and re-checks stalled writers. */
     private void backgroundChanged() {
-        int immutables = 0;
-        int level0 = 0;
-        for (int family : versions.columnFamilies().keySet()) {
-            ReadView view;
-            try {
-                view = versions.acquire(family);
-            } catch (IllegalArgumentException dropped) {
-                continue;
-            }
-            try {
-                immutables = Math.max(immutables, view.immutables().size());
-                level0 = Math.max(level0, view.version().level(0).size());
-            } finally {
-                view.release();
-            }
-        }
-        immutableCount = immutables;
-        level0Count = level0;
+        int[] worst = new int[2]; // immutable memtables, level-0 tables: the fullest family's
+        versions.forEachView(view -> {
+            worst[0] = Math.max(worst[0], view.immutables().size());
+            worst[1] = Math.max(worst[1], view.version().level(0).size());
+        });
+        immutableCount = worst[0];
+        level0Count = worst[1];
         pendingCompactionBytes = compactions.pendingBytes();
         stalls.changed();
     }

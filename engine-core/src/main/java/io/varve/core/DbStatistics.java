@@ -135,23 +135,13 @@ final class DbStatistics implements EngineStatistics, AutoCloseable {
             if (closed) {
                 return 0;
             }
-            long bytes = 0;
-            for (int family : versions.columnFamilies().keySet()) {
-                ReadView view;
-                try {
-                    view = versions.acquire(family);
-                } catch (IllegalArgumentException dropped) {
-                    continue;
+            long[] bytes = {0};
+            versions.forEachView(view -> {
+                for (Memtable memtable : view.memtablesNewestFirst()) {
+                    bytes[0] += memtable.approximateMemoryUsage();
                 }
-                try {
-                    for (Memtable memtable : view.memtablesNewestFirst()) {
-                        bytes += memtable.approximateMemoryUsage();
-                    }
-                } finally {
-                    view.release();
-                }
-            }
-            return bytes;
+            });
+            return bytes[0];
         } finally {
             closeLock.readLock().unlock();
         }

@@ -331,6 +331,23 @@ public final class VersionSet implements AutoCloseable {
         return family;
     }
 
+    /** Runs {@code action} on each live family's current view, pinned for the call (dropped families are skipped). */
+    public void forEachView(java.util.function.Consumer<ReadView> action) {
+        for (int family : columnFamilies().keySet()) {
+            ReadView view;
+            try {
+                view = acquire(family);
+            } catch (IllegalArgumentException dropped) {
+                continue;
+            }
+            try {
+                action.accept(view);
+            } finally {
+                view.release();
+            }
+        }
+    }
+
     /** The default family's current read view; see {@link #acquire(int)}. */
     public ReadView acquire() {
         return acquire(DEFAULT_FAMILY);
