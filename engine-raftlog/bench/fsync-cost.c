@@ -4,7 +4,7 @@
  * (it has no fallocate).
  *
  *   gcc -O2 -o /tmp/fsync-cost engine-raftlog/bench/fsync-cost.c
- *   /tmp/fsync-cost DIR ROUNDS BYTES        e.g. /tmp/fsync-cost jmh/target/bench-data 15 5000
+ *   /tmp/fsync-cost DIR ROUNDS BYTES        e.g. /tmp/fsync-cost jmh/target/bench-data 21 5000
  *
  * Four files in DIR, one per mode; each round does 100 write+fdatasync pairs of BYTES in each mode in turn,
  * so the modes share the machine's conditions. Prints the median and minimum over rounds of the time per pair.

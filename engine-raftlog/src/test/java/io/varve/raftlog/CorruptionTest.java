@@ -181,7 +181,8 @@ class CorruptionTest {
         int seq = lastSeq();
         byte[] bytes = read(file(seq));
         long lastBatch = positions.get(seq - 1).getLast();
-        int frameEnd = (int) lastBatch + frame(bytes, lastBatch, LogFileFormat.QUEUE_APPEND, seq, file(seq)).blockStart();
+        int frameEnd = (int) lastBatch
+                + frame(bytes, lastBatch, LogFileFormat.QUEUE_APPEND, seq, file(seq)).blockStart();
         for (int cut = (int) lastBatch + 1; cut < bytes.length; cut += cut < frameEnd + 2 ? 1 : 97) {
             replace(file(seq), Arrays.copyOf(bytes, cut));
             assertCorruptionAt(RecoveryMode.ABSOLUTE_CONSISTENCY, file(seq), lastBatch);

@@ -138,8 +138,8 @@ public final class BatchBuilder {
 
     /**
      * Serializes the batch, LZ4-compressing the entries block if it is larger than
-     * {@code compressionThreshold} bytes, its start compresses well, and compression actually saves space. The footer checksum is left
-     * unbound; {@link EncodedBatch#bindTo} finishes it once the file is known.
+     * {@code compressionThreshold} bytes, its start compresses well, and compression actually saves space.
+     * The footer checksum is left unbound; {@link EncodedBatch#bindTo} finishes it once the file is known.
      */
     public EncodedBatch encode(int compressionThreshold) {
         if (items.isEmpty()) {

@@ -28,7 +28,8 @@ public final class BatchMerger {
     }
 
     public static boolean mergeable(EncodedBatch batch) {
-        return !batch.compressed() && batch.storedLength() <= MAX_MEMBER_PART && batch.footerLength() <= MAX_MEMBER_PART;
+        return !batch.compressed() && batch.storedLength() <= MAX_MEMBER_PART
+                && batch.footerLength() <= MAX_MEMBER_PART;
     }
 
     /** Consecutive batches being collected for one merge. Not thread-safe (the write leader's). */

@@ -29,8 +29,8 @@ public final class BatchValidator {
     public void accept(List<BatchItem> items) {
         Map<Long, long[]> pending = null;
         for (BatchItem item : items) {
-            if (item instanceof BatchItem.Put || item instanceof BatchItem.Delete || item instanceof BatchItem.ClearState
-                    || item instanceof BatchItem.Commit) {
+            if (item instanceof BatchItem.Put || item instanceof BatchItem.Delete
+                    || item instanceof BatchItem.ClearState || item instanceof BatchItem.Commit) {
                 continue; // state items never affect a group's entry range
             }
             if (pending == null) {

@@ -42,7 +42,8 @@ final class ScannedBatches {
     }
 
     /** Adds a batch whose footer, already checked, is {@code b[footerAt, footerAt + footerLength)}. */
-    void add(long position, long end, byte[] b, int footerAt, int footerLength, int entryCount, boolean endsWithCommit) {
+    void add(long position, long end, byte[] b, int footerAt, int footerLength, int entryCount,
+            boolean endsWithCommit) {
         if (count == positions.length) {
             int n = count * 2;
             positions = Arrays.copyOf(positions, n);

@@ -33,7 +33,8 @@ class FormatConstantsTest {
         while (row.find()) {
             String v = row.group(2);
             long value = v.startsWith("0x") ? Long.parseLong(v.substring(2), 16) : Long.parseLong(v);
-            assertEquals(null, documented.put(row.group(3) + "." + row.group(1), value), "listed twice: " + row.group(1));
+            String name = row.group(3) + "." + row.group(1);
+            assertEquals(null, documented.put(name, value), "listed twice: " + name);
         }
         int checked = 0;
         for (Class<?> c : new Class<?>[] {BatchFormat.class, LogFileFormat.class}) {

@@ -7,6 +7,9 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -87,12 +90,21 @@ public class RaftLogRecoveryBenchmark {
                 perGroup * groups, entrySize, groups, BenchDirs.size(dir) >> 20);
     }
 
+    /**
+     * CPU time of the whole process (all threads, the collector's included) per reopen: on this shared 2-core
+     * machine, wall time says as much about the neighbours' load as about the reopen, CPU time much less.
+     */
+    private static final com.sun.management.OperatingSystemMXBean PROCESS =
+            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    private final List<Double> cpuMillis = new ArrayList<>();
+
     /** Varve's index footprint, from the last measurement; printed at the end of the trial. */
     double indexBytesPerEntry;
     double measuredHeapBytesPerEntry;
 
     @Benchmark
     public Object reopen() throws IOException {
+        long cpu = PROCESS.getProcessCpuTime();
         try (RaftStore raft = BenchDirs.open(store, dir)) {
             if (raft instanceof VarveRaftStore v) {
                 EngineStats s = v.engine.stats();
@@ -100,6 +112,8 @@ public class RaftLogRecoveryBenchmark {
                 return s;
             }
             return raft;
+        } finally {
+            cpuMillis.add((PROCESS.getProcessCpuTime() - cpu) / 1e6);
         }
     }
 
@@ -124,6 +138,15 @@ public class RaftLogRecoveryBenchmark {
 
     @TearDown(Level.Trial)
     public void delete() {
+        if (!cpuMillis.isEmpty()) {
+            // The later half: the reopens after the code is compiled (the measured iterations, when there are as
+            // many warm-up iterations as measured ones).
+            List<Double> late = new ArrayList<>(cpuMillis.subList(cpuMillis.size() / 2, cpuMillis.size()));
+            Collections.sort(late);
+            System.out.printf("%n[raftlog-recovery store=%s] process CPU per reopen, later half of %d reopens: "
+                    + "median %.0f ms, min %.0f ms%n", store, cpuMillis.size(), late.get(late.size() / 2),
+                    late.getFirst());
+        }
         if (store.equals("varve")) {
             System.out.printf("%n[raftlog-index groups=%d entrySize=%d] index accounting %.2f heap bytes per entry%s%n",
                     groups, entrySize,
