@@ -43,7 +43,10 @@ public record Compaction(int level, int outputLevel, TableMeta[] inputs, TableMe
         return new byte[][] {smallest, largest};
     }
 
-    /** The tables of a sorted level overlapping {@code [smallest, largest]}; contiguous in the level, found by binary search. */
+    /**
+     * The tables of a sorted level overlapping {@code [smallest, largest]}: contiguous in the level, so found
+     * by binary search rather than a scan of every table.
+     */
     static TableMeta[] overlapping(Version version, int level, byte[] smallest, byte[] largest) {
         return version.level(level).overlapping(smallest, largest).toArray(new TableMeta[0]);
     }

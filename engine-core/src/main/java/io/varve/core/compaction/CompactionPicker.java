@@ -67,7 +67,7 @@ public final class CompactionPicker {
         if (tables.isEmpty()) {
             return null;
         }
-        // Binary search, not a scan: a level may hold 100,000 tables and picks run after every edit.
+        // Binary search, not a scan: a level may hold 100,000 tables and a pick follows every flush and compaction.
         int start = compactPointer[level] == null ? 0 : tables.firstEndingAfter(compactPointer[level]);
         for (int i = 0; i < tables.size(); i++) {
             TableMeta candidate = tables.get((start + i) % tables.size());

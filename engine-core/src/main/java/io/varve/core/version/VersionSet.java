@@ -31,7 +31,7 @@ import java.util.function.UnaryOperator;
  * pointer:
  * <ol>
  *   <li><b>Edits are serialized by {@code manifestLock}</b>, which readers never touch. Under it, the new
- *       table lists are built ({@link Version#applied}, O(tables in the changed levels)) and the edit is
+ *       table lists are built ({@link Version#applied}: per changed level, a copy of the touched chunks and the chunk directory of a {@link LevelFiles}, not of the level) and the edit is
  *       appended to the manifest and fsynced.</li>
  *   <li><b>{@code viewLock}</b> serializes building the next {@link ReadView} from the current one — a few
  *       references (memtables and a version), never I/O. Memtable rotations take only this lock, so they
