@@ -6,9 +6,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.varve.core.compaction.CompactionSettings;
-import io.varve.core.fs.ForwardingFileSystem;
 import io.varve.core.fs.MemFileSystem;
-import io.varve.core.fs.WritableFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -17,7 +15,6 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -196,26 +193,6 @@ class MetricsTest {
         }
     }
 
-    /** Table creation waits at {@link #gate}, so flushes can be held back. */
-    private static final class GatedTables extends ForwardingFileSystem {
-        final CountDownLatch gate = new CountDownLatch(1);
-
-        GatedTables() {
-            super(new MemFileSystem());
-        }
-
-        @Override
-        public WritableFile create(Path path) throws IOException {
-            if (path.toString().endsWith(".sst")) {
-                try {
-                    gate.await();
-                } catch (InterruptedException e) {
-                    throw new IOException(e);
-                }
-            }
-            return delegate.create(path);
-        }
-    }
 
     @Test
     @Timeout(60)

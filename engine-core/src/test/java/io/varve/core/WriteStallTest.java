@@ -1,15 +1,11 @@
 package io.varve.core;
 
-import io.varve.core.fs.ForwardingFileSystem;
-import io.varve.core.fs.MemFileSystem;
-import io.varve.core.fs.WritableFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -23,30 +19,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class WriteStallTest {
 
-    /** Table creation (flush) waits for {@link #gate}, then succeeds or fails as told. */
-    private static final class GatedTables extends ForwardingFileSystem {
-        final CountDownLatch gate = new CountDownLatch(1);
-        volatile boolean fail;
-
-        GatedTables() {
-            super(new MemFileSystem());
-        }
-
-        @Override
-        public WritableFile create(Path path) throws IOException {
-            if (path.toString().endsWith(".sst")) {
-                try {
-                    gate.await();
-                } catch (InterruptedException e) {
-                    throw new IOException(e);
-                }
-                if (fail) {
-                    throw new IOException("disk full (simulated)");
-                }
-            }
-            return delegate.create(path);
-        }
-    }
 
     private static Options options(GatedTables fs) {
         // One waiting memtable is the limit: the second rotation stops writers until the flush finishes.

@@ -1,0 +1,38 @@
+package io.varve.core;
+
+import io.varve.core.fs.ForwardingFileSystem;
+import io.varve.core.fs.MemFileSystem;
+import io.varve.core.fs.WritableFile;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * An in-memory file system whose table creation (a flush or compaction output) waits for {@link #gate},
+ * then succeeds or, if {@link #fail} is set, fails: lets tests hold flushes back deterministically.
+ */
+final class GatedTables extends ForwardingFileSystem {
+
+    final CountDownLatch gate = new CountDownLatch(1);
+    volatile boolean fail;
+
+    GatedTables() {
+        super(new MemFileSystem());
+    }
+
+    @Override
+    public WritableFile create(Path path) throws IOException {
+        if (path.toString().endsWith(DbFiles.TABLE_SUFFIX)) {
+            try {
+                gate.await();
+            } catch (InterruptedException e) {
+                throw new IOException(e);
+            }
+            if (fail) {
+                throw new IOException("disk full (simulated)");
+            }
+        }
+        return delegate.create(path);
+    }
+}
