@@ -30,6 +30,9 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.IterationParams;
+import org.openjdk.jmh.runner.IterationType;
+import io.varve.jmh.harness.LatencyRecorder;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -95,6 +98,7 @@ public class VersionPublishBenchmark {
     private Thread publisher;
     private volatile boolean stop;
     private final AtomicLong published = new AtomicLong();
+    private final LatencyRecorder recorder = new LatencyRecorder();
 
     @Setup(Level.Trial)
     public void setUp() throws IOException {
@@ -177,8 +181,21 @@ public class VersionPublishBenchmark {
         }
     }
 
+    @Setup(Level.Iteration)
+    public void startIteration(IterationParams iteration) {
+        recorder.recording(iteration.getType() == IterationType.MEASUREMENT);
+    }
+
+    /** Timed operation by operation (see {@link LatencyRecorder}); JMH's sample-time figures come alongside. */
     @Benchmark
     public long acquireViewAndGet() throws IOException {
+        long start = System.nanoTime();
+        long length = lookUp();
+        recorder.record(System.nanoTime() - start);
+        return length;
+    }
+
+    private long lookUp() throws IOException {
         ReadView view;
         if (design.equals("globalMutex")) {
             globalMutex.lock();
@@ -211,6 +228,7 @@ public class VersionPublishBenchmark {
         stop = true;
         publisher.join();
         System.out.printf("%n[%s] edits published during the trial: %d%n", design, published.get());
+        System.out.println(recorder.summary("version-latency", "design=" + design + " editsPerSecond=" + editsPerSecond));
         versions.close();
         reclaimer.close();
         tableCache.close();
