@@ -6,6 +6,7 @@ import io.varve.core.batch.BatchReader;
 import io.varve.core.fs.FileSystem;
 import io.varve.core.fs.WritableFile;
 import io.varve.core.memtable.Memtable;
+import io.varve.core.wal.PredecessorRecord;
 import io.varve.core.wal.WalWriter;
 import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
 
@@ -28,8 +29,8 @@ import java.util.function.LongSupplier;
  *   <li><b>Sequence and log</b>, under {@code logLock}: allocate the batch's sequence numbers, append it to
  *       the WAL's in-memory buffer, pick its memtable (rotating to a fresh memtable and log when the current
  *       one has no room), and, in ordered mode, enqueue it on {@code pending}. Because all four happen under
- *       one lock, log order = sequence order = queue order. The section copies bytes; it does no I/O except
- *       on a rotation.</li>
+ *       one lock, log order = sequence order = queue order. The section copies bytes; its only I/O is the
+ *       {@code write} of the old log's buffer on a rotation (see below).</li>
  *   <li><b>Apply</b>, with no lock: insert the records into the memtable. Writers apply concurrently; the
  *       memtable is a lock-free skiplist, and entries above the visible sequence are invisible to readers.</li>
  *   <li><b>Durable</b>: the batch's bytes must reach the OS (a {@code write} syscall) before the call
@@ -53,22 +54,52 @@ import java.util.function.LongSupplier;
  * and, in ordered mode, publishes it through the same queue as a one-entry batch with nothing to apply: the
  * visible sequence stays a single watermark raised only in queue order.
  *
+ * <h2>Rotation without I/O under the log lock</h2>
+ * The log worker thread keeps a <em>spare log</em> ready: the next log file, created and its name made durable
+ * (directory sync) before it is needed. A rotation, under {@code logLock} alone, hands the old log's buffer
+ * to the OS (one {@code write}, as any writer does under this lock), swaps the spare in, appends a
+ * {@link PredecessorRecord} naming the old log and its final length, and queues the old log on
+ * {@code sealedLogs}. The old log's final fsync then runs on the log worker, which also creates the next
+ * spare. If no spare is ready (two rotations within one file creation), the rotation creates the log itself,
+ * the only case where it still waits for file-system metadata I/O under the lock. Logs are used in the order of
+ * their numbers, the order recovery replays them: a spare finished after such a rotation is numbered below the
+ * log it created, so the worker deletes it and makes another.
+ *
  * <h2>Locks and invariants</h2>
  * <ul>
  *   <li>Lock order: {@code syncLock} before {@code logLock}; {@code publishLock} is never taken while holding
  *       either, so no cycle exists.</li>
- *   <li>{@code logLock} guards the sequence counter, the WAL writer's buffer, the current memtable and its
- *       reservation. A rotation holds {@code syncLock} too, so no fsync is running on the log it closes.</li>
- *   <li>Memtable room is reserved (keys, values and a per-entry bound on node overhead) under
- *       {@code logLock}, so a concurrent insert never finds its memtable full.</li>
- *   <li>A failed log write or fsync is final: {@link #failure} is set once, every queued writer is woken
- *       with it, and every later commit is refused. The failed batches stay above the visible sequence, so
- *       readers never see a write whose durability is unknown.</li>
+ *   <li>{@code logLock} guards the sequence counter, the WAL writer's buffer, the current log, the spare
+ *       log, {@code sealedLogs}, the current memtables and their reservations.</li>
+ *   <li>{@code syncedPosition} (positions run on across logs) is written only under {@code syncLock}, and
+ *       every byte below it is durable: an fsync covers logs strictly oldest first. A leader snapshots, under
+ *       {@code logLock}, the sealed logs and the current log's end together, fsyncs the sealed ones, then the
+ *       current one, and only then raises the position. So a SYNC write acknowledged in a new log implies the
+ *       old logs' tails are durable, and any sync of a log implies every older log is completely synced.</li>
+ *   <li>A sealed log is closed only after its fsync, by the {@code syncLock} holder, which is the only
+ *       thread that may still use its file; rotation never closes a file.</li>
+ *   <li>Recovery relies on the predecessor record: a log that lost its unsynced tail is followed by logs
+ *       holding nothing synced (previous point), so dropping them keeps the recovered state a prefix.</li>
+ *   <li>Memtable room: a batch is admitted to a memtable when its bytes in use, plus a worst-case bound on
+ *       what admitted writes have yet to insert, plus its own bound, fit the capacity; see
+ *       {@link ActiveMemtable#fits}.
+ *       A concurrent insert therefore never finds its memtable full.</li>
+ *   <li>A failed log write, fsync or file creation, in a writer or on the log worker, is final:
+ *       {@link #failure} is set once, every queued writer is woken with it, and every later commit is refused.
+ *       The failed batches stay above the visible sequence, so readers never see a write whose durability is
+ *       unknown. A log worker failure that no caller saw is reported by {@link #close()}.</li>
  * </ul>
  */
 final class CommitPipeline {
 
-    /** Upper bound on a memtable node's bytes beyond its key and value (header, tower, alignment). */
+    private static final System.Logger LOG = System.getLogger(CommitPipeline.class.getName());
+
+    /**
+     * Upper bound on a memtable node's bytes beyond its key and value: the skiplist node (see the memtable's
+     * {@code SkiplistNodeLayout}) has a 20-byte header, a tower of 4 bytes per level up to 20 levels and at most
+     * 7 bytes of alignment padding, 107 bytes in all. Only a bound: {@link ActiveMemtable#fits} charges it to
+     * writes not yet inserted, and counts inserted ones at their real size.
+     */
     static final int ENTRY_OVERHEAD = 128;
     private static final int MEMTABLE_SLACK = 64 << 10;
     /** Memtable node links are int offsets, so an arena stays below 2 GiB. */
@@ -90,53 +121,6 @@ final class CommitPipeline {
          * Logs numbered below {@code newLogNumber} hold nothing written after {@code sealed}'s contents.
          */
         void rotated(java.util.List<Sealed> sealed, long sealedLastSequence, long newLogNumber);
-    }
-
-    /**
-     * A memtable plus the count of writes still inserting into it, so a flush can wait until every write
-     * assigned to a sealed memtable is in it.
-     */
-    static final class ActiveMemtable {
-        final int family;
-        final Memtable memtable;
-        final long capacity;
-        final long writeBufferSize;
-        /** Guarded by logLock: bytes promised to writes assigned to this memtable. */
-        private long reserved;
-        private final AtomicInteger applying = new AtomicInteger();
-        private final ReentrantLock lock = new ReentrantLock();
-        private final Condition idle = lock.newCondition();
-        private volatile boolean sealed;
-
-        ActiveMemtable(int family, Memtable memtable, long capacity, long writeBufferSize) {
-            this.family = family;
-            this.memtable = memtable;
-            this.capacity = capacity;
-            this.writeBufferSize = writeBufferSize;
-        }
-
-        private void finishedApplying() {
-            if (applying.decrementAndGet() == 0 && sealed) {
-                lock.lock();
-                try {
-                    idle.signalAll();
-                } finally {
-                    lock.unlock();
-                }
-            }
-        }
-
-        /** Blocks until no write is inserting into this (sealed) memtable. */
-        void awaitWritesApplied() {
-            lock.lock();
-            try {
-                while (applying.get() > 0) {
-                    idle.awaitUninterruptibly();
-                }
-            } finally {
-                lock.unlock();
-            }
-        }
     }
 
     private static final class Commit {
@@ -173,6 +157,8 @@ final class CommitPipeline {
         final long number;
         final WritableFile file;
         final WalWriter writer;
+        /** Set when sealed (under logLock): the pipeline position of the log's last byte plus one. */
+        long end;
 
         Log(long number, WritableFile file) {
             this.number = number;
@@ -208,6 +194,19 @@ final class CommitPipeline {
     private boolean closed;
     private volatile Memtable spare;
     private long spareCapacity;
+    /** The next log, created and directory-synced by the log worker; null until it is ready. */
+    private Log spareLog;
+    /** Whether a spare log creation is queued or running on the log worker. */
+    private boolean spareLogRequested;
+    /** Logs sealed by rotations whose final fsync has not completed, oldest first. */
+    private final java.util.ArrayDeque<Log> sealedLogs = new java.util.ArrayDeque<>();
+    /** Rotations that found no spare log and created the next log under logLock. */
+    private long logsCreatedInline;
+
+    /** Runs old logs' final fsyncs and spare log creation, in submission order, off every writer's path. */
+    private final java.util.concurrent.ExecutorService logWorker;
+    /** A log worker failure no caller has been told about yet; close() reports it. */
+    private volatile boolean logFailureUnreported;
 
     private volatile long flushedPosition;
     private volatile long syncedPosition;
@@ -236,7 +235,20 @@ final class CommitPipeline {
             mutables[f.family()] = new ActiveMemtable(f.family(), f.memtable(), memtableCapacity(f.writeBufferSize(), 0),
                     f.writeBufferSize());
         }
-        this.log = openLog(logNumber);
+        this.logWorker = java.util.concurrent.Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().daemon()
+                .name("varve-log " + dir.getFileName()).unstarted(r));
+        try {
+            this.log = openLog(logNumber);
+        } catch (IOException | RuntimeException e) {
+            logWorker.shutdown();
+            throw e;
+        }
+        logLock.lock();
+        try {
+            requestSpareLog();
+        } finally {
+            logLock.unlock();
+        }
     }
 
     /** The newest sequence readers may see. */
@@ -254,7 +266,10 @@ final class CommitPipeline {
         }
     }
 
-    /** How many fsyncs the log has done; with {@link #commitsSynced()} it shows how well group commit works. */
+    /**
+     * Fsync rounds led for synced commits and syncWal (sealed logs synced in such a round, by the log worker or
+     * at close are not counted); with {@link #commitsSynced()} it shows how well group commit works.
+     */
     long syncCount() {
         return syncs.sum();
     }
@@ -299,53 +314,32 @@ final class CommitPipeline {
         ActiveMemtable[] targets;
         long end;
         boolean rotated = false;
-        boolean holdingSync = false;
+        logLock.lock();
         try {
-            while (true) {
-                logLock.lock();
-                try {
-                    checkUsable();
-                    if (!fits(families, reserve)) {
-                        if (!holdingSync) {
-                            // Rotation closes the log; take syncLock first (lock order) so no fsync runs on it.
-                            logLock.unlock();
-                            syncLock.lock();
-                            holdingSync = true;
-                            logLock.lock();
-                            continue;
-                        }
-                        rotate(families, reserve);
-                        rotated = true;
-                    }
-                    commit.firstSequence = nextSequence;
-                    commit.lastSequence = nextSequence + count - 1;
-                    nextSequence += count;
-                    BatchFormat.setSequence(segment, commit.firstSequence);
-                    log.writer.append(ByteBuffer.wrap(batch));
-                    loggedBatchBytes += batch.length; // under logLock: a single writer, so no lost update
-                    end = logBase + log.writer.size();
-                    targets = mutables;
-                    for (int family : families) {
-                        targets[family].reserved += reserve;
-                        targets[family].applying.incrementAndGet();
-                    }
-                    inFlight.incrementAndGet();
-                    if (!unordered) {
-                        pending.offer(commit);
-                    }
-                    break;
-                } finally {
-                    logLock.unlock();
-                }
+            checkUsable();
+            if (!fits(families, reserve)) {
+                rotate(families, reserve);
+                rotated = true;
+            }
+            commit.firstSequence = nextSequence;
+            commit.lastSequence = nextSequence + count - 1;
+            nextSequence += count;
+            BatchFormat.setSequence(segment, commit.firstSequence);
+            log.writer.append(ByteBuffer.wrap(batch));
+            loggedBatchBytes += batch.length; // under logLock: a single writer, so no lost update
+            end = logBase + log.writer.size();
+            targets = mutables;
+            for (int family : families) {
+                targets[family].assign(reserve);
+            }
+            inFlight.incrementAndGet();
+            if (!unordered) {
+                pending.offer(commit);
             }
         } catch (IOException e) {
             throw fail(e);
         } finally {
-            if (holdingSync) {
-                syncLock.unlock();
-                // Synced writers may be waiting for this holder of syncLock to finish.
-                wakeSyncWaiters();
-            }
+            logLock.unlock();
         }
         if (rotated) {
             background.execute(this::prepareSpare);
@@ -354,10 +348,10 @@ final class CommitPipeline {
             if (unordered) {
                 makeDurable(end, sync);
                 raiseVisible(commit.lastSequence);
-                applyTo(segment, targets, families);
+                applyTo(segment, targets, families, reserve);
                 return;
             }
-            applyTo(segment, targets, families);
+            applyTo(segment, targets, families, reserve);
             makeDurable(end, sync);
             commit.ready = true;
             publishReady();
@@ -377,6 +371,7 @@ final class CommitPipeline {
         }
         Throwable cause = failure;
         if (cause != null) {
+            logFailureUnreported = false;
             throw new UncheckedIOException("database failed earlier and refuses writes; reopen to recover",
                     cause instanceof IOException io ? io : new IOException(cause));
         }
@@ -404,17 +399,17 @@ final class CommitPipeline {
             if (m == null) {
                 throw new IllegalArgumentException("column family " + family + " does not exist or was dropped");
             }
-            fits &= m.reserved + reserve <= m.capacity;
+            fits &= m.fits(reserve);
         }
         return fits;
     }
 
-    private static void applyTo(MemorySegment batch, ActiveMemtable[] targets, int[] families) {
+    private static void applyTo(MemorySegment batch, ActiveMemtable[] targets, int[] families, long reserve) {
         try {
             apply(batch, family -> targets[family].memtable);
         } finally {
             for (int family : families) {
-                targets[family].finishedApplying();
+                targets[family].finishedApplying(reserve);
             }
         }
     }
@@ -504,11 +499,16 @@ final class CommitPipeline {
         }
     }
 
-    /** Writes out the log buffer and fsyncs it. Caller holds syncLock. */
+    /**
+     * Writes out the log buffer and fsyncs it, after any sealed log whose final fsync is still pending: the
+     * snapshot of both is taken under one hold of logLock, so a rotation cannot slip a newly sealed log in
+     * between. Caller holds syncLock.
+     */
     private void leadSync() {
         try {
             WritableFile file;
             long target;
+            Log[] sealed;
             logLock.lock();
             try {
                 checkFailure();
@@ -516,15 +516,187 @@ final class CommitPipeline {
                 target = logBase + log.writer.size();
                 flushedPosition = target;
                 file = log.file;
+                sealed = sealedLogs.isEmpty() ? NO_LOGS : sealedLogs.toArray(NO_LOGS);
             } finally {
                 logLock.unlock();
             }
+            syncSealed(sealed);
             file.sync();
             syncs.increment();
             syncedPosition = target;
         } catch (IOException e) {
             throw fail(e);
         }
+    }
+
+    private static final Log[] NO_LOGS = new Log[0];
+
+    /**
+     * Fsyncs sealed logs (oldest first, a prefix of {@code sealedLogs}), raises the synced position to the
+     * last one's end, then drops them from {@code sealedLogs} and closes them. Caller holds syncLock, which is
+     * what lets it close the files: every other user of a sealed log's file holds syncLock too.
+     */
+    private void syncSealed(Log[] sealed) throws IOException {
+        if (sealed.length == 0) {
+            return;
+        }
+        for (Log l : sealed) {
+            // Not counted in syncs: that counter is about fsyncs serving synced commits (group commit).
+            l.file.sync();
+        }
+        long end = sealed[sealed.length - 1].end;
+        if (end > syncedPosition) {
+            syncedPosition = end;
+        }
+        logLock.lock();
+        try {
+            for (Log l : sealed) {
+                if (sealedLogs.pollFirst() != l) {
+                    throw new IllegalStateException("sealed logs synced out of order");
+                }
+            }
+        } finally {
+            logLock.unlock();
+        }
+        for (Log l : sealed) {
+            l.writer.close();
+        }
+    }
+
+    /** Log worker: the final fsync of the logs sealed so far, so synced writers rarely have to do it. */
+    private void syncSealedLogs() {
+        syncLock.lock();
+        try {
+            Log[] sealed;
+            logLock.lock();
+            try {
+                if (failure != null || sealedLogs.isEmpty()) {
+                    return;
+                }
+                sealed = sealedLogs.toArray(NO_LOGS);
+            } finally {
+                logLock.unlock();
+            }
+            syncSealed(sealed);
+        } catch (IOException | RuntimeException e) {
+            failFromLogWorker(e);
+        } finally {
+            syncLock.unlock();
+            wakeSyncWaiters();
+        }
+    }
+
+    /**
+     * Makes every log numbered below {@code logNumber} durable, fsyncing any still waiting for its final
+     * fsync (normally the log worker has done it already). A flush calls this before its manifest edit moves
+     * the log number past those logs: one family's edit may survive a crash without another's, and the
+     * other family then replays the old log, which must not have lost its tail while the first family's
+     * table kept the same writes.
+     */
+    void syncLogsBelow(long logNumber) throws IOException {
+        syncLock.lock();
+        try {
+            Log[] sealed;
+            logLock.lock();
+            try {
+                Throwable cause = failure;
+                if (cause != null) {
+                    throw new IOException("the log failed earlier", cause);
+                }
+                java.util.List<Log> below = new java.util.ArrayList<>();
+                for (Log l : sealedLogs) {
+                    if (l.number >= logNumber) {
+                        break;
+                    }
+                    below.add(l);
+                }
+                sealed = below.toArray(NO_LOGS);
+            } finally {
+                logLock.unlock();
+            }
+            syncSealed(sealed);
+        } catch (IOException e) {
+            if (failure == null) {
+                fail(e);
+            }
+            throw e;
+        } finally {
+            syncLock.unlock();
+            wakeSyncWaiters();
+        }
+    }
+
+    /** Queues the creation of the next spare log unless one is ready or on its way. Caller holds logLock. */
+    private void requestSpareLog() {
+        if (spareLog == null && !spareLogRequested && !closed && failure == null) {
+            spareLogRequested = true;
+            logWorker.execute(this::prepareSpareLog);
+        }
+    }
+
+    /**
+     * Log worker: creates the next log and makes its name durable, so a rotation only swaps it in. A crash
+     * leaves it empty, numbered above every log in use: recovery reads nothing from it and deletes it with the
+     * other old logs, and the next file number passes it (recovery looks at every file name).
+     */
+    private void prepareSpareLog() {
+        try {
+            while (true) {
+                logLock.lock();
+                try {
+                    if (closed || failure != null) {
+                        spareLogRequested = false;
+                        return;
+                    }
+                } finally {
+                    logLock.unlock();
+                }
+                long number = fileNumbers.getAsLong();
+                Path path = DbFiles.log(dir, number);
+                WritableFile file = fs.create(path);
+                boolean kept = false;
+                boolean stale = false;
+                try {
+                    fs.syncDirectory(dir);
+                    logLock.lock();
+                    try {
+                        // Recovery replays logs in number order, so they must be used in that order. A rotation
+                        // that found no spare created a log meanwhile, numbered after this one: start over.
+                        stale = number < log.number;
+                        if (!stale) {
+                            spareLogRequested = false;
+                            if (!closed && failure == null) {
+                                spareLog = new Log(number, file);
+                                kept = true;
+                            }
+                        }
+                    } finally {
+                        logLock.unlock();
+                    }
+                } finally {
+                    if (!kept) {
+                        file.close(); // an empty file, harmless: recovery deletes empty logs
+                    }
+                }
+                if (!stale) {
+                    return;
+                }
+                try {
+                    fs.delete(path);
+                } catch (IOException e) {
+                    LOG.log(System.Logger.Level.WARNING, "could not delete unused log " + path, e);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            failFromLogWorker(e);
+        }
+    }
+
+    private void failFromLogWorker(Exception e) {
+        if (failure == null) {
+            logFailureUnreported = true;
+        }
+        fail(e instanceof IOException io ? io : new IOException("log worker failed", e));
     }
 
     private void wakeSyncWaiters() {
@@ -539,6 +711,7 @@ final class CommitPipeline {
     private void checkFailure() {
         Throwable cause = failure;
         if (cause != null) {
+            logFailureUnreported = false;
             throw new UncheckedIOException("database failed earlier; reopen to recover",
                     cause instanceof IOException io ? io : new IOException(cause));
         }
@@ -708,18 +881,28 @@ final class CommitPipeline {
      * Seals the log and every column family's memtable that holds anything (or that is too small for the
      * batch that asked, {@code reserve} bytes for {@code families}), starting fresh ones. A family whose memtable
      * is empty keeps it: it has nothing in the sealed log. All families rotate together, so one flush empties
-     * every log before the new one. Caller holds syncLock and logLock.
+     * every log before the new one. Caller holds logLock (only: see the type comment).
      */
     private void rotate(int[] families, long reserve) throws IOException {
         Log old = log;
+        // Writers whose batches are in this buffer return once flushedPosition covers them: hand it to the
+        // OS now, as they would, since later flushes go to the new log.
         old.writer.flush();
-        old.file.sync();
-        flushedPosition = syncedPosition = logBase + old.writer.size();
-        long newNumber = fileNumbers.getAsLong();
-        Log fresh = openLog(newNumber);
-        logBase += old.writer.size();
+        old.end = logBase + old.writer.size();
+        flushedPosition = old.end;
+        Log fresh = spareLog;
+        spareLog = null;
+        if (fresh == null) {
+            fresh = openLog(fileNumbers.getAsLong());
+            logsCreatedInline++;
+        }
+        fresh.writer.append(ByteBuffer.wrap(PredecessorRecord.encode(old.number, old.writer.size())));
+        sealedLogs.addLast(old);
+        logBase = old.end;
         log = fresh;
-        old.writer.close();
+        long newNumber = fresh.number;
+        logWorker.execute(this::syncSealedLogs);
+        requestSpareLog();
 
         ActiveMemtable[] next = mutables.clone();
         java.util.List<Sealed> sealed = new java.util.ArrayList<>();
@@ -728,10 +911,10 @@ final class CommitPipeline {
                 continue;
             }
             long need = contains(families, m.family) ? reserve : 0;
-            if (m.reserved == 0 && need <= m.capacity) {
+            if (m.isEmpty() && m.fits(need)) {
                 continue;
             }
-            m.sealed = true;
+            m.seal();
             long capacity = memtableCapacity(m.writeBufferSize, need);
             Memtable memtable = null;
             if (m.family == BatchFormat.DEFAULT_COLUMN_FAMILY && spare != null) {
@@ -790,7 +973,7 @@ final class CommitPipeline {
             ActiveMemtable[] next = mutables.clone();
             next[family] = null;
             mutables = next;
-            removed.sealed = true;
+            removed.seal();
         } finally {
             logLock.unlock();
         }
@@ -830,27 +1013,21 @@ final class CommitPipeline {
      * @return whether a rotation happened
      */
     boolean rotateNow() {
-        syncLock.lock();
+        logLock.lock();
         try {
-            logLock.lock();
-            try {
-                checkUsable();
-                boolean empty = true;
-                for (ActiveMemtable m : mutables) {
-                    empty &= m == null || m.reserved == 0;
-                }
-                if (empty) {
-                    return false;
-                }
-                rotate(new int[0], 0);
-            } catch (IOException e) {
-                throw fail(e);
-            } finally {
-                logLock.unlock();
+            checkUsable();
+            boolean empty = true;
+            for (ActiveMemtable m : mutables) {
+                empty &= m == null || m.isEmpty();
             }
+            if (empty) {
+                return false;
+            }
+            rotate(new int[0], 0);
+        } catch (IOException e) {
+            throw fail(e);
         } finally {
-            syncLock.unlock();
-            wakeSyncWaiters();
+            logLock.unlock();
         }
         background.execute(this::prepareSpare);
         return true;
@@ -879,6 +1056,25 @@ final class CommitPipeline {
         makeDurable(end, true);
     }
 
+    /** For tests: waits until the log worker has run everything queued so far (nothing if it has stopped). */
+    void awaitLogWorker() throws InterruptedException {
+        try {
+            logWorker.submit(() -> { }).get();
+        } catch (java.util.concurrent.RejectedExecutionException | java.util.concurrent.ExecutionException stopped) {
+            // closed: nothing more will run
+        }
+    }
+
+    /** For tests: rotations that found no spare log ready and created the next log under logLock. */
+    long logsCreatedInline() {
+        logLock.lock();
+        try {
+            return logsCreatedInline;
+        } finally {
+            logLock.unlock();
+        }
+    }
+
     /** Current log number: logs numbered below it hold nothing the current memtable needs. */
     long currentLogNumber() {
         logLock.lock();
@@ -890,8 +1086,9 @@ final class CommitPipeline {
     }
 
     /**
-     * Refuses new commits, waits for the ones in flight, then syncs and closes the log. Idempotent. If the
-     * pipeline had failed, the log is closed without a final sync.
+     * Refuses new commits, waits for the ones in flight and for the log worker, then syncs and closes the
+     * sealed logs and the current one. Idempotent. If the pipeline had failed, the logs are closed without a
+     * final sync; a log worker failure no caller was told about is thrown here.
      */
     void close() throws IOException {
         syncLock.lock();
@@ -918,17 +1115,77 @@ final class CommitPipeline {
         } finally {
             drainLock.unlock();
         }
+        logWorker.shutdown();
+        boolean interrupted = false;
+        while (true) {
+            try {
+                if (logWorker.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES)) {
+                    break;
+                }
+                throw new IOException("the log worker did not finish within a minute");
+            } catch (InterruptedException e) {
+                interrupted = true; // its tasks are short file operations: finish waiting, then re-interrupt
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
         Memtable unused = spare;
         spare = null;
         if (unused != null) {
             unused.release();
         }
+        syncLock.lock();
         try {
-            if (failure == null) {
-                log.writer.sync();
+            closeLogs();
+        } finally {
+            syncLock.unlock();
+        }
+        if (logFailureUnreported) {
+            logFailureUnreported = false;
+            Throwable cause = failure;
+            throw new IOException("the write-ahead log failed in the background", cause);
+        }
+    }
+
+    /** Syncs (unless failed) and closes every log still open, oldest first. Caller holds syncLock. */
+    private void closeLogs() throws IOException {
+        java.util.List<Log> open;
+        Log unusedSpare;
+        logLock.lock();
+        try {
+            open = new java.util.ArrayList<>(sealedLogs);
+            sealedLogs.clear();
+            open.add(log);
+            unusedSpare = spareLog;
+            spareLog = null;
+            if (unusedSpare != null) {
+                open.add(unusedSpare); // empty; the next open deletes it
             }
         } finally {
-            log.writer.close();
+            logLock.unlock();
+        }
+        IOException error = null;
+        for (Log l : open) {
+            try {
+                if (failure == null && error == null && l != unusedSpare) {
+                    l.writer.sync();
+                }
+            } catch (IOException e) {
+                error = e;
+            }
+            try {
+                l.writer.close();
+            } catch (IOException e) {
+                if (error == null) {
+                    error = e;
+                } else {
+                    error.addSuppressed(e);
+                }
+            }
+        }
+        if (error != null) {
+            throw error;
         }
     }
 

@@ -395,6 +395,8 @@ final class DbImpl implements Db {
                 // The tables' names must be durable before the manifest refers to them.
                 fs.syncDirectory(dir);
             }
+            // The old log's final fsync runs after the rotation; it must be done before the edit passes the log.
+            pipeline.syncLogsBelow(newLogNumber);
             versions.logAndApply(changes);
             flushTimer.stop(started);
             long obsoleteBelow = versions.logNumber();
@@ -896,6 +898,16 @@ final class DbImpl implements Db {
     /** Statistics for tests and benchmarks: fsyncs done and synced commits served. */
     long[] syncStatistics() {
         return new long[] {pipeline.syncCount(), pipeline.commitsSynced()};
+    }
+
+    /** For tests: waits until the pipeline's log worker has run everything queued so far. */
+    void awaitLogWorker() throws InterruptedException {
+        pipeline.awaitLogWorker();
+    }
+
+    /** For tests: rotations that found no spare log ready and created the next log while writers waited. */
+    long logsCreatedInline() {
+        return pipeline.logsCreatedInline();
     }
 
     /** For tests: the current version (retained; release it). */

@@ -7,6 +7,7 @@ import io.varve.core.fs.FileSystem;
 import io.varve.core.fs.ReadableFile;
 import io.varve.core.fs.WritableFile;
 import io.varve.core.memtable.Memtable;
+import io.varve.core.wal.PredecessorRecord;
 import io.varve.core.wal.TruncatedRecordException;
 import io.varve.core.wal.WalReader;
 
@@ -27,6 +28,13 @@ import java.util.OptionalLong;
  * file and renamed over it) and, in point-in-time mode, every later log is deleted — before any new write is
  * logged. So the directory afterwards holds exactly the recovered state: the next open sees no damage, and no
  * new write ever lands after a hole.
+ *
+ * <p>A log started by a rotation begins with a {@link PredecessorRecord}: the old log's final fsync runs after
+ * the rotation, so a machine crash can cut the old log short while part of the new one reached the disk. The
+ * pipeline never counts anything in a log as synced before every older log is completely synced, so such a
+ * cut means the logs after it hold no synced write: recovery stops at the cut (all modes but
+ * {@code ABSOLUTE_CONSISTENCY}, which refuses to open) and deletes the later logs, keeping a prefix. For the
+ * same reason a torn record at the end of a log that only such logs follow is a crash tail, not damage.
  */
 final class WalReplay {
 
@@ -45,12 +53,21 @@ final class WalReplay {
     record Family(long logNumber, long writeBufferSize) {
     }
 
+    /** How replaying one log ended. */
+    private enum Outcome {
+        /** Read to its clean end: go on with the next log. */
+        COMPLETE,
+        /** Damaged and cut back to its valid prefix: later logs are dropped. */
+        CUT_SHORT,
+        /** Its predecessor lost bytes it had when this log began: this log and later ones are dropped. */
+        AFTER_HOLE
+    }
+
     /** One family's memtables being filled. */
     private static final class Filling {
         final Family family;
         final List<Memtable> memtables = new ArrayList<>();
         long capacity;
-        long reserved;
 
         Filling(Family family) {
             this.family = family;
@@ -71,6 +88,8 @@ final class WalReplay {
     private long replayedSequence;
     private final long manifestSequence;
     private long logNumber;
+    /** The valid length of each log replayed so far, for checking its successor's predecessor record. */
+    private final Map<Long, Long> replayedLengths = new java.util.HashMap<>();
 
     private final long minLogNumber;
     /** Logs from this number on follow every flush the manifest records. */
@@ -105,10 +124,11 @@ final class WalReplay {
         long maxLog = logs.isEmpty() ? 0 : logs.getLast();
         try {
             for (int i = 0; i < logs.size(); i++) {
-                boolean last = i == logs.size() - 1;
-                if (!replay(logs.get(i), last)) {
-                    for (long dropped : logs.subList(i + 1, logs.size())) {
-                        LOG.log(System.Logger.Level.WARNING, "point-in-time recovery drops log {0}", dropped);
+                Outcome outcome = replay(logs, i);
+                if (outcome != Outcome.COMPLETE) {
+                    int firstDropped = outcome == Outcome.AFTER_HOLE ? i : i + 1;
+                    for (long dropped : logs.subList(firstDropped, logs.size())) {
+                        LOG.log(System.Logger.Level.WARNING, "recovery ({0}) drops log {1}", mode, dropped);
                         fs.delete(DbFiles.log(dir, dropped));
                     }
                     fs.syncDirectory(dir);
@@ -124,8 +144,10 @@ final class WalReplay {
         return new Result(memtables, lastSequence, maxLog);
     }
 
-    /** Replays one log; false if it was cut short and later logs must be dropped. */
-    private boolean replay(long number, boolean lastLog) throws IOException {
+    /** Replays log {@code logs[index]}. */
+    private Outcome replay(List<Long> logs, int index) throws IOException {
+        long number = logs.get(index);
+        boolean lastLog = index == logs.size() - 1;
         Path path = DbFiles.log(dir, number);
         logNumber = number;
         long validLength;
@@ -135,17 +157,29 @@ final class WalReplay {
             WalReader reader = new WalReader(file, path, number);
             try {
                 byte[] payload;
+                long start = 0;
                 while ((payload = reader.next()) != null) {
-                    applyBatch(path, reader.offset(), payload);
-                    records++;
+                    PredecessorRecord.Link link = PredecessorRecord.decode(payload);
+                    if (link == null) {
+                        applyBatch(path, reader.offset(), payload);
+                        records++;
+                    } else if (start != 0) {
+                        throw new CorruptionException(path, start, "predecessor record after the start of the log");
+                    } else if (predecessorCutShort(path, link)) {
+                        return Outcome.AFTER_HOLE;
+                    }
+                    start = reader.offset();
                 }
+                replayedLengths.put(number, reader.offset());
                 if (records == 0 && !lastLog) {
                     // An empty log left by an earlier open: nothing to keep.
                     fs.delete(path);
                 }
-                return true;
+                return Outcome.COMPLETE;
             } catch (TruncatedRecordException e) {
-                if (mode == WalRecoveryMode.ABSOLUTE_CONSISTENCY || (mode == WalRecoveryMode.TOLERATE_CORRUPTED_TAIL && !lastLog)) {
+                if (mode == WalRecoveryMode.ABSOLUTE_CONSISTENCY
+                        || (mode == WalRecoveryMode.TOLERATE_CORRUPTED_TAIL && !lastLog
+                                && !onlyRotatedLogsAfter(logs, index))) {
                     throw e;
                 }
                 damage = e;
@@ -160,7 +194,51 @@ final class WalReplay {
         LOG.log(System.Logger.Level.WARNING, "recovery ({0}) keeps {1} bytes of {2}: {3}", mode, validLength, path,
                 damage.getMessage());
         cutBack(path, validLength);
-        return false;
+        return Outcome.CUT_SHORT;
+    }
+
+    /**
+     * Whether the log a predecessor record names was replayed here and is shorter than when this log began.
+     * A predecessor not replayed here is already in tables (below every family's log number) or was deleted
+     * as empty by an earlier recovery, which then left nothing after it unsynced.
+     *
+     * @throws CorruptionException in {@code ABSOLUTE_CONSISTENCY} mode, which never drops a log
+     */
+    private boolean predecessorCutShort(Path path, PredecessorRecord.Link link) throws CorruptionException {
+        Long length = replayedLengths.get(link.logNumber());
+        if (length == null || length >= link.length()) {
+            return false;
+        }
+        String what = "log " + link.logNumber() + " holds " + length + " bytes but had " + link.length()
+                + " when this log began: writes in between were lost";
+        if (mode == WalRecoveryMode.ABSOLUTE_CONSISTENCY) {
+            throw new CorruptionException(path, 0, what);
+        }
+        LOG.log(System.Logger.Level.WARNING, "recovery ({0}) stops before {1}: {2}", mode, path, what);
+        return true;
+    }
+
+    /**
+     * Whether every log after {@code logs[index]} is empty or starts with a predecessor record: then none of
+     * them holds a synced write unless that log was synced completely first, so a torn end there is what a
+     * crash leaves, not damage.
+     */
+    private boolean onlyRotatedLogsAfter(List<Long> logs, int index) throws IOException {
+        for (long later : logs.subList(index + 1, logs.size())) {
+            Path path = DbFiles.log(dir, later);
+            if (fs.size(path) == 0) {
+                continue;
+            }
+            try (ReadableFile file = fs.openReadable(path)) {
+                byte[] first = new WalReader(file, path, later).next();
+                if (first == null || PredecessorRecord.decode(first) == null) {
+                    return false;
+                }
+            } catch (CorruptionException e) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void applyBatch(Path path, long endOffset, byte[] payload) throws CorruptionException {
@@ -195,13 +273,13 @@ final class WalReplay {
         }
         long reserve = CommitPipeline.reserve(payloadBytes, count);
         for (Filling family : touched) {
-            if (family.memtables.isEmpty() || family.reserved + reserve > family.capacity) {
-                // Same rule as the live pipeline; a batch larger than a memtable gets one of its own size.
+            // The live pipeline's rule with nothing in flight (see CommitPipeline.fits): the memtable's bytes
+            // in use plus the batch's bound; a batch larger than a memtable gets one of its own size.
+            if (family.memtables.isEmpty()
+                    || family.current().approximateMemoryUsage() + reserve > family.capacity) {
                 family.capacity = CommitPipeline.memtableCapacity(family.family.writeBufferSize(), reserve);
                 family.memtables.add(new Memtable(family.capacity));
-                family.reserved = 0;
             }
-            family.reserved += reserve;
         }
         long log = logNumber;
         CommitPipeline.apply(batch, id -> {
