@@ -54,7 +54,8 @@ final class VarveRaftStore implements RaftStore {
     @Override
     public String details() {
         EngineStats s = engine.stats();
-        return String.format("; %d fdatasyncs for %d batches", s.dataSyncs(), s.batchesWritten());
+        return String.format("; %d fdatasyncs for %d batches; %d files written over purged ones", s.dataSyncs(),
+                s.batchesWritten(), s.filesRecycled());
     }
 
     @Override
