@@ -15,14 +15,15 @@ package io.varve.raftlog;
  * @param indexedEntries entries in the index
  * @param indexHeapBytes the index's own accounting of its heap footprint
  * @param queuedWrites writes waiting for the current group commit to finish
- * @param filesDeleted log files deleted by purge
+ * @param filesDeleted log files purge removed from the log (deleted, or kept to be written over)
  * @param purgeRewrites purges that wrote copies and a snapshot to the rewrite queue
  * @param rewriteQueueCompactions purges that compacted the rewrite queue
+ * @param filesRecycled new append files that were purged ones written over instead of created
  */
 public record EngineStats(long appendBytesWritten, long rewriteBytesWritten, long dataSyncs, long directorySyncs,
         long batchesWritten, long appendFiles, long rewriteFiles, long liveBytes, long groups, long indexedEntries,
         long indexHeapBytes, int queuedWrites, long filesDeleted, long purgeRewrites,
-        long rewriteQueueCompactions) {
+        long rewriteQueueCompactions, long filesRecycled) {
 
     /** Heap bytes per indexed entry, all per-group overhead included. */
     public double indexBytesPerEntry() {

@@ -7,6 +7,7 @@ import io.varve.raftlog.file.FileReaders;
 import io.varve.raftlog.file.IoCounters;
 import io.varve.raftlog.file.LogQueue;
 import io.varve.raftlog.file.QueueWriter;
+import io.varve.raftlog.file.RecyclePool;
 import io.varve.raftlog.format.LogFileFormat;
 import io.varve.raftlog.format.BatchBuilder;
 import io.varve.raftlog.index.Location;
@@ -59,7 +60,7 @@ public final class RaftLogEngine implements AutoCloseable {
 
     private RaftLogEngine(Path dir, RaftLogOptions options, FileSystem.FileLock lock, MemIndex index,
             FileCatalog catalog, IoCounters counters, QueueWriter appendWriter, QueueWriter rewriteWriter,
-            RecoveredLog recovered) {
+            RecyclePool pool, RecoveredLog recovered) {
         FileSystem fs = options.fileSystem();
         this.dir = dir;
         this.options = options;
@@ -76,7 +77,7 @@ public final class RaftLogEngine implements AutoCloseable {
                 options.rewriteGarbageRatio(), options.targetFileSize(),
                 (int) Math.min(1 << 20, options.targetFileSize() / 4), options.compressionThreshold());
         this.purger = new Purger(fs, dir, index, catalog, readers, blocks, barrier, committer, appendWriter,
-                rewriteWriter, counters, settings, recovered.rewriteGroups());
+                rewriteWriter, pool, counters, settings, recovered.rewriteGroups());
     }
 
     /** Opens (creating if needed) the log in {@code dir} on the real disk, with default options. */
@@ -109,12 +110,15 @@ public final class RaftLogEngine implements AutoCloseable {
             long started = System.nanoTime();
             RecoveredLog recovered = new Recovery(fs, dir, options.recoveryMode(), options.recoveryThreads(),
                     index, catalog).run();
+            RecyclePool pool = new RecyclePool(fs, dir, options.effectiveRecycledFiles(), recovered.recycledFiles());
             appendWriter = new QueueWriter(fs, dir, LogQueue.APPEND, options.targetFileSize(), catalog, counters,
-                    recovered.nextAppendSeq());
-            if (recovered.resumeAppendSeq() > 0 && recovered.resumeAppendSize() < options.targetFileSize()) {
-                appendWriter.resume(recovered.resumeAppendSeq(), recovered.resumeAppendSize());
+                    recovered.nextAppendSeq(), pool);
+            if (recovered.resumeAppendSeq() > 0 && recovered.resumable()
+                    && recovered.resumeAppendSize() < options.targetFileSize()) {
+                appendWriter.resume(recovered.resumeAppendSeq(), recovered.resumeAppendSize(),
+                        recovered.resumeFirstBatch());
             } else {
-                appendWriter.startNewFile();
+                appendWriter.startNewFile(recovered.resumeAppendSeq() > 0 ? recovered.resumeAppendSize() : 0);
             }
             if (!recovered.holeRepairs().isEmpty()) {
                 // Make the repair durable: replaying this compaction after the hole closes it again.
@@ -126,7 +130,7 @@ public final class RaftLogEngine implements AutoCloseable {
             rewriteWriter = new QueueWriter(fs, dir, LogQueue.REWRITE, options.targetFileSize(), catalog, counters,
                     recovered.nextRewriteSeq());
             RaftLogEngine engine = new RaftLogEngine(dir, options, lock, index, catalog, counters, appendWriter,
-                    rewriteWriter, recovered);
+                    rewriteWriter, pool, recovered);
             long millis = (System.nanoTime() - started) / 1_000_000;
             LOG.log(System.Logger.Level.DEBUG, () -> "opened raft log " + dir + " in " + millis + " ms: "
                     + index.stats().groups() + " groups, " + index.stats().entries() + " entries"
@@ -319,7 +323,7 @@ public final class RaftLogEngine implements AutoCloseable {
                 catalog.fileCount(LogQueue.REWRITE),
                 catalog.totalBytes(LogQueue.APPEND) + catalog.totalBytes(LogQueue.REWRITE), s.groups(),
                 s.entries(), s.heapBytes(), barrier.queued(), counters.filesDeleted.sum(),
-                counters.purgeRewrites.sum(), counters.rewriteQueueCompactions.sum());
+                counters.purgeRewrites.sum(), counters.rewriteQueueCompactions.sum(), counters.filesRecycled.sum());
     }
 
     /** The directory this engine stores its files in. */

@@ -35,6 +35,11 @@ final class CountingFileSystem extends ForwardingFileSystem {
         return wrap(delegate.openForAppend(path));
     }
 
+    @Override
+    public WritableFile openForOverwrite(Path path, long position) throws IOException {
+        return wrap(delegate.openForOverwrite(path, position));
+    }
+
     private WritableFile wrap(WritableFile f) {
         return new WritableFile() {
             @Override
@@ -80,13 +85,4 @@ final class CountingFileSystem extends ForwardingFileSystem {
             crc.update(buf);
         }
     }
-
-
-
-
-
-
-
-
-
 }

@@ -32,7 +32,7 @@ class CrashProperties {
     Arbitrary<List<Workload.Action>> actions() {
         Arbitrary<Workload.Action> crash = net.jqwik.api.Combinators.combine(Arbitraries.longs(),
                 Arbitraries.of(true, false)).as(Crash::new);
-        return Arbitraries.frequencyOf(Tuple.of(10, Workload.actions(2, 0)), Tuple.of(1, crash))
+        return Arbitraries.frequencyOf(Tuple.of(10, Workload.actions(6, 0)), Tuple.of(1, crash))
                 .list().ofMinSize(10).ofMaxSize(60).withSizeDistribution(RandomDistribution.uniform());
     }
 
@@ -41,12 +41,14 @@ class CrashProperties {
             @ForAll("actions") List<Workload.Action> actions) throws Exception {
         MemFileSystem mem = new MemFileSystem();
         Path dir = Path.of("/crash");
-        RaftLogOptions options = RaftLogModelProperties.smallFiles(mem);
+        // 4 KiB files: rolls, purges and files written over come within a few dozen batches.
+        RaftLogOptions options = RaftLogModelProperties.smallFiles(mem).withTargetFileSize(4 << 10);
         RefModel recovered = new RefModel();       // state after the last recovery
         List<List<Op>> acknowledged = new ArrayList<>(); // batches since then, in order
         int synced = 0;                           // how many of them must survive
         int crashes = 0;
         long longestTail = 0;
+        long recycledFiles = 0;
         RaftLogEngine engine = RaftLogEngine.open(dir, options);
         actions = new ArrayList<>(actions);
         actions.add(new Crash(actions.size(), true));
@@ -67,6 +69,7 @@ class CrashProperties {
                 case Workload.Purge p -> engine.purgeExpiredFiles();
                 case Crash c -> {
                     // The engine is abandoned, not closed: closing would sync.
+                    recycledFiles += engine.stats().filesRecycled();
                     if (c.tearWrites()) {
                         mem.crash(new Random(c.seed()));
                     } else {
@@ -87,6 +90,9 @@ class CrashProperties {
         engine.close();
         Statistics.label("crashes").collect(Math.min(crashes, 4));
         Statistics.label("unsynced batches lost").collect(longestTail > 0);
+        // Crashes must hit logs whose files were written over (stale tails, torn overwrites) often enough.
+        Statistics.label("wrote over purged files").collect(recycledFiles > 0);
+        Statistics.label("wrote over purged files").coverage(c -> c.check(true).percentage(p -> p >= 12));
     }
 
     /** The length k (synced <= k <= all) of the prefix whose state equals {@code actual}. */

@@ -89,6 +89,7 @@ class FaultProperties {
         } catch (IOException e) {
             error = e;
         }
+        Statistics.label("wrote over purged files").collect(engine != null && engine.stats().filesRecycled() > 0);
         Statistics.label("failed in").collect(error == null ? "no failure" : where(error));
         fs.heal();
         mem.crash(new Random(crashSeed));

@@ -45,6 +45,7 @@ class RaftLogModelProperties {
         boolean deletedAppend = false;
         boolean compactedRewrite = false;
         boolean reportedHeavy = false;
+        boolean recycled = false;
         try {
             for (Workload.Action action : actions) {
                 switch (action) {
@@ -74,6 +75,7 @@ class RaftLogModelProperties {
                         }
                     }
                     case Workload.Reopen r -> {
+                        recycled |= engine.stats().filesRecycled() > 0;
                         engine.close();
                         engine = RaftLogEngine.open(dir, smallFiles(mem));
                     }
@@ -81,6 +83,7 @@ class RaftLogModelProperties {
                 }
                 EngineChecks.assertMatches(engine, model, Workload.KEYS, random);
             }
+            recycled |= engine.stats().filesRecycled() > 0;
             engine.close();
             engine = RaftLogEngine.open(dir, smallFiles(mem));
             EngineChecks.assertMatches(engine, model, Workload.KEYS, random);
@@ -89,6 +92,7 @@ class RaftLogModelProperties {
             Statistics.label("purge deleted append files").collect(deletedAppend);
             Statistics.label("rewrite queue compacted").collect(compactedRewrite);
             Statistics.label("heavy groups reported").collect(reportedHeavy);
+            Statistics.label("wrote over purged files").collect(recycled);
         } finally {
             engine.close();
         }

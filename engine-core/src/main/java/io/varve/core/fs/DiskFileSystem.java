@@ -36,15 +36,34 @@ public final class DiskFileSystem implements FileSystem {
 
     @Override
     public WritableFile create(Path path) throws IOException {
-        return new DiskWritableFile(FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING));
+        FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING);
+        return new DiskWritableFile(channel, 0);
     }
 
     @Override
     public WritableFile openForAppend(Path path) throws IOException {
         FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE);
-        channel.position(channel.size());
-        return new DiskWritableFile(channel);
+        long size = channel.size();
+        channel.position(size);
+        return new DiskWritableFile(channel, size);
+    }
+
+    @Override
+    public WritableFile openForOverwrite(Path path, long position) throws IOException {
+        // WRITE without TRUNCATE_EXISTING or APPEND: the channel writes at its position over the old bytes.
+        FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE);
+        try {
+            long size = channel.size();
+            if (position < 0 || position > size) {
+                throw new IllegalArgumentException("position " + position + " outside [0, " + size + "] of " + path);
+            }
+            channel.position(position);
+            return new DiskWritableFile(channel, position);
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
     }
 
     @Override
@@ -154,9 +173,10 @@ public final class DiskFileSystem implements FileSystem {
         private final FileChannel channel;
         private long size;
 
-        DiskWritableFile(FileChannel channel) throws IOException {
+        /** {@code position}: where the channel is positioned, which is where the next write lands. */
+        DiskWritableFile(FileChannel channel, long position) {
             this.channel = channel;
-            this.size = channel.size();
+            this.size = position;
         }
 
         @Override

@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Wraps a file system and fails its N-th I/O operation with {@link InjectedIOException}, either once or for
- * every operation from then on (a dead disk). Counted operations: create, open, write, sync, read, map,
+ * every operation from then on (a dead disk). Counted operations: create, the opens (for append, overwrite and reading), write, sync, read, map,
  * rename, link, delete, list, directory sync and lock. {@link #operationCount()} after a clean run tells a test
  * how many values of N to try.
  */
@@ -83,6 +83,12 @@ public final class FaultInjectingFileSystem extends ForwardingFileSystem {
     public WritableFile openForAppend(Path path) throws IOException {
         tick("openForAppend");
         return new Writable(delegate.openForAppend(path));
+    }
+
+    @Override
+    public WritableFile openForOverwrite(Path path, long position) throws IOException {
+        tick("openForOverwrite");
+        return new Writable(delegate.openForOverwrite(path, position));
     }
 
     @Override

@@ -22,6 +22,21 @@ public interface FileSystem {
     /** Opens an existing file for appending at its current end. */
     WritableFile openForAppend(Path path) throws IOException;
 
+    /**
+     * Opens an existing file for writing from {@code position} (at most its size) without truncating it: the
+     * bytes past what the handle writes keep their content, and the file grows only when a write goes past
+     * its end. This is how a log reuses ("recycles") an old file: overwriting blocks that are already
+     * allocated and written does not change the file's size or block map, so an fdatasync after such a write
+     * has no metadata to commit, where one after an append must journal the new size and blocks.
+     * {@link WritableFile#size()} of the handle is the position of its next write, not the file's length.
+     *
+     * <p>Crash rules: bytes overwritten and synced keep their new content. Bytes overwritten and not synced
+     * may come back, range by range, with their old content or with the new one (a device persists pages
+     * independently and in any order). The file's size after a crash is never below its size at its last
+     * sync; bytes past that size follow the rules of appended bytes (a prefix of them may survive).
+     */
+    WritableFile openForOverwrite(Path path, long position) throws IOException;
+
     /** Opens an existing file for positional reads and mapping. */
     ReadableFile openReadable(Path path) throws IOException;
 

@@ -27,6 +27,11 @@ public class ForwardingFileSystem implements FileSystem {
     }
 
     @Override
+    public WritableFile openForOverwrite(Path path, long position) throws IOException {
+        return delegate.openForOverwrite(path, position);
+    }
+
+    @Override
     public ReadableFile openReadable(Path path) throws IOException {
         return delegate.openReadable(path);
     }

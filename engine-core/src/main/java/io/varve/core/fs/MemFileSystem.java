@@ -24,8 +24,10 @@ import java.util.Set;
  * unsynced bytes, and names created, renamed or deleted since the directory was last synced. Handles opened
  * before the crash fail afterwards, as the process that owned them is gone.
  *
- * <p>Files are append-only here (creating truncates by making a fresh file), so a file's synced content is
- * always a prefix of its current content, and a length is all the synced state needs.
+ * <p>Creating truncates by making a fresh file. A file keeps its synced length and, when bytes below it were
+ * overwritten ({@link #openForOverwrite}) since the last sync, the old content of the one range covering
+ * them: bytes outside that range are unchanged since the sync, so one range describes every state a crash
+ * can leave. A crash restores, sub-range by sub-range at random, old or new content inside it.
  *
  * <p>Directories are durable as soon as they are created. All methods synchronize on the instance: this is
  * a test fixture, built for exactness rather than speed.
@@ -36,6 +38,57 @@ public final class MemFileSystem implements FileSystem {
         byte[] data = new byte[64];
         int length;
         int syncedLength;
+        /** Content as of the last sync of [oldFrom, oldTo), a range below syncedLength overwritten since. */
+        byte[] old;
+        int oldFrom;
+        int oldTo;
+
+        /** Before bytes [from, to) are overwritten: remembers the synced content the write replaces. */
+        void saveOld(int from, int to) {
+            to = Math.min(to, syncedLength);
+            if (from >= to) {
+                return;
+            }
+            if (old == null) {
+                old = Arrays.copyOfRange(data, from, to);
+                oldFrom = from;
+                oldTo = to;
+                return;
+            }
+            int f = Math.min(from, oldFrom);
+            int t = Math.max(to, oldTo);
+            // Outside [oldFrom, oldTo) nothing was written since the sync, so data still holds the old bytes.
+            byte[] merged = Arrays.copyOfRange(data, f, t);
+            System.arraycopy(old, 0, merged, oldFrom - f, oldTo - oldFrom);
+            old = merged;
+            oldFrom = f;
+            oldTo = t;
+        }
+
+        void synced() {
+            syncedLength = length;
+            old = null;
+        }
+
+        /** What a machine crash leaves; {@code random} null: only what was synced. */
+        void crash(Random random) {
+            if (old != null) {
+                int at = oldFrom;
+                while (at < oldTo) {
+                    int end = random == null ? oldTo : at + 1 + random.nextInt(oldTo - at);
+                    if (random == null || random.nextBoolean()) {
+                        System.arraycopy(old, at - oldFrom, data, at, end - at);
+                    }
+                    at = end;
+                }
+            }
+            int keep = syncedLength;
+            if (random != null && length > syncedLength) {
+                keep += random.nextInt(length - syncedLength + 1);
+            }
+            length = keep;
+            synced();
+        }
     }
 
     private static final class Directory {
@@ -53,8 +106,9 @@ public final class MemFileSystem implements FileSystem {
     }
 
     /**
-     * Like {@link #crash()}, but each file keeps a random-length prefix of its unsynced bytes, as when the
-     * OS had written back some pages before power was lost. Names still follow their directory's last sync.
+     * Like {@link #crash()}, but each file keeps a random-length prefix of its unsynced appended bytes, and
+     * unsynced overwrites keep their new content in random sub-ranges, as when the OS had written back some
+     * pages before power was lost. Names still follow their directory's last sync.
      */
     public synchronized void crash(Random random) {
         epoch++;
@@ -66,12 +120,7 @@ public final class MemFileSystem implements FileSystem {
             survivors.addAll(dir.durable.values());
         }
         for (Inode inode : survivors) {
-            int keep = inode.syncedLength;
-            if (random != null && inode.length > inode.syncedLength) {
-                keep += random.nextInt(inode.length - inode.syncedLength + 1);
-            }
-            inode.length = keep;
-            inode.syncedLength = keep;
+            inode.crash(random);
         }
     }
 
@@ -90,12 +139,23 @@ public final class MemFileSystem implements FileSystem {
     public synchronized WritableFile create(Path path) throws IOException {
         Inode inode = new Inode();
         directoryOf(path).entries.put(name(path), inode);
-        return new MemWritableFile(inode, epoch);
+        return new MemWritableFile(inode, epoch, 0);
     }
 
     @Override
     public synchronized WritableFile openForAppend(Path path) throws IOException {
-        return new MemWritableFile(inode(path), epoch);
+        Inode inode = inode(path);
+        return new MemWritableFile(inode, epoch, inode.length);
+    }
+
+    @Override
+    public synchronized WritableFile openForOverwrite(Path path, long position) throws IOException {
+        Inode inode = inode(path);
+        if (position < 0 || position > inode.length) {
+            throw new IllegalArgumentException("position " + position + " outside [0, " + inode.length + "] of "
+                    + path);
+        }
+        return new MemWritableFile(inode, epoch, (int) position);
     }
 
     @Override
@@ -228,11 +288,13 @@ public final class MemFileSystem implements FileSystem {
     private final class MemWritableFile implements WritableFile {
         private final Inode inode;
         private final int handleEpoch;
+        private int position;
         private boolean closed;
 
-        MemWritableFile(Inode inode, int handleEpoch) {
+        MemWritableFile(Inode inode, int handleEpoch, int position) {
             this.inode = inode;
             this.handleEpoch = handleEpoch;
+            this.position = position;
         }
 
         @Override
@@ -240,11 +302,14 @@ public final class MemFileSystem implements FileSystem {
             synchronized (MemFileSystem.this) {
                 checkOpen();
                 int n = source.remaining();
-                if (inode.length + n > inode.data.length) {
-                    inode.data = Arrays.copyOf(inode.data, Math.max(inode.length + n, inode.data.length * 2));
+                int end = Math.addExact(position, n);
+                if (end > inode.data.length) {
+                    inode.data = Arrays.copyOf(inode.data, Math.max(end, inode.data.length * 2));
                 }
-                source.get(inode.data, inode.length, n);
-                inode.length += n;
+                inode.saveOld(position, end);
+                source.get(inode.data, position, n);
+                position = end;
+                inode.length = Math.max(inode.length, end);
             }
         }
 
@@ -252,14 +317,14 @@ public final class MemFileSystem implements FileSystem {
         public void sync() throws IOException {
             synchronized (MemFileSystem.this) {
                 checkOpen();
-                inode.syncedLength = inode.length;
+                inode.synced();
             }
         }
 
         @Override
         public long size() {
             synchronized (MemFileSystem.this) {
-                return inode.length;
+                return position;
             }
         }
 

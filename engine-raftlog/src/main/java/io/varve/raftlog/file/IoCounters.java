@@ -9,6 +9,8 @@ public final class IoCounters {
     public final LongAdder dataSyncs = new LongAdder();
     public final LongAdder directorySyncs = new LongAdder();
     public final LongAdder filesCreated = new LongAdder();
+    /** New files that were purged ones written over instead of created. */
+    public final LongAdder filesRecycled = new LongAdder();
     public final LongAdder filesDeleted = new LongAdder();
     public final LongAdder purgeRewrites = new LongAdder();
     public final LongAdder rewriteQueueCompactions = new LongAdder();

@@ -13,6 +13,11 @@ public final class LogFileName {
         return String.format("%0" + LogFileFormat.NAME_DIGITS + "d%s", sequence, queue.suffix());
     }
 
+    /** The name a purged append file is kept under until it is written over. */
+    public static String recycled(long sequence) {
+        return String.format("%0" + LogFileFormat.NAME_DIGITS + "d%s", sequence, LogFileFormat.RECYCLE_SUFFIX);
+    }
+
     public static Path path(Path dir, long fileId) {
         return dir.resolve(of(FileId.queue(fileId), FileId.sequence(fileId)));
     }

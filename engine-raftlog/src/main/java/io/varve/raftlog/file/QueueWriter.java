@@ -18,6 +18,11 @@ import java.nio.file.Path;
  * made durable before any batch goes into it, so a synced batch never lives in a file whose name could
  * vanish in a crash.
  *
+ * <p>Given a {@link RecyclePool}, a new file is a purged one written over rather than a created one: its new
+ * header (recycled flag, new sequence) is written and synced while it still has its recycle name, and only
+ * then is it renamed, so a file named as a log file always has a header of its own. Each header records the
+ * previous file's final length, which tells recovery where a recycled file's own batches end.
+ *
  * <p>One owner at a time (the write leader for the append queue, the purger for the rewrite queue); after any
  * {@link IOException} the writer must not be used again.
  */
@@ -34,10 +39,21 @@ public final class QueueWriter implements AutoCloseable {
     private long activeSize;
     private boolean unsynced;
     private long nextSeq;
+    private long previousEnd;
+    /** Where the active file's batches start: its header's size (32 for a resumed version-2 file). */
+    private long firstBatch;
+    private final RecyclePool pool;
 
     /** A writer whose first append creates file {@code nextSeq}. */
     public QueueWriter(FileSystem fs, Path dir, LogQueue queue, long targetFileSize, FileCatalog catalog,
             IoCounters counters, long nextSeq) {
+        this(fs, dir, queue, targetFileSize, catalog, counters, nextSeq, null);
+    }
+
+    /** As above, taking new files from {@code pool} (null: always create them) when it has some. */
+    public QueueWriter(FileSystem fs, Path dir, LogQueue queue, long targetFileSize, FileCatalog catalog,
+            IoCounters counters, long nextSeq, RecyclePool pool) {
+        this.pool = pool;
         this.fs = fs;
         this.dir = dir;
         this.queue = queue;
@@ -47,8 +63,11 @@ public final class QueueWriter implements AutoCloseable {
         this.nextSeq = nextSeq;
     }
 
-    /** Continues appending to an existing, fully valid file (already in the catalog). */
-    public void resume(long seq, long size) throws IOException {
+    /**
+     * Continues appending to an existing, fully valid file (already in the catalog) whose batches start at
+     * {@code firstBatch}.
+     */
+    public void resume(long seq, long size, long firstBatch) throws IOException {
         active = fs.openForAppend(dir.resolve(LogFileName.of(queue, seq)));
         if (active.size() != size) {
             long actual = active.size();
@@ -59,6 +78,9 @@ public final class QueueWriter implements AutoCloseable {
         }
         activeSeq = seq;
         activeSize = size;
+        this.firstBatch = firstBatch;
+        // What recovery read may still be only in the page cache (after a process crash): not known durable.
+        unsynced = true;
         nextSeq = seq + 1;
     }
 
@@ -68,13 +90,22 @@ public final class QueueWriter implements AutoCloseable {
     }
 
     /**
+     * Creates the next file now, recording {@code lastFileEnd} as the valid length of the file before it
+     * (recovery found it; this writer did not write it).
+     */
+    public void startNewFile(long lastFileEnd) throws IOException {
+        previousEnd = lastFileEnd;
+        roll();
+    }
+
+    /**
      * Appends a batch and returns its position in the active file ({@link #activeFileId()} names the file).
      */
     public long append(EncodedBatch batch) throws IOException {
-        if (active == null || (activeSize > LogFileFormat.HEADER_SIZE && activeSize + batch.length() > targetFileSize)) {
+        if (active == null || (hasBatches() && activeSize + batch.length() > targetFileSize)) {
             roll();
         }
-        byte[] bytes = batch.bindTo(queue.code(), activeSeq);
+        byte[] bytes = batch.bindTo(queue.code(), activeSeq, !unsynced);
         long position = activeSize;
         active.write(ByteBuffer.wrap(bytes));
         activeSize += bytes.length;
@@ -107,32 +138,42 @@ public final class QueueWriter implements AutoCloseable {
         return nextSeq;
     }
 
+    private boolean hasBatches() {
+        return activeSize > firstBatch;
+    }
+
     private void roll() throws IOException {
         if (active != null) {
             sync();
             active.close();
             active = null;
+            previousEnd = activeSize;
         }
         long seq = nextSeq;
         long id = FileId.of(queue, seq);
         Path path = dir.resolve(LogFileName.of(queue, seq));
-        WritableFile file = fs.create(path);
+        Path reused = pool == null ? null : pool.take();
+        WritableFile file = reused == null ? fs.create(path) : fs.openForOverwrite(reused, 0);
         try {
-            file.write(ByteBuffer.wrap(LogFileFormat.encodeHeader(queue.code(), seq)));
+            file.write(ByteBuffer.wrap(LogFileFormat.encodeHeader(queue.code(), seq, reused != null, previousEnd)));
             file.sync();
             counters.dataSyncs.increment();
+            if (reused != null) {
+                fs.rename(reused, path);
+            }
             fs.syncDirectory(dir);
             counters.directorySyncs.increment();
         } catch (IOException | RuntimeException e) {
             file.close();
             throw e;
         }
-        counters.filesCreated.increment();
+        (reused == null ? counters.filesCreated : counters.filesRecycled).increment();
         counters.written(queue, LogFileFormat.HEADER_SIZE);
         catalog.add(id, LogFileFormat.HEADER_SIZE, 0);
         active = file;
         activeSeq = seq;
         activeSize = LogFileFormat.HEADER_SIZE;
+        firstBatch = LogFileFormat.HEADER_SIZE;
         unsynced = false;
         nextSeq = seq + 1;
     }

@@ -66,16 +66,53 @@ public final class BatchFormat {
     private BatchFormat() {
     }
 
-    /** A stable 32-bit value distinct for every (queue, sequence) with sequence below 2^31. */
+    /** A stable 32-bit value distinct for every (queue, sequence) with sequence below 2^30. */
     public static int fileBinding(int queue, long sequence) {
-        int h = (int) ((sequence << 1) | queue);
-        // murmur3 fmix32: a bijection on ints, so distinct files get distinct bindings.
+        return fmix32((int) ((sequence << 1) | queue));
+    }
+
+    /**
+     * The binding of a batch written when every earlier byte of its file was synced: fmix32 of the file's
+     * input with bit 31 set. Sequence numbers are below 2^27, so these inputs never meet plain ones and every
+     * binding, plain or after a sync, of every file differs from all others. Recovery uses the difference to
+     * tell a damaged batch (a later batch says it was durable) from a torn one in a recycled file.
+     */
+    public static int afterSyncBinding(int fileBinding) {
+        return fmix32(unfmix32(fileBinding) | AFTER_SYNC_BIT);
+    }
+
+    private static final int AFTER_SYNC_BIT = 0x8000_0000;
+    private static final int M1 = 0x85ebca6b;
+    private static final int M2 = 0xc2b2ae35;
+    private static final int M1_INVERSE = inverse(M1);
+    private static final int M2_INVERSE = inverse(M2);
+
+    /** murmur3's fmix32: a bijection on ints, so distinct inputs get distinct bindings. */
+    static int fmix32(int h) {
         h ^= h >>> 16;
-        h *= 0x85ebca6b;
+        h *= M1;
         h ^= h >>> 13;
-        h *= 0xc2b2ae35;
+        h *= M2;
         h ^= h >>> 16;
         return h;
+    }
+
+    static int unfmix32(int h) {
+        h ^= h >>> 16;
+        h *= M2_INVERSE;
+        h ^= (h >>> 13) ^ (h >>> 26);
+        h *= M1_INVERSE;
+        h ^= h >>> 16;
+        return h;
+    }
+
+    /** The multiplicative inverse of an odd int modulo 2^32 (Newton's iteration doubles the correct bits). */
+    private static int inverse(int odd) {
+        int x = odd;
+        for (int i = 0; i < 5; i++) {
+            x *= 2 - odd * x;
+        }
+        return x;
     }
 
     /** LZ4's worst case for incompressible input, the bound a compressed block can never exceed. */

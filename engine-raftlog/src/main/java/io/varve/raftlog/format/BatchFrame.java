@@ -49,12 +49,25 @@ public record BatchFrame(BatchFormat.Header header, FooterCodec.Footer footer, i
         return decodeFooter(b, off, header, detail, file, batchOffset);
     }
 
-    /** Whether the footer checksum matches; the header and footer must be in {@code b} from {@code off}. */
+    /**
+     * Whether the footer checksum matches under the file's binding, plain or after a sync; the header and
+     * footer must be in {@code b} from {@code off}.
+     */
     public static boolean checksumMatches(byte[] b, int off, BatchFormat.Header header, int binding) {
+        return matchedBinding(b, off, header, binding) != NO_MATCH;
+    }
+
+    public static final int NO_MATCH = -1;
+    public static final int PLAIN = 0;
+    public static final int AFTER_SYNC = 1;
+
+    /** {@link #PLAIN}, {@link #AFTER_SYNC} ({@link BatchFormat#afterSyncBinding}) or {@link #NO_MATCH}. */
+    public static int matchedBinding(byte[] b, int off, BatchFormat.Header header, int binding) {
         CRC32C crc = new CRC32C();
         crc.update(b, off, header.checkedLength());
         crc.update(b, off + header.length(), header.footerLength());
-        return ((int) crc.getValue() ^ binding) == header.footerCrc();
+        int bound = (int) crc.getValue() ^ header.footerCrc();
+        return bound == binding ? PLAIN : bound == BatchFormat.afterSyncBinding(binding) ? AFTER_SYNC : NO_MATCH;
     }
 
     /** Decodes the footer without checking its checksum (the caller did, or only wants the claimed length). */

@@ -29,8 +29,17 @@ public final class EncodedBatch {
 
     /** Stamps the footer checksum for the file (queue, sequence) and returns the bytes to append. */
     public byte[] bindTo(int queue, long sequence) {
+        return bindTo(queue, sequence, false);
+    }
+
+    /**
+     * As {@link #bindTo(int, long)}; {@code afterSync}: every earlier byte of the file is durable, which the
+     * batch records by its binding ({@link BatchFormat#afterSyncBinding}).
+     */
+    public byte[] bindTo(int queue, long sequence, boolean afterSync) {
+        int binding = BatchFormat.fileBinding(queue, sequence);
         ByteSink.putIntLE(bytes, headerLength - BatchFormat.CRC_SIZE,
-                unboundFooterCrc ^ BatchFormat.fileBinding(queue, sequence));
+                unboundFooterCrc ^ (afterSync ? BatchFormat.afterSyncBinding(binding) : binding));
         return bytes;
     }
 

@@ -9,6 +9,7 @@ import io.varve.raftlog.file.IoCounters;
 import io.varve.raftlog.file.LogFileName;
 import io.varve.raftlog.file.LogQueue;
 import io.varve.raftlog.file.QueueWriter;
+import io.varve.raftlog.file.RecyclePool;
 import io.varve.raftlog.index.ByteKey;
 import io.varve.raftlog.index.EntryRing;
 import io.varve.raftlog.index.Location;
@@ -73,6 +74,8 @@ public final class Purger {
     private final BatchCommitter committer;
     private final QueueWriter appendWriter;
     private final QueueWriter rewriteWriter;
+    /** Where purged append files go to be written over later (or be deleted, when it is full). */
+    private final RecyclePool pool;
     private final IoCounters counters;
     private final PurgeSettings settings;
 
@@ -84,8 +87,10 @@ public final class Purger {
 
     public Purger(FileSystem fs, Path dir, MemIndex index, FileCatalog catalog, FileReaders readers,
             BlockReader blocks, WriteBarrier barrier, BatchCommitter committer, QueueWriter appendWriter,
-            QueueWriter rewriteWriter, IoCounters counters, PurgeSettings settings, Set<Long> rewriteGroups) {
+            QueueWriter rewriteWriter, RecyclePool pool, IoCounters counters, PurgeSettings settings,
+            Set<Long> rewriteGroups) {
         this.fs = fs;
+        this.pool = pool;
         this.dir = dir;
         this.index = index;
         this.catalog = catalog;
@@ -375,7 +380,11 @@ public final class Purger {
         for (long id : fileIds) {
             readers.retire(id);
             catalog.remove(id);
-            fs.delete(LogFileName.path(dir, id));
+            if (FileId.queue(id) == LogQueue.APPEND) {
+                pool.retire(id);
+            } else {
+                fs.delete(LogFileName.path(dir, id));
+            }
             counters.filesDeleted.increment();
         }
         fs.syncDirectory(dir);

@@ -30,6 +30,12 @@ final class FileScanner {
     private final long size;
     private byte[] buf = new byte[4096];
     private int bufLen;
+    private LogFileFormat.FileHeader fileHeader;
+    private int binding;
+    /** For a recycled file, where the next file's header says its batches end; 0 if not known. */
+    private long expectedEnd;
+    /** The last batch bound after a sync: every byte before it is durable. -1: none. */
+    private int lastAfterSync = -1;
 
     private FileScanner(MemorySegment file, Path path) {
         this.file = file;
@@ -40,27 +46,58 @@ final class FileScanner {
     static ScannedFile scan(FileSystem fs, Path dir, long fileId) throws IOException {
         Path path = LogFileName.path(dir, fileId);
         try (ReadableFile file = fs.openReadable(path); Arena arena = Arena.ofConfined()) {
-            return new FileScanner(file.map(arena), path).scan(fileId);
+            FileScanner scanner = new FileScanner(file.map(arena), path);
+            return scanner.scan(fileId, () -> recordedEnd(fs, dir, fileId));
         }
     }
 
-    private ScannedFile scan(long fileId) throws IOException {
+    private interface EndLookup {
+        long get() throws IOException;
+    }
+
+    /**
+     * What the header of the file after {@code fileId} in its queue records as this file's length, 0 if that
+     * file is missing, damaged or records nothing.
+     */
+    private static long recordedEnd(FileSystem fs, Path dir, long fileId) throws IOException {
+        long nextSeq = FileId.sequence(fileId) + 1;
+        if (nextSeq > LogFileFormat.MAX_SEQUENCE) {
+            return 0;
+        }
+        long next = FileId.of(FileId.queue(fileId), nextSeq);
+        Path nextPath = LogFileName.path(dir, next);
+        if (!fs.exists(nextPath)) {
+            return 0;
+        }
+        try (ReadableFile in = fs.openReadable(nextPath)) {
+            byte[] h = new byte[(int) Math.min(LogFileFormat.HEADER_SIZE, in.size())];
+            in.readFully(java.nio.ByteBuffer.wrap(h), 0);
+            return LogFileFormat.checkHeader(h, nextPath, FileId.queue(fileId).code(), nextSeq).previousEnd();
+        } catch (CorruptionException | java.nio.file.NoSuchFileException e) {
+            return 0;
+        }
+    }
+
+    private ScannedFile scan(long fileId, EndLookup endLookup) throws IOException {
         ScannedBatches batches = new ScannedBatches(path);
-        if (size < LogFileFormat.HEADER_SIZE) {
+        if (size < LogFileFormat.HEADER_SIZE_V2) {
             return damaged(fileId, false, batches, 0,
                     new CorruptionException(path, 0, "file of " + size + " bytes is shorter than its header"), true);
         }
         try {
-            int at = window(0, LogFileFormat.HEADER_SIZE);
-            byte[] header = java.util.Arrays.copyOfRange(buf, at, at + LogFileFormat.HEADER_SIZE);
-            LogFileFormat.checkHeader(header, path, FileId.queue(fileId).code(), FileId.sequence(fileId));
+            int n = (int) Math.min(LogFileFormat.HEADER_SIZE, size);
+            int at = window(0, n);
+            fileHeader = LogFileFormat.checkHeader(java.util.Arrays.copyOfRange(buf, at, at + n), path,
+                    FileId.queue(fileId).code(), FileId.sequence(fileId));
         } catch (CorruptionException e) {
-            return damaged(fileId, false, batches, 0, e, zeroFrom(0));
+            // A header shorter than a version-3 one was cut short: its write is what was torn.
+            return damaged(fileId, false, batches, 0, e, size < LogFileFormat.HEADER_SIZE || zeroFrom(0));
         }
         int queue = FileId.queue(fileId).code();
-        int binding = BatchFormat.fileBinding(queue, FileId.sequence(fileId));
-        long pos = LogFileFormat.HEADER_SIZE;
-        while (pos < size) {
+        binding = BatchFormat.fileBinding(queue, FileId.sequence(fileId));
+        expectedEnd = fileHeader.recycled() ? endLookup.get() : 0;
+        long pos = fileHeader.size();
+        while (pos < size && (expectedEnd == 0 || pos < expectedEnd)) {
             int h = window(pos, (int) Math.min(BatchFormat.MAX_HEADER_SIZE, size - pos));
             BatchFormat.Header header;
             try {
@@ -77,9 +114,13 @@ final class FileScanner {
                         + "past the end of the file"), true);
             }
             int f = window(pos, frameLength);
-            if (!BatchFrame.checksumMatches(buf, f, header, binding)) {
+            int matched = BatchFrame.matchedBinding(buf, f, header, binding);
+            if (matched == BatchFrame.NO_MATCH) {
                 return damaged(fileId, true, batches, pos, new CorruptionException(path, pos,
                         "batch footer checksum mismatch"), claimedEnd(f, header, pos) == size);
+            }
+            if (matched == BatchFrame.AFTER_SYNC) {
+                lastAfterSync = batches.size();
             }
             BatchFrame frame;
             try {
@@ -97,7 +138,99 @@ final class FileScanner {
                     frame.footer().endsWithCommit());
             pos = end;
         }
-        return new ScannedFile(fileId, path, size, true, batches, pos, null, false);
+        if (fileHeader.recycled()) {
+            return recycledEnd(fileId, batches, pos);
+        }
+        return new ScannedFile(fileId, path, size, true, batches, pos, null, false, fileHeader.size(), false);
+    }
+
+    /**
+     * The scan of a recycled file went through its valid batches up to {@code pos} (the end of the file, or
+     * the end its successor recorded). With a recorded end, the batches must stop exactly there; without one,
+     * the unsynced tail's entries are checked, since only they can be torn.
+     */
+    private ScannedFile recycledEnd(long fileId, ScannedBatches batches, long pos) throws CorruptionException {
+        if (expectedEnd == 0) {
+            return confirmedTail(fileId, batches, pos);
+        }
+        if (pos == expectedEnd) {
+            return new ScannedFile(fileId, path, size, true, batches, pos, null, false, fileHeader.size(), pos < size);
+        }
+        long at = pos < expectedEnd ? pos : batches.position(batches.size() - 1);
+        if (pos > expectedEnd) {
+            batches.truncate(batches.size() - 1);
+        }
+        return new ScannedFile(fileId, path, size, true, batches, at, new CorruptionException(path, at, "batches do not "
+                + "end at " + expectedEnd + ", where the next file records this file's end"), false, fileHeader.size(),
+                false);
+    }
+
+    /**
+     * A recycled file whose end nobody recorded (the last one) stopped at {@code pos}: its batches from the last
+     * one bound after a sync may be torn writes, whose header and footer reached the device but not all of
+     * their entries (the old bytes are still there), so their entries checksums are verified here; the first
+     * that fails is where the file's batches end. Earlier batches were durable: a later batch says so.
+     */
+    private ScannedFile confirmedTail(long fileId, ScannedBatches batches, long pos) throws CorruptionException {
+        for (int k = Math.max(0, lastAfterSync); k < batches.size(); k++) {
+            if (!entriesIntact(batches.position(k), batches.end(k))) {
+                long at = batches.position(k);
+                batches.truncate(k);
+                return new ScannedFile(fileId, path, size, true, batches, at, null, false, fileHeader.size(), true);
+            }
+        }
+        return new ScannedFile(fileId, path, size, true, batches, pos, null, false, fileHeader.size(), pos < size);
+    }
+
+    private boolean entriesIntact(long pos, long end) throws CorruptionException {
+        int h = window(pos, (int) Math.min(BatchFormat.MAX_HEADER_SIZE, size - pos));
+        BatchFormat.Header header = BatchFormat.Header.decode(buf, h, bufLen, path, pos);
+        if ((header.flags() & BatchFormat.FLAG_ENTRIES) == 0) {
+            return true;
+        }
+        long blockStart = pos + BatchFrame.frameLength(header);
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(file.asSlice(blockStart, end - blockStart).asByteBuffer());
+        return (int) crc.getValue() == header.entriesCrc();
+    }
+
+    /**
+     * Whether the invalid batch at {@code pos} of a recycled file is damage rather than where the file's
+     * batches end (a torn write or the stale bytes of the file it was written over): it is if its lengths lead
+     * to batches valid in this file, one of which was written after a sync — then the bad batch had been
+     * durable before it. A torn batch is never followed by such a batch: the sync would have made it whole.
+     * Trusting the bad batch's lengths is the same bet as the torn-tail rule for files that are not recycled.
+     */
+    private boolean damageBeforeLaterBatches(long pos) {
+        try {
+            int h = window(pos, (int) Math.min(BatchFormat.MAX_HEADER_SIZE, size - pos));
+            BatchFormat.Header header = BatchFormat.Header.decode(buf, h, bufLen, path, pos);
+            int frameLength = BatchFrame.frameLength(header);
+            if (pos + frameLength > size) {
+                return false;
+            }
+            long at = claimedEnd(window(pos, frameLength), header, pos);
+            while (at > pos && at < size) {
+                h = window(at, (int) Math.min(BatchFormat.MAX_HEADER_SIZE, size - at));
+                header = BatchFormat.Header.decode(buf, h, bufLen, path, at);
+                frameLength = BatchFrame.frameLength(header);
+                if (at + frameLength > size) {
+                    return false;
+                }
+                int f = window(at, frameLength);
+                int matched = BatchFrame.matchedBinding(buf, f, header, binding);
+                if (matched == BatchFrame.AFTER_SYNC) {
+                    return true;
+                }
+                if (matched == BatchFrame.NO_MATCH) {
+                    return false;
+                }
+                at += BatchFrame.decodeFooter(buf, f, header, FooterCodec.Detail.TOTALS, path, at).totalLength();
+            }
+            return false;
+        } catch (CorruptionException e) {
+            return false;
+        }
     }
 
     /**
@@ -137,8 +270,25 @@ final class FileScanner {
     }
 
     private ScannedFile damaged(long fileId, boolean headerValid, ScannedBatches batches, long validLength,
-            CorruptionException damage, boolean reachesEnd) {
-        return new ScannedFile(fileId, path, size, headerValid, batches, validLength, damage, reachesEnd);
+            CorruptionException damage, boolean reachesEnd) throws CorruptionException {
+        if (!headerValid) {
+            return new ScannedFile(fileId, path, size, false, batches, validLength, damage, reachesEnd, 0, false);
+        }
+        if (fileHeader.recycled()) {
+            // The old bytes after a recycled file's batches look like damage that does not reach the end.
+            if (expectedEnd > 0) {
+                return new ScannedFile(fileId, path, size, true, batches, validLength, new CorruptionException(path,
+                        validLength, damage.getMessage() + " before " + expectedEnd + ", where the next file "
+                        + "records this file's end"), false, fileHeader.size(), false);
+            }
+            if (damageBeforeLaterBatches(validLength)) {
+                return new ScannedFile(fileId, path, size, true, batches, validLength, damage, false,
+                        fileHeader.size(), false);
+            }
+            return confirmedTail(fileId, batches, validLength);
+        }
+        return new ScannedFile(fileId, path, size, true, batches, validLength, damage, reachesEnd, fileHeader.size(),
+                false);
     }
 
     /** Copies [offset, offset + length) of the file to the start of {@code buf}; returns 0, where it starts. */

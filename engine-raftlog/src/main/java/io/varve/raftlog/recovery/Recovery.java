@@ -65,9 +65,14 @@ public final class Recovery {
     public RecoveredLog run() throws IOException {
         List<Long> rewrite = new ArrayList<>();
         List<Long> append = new ArrayList<>();
+        List<String> recycled = new ArrayList<>();
         for (String name : fs.list(dir)) {
             if (name.endsWith(LogFileFormat.TEMP_SUFFIX)) {
                 fs.delete(dir.resolve(name)); // an interrupted repair; the original is still in place
+                continue;
+            }
+            if (name.endsWith(LogFileFormat.RECYCLE_SUFFIX)) {
+                recycled.add(name); // content irrelevant: it is only ever written over
                 continue;
             }
             long id = LogFileName.parse(name);
@@ -88,6 +93,8 @@ public final class Recovery {
         List<ScannedFile> toRepair = new ArrayList<>();
         long resumeSeq = 0;
         long resumeSize = 0;
+        long resumeFirstBatch = 0;
+        boolean resumable = false;
         AtomicInteger threadNumber = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
             Thread t = new Thread(r, "raftlog-recovery-" + threadNumber.incrementAndGet());
@@ -125,6 +132,10 @@ public final class Recovery {
                 if (id == lastAppend && file.headerValid()) {
                     resumeSeq = FileId.sequence(id);
                     resumeSize = file.validLength();
+                    resumeFirstBatch = file.firstBatch();
+                    // Appending after a stale tail would leave old bytes, possibly this file's own batches
+                    // that a crash dropped, where later scans could take them for batches: start a new file.
+                    resumable = !file.staleTail();
                 }
             }
         } finally {
@@ -163,8 +174,8 @@ public final class Recovery {
         long nextAppend = reusableAppendSeq > 0 ? reusableAppendSeq
                 : lastAppend < 0 ? 1 : FileId.sequence(lastAppend) + 1;
         long nextRewrite = lastRewrite < 0 ? 1 : FileId.sequence(lastRewrite) + 1;
-        return new RecoveredLog(resumeSeq, resumeSize, nextAppend, nextRewrite, rewrites.groups(), List.copyOf(problems),
-                Map.copyOf(holeRepairs));
+        return new RecoveredLog(resumeSeq, resumeSize, resumeFirstBatch, resumable, nextAppend, nextRewrite,
+                rewrites.groups(), List.copyOf(problems), Map.copyOf(holeRepairs), List.copyOf(recycled));
     }
 
     /**

@@ -74,6 +74,11 @@ final class ScannedBatches {
         return count;
     }
 
+    /** Keeps only the first {@code n} batches (their footer bytes stay in the chunks, unused). */
+    void truncate(int n) {
+        count = Math.min(count, n);
+    }
+
     long position(int k) {
         return positions[k];
     }

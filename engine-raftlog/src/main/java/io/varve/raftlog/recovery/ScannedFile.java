@@ -6,9 +6,16 @@ import java.nio.file.Path;
 /**
  * What scanning one file found: its valid batches (footers only; payloads were skipped) and, if the file is
  * damaged, where and whether the damage runs to the end of the file (the shape of a torn write).
+ *
+ * <p>A recycled file (written over an older one) normally has bytes after its last batch: the older file's.
+ * The scanner tells them from damage (docs/raftlog-format.md, "Recycled files") and reports them as a
+ * {@code staleTail}, which is not damage.
+ *
+ * @param firstBatch where batches start (the header's size)
+ * @param staleTail whether the bytes after {@code validLength} are a recycled file's stale (or torn) tail
  */
 record ScannedFile(long fileId, Path path, long size, boolean headerValid, ScannedBatches batches,
-        long validLength, CorruptionException damage, boolean damageReachesEnd) {
+        long validLength, CorruptionException damage, boolean damageReachesEnd, int firstBatch, boolean staleTail) {
 
     boolean clean() {
         return damage == null;

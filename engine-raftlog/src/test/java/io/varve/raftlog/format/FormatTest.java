@@ -73,13 +73,65 @@ class FormatTest {
     }
 
     @Test
+    void fileHeaderRecordsRecyclingAndThePreviousEnd() throws Exception {
+        byte[] h = LogFileFormat.encodeHeader(LogFileFormat.QUEUE_APPEND, 7, true, 123_456_789_012L);
+        assertEquals(LogFileFormat.HEADER_SIZE, h.length);
+        assertEquals(LogFileFormat.FLAG_RECYCLED, h[LogFileFormat.OFFSET_FLAGS]);
+        assertEquals(123_456_789_012L, ByteSink.getLongLE(h, LogFileFormat.OFFSET_PREVIOUS_END));
+        assertEquals(new LogFileFormat.FileHeader(3, 40, true, 123_456_789_012L),
+                LogFileFormat.checkHeader(h, FILE, 0, 7));
+        for (int i = 0; i < LogFileFormat.OFFSET_CRC + 4; i++) {
+            byte[] damaged = h.clone();
+            damaged[i] ^= 0x20;
+            assertThrows(CorruptionException.class, () -> LogFileFormat.checkHeader(damaged, FILE, 0, 7), "byte " + i);
+        }
+        assertThrows(CorruptionException.class,
+                () -> LogFileFormat.checkHeader(java.util.Arrays.copyOf(h, 39), FILE, 0, 7));
+    }
+
+    @Test
+    void versionTwoHeadersAreStillRead() throws Exception {
+        byte[] h = new byte[LogFileFormat.HEADER_SIZE_V2];
+        System.arraycopy(LogFileFormat.MAGIC, 0, h, 0, 8);
+        ByteSink.putIntLE(h, LogFileFormat.OFFSET_VERSION, 2);
+        h[LogFileFormat.OFFSET_QUEUE] = 0;
+        ByteSink.putLongLE(h, LogFileFormat.OFFSET_SEQUENCE, 9);
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(h, 0, LogFileFormat.OFFSET_CRC_V2);
+        ByteSink.putIntLE(h, LogFileFormat.OFFSET_CRC_V2, (int) crc.getValue());
+        assertEquals(new LogFileFormat.FileHeader(2, 32, false, 0), LogFileFormat.checkHeader(h, FILE, 0, 9));
+        h[LogFileFormat.OFFSET_SEQUENCE] ^= 1;
+        assertThrows(CorruptionException.class, () -> LogFileFormat.checkHeader(h, FILE, 0, 9));
+    }
+
+    @Test
     void bindingsDifferForEveryFileAndQueue() {
         java.util.Set<Integer> seen = new java.util.HashSet<>();
         for (int q = 0; q <= 1; q++) {
             for (long seq = 1; seq <= 100_000; seq++) {
                 assertTrue(seen.add(BatchFormat.fileBinding(q, seq)));
+                assertTrue(seen.add(BatchFormat.afterSyncBinding(BatchFormat.fileBinding(q, seq))));
             }
         }
+        java.util.Random random = new java.util.Random(5);
+        for (int i = 0; i < 10_000; i++) {
+            int x = random.nextInt();
+            assertEquals(x, BatchFormat.unfmix32(BatchFormat.fmix32(x)));
+        }
+    }
+
+    @Test
+    void aBatchBoundAfterASyncValidatesAsSuchInItsFileOnly() throws Exception {
+        BatchBuilder b = new BatchBuilder();
+        b.addEntries(5, 7, java.util.List.of(new byte[] {1, 2}));
+        byte[] bytes = b.encode(Integer.MAX_VALUE).bindTo(LogFileFormat.QUEUE_APPEND, 1, true).clone();
+        BatchFormat.Header header = BatchFormat.Header.decode(bytes, 0, bytes.length, FILE, 0);
+        assertEquals(BatchFrame.AFTER_SYNC, BatchFrame.matchedBinding(bytes, 0, header, BINDING));
+        assertEquals(BatchFrame.NO_MATCH, BatchFrame.matchedBinding(bytes, 0, header,
+                BatchFormat.fileBinding(LogFileFormat.QUEUE_APPEND, 2)));
+        byte[] plain = b.encode(Integer.MAX_VALUE).bindTo(LogFileFormat.QUEUE_APPEND, 1, false);
+        assertEquals(BatchFrame.PLAIN, BatchFrame.matchedBinding(plain, 0,
+                BatchFormat.Header.decode(plain, 0, plain.length, FILE, 0), BINDING));
     }
 
     @Test

@@ -17,9 +17,13 @@ final class VarveRaftStore implements RaftStore {
     private final ThreadLocal<LogBatch> batches = ThreadLocal.withInitial(LogBatch::new);
 
     VarveRaftStore(Path dir) throws IOException {
-        this.engine = RaftLogEngine.open(dir, RaftLogOptions.defaults()
+        this(dir, RaftLogOptions.defaults()
                 .withTargetFileSize(64L << 20)
                 .withPurgeThreshold(1L << 30));
+    }
+
+    VarveRaftStore(Path dir, RaftLogOptions options) throws IOException {
+        this.engine = RaftLogEngine.open(dir, options);
     }
 
     @Override
@@ -54,7 +58,8 @@ final class VarveRaftStore implements RaftStore {
     @Override
     public String details() {
         EngineStats s = engine.stats();
-        return String.format("; %d fdatasyncs for %d batches", s.dataSyncs(), s.batchesWritten());
+        return String.format("; %d fdatasyncs for %d batches; %d files written over purged ones", s.dataSyncs(),
+                s.batchesWritten(), s.filesRecycled());
     }
 
     @Override
