@@ -2,10 +2,18 @@ package io.varve.core.base;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /** Keys compare as unsigned bytes, lexicographically, shorter prefix first — as in RocksDB and Pebble. */
 public final class Keys {
+
+    private static final VarHandle BIG_ENDIAN_LONGS =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong BIG_ENDIAN_WORD =
+            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private Keys() {
     }
@@ -23,6 +31,31 @@ public final class Keys {
         }
         return Byte.toUnsignedInt(a.get(ValueLayout.JAVA_BYTE, mismatch))
                 - Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, mismatch));
+    }
+
+    /**
+     * {@link #compare(MemorySegment, MemorySegment)} of an array and a segment without wrapping the array: point
+     * lookups run this for every table they consider, and a wrapper per call is garbage on the read path.
+     * Compares eight bytes at a time as big-endian words, so the first differing word decides.
+     */
+    public static int compare(byte[] a, MemorySegment b) {
+        long bLength = b.byteSize();
+        int common = (int) Math.min(a.length, bLength);
+        int i = 0;
+        for (; i + Long.BYTES <= common; i += Long.BYTES) {
+            long x = (long) BIG_ENDIAN_LONGS.get(a, i);
+            long y = b.get(BIG_ENDIAN_WORD, i);
+            if (x != y) {
+                return Long.compareUnsigned(x, y);
+            }
+        }
+        for (; i < common; i++) {
+            int d = Byte.toUnsignedInt(a[i]) - Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, i));
+            if (d != 0) {
+                return d;
+            }
+        }
+        return Long.compare(a.length, bLength);
     }
 
     public static int compare(byte[] a, byte[] b) {

@@ -175,11 +175,11 @@ public final class LevelFiles extends AbstractList<TableMeta> {
             }
         }
         TableMeta candidate = (TableMeta) chunk[from];
-        return Keys.compare(MemorySegment.ofArray(candidate.smallestKey()), userKey) <= 0 ? candidate : null;
+        return Keys.compare(candidate.smallestKey(), userKey) <= 0 ? candidate : null;
     }
 
     private static boolean largestBefore(TableMeta table, MemorySegment userKey) {
-        return Keys.compare(MemorySegment.ofArray(table.largestKey()), userKey) < 0;
+        return Keys.compare(table.largestKey(), userKey) < 0;
     }
 
     /** In a sorted level, the position of the first table whose largest user key is after {@code userKey}. */

@@ -24,8 +24,7 @@ public record TableMeta(long fileNumber, long fileSize, byte[] smallestKey, long
 
     /** True when {@code userKey} lies within the table's user-key range. */
     public boolean covers(MemorySegment userKey) {
-        return Keys.compare(MemorySegment.ofArray(smallestKey), userKey) <= 0
-                && Keys.compare(userKey, MemorySegment.ofArray(largestKey)) <= 0;
+        return Keys.compare(smallestKey, userKey) <= 0 && Keys.compare(largestKey, userKey) >= 0;
     }
 
     /** True when the table's user-key range intersects {@code [begin, end]} (null = unbounded). */
