@@ -3,22 +3,32 @@ package io.varve.core;
 import java.util.Arrays;
 
 /**
- * How a read sees the database: at a {@link Snapshot} (or the latest state), and for iterators, within
- * optional bounds — lower inclusive, upper exclusive, as in RocksDB. Immutable; the {@code with} methods
- * return copies, and bounds are copied so later changes to the caller's arrays do not affect reads.
+ * How a read sees the database: at a {@link Snapshot} (or the latest state), for iterators within
+ * optional bounds — lower inclusive, upper exclusive, as in RocksDB — and, for point lookups, optionally
+ * from the memtables alone ({@link #withMemtableOnly()}). Immutable; the {@code with} methods return copies,
+ * and bounds are copied so later changes to the caller's arrays do not affect reads.
  */
 public final class ReadOptions {
 
-    public static final ReadOptions DEFAULT = new ReadOptions(null, null, null);
+    public static final ReadOptions DEFAULT = new ReadOptions(null, null, null, false);
+
+    /**
+     * What {@link Db#get(ReadOptions, java.lang.foreign.MemorySegment, java.lang.foreign.MemorySegment)}
+     * returns for a memtable-only read that the memtables cannot decide (RocksDB's {@code Status::Incomplete}):
+     * the key's fate depends on the tables, so read again without {@link #withMemtableOnly()}.
+     */
+    public static final long INCOMPLETE = -2;
 
     private final Snapshot snapshot;
     private final byte[] lowerBound;
     private final byte[] upperBound;
+    private final boolean memtableOnly;
 
-    private ReadOptions(Snapshot snapshot, byte[] lowerBound, byte[] upperBound) {
+    private ReadOptions(Snapshot snapshot, byte[] lowerBound, byte[] upperBound, boolean memtableOnly) {
         this.snapshot = snapshot;
         this.lowerBound = lowerBound;
         this.upperBound = upperBound;
+        this.memtableOnly = memtableOnly;
     }
 
     /** Reads at {@code snapshot}: they see exactly the writes that were visible when it was taken. */
@@ -26,21 +36,37 @@ public final class ReadOptions {
         if (snapshot == null) {
             throw new NullPointerException("snapshot");
         }
-        return new ReadOptions(snapshot, null, null);
+        return new ReadOptions(snapshot, null, null, false);
     }
 
     public ReadOptions withSnapshot(Snapshot newSnapshot) {
-        return new ReadOptions(newSnapshot, lowerBound, upperBound);
+        return new ReadOptions(newSnapshot, lowerBound, upperBound, memtableOnly);
+    }
+
+    /**
+     * Point lookups consult only the memtables (RocksDB's {@code kMemtableTier}): they never touch a table,
+     * so they never wait for the disk (tables are read through {@code mmap}, where any read may page-fault)
+     * and can run on threads that must not block, such as network event loops. A key the memtables decide
+     * (a value or a tombstone at the snapshot) is answered as usual; otherwise the answer is
+     * {@link #INCOMPLETE}. Only {@code get(ReadOptions, MemorySegment, MemorySegment)} can report that, so
+     * the {@code byte[]} lookups and iterators refuse these options with {@link IllegalArgumentException}.
+     */
+    public ReadOptions withMemtableOnly() {
+        return new ReadOptions(snapshot, lowerBound, upperBound, true);
+    }
+
+    public boolean memtableOnly() {
+        return memtableOnly;
     }
 
     /** Iterators see no key below {@code bound} (inclusive bound; null removes it). */
     public ReadOptions withLowerBound(byte[] bound) {
-        return new ReadOptions(snapshot, bound == null ? null : bound.clone(), upperBound);
+        return new ReadOptions(snapshot, bound == null ? null : bound.clone(), upperBound, memtableOnly);
     }
 
     /** Iterators see no key at or above {@code bound} (exclusive bound; null removes it). */
     public ReadOptions withUpperBound(byte[] bound) {
-        return new ReadOptions(snapshot, lowerBound, bound == null ? null : bound.clone());
+        return new ReadOptions(snapshot, lowerBound, bound == null ? null : bound.clone(), memtableOnly);
     }
 
     public Snapshot snapshot() {
@@ -66,6 +92,6 @@ public final class ReadOptions {
     @Override
     public String toString() {
         return "ReadOptions[snapshot=" + snapshot + ", lower=" + Arrays.toString(lowerBound)
-                + ", upper=" + Arrays.toString(upperBound) + "]";
+                + ", upper=" + Arrays.toString(upperBound) + (memtableOnly ? ", memtableOnly" : "") + "]";
     }
 }

@@ -44,6 +44,39 @@ class DbApiTest {
     }
 
     @Test
+    void memtableOnlyReadsAnswerFromMemtablesAndSayIncompleteOtherwise() throws IOException {
+        try (Db db = Db.open(Path.of("/memtable-only"), Options.defaults().withFileSystem(new MemFileSystem()))) {
+            ReadOptions memoryOnly = ReadOptions.DEFAULT.withMemtableOnly();
+            MemorySegment out = MemorySegment.ofArray(new byte[8]);
+            db.put("flushed".getBytes(), "old".getBytes());
+            db.put("gone".getBytes(), "x".getBytes());
+            db.flush();
+            db.put("fresh".getBytes(), "new".getBytes());
+            db.delete("gone".getBytes());
+
+            assertEquals(3, db.get(memoryOnly, MemorySegment.ofArray("fresh".getBytes()), out));
+            assertArrayEquals("new".getBytes(), out.asSlice(0, 3).toArray(ValueLayout.JAVA_BYTE));
+            assertEquals(-1, db.get(memoryOnly, MemorySegment.ofArray("gone".getBytes()), out),
+                    "a tombstone in a memtable decides the key");
+            assertEquals(ReadOptions.INCOMPLETE, db.get(memoryOnly, MemorySegment.ofArray("flushed".getBytes()), out),
+                    "a key only in a table");
+            assertEquals(ReadOptions.INCOMPLETE, db.get(memoryOnly, MemorySegment.ofArray("never".getBytes()), out),
+                    "an absent key may be in a table as far as memtables know");
+            assertEquals(3, db.get(ReadOptions.DEFAULT, MemorySegment.ofArray("flushed".getBytes()), out));
+
+            try (Snapshot before = db.snapshot()) {
+                db.put("flushed".getBytes(), "newer".getBytes());
+                assertEquals(5, db.get(memoryOnly, MemorySegment.ofArray("flushed".getBytes()), out));
+                assertEquals(ReadOptions.INCOMPLETE, db.get(ReadOptions.at(before).withMemtableOnly(),
+                        MemorySegment.ofArray("flushed".getBytes()), out), "the snapshot's version is in a table");
+            }
+
+            assertThrows(IllegalArgumentException.class, () -> db.get(memoryOnly, "fresh".getBytes()));
+            assertThrows(IllegalArgumentException.class, () -> db.iterator(memoryOnly));
+        }
+    }
+
+    @Test
     void nullArgumentsAreRejectedClearly() throws IOException {
         try (Db db = Db.open(dir, Options.defaults())) {
             assertThrows(NullPointerException.class, () -> db.put(null, new byte[0]));

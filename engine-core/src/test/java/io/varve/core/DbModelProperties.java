@@ -10,6 +10,7 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.Tuple;
 
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -130,7 +131,10 @@ class DbModelProperties {
                         }
                         db.write(batch, WriteOptions.DEFAULT);
                     }
-                    case Get g -> assertValue(model.get(g.key), db.get(g.key.bytes), g.key);
+                    case Get g -> {
+                        assertValue(model.get(g.key), db.get(g.key.bytes), g.key);
+                        assertMemtableOnly(model.get(g.key), db, ReadOptions.DEFAULT, g.key);
+                    }
                     case TakeSnapshot t -> {
                         snapshots.add(db.snapshot());
                         snapshotModels.add(new TreeMap<>(model));
@@ -140,6 +144,8 @@ class DbModelProperties {
                             int i = r.index % snapshots.size();
                             assertValue(snapshotModels.get(i).get(r.key),
                                     db.get(ReadOptions.at(snapshots.get(i)), r.key.bytes), r.key);
+                            assertMemtableOnly(snapshotModels.get(i).get(r.key), db,
+                                    ReadOptions.at(snapshots.get(i)), r.key);
                             scan(db, ReadOptions.at(snapshots.get(i)), snapshotModels.get(i), false);
                         }
                     }
@@ -217,6 +223,21 @@ class DbModelProperties {
                     expected = model.lowerKey(expected);
                 }
             }
+        }
+    }
+
+    /** A memtable-only read may be incomplete, but what it does answer must be the model's answer. */
+    private static void assertMemtableOnly(byte[] expected, Db db, ReadOptions read, Key key) {
+        byte[] out = new byte[expected == null ? 8 : expected.length];
+        long length = db.get(read.withMemtableOnly(), MemorySegment.ofArray(key.bytes), MemorySegment.ofArray(out));
+        if (length == ReadOptions.INCOMPLETE) {
+            return;
+        }
+        if (expected == null) {
+            assertEquals(-1, length, () -> "memtable-only read of key " + key + " should say absent");
+        } else {
+            assertEquals(expected.length, length, () -> "memtable-only length of key " + key);
+            assertArrayEquals(expected, out, () -> "memtable-only value of key " + key);
         }
     }
 

@@ -26,8 +26,8 @@ import net.jpountz.lz4.LZ4SafeDecompressor;
  *
  * <h2>Memory and lifetime</h2>
  * The whole file is mapped once, at open, into memory owned by a shared {@link Arena} that only this reader
- * closes. Uncompressed blocks are read in place from that mapping; compressed blocks are decompressed into
- * heap arrays (shared through the optional {@link BlockCache}).
+ * closes. Uncompressed blocks are read in place from that mapping (their parsed form is kept per reader);
+ * compressed blocks are decompressed into heap arrays (shared through the optional {@link BlockCache}).
  *
  * <p>The reader is reference counted. {@link #open} returns it with one reference, owned by the caller.
  * Whoever uses the reader must hold a reference for the whole use: {@link #retain()} adds one,
@@ -67,6 +67,10 @@ public final class TableReader {
 
     private static final LZ4SafeDecompressor DECOMPRESSOR = LZ4Factory.safeInstance().safeDecompressor();
 
+    /** See {@link #get(MemorySegment, long, LookupResult)}; the global sequence is set per use. */
+    private static final ThreadLocal<BlockIterator> LOOKUP_CURSOR =
+            ThreadLocal.withInitial(() -> new BlockIterator(NO_GLOBAL_SEQUENCE, true));
+
     private final ReadableFile file;
     private final Path path;
     private final long fileNumber;
@@ -81,6 +85,13 @@ public final class TableReader {
     private final IndexBlock index;
     /** Bit i set: data block i's stored bytes matched their checksum. */
     private final AtomicLongArray verified;
+    /**
+     * Data block i, if it is stored uncompressed and was loaded before: its contents are a slice of the
+     * mapping, so keeping the parsed {@link Block} (a small object) saves re-checking its restart array and
+     * allocating on every lookup. Written racily: a {@link Block} has only final fields, so any thread that
+     * sees the reference sees it complete, and two threads parsing one block store equal objects.
+     */
+    private final Block[] inPlaceBlocks;
     private final AtomicInteger references = new AtomicInteger(1);
 
     /** Opens a table presenting sequences as stored. See {@link #open(ReadableFile, Path, long, BlockCache, long)}. */
@@ -174,6 +185,7 @@ public final class TableReader {
                     + path + " has sequences up to " + properties.largestSequence());
         }
         this.verified = new AtomicLongArray((index.count() + 63) / 64);
+        this.inPlaceBlocks = new Block[index.count()];
     }
 
     // ---- Reference counting ----------------------------------------------------------------------------
@@ -275,25 +287,31 @@ public final class TableReader {
             return;
         }
         long target = InternalKey.seekTrailer(snapshotSequence);
-        BlockIterator cursor = new BlockIterator(globalSequence, true);
-        // Block i's separator is >= the target, but the block's last key may still be below it (the
-        // separator may be the next block's user key with a trailer that sorts first); then the first
-        // entry at or after the target opens the next block.
-        for (int i = index.findFirstAtOrAfter(userKey, target); i < index.count(); i++) {
-            cursor.reset(dataBlock(i));
-            cursor.seek(userKey, target);
-            if (cursor.valid()) {
-                break;
+        // A point lookup runs start to end on one thread and calls out to nothing, so one cursor per thread
+        // serves every lookup in every table: no cursor or key buffer is allocated per lookup.
+        BlockIterator cursor = LOOKUP_CURSOR.get();
+        try {
+            // Block i's separator is >= the target, but the block's last key may still be below it (the
+            // separator may be the next block's user key with a trailer that sorts first); then the first
+            // entry at or after the target opens the next block.
+            for (int i = index.findFirstAtOrAfter(userKey, target); i < index.count(); i++) {
+                cursor.reset(dataBlock(i), globalSequence);
+                cursor.seek(userKey, target);
+                if (cursor.valid()) {
+                    break;
+                }
             }
-        }
-        if (!cursor.valid() || !cursor.userKeyEquals(userKey)) {
-            return;
-        }
-        long trailer = cursor.trailer();
-        if (InternalKey.kindCode(trailer) == ValueKind.PUT.code()) {
-            result.setFound(trailer, cursor.block().contents, cursor.valueOffset(), cursor.valueLength());
-        } else {
-            result.setDeleted(trailer);
+            if (!cursor.valid() || !cursor.userKeyEquals(userKey)) {
+                return;
+            }
+            long trailer = cursor.trailer();
+            if (InternalKey.kindCode(trailer) == ValueKind.PUT.code()) {
+                result.setFound(trailer, cursor.block().contents, cursor.valueOffset(), cursor.valueLength());
+            } else {
+                result.setDeleted(trailer);
+            }
+        } finally {
+            cursor.clear();
         }
     }
 
@@ -408,6 +426,13 @@ public final class TableReader {
                 return cached;
             }
         }
+        boolean inPlace = type == TableFormat.COMPRESSION_NONE;
+        if (inPlace) {
+            Block parsed = inPlaceBlocks[ordinal];
+            if (parsed != null) {
+                return parsed;
+            }
+        }
         if (!isVerified(ordinal)) {
             verifyChecksum(offset, size);
             markVerified(ordinal);
@@ -415,6 +440,8 @@ public final class TableReader {
         Block block = Block.parse(decodeContents(offset, size, type), path, offset);
         if (cacheable) {
             cache.put(fileNumber, offset, block);
+        } else if (inPlace) {
+            inPlaceBlocks[ordinal] = block;
         }
         return block;
     }
