@@ -427,6 +427,24 @@ final class DbImpl implements Db {
         level0Count = worst[1];
         pendingCompactionBytes = compactions.pendingBytes();
         stalls.changed();
+        pruneOpenedTables();
+    }
+
+    /** Drops tables no current view lists: they are, or will soon be, closed and deleted. */
+    private void pruneOpenedTables() {
+        if (openedTables.isEmpty()) {
+            return;
+        }
+        Set<Long> live = new HashSet<>();
+        versions.forEachView(view -> {
+            Version version = view.version();
+            for (int level = 0; level < Version.NUM_LEVELS; level++) {
+                for (TableMeta table : version.level(level)) {
+                    live.add(table.fileNumber());
+                }
+            }
+        });
+        openedTables.retainAll(live);
     }
 
     private void deleteLogsBelow(long logNumber) {
@@ -653,8 +671,8 @@ final class DbImpl implements Db {
     @Override
     public byte[] get(ReadOptions options, ColumnFamily family, byte[] key) {
         Objects.requireNonNull(key, "key");
-        if (options != null && options.memtableOnly()) {
-            throw new IllegalArgumentException("a memtable-only read can be incomplete, which only "
+        if (options != null && options.mayBeIncomplete()) {
+            throw new IllegalArgumentException("a memtable-only or cached-only read can be incomplete, which only "
                     + "get(ReadOptions, MemorySegment, MemorySegment) can report");
         }
         PointRead read = new PointRead(null);
@@ -719,12 +737,13 @@ final class DbImpl implements Db {
             if (options != null && options.memtableOnly()) {
                 return ReadOptions.INCOMPLETE;
             }
+            boolean cachedOnly = options != null && options.cachedOnly();
             Version version = view.version();
             List<TableMeta> level0 = version.level(0);
             for (int i = 0; i < level0.size(); i++) {
                 TableMeta table = level0.get(i);
                 if (table.covers(key)) {
-                    long found = lookupTable(table, key, sequence, read);
+                    long found = lookupTable(table, key, sequence, read, cachedOnly);
                     if (found != NOT_IN_TABLE) {
                         return found;
                     }
@@ -733,7 +752,7 @@ final class DbImpl implements Db {
             for (int level = 1; level < Version.NUM_LEVELS; level++) {
                 TableMeta table = version.findInSortedLevel(level, key);
                 if (table != null) {
-                    long found = lookupTable(table, key, sequence, read);
+                    long found = lookupTable(table, key, sequence, read, cachedOnly);
                     if (found != NOT_IN_TABLE) {
                         return found;
                     }
@@ -748,11 +767,34 @@ final class DbImpl implements Db {
     /** {@link #lookupTable}'s answer when the table does not decide the key. */
     private static final long NOT_IN_TABLE = Long.MIN_VALUE;
 
-    /** The value's length (copied out), -1 for a tombstone, or {@link #NOT_IN_TABLE}. */
-    private long lookupTable(TableMeta table, MemorySegment key, long sequence, PointRead read) {
+    /**
+     * Tables a point lookup has opened through the table cache, which keeps a table open until no version
+     * uses it; so a table listed here and present in a pinned view is open, and a cached-only lookup can
+     * acquire it without opening (reading) a file. Pruned to the live tables by {@link #backgroundChanged}.
+     */
+    private final Set<Long> openedTables = ConcurrentHashMap.newKeySet();
+
+    /**
+     * The value's length (copied out), -1 for a tombstone, {@link #NOT_IN_TABLE}, or (cached-only) {@link
+     * ReadOptions#INCOMPLETE} when the table is not open or the block needed is not in the block cache.
+     */
+    private long lookupTable(TableMeta table, MemorySegment key, long sequence, PointRead read,
+                             boolean cachedOnly) {
+        if (cachedOnly && !openedTables.contains(table.fileNumber())) {
+            return ReadOptions.INCOMPLETE;
+        }
         TableReader reader = tableCache.acquire(table);
         try {
-            reader.get(key, sequence, read.result);
+            if (cachedOnly) {
+                if (!reader.getCached(key, sequence, read.result)) {
+                    return ReadOptions.INCOMPLETE;
+                }
+            } else {
+                reader.get(key, sequence, read.result);
+                if (!openedTables.contains(table.fileNumber())) {
+                    openedTables.add(table.fileNumber());
+                }
+            }
             return switch (read.result.status()) {
                 case FOUND -> read.take();
                 case DELETED -> -1;
@@ -785,8 +827,9 @@ final class DbImpl implements Db {
     @Override
     public DbIterator iterator(ReadOptions options, ColumnFamily family) {
         Objects.requireNonNull(options, "options");
-        if (options.memtableOnly()) {
-            throw new IllegalArgumentException("memtable-only reads are point lookups; iterators read everything");
+        if (options.mayBeIncomplete()) {
+            throw new IllegalArgumentException("memtable-only and cached-only reads are point lookups; iterators "
+                    + "read everything");
         }
         ReadView view = pinView(familyId(family));
         DbIteratorImpl iterator;

@@ -226,18 +226,20 @@ class DbModelProperties {
         }
     }
 
-    /** A memtable-only read may be incomplete, but what it does answer must be the model's answer. */
+    /** Memtable-only and cached-only reads may be incomplete, but what they do answer must be the model's. */
     private static void assertMemtableOnly(byte[] expected, Db db, ReadOptions read, Key key) {
-        byte[] out = new byte[expected == null ? 8 : expected.length];
-        long length = db.get(read.withMemtableOnly(), MemorySegment.ofArray(key.bytes), MemorySegment.ofArray(out));
-        if (length == ReadOptions.INCOMPLETE) {
-            return;
-        }
-        if (expected == null) {
-            assertEquals(-1, length, () -> "memtable-only read of key " + key + " should say absent");
-        } else {
-            assertEquals(expected.length, length, () -> "memtable-only length of key " + key);
-            assertArrayEquals(expected, out, () -> "memtable-only value of key " + key);
+        for (ReadOptions restricted : List.of(read.withMemtableOnly(), read.withCachedOnly())) {
+            byte[] out = new byte[expected == null ? 8 : expected.length];
+            long length = db.get(restricted, MemorySegment.ofArray(key.bytes), MemorySegment.ofArray(out));
+            if (length == ReadOptions.INCOMPLETE) {
+                continue;
+            }
+            if (expected == null) {
+                assertEquals(-1, length, () -> restricted + " read of key " + key + " should say absent");
+            } else {
+                assertEquals(expected.length, length, () -> restricted + " length of key " + key);
+                assertArrayEquals(expected, out, () -> restricted + " value of key " + key);
+            }
         }
     }
 

@@ -33,11 +33,12 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <h2>GETs answered on the event loop</h2>
  * When nothing of the connection is queued or waiting to be written, a plain GET at the head of a
- * read is answered on the event loop from the engine's memtables ({@link Dispatcher#executeFromMemory}), and
- * so are the GETs after it, until the first request that is not such a GET or whose key may live in a table;
+ * read is answered on the event loop from what the engine holds in memory — memtables, table filters and
+ * indexes, cached blocks ({@link Dispatcher#executeFromMemory}) — and so are the GETs after it, until the
+ * first request that is not such a GET or whose answer needs table data that is not cached;
  * that one and everything after it in the read are handed off as usual. The inline replies are written
- * before the hand-off, so replies still leave in request order. Table reads never run on the event loop:
- * they go through {@code mmap} and may wait for the disk. The rule that keeps order is {@link #unwritten}:
+ * before the hand-off, so replies still leave in request order. Reads of table files never run on the
+ * event loop: they go through {@code mmap} and may wait for the disk. The rule that keeps order is {@link #unwritten}:
  * a drainer counts its batch before it takes the first request and uncounts it once the event loop has
  * written the replies, and nothing is answered inline while that count or the queue is non-zero.
  *
@@ -141,12 +142,12 @@ final class ClientSession {
     }
 
     /**
-     * Event loop: answers a plain GET from the engine's memtables right here, without the hand-off to the
+     * Event loop: answers a plain GET from the engine's memory right here, without the hand-off to the
      * drainer, when that keeps reply order: nothing of this connection is queued or waiting to be
      * written, so this reply is the next one the client is owed. Only requests at the head of a read come
      * here (the caller checks that none of the read is queued yet), so once one request of a read is queued,
-     * every later one is too. A GET whose key may live in a table returns false and is queued: reading a
-     * table may page-fault on its mapping, which must not stall the event loop.
+     * every later one is too. A GET that needs table data not in memory returns false and is queued: reading
+     * a table file may page-fault on its mapping, which must not stall the event loop.
      */
     private boolean answerInline(RespRequest request) {
         // queuedRequests first: a drainer counts its batch in unwritten before it takes a request, so once

@@ -35,7 +35,7 @@ final class ServerStats {
         replyBytes.add(n);
     }
 
-    /** A GET was answered on the event loop from the memtables (see ClientSession). */
+    /** A GET was answered on the event loop from the engine's memory (see ClientSession). */
     void inlineRead() {
         inlineReads.increment();
     }

@@ -91,11 +91,11 @@ public final class Dispatcher {
     }
 
     /**
-     * Runs a plain {@code GET key} of an authenticated connection from the engine's memtables alone, on the
-     * calling thread, if they decide it; the reply and the bookkeeping are those {@link #execute} would give
+     * Runs a plain {@code GET key} of an authenticated connection from what the engine holds in memory
+     * ({@link Keyspace#lookupInMemory}), on the calling thread, if that decides it; the reply and the bookkeeping are those {@link #execute} would give
      * (value or nil, expired keys absent, WRONGTYPE for other types, hit and miss counts, metrics). Returns
-     * false, having written and counted nothing, when the request is anything else or the key may live in
-     * a table: then the caller must {@link #execute} it where blocking is allowed. Never touches the disk,
+     * false, having written and counted nothing, when the request is anything else or the answer needs
+     * table data that is not in memory: then the caller must {@link #execute} it where blocking is allowed. Never touches the disk,
      * so event loops may call it.
      */
     public boolean executeFromMemory(Connection connection, byte[][] args, Reply reply) {

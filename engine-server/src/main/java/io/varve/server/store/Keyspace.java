@@ -98,15 +98,16 @@ public final class Keyspace {
     }
 
     /**
-     * What {@link #lookupInMemory} returns when the engine's memtables cannot decide the key (it may live in
-     * a table). Compared by identity; never a key's real metadata.
+     * What {@link #lookupInMemory} returns when memory cannot decide the key (it needs table data that is
+     * not cached). Compared by identity; never a key's real metadata.
      */
     public static final Metadata IN_TABLES = Metadata.collection(RedisType.HASH, 0, -1, -1);
 
-    private static final ReadOptions MEMTABLE_ONLY = ReadOptions.DEFAULT.withMemtableOnly();
+    private static final ReadOptions IN_MEMORY = ReadOptions.DEFAULT.withCachedOnly();
 
     /**
-     * {@link #lookup(byte[])} answered from the engine's memtables alone, so it never waits for the disk and
+     * {@link #lookup(byte[])} answered from what the engine holds in memory alone (memtables, table filters
+     * and indexes, cached blocks: {@code ReadOptions.withCachedOnly()}), so it never waits for the disk and
      * may run on an event loop: the live metadata, null if absent or expired (counted as a hit or miss, as
      * {@link #lookup} counts), or {@link #IN_TABLES} (counted as nothing) when only a full lookup can tell.
      */
@@ -115,7 +116,7 @@ public final class Keyspace {
         byte[] raw = new byte[64];
         long length;
         while (true) {
-            length = db.get(MEMTABLE_ONLY, engineKey, MemorySegment.ofArray(raw));
+            length = db.get(IN_MEMORY, engineKey, MemorySegment.ofArray(raw));
             if (length == ReadOptions.INCOMPLETE) {
                 return IN_TABLES;
             }
