@@ -39,7 +39,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 
 /**
  * The database: owns the directory lock, the commit pipeline, the version set (read views, manifest), the
@@ -430,6 +429,24 @@ final class DbImpl implements Db {
         level0Count = worst[1];
         pendingCompactionBytes = compactions.pendingBytes();
         stalls.changed();
+        pruneOpenedTables();
+    }
+
+    /** Drops tables no current view lists: they are, or will soon be, closed and deleted. */
+    private void pruneOpenedTables() {
+        if (openedTables.isEmpty()) {
+            return;
+        }
+        Set<Long> live = new HashSet<>();
+        versions.forEachView(view -> {
+            Version version = view.version();
+            for (int level = 0; level < Version.NUM_LEVELS; level++) {
+                for (TableMeta table : version.level(level)) {
+                    live.add(table.fileNumber());
+                }
+            }
+        });
+        openedTables.retainAll(live);
     }
 
     private void deleteLogsBelow(long logNumber) {
@@ -656,76 +673,135 @@ final class DbImpl implements Db {
     @Override
     public byte[] get(ReadOptions options, ColumnFamily family, byte[] key) {
         Objects.requireNonNull(key, "key");
-        byte[][] result = new byte[1][];
-        lookup(options, familyId(family), MemorySegment.ofArray(key), value -> result[0] = Keys.toArray(value));
-        return result[0];
+        if (options != null && options.mayBeIncomplete()) {
+            throw new IllegalArgumentException("a memtable-only or cached-only read can be incomplete, which only "
+                    + "get(ReadOptions, MemorySegment, MemorySegment) can report");
+        }
+        PointRead read = new PointRead(null);
+        lookup(options, familyId(family), MemorySegment.ofArray(key), read);
+        return read.array;
     }
 
     @Override
     public long get(ReadOptions options, ColumnFamily family, MemorySegment key, MemorySegment destination) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(destination, "destination");
-        long[] length = {-1};
-        lookup(options, familyId(family), key, value -> {
-            MemorySegment.copy(value, 0, destination, 0, Math.min(value.byteSize(), destination.byteSize()));
-            length[0] = value.byteSize();
-        });
-        return length[0];
+        return lookup(options, familyId(family), key, new PointRead(destination));
+    }
+
+    /**
+     * One point lookup's scratch and its way out: the result the sources fill in, and where the value is
+     * copied while its memory is pinned (the destination segment, or a new array when there is none). One
+     * small object per lookup instead of capturing lambdas and holder arrays.
+     */
+    private static final class PointRead {
+        final LookupResult result = new LookupResult();
+        final MemorySegment destination;
+        byte[] array;
+
+        PointRead(MemorySegment destination) {
+            this.destination = destination;
+        }
+
+        /** Copies the found value out and returns its full length. */
+        long take() {
+            if (destination == null) {
+                array = result.valueToArray();
+                return array.length;
+            }
+            return result.copyValueTo(destination);
+        }
     }
 
     /**
      * Finds the newest visible entry of {@code key}: memtables newest first, then level 0 newest first, then
-     * one table per deeper level. Calls {@code sink} with the value while its memory is still pinned; does
-     * not call it for an absent or deleted key.
+     * one table per deeper level (unless the options say memtables only). Copies a value found through
+     * {@code read} while its memory is still pinned.
+     *
+     * @return the value's length, -1 for an absent or deleted key, or {@link ReadOptions#INCOMPLETE} when a
+     *     memtable-only read reaches the tables
      */
-    private void lookup(ReadOptions options, int family, MemorySegment key, Consumer<MemorySegment> sink) {
+    private long lookup(ReadOptions options, int family, MemorySegment key, PointRead read) {
         ReadView view = pinView(family);
         try {
             long sequence = readSequence(options);
-            LookupResult result = new LookupResult();
-            for (Memtable memtable : view.memtablesNewestFirst()) {
-                if (memtable.get(key, sequence, result)) {
-                    if (result.status() == LookupResult.Status.FOUND) {
-                        sink.accept(result.value());
-                    }
-                    return;
+            LookupResult result = read.result;
+            // mutable() and immutables() rather than memtablesNewestFirst(), which copies into a new list.
+            if (view.mutable().get(key, sequence, result)) {
+                return result.status() == LookupResult.Status.FOUND ? read.take() : -1;
+            }
+            List<Memtable> immutables = view.immutables();
+            for (int i = 0; i < immutables.size(); i++) {
+                if (immutables.get(i).get(key, sequence, result)) {
+                    return result.status() == LookupResult.Status.FOUND ? read.take() : -1;
                 }
             }
+            if (options != null && options.memtableOnly()) {
+                return ReadOptions.INCOMPLETE;
+            }
+            boolean cachedOnly = options != null && options.cachedOnly();
             Version version = view.version();
-            for (TableMeta table : version.level(0)) {
-                if (table.covers(key) && lookupTable(table, key, sequence, result, sink)) {
-                    return;
+            List<TableMeta> level0 = version.level(0);
+            for (int i = 0; i < level0.size(); i++) {
+                TableMeta table = level0.get(i);
+                if (table.covers(key)) {
+                    long found = lookupTable(table, key, sequence, read, cachedOnly);
+                    if (found != NOT_IN_TABLE) {
+                        return found;
+                    }
                 }
             }
             for (int level = 1; level < Version.NUM_LEVELS; level++) {
                 TableMeta table = version.findInSortedLevel(level, key);
-                if (table != null && lookupTable(table, key, sequence, result, sink)) {
-                    return;
+                if (table != null) {
+                    long found = lookupTable(table, key, sequence, read, cachedOnly);
+                    if (found != NOT_IN_TABLE) {
+                        return found;
+                    }
                 }
             }
+            return -1;
         } finally {
             view.release();
         }
     }
 
-    /** True when the table decided the key (found or deleted). */
-    private boolean lookupTable(TableMeta table, MemorySegment key, long sequence, LookupResult result,
-                                Consumer<MemorySegment> sink) {
+    /** {@link #lookupTable}'s answer when the table does not decide the key. */
+    private static final long NOT_IN_TABLE = Long.MIN_VALUE;
+
+    /**
+     * Tables a point lookup has opened through the table cache, which keeps a table open until no version
+     * uses it; so a table listed here and present in a pinned view is open, and a cached-only lookup can
+     * acquire it without opening (reading) a file. Pruned to the live tables by {@link #backgroundChanged}.
+     */
+    private final Set<Long> openedTables = ConcurrentHashMap.newKeySet();
+
+    /**
+     * The value's length (copied out), -1 for a tombstone, {@link #NOT_IN_TABLE}, or (cached-only) {@link
+     * ReadOptions#INCOMPLETE} when the table is not open or the block needed is not in the block cache.
+     */
+    private long lookupTable(TableMeta table, MemorySegment key, long sequence, PointRead read,
+                             boolean cachedOnly) {
+        if (cachedOnly && !openedTables.contains(table.fileNumber())) {
+            return ReadOptions.INCOMPLETE;
+        }
         TableReader reader = tableCache.acquire(table);
         try {
-            reader.get(key, sequence, result);
-            switch (result.status()) {
-                case FOUND -> {
-                    sink.accept(result.value());
-                    return true;
+            if (cachedOnly) {
+                if (!reader.getCached(key, sequence, read.result)) {
+                    return ReadOptions.INCOMPLETE;
                 }
-                case DELETED -> {
-                    return true;
-                }
-                default -> {
-                    return false;
+            } else {
+                reader.get(key, sequence, read.result);
+                if (!openedTables.contains(table.fileNumber())) {
+                    openedTables.add(table.fileNumber());
                 }
             }
+            return switch (read.result.status()) {
+                case FOUND -> read.take();
+                case DELETED -> -1;
+                case NOT_FOUND -> NOT_IN_TABLE;
+            };
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } finally {
@@ -753,6 +829,10 @@ final class DbImpl implements Db {
     @Override
     public DbIterator iterator(ReadOptions options, ColumnFamily family) {
         Objects.requireNonNull(options, "options");
+        if (options.mayBeIncomplete()) {
+            throw new IllegalArgumentException("memtable-only and cached-only reads are point lookups; iterators "
+                    + "read everything");
+        }
         ReadView view = pinView(familyId(family));
         DbIteratorImpl iterator;
         List<InternalIterator> children = new ArrayList<>();

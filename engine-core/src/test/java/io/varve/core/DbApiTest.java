@@ -44,6 +44,68 @@ class DbApiTest {
     }
 
     @Test
+    void memtableOnlyReadsAnswerFromMemtablesAndSayIncompleteOtherwise() throws IOException {
+        try (Db db = Db.open(Path.of("/memtable-only"), Options.defaults().withFileSystem(new MemFileSystem()))) {
+            ReadOptions memoryOnly = ReadOptions.DEFAULT.withMemtableOnly();
+            MemorySegment out = MemorySegment.ofArray(new byte[8]);
+            db.put("flushed".getBytes(), "old".getBytes());
+            db.put("gone".getBytes(), "x".getBytes());
+            db.flush();
+            db.put("fresh".getBytes(), "new".getBytes());
+            db.delete("gone".getBytes());
+
+            assertEquals(3, db.get(memoryOnly, MemorySegment.ofArray("fresh".getBytes()), out));
+            assertArrayEquals("new".getBytes(), out.asSlice(0, 3).toArray(ValueLayout.JAVA_BYTE));
+            assertEquals(-1, db.get(memoryOnly, MemorySegment.ofArray("gone".getBytes()), out),
+                    "a tombstone in a memtable decides the key");
+            assertEquals(ReadOptions.INCOMPLETE, db.get(memoryOnly, MemorySegment.ofArray("flushed".getBytes()), out),
+                    "a key only in a table");
+            assertEquals(ReadOptions.INCOMPLETE, db.get(memoryOnly, MemorySegment.ofArray("never".getBytes()), out),
+                    "an absent key may be in a table as far as memtables know");
+            assertEquals(3, db.get(ReadOptions.DEFAULT, MemorySegment.ofArray("flushed".getBytes()), out));
+
+            try (Snapshot before = db.snapshot()) {
+                db.put("flushed".getBytes(), "newer".getBytes());
+                assertEquals(5, db.get(memoryOnly, MemorySegment.ofArray("flushed".getBytes()), out));
+                assertEquals(ReadOptions.INCOMPLETE, db.get(ReadOptions.at(before).withMemtableOnly(),
+                        MemorySegment.ofArray("flushed".getBytes()), out), "the snapshot's version is in a table");
+            }
+
+            assertThrows(IllegalArgumentException.class, () -> db.get(memoryOnly, "fresh".getBytes()));
+            assertThrows(IllegalArgumentException.class, () -> db.iterator(memoryOnly));
+        }
+    }
+
+    @Test
+    void cachedOnlyReadsUseOpenTablesAndCachedBlocksAndSayIncompleteOtherwise() throws IOException {
+        byte[] value = new byte[300]; // zeros: the data block compresses, so it goes through the block cache
+        try (Db db = Db.open(Path.of("/cached-only"), Options.defaults().withFileSystem(new MemFileSystem()))) {
+            ReadOptions cachedOnly = ReadOptions.DEFAULT.withCachedOnly();
+            MemorySegment out = MemorySegment.ofArray(new byte[300]);
+            MemorySegment key = MemorySegment.ofArray("k".getBytes());
+            db.put("k".getBytes(), value);
+            db.flush();
+            assertEquals(ReadOptions.INCOMPLETE, db.get(cachedOnly, key, out), "the table was never opened");
+            assertEquals(300, db.get(ReadOptions.DEFAULT, key, out)); // opens it and caches the block
+            assertEquals(300, db.get(cachedOnly, key, out));
+            assertArrayEquals(value, out.toArray(ValueLayout.JAVA_BYTE));
+            assertEquals(-1, db.get(cachedOnly, MemorySegment.ofArray("absent".getBytes()), out),
+                    "filter, index and the cached block decide an absent key");
+            assertThrows(IllegalArgumentException.class, () -> db.get(cachedOnly, "k".getBytes()));
+            assertThrows(IllegalArgumentException.class, () -> db.iterator(cachedOnly));
+        }
+        try (Db db = Db.open(Path.of("/no-cache"), Options.defaults().withFileSystem(new MemFileSystem())
+                .withBlockCacheSize(0))) {
+            MemorySegment key = MemorySegment.ofArray("k".getBytes());
+            db.put("k".getBytes(), value);
+            db.flush();
+            assertEquals(300, db.get(ReadOptions.DEFAULT, key, MemorySegment.ofArray(new byte[300])));
+            assertEquals(ReadOptions.INCOMPLETE, db.get(ReadOptions.DEFAULT.withCachedOnly(), key,
+                    MemorySegment.ofArray(new byte[300])), "without a block cache, table data is never in memory");
+        }
+    }
+
+    @Test
     void nullArgumentsAreRejectedClearly() throws IOException {
         try (Db db = Db.open(dir, Options.defaults())) {
             assertThrows(NullPointerException.class, () -> db.put(null, new byte[0]));

@@ -10,6 +10,7 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.Tuple;
 
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -130,7 +131,10 @@ class DbModelProperties {
                         }
                         db.write(batch, WriteOptions.DEFAULT);
                     }
-                    case Get g -> assertValue(model.get(g.key), db.get(g.key.bytes), g.key);
+                    case Get g -> {
+                        assertValue(model.get(g.key), db.get(g.key.bytes), g.key);
+                        assertMemtableOnly(model.get(g.key), db, ReadOptions.DEFAULT, g.key);
+                    }
                     case TakeSnapshot t -> {
                         snapshots.add(db.snapshot());
                         snapshotModels.add(new TreeMap<>(model));
@@ -140,6 +144,8 @@ class DbModelProperties {
                             int i = r.index % snapshots.size();
                             assertValue(snapshotModels.get(i).get(r.key),
                                     db.get(ReadOptions.at(snapshots.get(i)), r.key.bytes), r.key);
+                            assertMemtableOnly(snapshotModels.get(i).get(r.key), db,
+                                    ReadOptions.at(snapshots.get(i)), r.key);
                             scan(db, ReadOptions.at(snapshots.get(i)), snapshotModels.get(i), false);
                         }
                     }
@@ -216,6 +222,23 @@ class DbModelProperties {
                     it.prev();
                     expected = model.lowerKey(expected);
                 }
+            }
+        }
+    }
+
+    /** Memtable-only and cached-only reads may be incomplete, but what they do answer must be the model's. */
+    private static void assertMemtableOnly(byte[] expected, Db db, ReadOptions read, Key key) {
+        for (ReadOptions restricted : List.of(read.withMemtableOnly(), read.withCachedOnly())) {
+            byte[] out = new byte[expected == null ? 8 : expected.length];
+            long length = db.get(restricted, MemorySegment.ofArray(key.bytes), MemorySegment.ofArray(out));
+            if (length == ReadOptions.INCOMPLETE) {
+                continue;
+            }
+            if (expected == null) {
+                assertEquals(-1, length, () -> restricted + " read of key " + key + " should say absent");
+            } else {
+                assertEquals(expected.length, length, () -> restricted + " length of key " + key);
+                assertArrayEquals(expected, out, () -> restricted + " value of key " + key);
             }
         }
     }

@@ -31,6 +31,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * pipeline therefore leave in order and in few syscalls, while different connections' commands run in
  * parallel and their writes meet in the engine's commit pipeline, where synced writes share fsyncs.
  *
+ * <h2>GETs answered on the event loop</h2>
+ * When nothing of the connection is queued or waiting to be written, a plain GET at the head of a
+ * read is answered on the event loop from what the engine holds in memory — memtables, table filters and
+ * indexes, cached blocks ({@link Dispatcher#executeFromMemory}) — and so are the GETs after it, until the
+ * first request that is not such a GET or whose answer needs table data that is not cached;
+ * that one and everything after it in the read are handed off as usual. The inline replies are written
+ * before the hand-off, so replies still leave in request order. Reads of table files never run on the
+ * event loop: they go through {@code mmap} and may wait for the disk. The rule that keeps order is {@link #unwritten}:
+ * a drainer counts its batch before it takes the first request and uncounts it once the event loop has
+ * written the replies, and nothing is answered inline while that count or the queue is non-zero.
+ *
  * <h2>Back-pressure</h2>
  * When queued requests exceed {@link #PAUSE_REQUESTS} or {@link #PAUSE_BYTES}, reading from the socket
  * stops until the drainer catches up; when the client does not read its replies (channel not writable), the
@@ -71,6 +82,14 @@ final class ClientSession {
     private final AtomicLong queuedBytes = new AtomicLong();
     private volatile boolean readingPaused;
     private volatile boolean closed;
+    /**
+     * Drainer batches whose replies are not yet written into the channel (counted from before the batch takes
+     * its first request). While any is pending or requests are queued, the event loop answers nothing itself.
+     */
+    private final AtomicInteger unwritten = new AtomicInteger();
+    /** Event loop only: replies answered on the event loop during this read, not yet written. */
+    private ByteBuf inline;
+    private Reply inlineReply;
 
     ClientSession(Channel channel, Connection connection, Dispatcher dispatcher, RespDecoder decoder, ServerStats stats) {
         this.channel = channel;
@@ -107,6 +126,9 @@ final class ClientSession {
         if (closed) {
             return;
         }
+        if (reading.isEmpty() && item instanceof RespRequest request && answerInline(request)) {
+            return;
+        }
         if (reading.isEmpty()) {
             decoding = true;
         }
@@ -119,12 +141,62 @@ final class ClientSession {
         }
     }
 
+    /**
+     * Event loop: answers a plain GET from the engine's memory right here, without the hand-off to the
+     * drainer, when that keeps reply order: nothing of this connection is queued or waiting to be
+     * written, so this reply is the next one the client is owed. Only requests at the head of a read come
+     * here (the caller checks that none of the read is queued yet), so once one request of a read is queued,
+     * every later one is too. A GET that needs table data not in memory returns false and is queued: reading
+     * a table file may page-fault on its mapping, which must not stall the event loop.
+     */
+    private boolean answerInline(RespRequest request) {
+        // queuedRequests first: a drainer counts its batch in unwritten before it takes a request, so once
+        // the queue reads empty, unwritten reads non-zero until that batch's replies are in the channel.
+        // Whether a drainer thread still runs does not matter: with nothing queued it has nothing to answer.
+        if (queuedRequests.get() != 0 || unwritten.get() != 0 || !channel.isWritable()) {
+            return false;
+        }
+        if (inline == null) {
+            inline = channel.alloc().ioBuffer(512);
+            inlineReply = new Reply(inline, connection.protocol());
+        }
+        inlineReply.protocol(connection.protocol());
+        if (!dispatcher.executeFromMemory(connection, request.args(), inlineReply)) {
+            return false;
+        }
+        stats.commandProcessed();
+        stats.inlineRead();
+        if (inline.readableBytes() >= BATCH_BYTES) {
+            writeInline(); // lets the channel report unwritable, which stops answering inline
+        }
+        return true;
+    }
+
+    /** Event loop: writes the replies answered inline so far; they precede everything still queued. */
+    private void writeInline() {
+        if (inline == null) {
+            return;
+        }
+        ByteBuf out = inline;
+        inline = null;
+        inlineReply = null;
+        if (out.isReadable()) {
+            connection.touch(System.currentTimeMillis());
+            stats.replyBytes(out.readableBytes());
+            channel.writeAndFlush(out);
+        } else {
+            out.release();
+        }
+    }
+
     /** Event loop: the socket read is fully decoded. */
     void readComplete() {
+        writeInline();
         handOff();
     }
 
     private void handOff() {
+        writeInline();
         if (reading.isEmpty()) {
             return;
         }
@@ -149,6 +221,11 @@ final class ClientSession {
 
     void closed() {
         closed = true;
+        if (inline != null) {
+            inline.release();
+            inline = null;
+            inlineReply = null;
+        }
         reading.clear();
         decoding = false;
         inbox.clear();
@@ -204,8 +281,44 @@ final class ClientSession {
         current = null;
     }
 
+    /**
+     * Drainer: hands a batch of replies to the event loop to write; the batch stays counted in
+     * {@link #unwritten} until the event loop has put it into the channel, so nothing is answered inline
+     * ahead of it. Returns false (still counted: the caller uncounts it) if the event loop is gone.
+     */
+    private boolean writeOut(ByteBuf out, boolean lingerClose) {
+        try {
+            channel.eventLoop().execute(() -> {
+                var future = channel.writeAndFlush(out);
+                unwritten.decrementAndGet();
+                if (lingerClose) {
+                    LingeringClose.after(future);
+                }
+            });
+            return true;
+        } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+            out.release();
+            channel.close();
+            return false;
+        }
+    }
+
     /** Executes up to a batch of queued requests and writes their replies with one flush. */
     private void runBatch() {
+        // Counted before any request is taken (so before queuedRequests drops): see answerInline.
+        unwritten.incrementAndGet();
+        boolean handedOver = false;
+        try {
+            handedOver = executeBatch();
+        } finally {
+            if (!handedOver) {
+                unwritten.decrementAndGet();
+            }
+        }
+    }
+
+    /** Returns whether a reply buffer went to the event loop, which then uncounts it from unwritten. */
+    private boolean executeBatch() {
         ByteBuf out = channel.alloc().ioBuffer(512);
         Reply reply = new Reply(out, connection.protocol());
         int done = 0;
@@ -255,14 +368,12 @@ final class ClientSession {
                 out.release();
                 channel.close();
             }
-            return;
+            return false;
         }
         stats.replyBytes(out.readableBytes());
+        boolean handedOver = false;
         if (out.isReadable()) {
-            var future = channel.writeAndFlush(out);
-            if (closeAfter) {
-                LingeringClose.after(future);
-            }
+            handedOver = writeOut(out, closeAfter);
         } else {
             out.release();
             if (closeAfter) {
@@ -271,7 +382,7 @@ final class ClientSession {
         }
         if (closeAfter) {
             discardQueued();
-            return;
+            return handedOver;
         }
         if (resumeDecoder) {
             // The decoder pauses after an AUTH/HELLO from an unauthenticated client; resume() is a no-op otherwise.
@@ -285,5 +396,6 @@ final class ClientSession {
                 }
             });
         }
+        return handedOver;
     }
 }

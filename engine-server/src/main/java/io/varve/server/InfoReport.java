@@ -120,6 +120,7 @@ final class InfoReport {
         f.put("keyspace_hits", ks.hits());
         f.put("keyspace_misses", ks.misses());
         f.put("total_writes", ks.commits());
+        f.put("total_reads_answered_inline", stats.inlineReads());
     }
 
     private void keyspaceSection(Map<String, Object> f) {

@@ -11,6 +11,7 @@ final class ServerStats {
     private final LongAdder protocolErrors = new LongAdder();
     private final LongAdder replyBytes = new LongAdder();
     private final LongAdder inputBytes = new LongAdder();
+    private final LongAdder inlineReads = new LongAdder();
     private final long startedAtMillis = System.currentTimeMillis();
     private volatile long recoveryMillis;
 
@@ -32,6 +33,15 @@ final class ServerStats {
 
     void replyBytes(long n) {
         replyBytes.add(n);
+    }
+
+    /** A GET was answered on the event loop from the engine's memory (see ClientSession). */
+    void inlineRead() {
+        inlineReads.increment();
+    }
+
+    long inlineReads() {
+        return inlineReads.sum();
     }
 
     void inputBytes(long n) {

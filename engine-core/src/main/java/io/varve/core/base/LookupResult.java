@@ -54,6 +54,24 @@ public final class LookupResult {
         return memory.asSlice(valueOffset, valueLength);
     }
 
+    /**
+     * Copies the value, or as much of it as fits, to the start of {@code destination}, without slicing,
+     * and returns the value's full length.
+     */
+    public long copyValueTo(MemorySegment destination) {
+        requireValue();
+        MemorySegment.copy(memory, valueOffset, destination, 0, Math.min(valueLength, destination.byteSize()));
+        return valueLength;
+    }
+
+    /** The value copied into a new array. */
+    public byte[] valueToArray() {
+        requireValue();
+        byte[] copy = new byte[Math.toIntExact(valueLength)];
+        MemorySegment.copy(memory, java.lang.foreign.ValueLayout.JAVA_BYTE, valueOffset, copy, 0, copy.length);
+        return copy;
+    }
+
     public void setNotFound() {
         status = Status.NOT_FOUND;
         memory = null;

@@ -22,6 +22,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * When the arena is full, {@link #add} returns false and the caller rotates to a fresh memtable; this one
  * becomes immutable in practice and is flushed. Node layout: {@link SkiplistNodeLayout}.
  *
+ * <p>Point lookups first ask a {@link PointIndex}, a lock-free hash table from user key to the node of its
+ * newest version (in a side segment of the arena, an eighth of the capacity, not counted in
+ * {@link #approximateMemoryUsage()}). A hit or a sure miss costs one hash and at most a few slot probes;
+ * only when the newest version is above the reader's snapshot, or the key could not be indexed, does the
+ * lookup search the skiplist. {@link #add} indexes a node after linking it and before returning.
+ *
  * <h2>Why readers never see a half-built node</h2>
  * <ol>
  *   <li>A writer fills in the whole node (trailer, lengths, key and value bytes, its own level-0 link) with
@@ -67,6 +73,7 @@ public final class Memtable {
 
     private final MemtableArena arena;
     private final Skiplist list;
+    private final PointIndex index;
     /** The largest node that fits in this memtable when it is empty. */
     private final long largestNodeSize;
     private final AtomicInteger references = new AtomicInteger(1);
@@ -76,12 +83,18 @@ public final class Memtable {
      *     {@link #CAPACITY_LIMIT}; allocated (and zeroed) up front
      */
     public Memtable(long capacityBytes) {
+        this(capacityBytes, PointIndex.slotCountFor(capacityBytes));
+    }
+
+    /** Tests choose a tiny point index so that keys overflow it and lookups take the skiplist path. */
+    Memtable(long capacityBytes, long indexSlots) {
         if (capacityBytes < MIN_CAPACITY || capacityBytes >= CAPACITY_LIMIT) {
             throw new IllegalArgumentException("memtable capacity must be in [" + MIN_CAPACITY + ", "
                     + CAPACITY_LIMIT + "), got " + capacityBytes);
         }
         this.arena = new MemtableArena(capacityBytes);
         this.list = new Skiplist(arena);
+        this.index = new PointIndex(arena.allocateSide(indexSlots * Integer.BYTES), list);
         this.largestNodeSize = capacityBytes - arena.allocatedBytes();
     }
 
@@ -106,7 +119,13 @@ public final class Memtable {
                     + value.byteSize() + " value bytes can never fit in a memtable of " + arena.capacity()
                     + " bytes");
         }
-        return list.insert(userKey, trailer, value);
+        int node = list.insert(userKey, trailer, value);
+        if (node == NIL) {
+            return false;
+        }
+        // After the skiplist link and before returning: see PointIndex for why readers may rely on that.
+        index.publish(node, userKey, trailer);
+        return true;
     }
 
     /**
@@ -121,9 +140,15 @@ public final class Memtable {
         if (snapshotSequence < 0 || snapshotSequence > InternalKey.MAX_SEQUENCE) {
             throw new IllegalArgumentException("snapshot sequence out of range: " + snapshotSequence);
         }
-        int node = list.findGreaterOrEqual(userKey, 0, userKey.byteSize(),
-                InternalKey.seekTrailer(snapshotSequence));
-        if (node == NIL || !list.userKeyEquals(node, userKey)) {
+        long seekTrailer = InternalKey.seekTrailer(snapshotSequence);
+        int node = index.find(userKey, seekTrailer);
+        if (node == PointIndex.UNKNOWN) {
+            node = list.findGreaterOrEqual(userKey, 0, userKey.byteSize(), seekTrailer);
+            if (node != NIL && !list.userKeyEquals(node, userKey)) {
+                node = NIL;
+            }
+        }
+        if (node == NIL) {
             out.setNotFound();
             return false;
         }

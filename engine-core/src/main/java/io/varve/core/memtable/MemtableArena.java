@@ -62,6 +62,14 @@ final class MemtableArena {
         }
     }
 
+    /**
+     * A zero-filled segment beside the node area, owned and freed with it, that does not count towards
+     * {@link #allocatedBytes()}: the memtable's point index lives here.
+     */
+    MemorySegment allocateSide(long bytes) {
+        return arena.allocate(bytes, Long.BYTES);
+    }
+
     /** Frees the segment. Threads still touching it afterwards get {@link IllegalStateException}. */
     void close() {
         arena.close();

@@ -21,12 +21,38 @@ public final class BlockCache {
     /** Rough per-entry bookkeeping cost (map node, key, block object), charged on top of the bytes. */
     static final int ENTRY_OVERHEAD = 96;
 
-    private record Key(long fileNumber, long blockOffset) {
+    /**
+     * A map key. Keys stored in a map are never changed; each shard also owns one mutable probe, set and
+     * used only under the shard's lock, so that a lookup allocates nothing.
+     */
+    private static final class Key {
+        long fileNumber;
+        long blockOffset;
+
+        Key(long fileNumber, long blockOffset) {
+            this.fileNumber = fileNumber;
+            this.blockOffset = blockOffset;
+        }
+
+        long fileNumber() {
+            return fileNumber;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && k.fileNumber == fileNumber && k.blockOffset == blockOffset;
+        }
+
+        @Override
+        public int hashCode() {
+            return Long.hashCode(fileNumber * 0x9E37_79B9_7F4A_7C15L + blockOffset);
+        }
     }
 
     private static final class Shard {
         final ReentrantLock lock = new ReentrantLock();
         final LinkedHashMap<Key, Block> blocks = new LinkedHashMap<>(64, 0.75f, true);
+        final Key probe = new Key(0, 0);
         final long capacity;
         long used;
 
@@ -57,12 +83,13 @@ public final class BlockCache {
 
     /** The cached block, or null (counted as a miss). */
     Block get(long fileNumber, long blockOffset) {
-        Key key = new Key(fileNumber, blockOffset);
-        Shard shard = shardFor(key);
+        Shard shard = shardFor(fileNumber, blockOffset);
         Block block;
         shard.lock.lock();
         try {
-            block = shard.blocks.get(key);
+            shard.probe.fileNumber = fileNumber;
+            shard.probe.blockOffset = blockOffset;
+            block = shard.blocks.get(shard.probe);
         } finally {
             shard.lock.unlock();
         }
@@ -74,7 +101,7 @@ public final class BlockCache {
     void put(long fileNumber, long blockOffset, Block block) {
         long charge = charge(block);
         Key key = new Key(fileNumber, blockOffset);
-        Shard shard = shardFor(key);
+        Shard shard = shardFor(fileNumber, blockOffset);
         if (charge > shard.capacity) {
             return;
         }
@@ -158,8 +185,8 @@ public final class BlockCache {
         return block.byteSize() + ENTRY_OVERHEAD;
     }
 
-    private Shard shardFor(Key key) {
-        long h = key.fileNumber() * 0x9E37_79B9_7F4A_7C15L + key.blockOffset();
+    private Shard shardFor(long fileNumber, long blockOffset) {
+        long h = fileNumber * 0x9E37_79B9_7F4A_7C15L + blockOffset;
         h ^= h >>> 29;
         h *= 0xBF58_476D_1CE4_E5B9L;
         h ^= h >>> 32;

@@ -16,11 +16,13 @@ import java.util.Arrays;
  * <p>Every length read from the block is checked against the block's entry area before it is used, so a
  * damaged block raises {@link CorruptionException} rather than an index error or wrong data. After a
  * failure the cursor is invalid. One iterator object can be pointed at successive blocks with
- * {@link #reset}, which lets the table iterator reuse its key buffer. Not thread-safe.
+ * {@link #reset}, which lets the table iterator reuse its key buffer and point lookups reuse one cursor per
+ * thread across all tables. Not thread-safe.
  */
 final class BlockIterator {
 
-    private final long globalSequence;
+    /** Fixed per table; {@link #reset(Block, long)} changes it for a cursor reused across tables. */
+    private long globalSequence;
     /** Data blocks hold real entries whose kind must be known; index separators may use any trailer. */
     private final boolean checkKinds;
 
@@ -46,12 +48,25 @@ final class BlockIterator {
         this.checkKinds = checkKinds;
     }
 
+    /** Points the cursor at {@code block} of a table presenting {@code newGlobalSequence}, unpositioned. */
+    void reset(Block newBlock, long newGlobalSequence) {
+        this.globalSequence = newGlobalSequence;
+        reset(newBlock);
+    }
+
     /** Points the cursor at {@code block}, unpositioned. */
     void reset(Block newBlock) {
         this.block = newBlock;
         this.data = newBlock.contents;
         this.valid = false;
         this.keyLength = 0;
+    }
+
+    /** Forgets the block, so a cursor kept for reuse does not keep a decompressed block reachable. */
+    void clear() {
+        this.block = null;
+        this.data = null;
+        this.valid = false;
     }
 
     Block block() {

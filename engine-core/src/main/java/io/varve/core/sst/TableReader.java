@@ -26,8 +26,9 @@ import net.jpountz.lz4.LZ4SafeDecompressor;
  *
  * <h2>Memory and lifetime</h2>
  * The whole file is mapped once, at open, into memory owned by a shared {@link Arena} that only this reader
- * closes. Uncompressed blocks are read in place from that mapping; compressed blocks are decompressed into
- * heap arrays (shared through the optional {@link BlockCache}).
+ * closes. Uncompressed blocks are read in place from that mapping (their parsed form is kept per reader);
+ * compressed blocks are decompressed into heap arrays (shared through the optional {@link BlockCache}).
+ * The filter and index are copied to the heap at open, so {@link #getCached} can answer from the heap alone.
  *
  * <p>The reader is reference counted. {@link #open} returns it with one reference, owned by the caller.
  * Whoever uses the reader must hold a reference for the whole use: {@link #retain()} adds one,
@@ -67,6 +68,10 @@ public final class TableReader {
 
     private static final LZ4SafeDecompressor DECOMPRESSOR = LZ4Factory.safeInstance().safeDecompressor();
 
+    /** See {@link #get(MemorySegment, long, LookupResult)}; the global sequence is set per use. */
+    private static final ThreadLocal<BlockIterator> LOOKUP_CURSOR =
+            ThreadLocal.withInitial(() -> new BlockIterator(NO_GLOBAL_SEQUENCE, true));
+
     private final ReadableFile file;
     private final Path path;
     private final long fileNumber;
@@ -81,6 +86,13 @@ public final class TableReader {
     private final IndexBlock index;
     /** Bit i set: data block i's stored bytes matched their checksum. */
     private final AtomicLongArray verified;
+    /**
+     * Data block i, if it is stored uncompressed and was loaded before: its contents are a slice of the
+     * mapping, so keeping the parsed {@link Block} (a small object) saves re-checking its restart array and
+     * allocating on every lookup. Written racily: a {@link Block} has only final fields, so any thread that
+     * sees the reference sees it complete, and two threads parsing one block store equal objects.
+     */
+    private final Block[] inPlaceBlocks;
     private final AtomicInteger references = new AtomicInteger(1);
 
     /** Opens a table presenting sequences as stored. See {@link #open(ReadableFile, Path, long, BlockCache, long)}. */
@@ -156,14 +168,14 @@ public final class TableReader {
         }
         if (footer.hasFilter()) {
             try {
-                this.filter = BloomFilter.fromStored(readMetaBlock(footer.filter()));
+                this.filter = BloomFilter.fromStored(onHeap(readMetaBlock(footer.filter())));
             } catch (IllegalArgumentException e) {
                 throw new CorruptionException(path, footer.filter().offset(), e.getMessage());
             }
         } else {
             this.filter = null;
         }
-        Block indexBlock = Block.parse(readMetaBlock(indexHandle), path, indexHandle.offset());
+        Block indexBlock = Block.parse(onHeap(readMetaBlock(indexHandle)), path, indexHandle.offset());
         this.index = IndexBlock.parse(indexBlock, dataEnd, globalSequence);
         if (index.count() != properties.dataBlockCount()) {
             throw new CorruptionException(path, indexHandle.offset(), "index lists " + index.count()
@@ -174,6 +186,7 @@ public final class TableReader {
                     + path + " has sequences up to " + properties.largestSequence());
         }
         this.verified = new AtomicLongArray((index.count() + 63) / 64);
+        this.inPlaceBlocks = new Block[index.count()];
     }
 
     // ---- Reference counting ----------------------------------------------------------------------------
@@ -266,34 +279,70 @@ public final class TableReader {
      */
     public void get(MemorySegment userKey, long snapshotSequence, LookupResult result)
             throws CorruptionException {
+        find(userKey, snapshotSequence, result, false);
+    }
+
+    /**
+     * {@link #get(MemorySegment, long, LookupResult)} from memory the reader holds on the heap only (RocksDB's
+     * block-cache tier): the filter, the index, and data blocks in the block cache. Never reads the mapping,
+     * so it never waits for the disk.
+     *
+     * @return true when {@code result} holds the answer (FOUND, DELETED, or NOT_FOUND because the filter or
+     *     index rules the key out); false when a data block it needs is not cached (then {@code result} is
+     *     NOT_FOUND and means nothing: read again with {@link #get})
+     */
+    public boolean getCached(MemorySegment userKey, long snapshotSequence, LookupResult result)
+            throws CorruptionException {
+        return find(userKey, snapshotSequence, result, true);
+    }
+
+    private boolean find(MemorySegment userKey, long snapshotSequence, LookupResult result, boolean cachedOnly)
+            throws CorruptionException {
         requireOpen();
         if (snapshotSequence < 0 || snapshotSequence > InternalKey.MAX_SEQUENCE) {
             throw new IllegalArgumentException("snapshot sequence out of range: " + snapshotSequence);
         }
         result.setNotFound();
         if (filter != null && !filter.mayContain(userKey)) {
-            return;
+            return true;
         }
         long target = InternalKey.seekTrailer(snapshotSequence);
-        BlockIterator cursor = new BlockIterator(globalSequence, true);
-        // Block i's separator is >= the target, but the block's last key may still be below it (the
-        // separator may be the next block's user key with a trailer that sorts first); then the first
-        // entry at or after the target opens the next block.
-        for (int i = index.findFirstAtOrAfter(userKey, target); i < index.count(); i++) {
-            cursor.reset(dataBlock(i));
-            cursor.seek(userKey, target);
-            if (cursor.valid()) {
-                break;
+        // A point lookup runs start to end on one thread and calls out to nothing, so one cursor per thread
+        // serves every lookup in every table: no cursor or key buffer is allocated per lookup.
+        BlockIterator cursor = LOOKUP_CURSOR.get();
+        try {
+            // Block i's separator is >= the target, but the block's last key may still be below it (the
+            // separator may be the next block's user key with a trailer that sorts first); then the first
+            // entry at or after the target opens the next block.
+            for (int i = index.findFirstAtOrAfter(userKey, target); i < index.count(); i++) {
+                Block block;
+                if (cachedOnly) {
+                    // Only verified, decompressed blocks are ever cached; the mapping is not read at all.
+                    block = cache == null ? null : cache.get(fileNumber, index.blockOffset(i));
+                    if (block == null) {
+                        return false;
+                    }
+                } else {
+                    block = dataBlock(i);
+                }
+                cursor.reset(block, globalSequence);
+                cursor.seek(userKey, target);
+                if (cursor.valid()) {
+                    break;
+                }
             }
-        }
-        if (!cursor.valid() || !cursor.userKeyEquals(userKey)) {
-            return;
-        }
-        long trailer = cursor.trailer();
-        if (InternalKey.kindCode(trailer) == ValueKind.PUT.code()) {
-            result.setFound(trailer, cursor.block().contents, cursor.valueOffset(), cursor.valueLength());
-        } else {
-            result.setDeleted(trailer);
+            if (!cursor.valid() || !cursor.userKeyEquals(userKey)) {
+                return true;
+            }
+            long trailer = cursor.trailer();
+            if (InternalKey.kindCode(trailer) == ValueKind.PUT.code()) {
+                result.setFound(trailer, cursor.block().contents, cursor.valueOffset(), cursor.valueLength());
+            } else {
+                result.setDeleted(trailer);
+            }
+            return true;
+        } finally {
+            cursor.clear();
         }
     }
 
@@ -408,6 +457,13 @@ public final class TableReader {
                 return cached;
             }
         }
+        boolean inPlace = type == TableFormat.COMPRESSION_NONE;
+        if (inPlace) {
+            Block parsed = inPlaceBlocks[ordinal];
+            if (parsed != null) {
+                return parsed;
+            }
+        }
         if (!isVerified(ordinal)) {
             verifyChecksum(offset, size);
             markVerified(ordinal);
@@ -415,6 +471,8 @@ public final class TableReader {
         Block block = Block.parse(decodeContents(offset, size, type), path, offset);
         if (cacheable) {
             cache.put(fileNumber, offset, block);
+        } else if (inPlace) {
+            inPlaceBlocks[ordinal] = block;
         }
         return block;
     }
@@ -425,6 +483,16 @@ public final class TableReader {
 
     private void markVerified(int ordinal) {
         verified.getAndAccumulate(ordinal >>> 6, 1L << ordinal, (a, b) -> a | b);
+    }
+
+    /**
+     * A heap copy of a block read in place from the mapping. The filter and the index are copied once, at
+     * open: every lookup reads them, and a lookup that must not wait for the disk ({@link #getCached})
+     * must not touch the mapping, where any read may page-fault.
+     */
+    private static MemorySegment onHeap(MemorySegment contents) {
+        return contents.isNative() ? MemorySegment.ofArray(contents.toArray(ValueLayout.JAVA_BYTE)).asReadOnly()
+                : contents;
     }
 
     /** Checks the checksum of a metadata block and returns its uncompressed contents. */

@@ -72,10 +72,16 @@ class MemtableModelProperties {
         });
     }
 
+    /** Point-index sizes: 1 and 4 slots overflow at once (lookups then search the skiplist), 1024 never. */
+    @Provide
+    Arbitrary<Integer> indexSlots() {
+        return Arbitraries.of(1, 4, 1024);
+    }
+
     @Property(tries = 300)
     void behavesLikeASortedMapOfInternalEntries(@ForAll("writes") List<Write> writes,
-            @ForAll("probes") List<Probe> probes) {
-        Memtable memtable = new Memtable(CAPACITY);
+            @ForAll("probes") List<Probe> probes, @ForAll("indexSlots") int indexSlots) {
+        Memtable memtable = new Memtable(CAPACITY, indexSlots);
         try {
             TreeMap<Key, byte[]> oracle = applyWrites(memtable, writes);
             assertEquals(oracle.size(), memtable.entryCount());

@@ -2,6 +2,9 @@ package io.varve.server.command;
 
 import io.varve.server.resp.RedisError;
 import io.varve.server.resp.Reply;
+import io.varve.server.store.Keyspace;
+import io.varve.server.store.Metadata;
+import io.varve.server.store.RedisType;
 
 import java.nio.charset.StandardCharsets;
 
@@ -35,11 +38,13 @@ public final class Dispatcher {
     private final CommandTable table;
     private final ServerContext server;
     private final Observer observer;
+    private final CommandSpec get;
 
     public Dispatcher(CommandTable table, ServerContext server, Observer observer) {
         this.table = table;
         this.server = server;
         this.observer = observer;
+        this.get = table.lookup("get");
     }
 
     public CommandTable table() {
@@ -83,6 +88,42 @@ public final class Dispatcher {
         if (timed) {
             observer.executed(spec, System.nanoTime() - started, failed);
         }
+    }
+
+    /**
+     * Runs a plain {@code GET key} of an authenticated connection from what the engine holds in memory
+     * ({@link Keyspace#lookupInMemory}), on the calling thread, if that decides it; the reply and the bookkeeping are those {@link #execute} would give
+     * (value or nil, expired keys absent, WRONGTYPE for other types, hit and miss counts, metrics). Returns
+     * false, having written and counted nothing, when the request is anything else or the answer needs
+     * table data that is not in memory: then the caller must {@link #execute} it where blocking is allowed. Never touches the disk,
+     * so event loops may call it.
+     */
+    public boolean executeFromMemory(Connection connection, byte[][] args, Reply reply) {
+        if (get == null || args.length != 2 || !connection.authenticated() || !Args.isKeyword(args[0], "get")) {
+            return false;
+        }
+        boolean timed = observer != Observer.NONE;
+        long started = timed ? System.nanoTime() : 0;
+        Metadata meta;
+        try {
+            meta = server.keyspace().lookupInMemory(args[1]);
+        } catch (RuntimeException e) {
+            return false; // a closing engine or a damaged record: the ordinary path reports it
+        }
+        if (meta == Keyspace.IN_TABLES) {
+            return false;
+        }
+        connection.commandStarted(get.name());
+        boolean wrongType = meta != null && meta.type() != RedisType.STRING;
+        if (wrongType) {
+            reply.error(RedisError.WRONG_TYPE);
+        } else {
+            reply.bulk(meta == null ? null : meta.value());
+        }
+        if (timed) {
+            observer.executed(get, System.nanoTime() - started, wrongType);
+        }
+        return true;
     }
 
     /** Logs an unexpected failure of a command and returns the error reply that reports it. */

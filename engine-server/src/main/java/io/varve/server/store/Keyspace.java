@@ -8,6 +8,7 @@ import io.varve.core.WriteBatch;
 import io.varve.core.WriteOptions;
 import io.varve.server.resp.RedisError;
 
+import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
@@ -90,6 +91,43 @@ public final class Keyspace {
         byte[] raw = db.get(options, KeyEncoding.metadataKey(key));
         Metadata meta = raw == null ? null : Metadata.decode(raw);
         if (meta != null && meta.hasExpiry() && meta.isExpired(now())) { // most keys have no expiry: skip the clock
+            meta = null;
+        }
+        (meta == null ? misses : hits).increment();
+        return meta;
+    }
+
+    /**
+     * What {@link #lookupInMemory} returns when memory cannot decide the key (it needs table data that is
+     * not cached). Compared by identity; never a key's real metadata.
+     */
+    public static final Metadata IN_TABLES = Metadata.collection(RedisType.HASH, 0, -1, -1);
+
+    private static final ReadOptions IN_MEMORY = ReadOptions.DEFAULT.withCachedOnly();
+
+    /**
+     * {@link #lookup(byte[])} answered from what the engine holds in memory alone (memtables, table filters
+     * and indexes, cached blocks: {@code ReadOptions.withCachedOnly()}), so it never waits for the disk and
+     * may run on an event loop: the live metadata, null if absent or expired (counted as a hit or miss, as
+     * {@link #lookup} counts), or {@link #IN_TABLES} (counted as nothing) when only a full lookup can tell.
+     */
+    public Metadata lookupInMemory(byte[] key) {
+        MemorySegment engineKey = MemorySegment.ofArray(KeyEncoding.metadataKey(key));
+        byte[] raw = new byte[64];
+        long length;
+        while (true) {
+            length = db.get(IN_MEMORY, engineKey, MemorySegment.ofArray(raw));
+            if (length == ReadOptions.INCOMPLETE) {
+                return IN_TABLES;
+            }
+            if (length <= raw.length) {
+                break;
+            }
+            // Larger than the guess: read again into an exact array (a newer write may answer this time).
+            raw = new byte[(int) length];
+        }
+        Metadata meta = length < 0 ? null : Metadata.decode(raw, (int) length);
+        if (meta != null && meta.hasExpiry() && meta.isExpired(now())) {
             meta = null;
         }
         (meta == null ? misses : hits).increment();

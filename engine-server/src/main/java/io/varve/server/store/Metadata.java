@@ -47,8 +47,13 @@ public record Metadata(RedisType type, long expireAt, long version, long size, b
     }
 
     public static Metadata decode(byte[] raw) {
-        if (raw.length < KeyEncoding.STRING_VALUE_OFFSET) {
-            throw new IllegalStateException("metadata record too short: " + raw.length + " bytes");
+        return decode(raw, raw.length);
+    }
+
+    /** Decodes the record in {@code raw[0, length)}. */
+    public static Metadata decode(byte[] raw, int length) {
+        if (length < KeyEncoding.STRING_VALUE_OFFSET) {
+            throw new IllegalStateException("metadata record too short: " + length + " bytes");
         }
         ByteBuffer b = ByteBuffer.wrap(raw);
         int typeByte = b.get(KeyEncoding.TYPE_OFFSET) & 0xFF;
@@ -58,12 +63,12 @@ public record Metadata(RedisType type, long expireAt, long version, long size, b
         RedisType type = RedisType.ofCode(typeByte & 0x0F);
         long expireAt = b.getLong(KeyEncoding.EXPIRE_OFFSET);
         if (type == RedisType.STRING) {
-            byte[] value = new byte[raw.length - KeyEncoding.STRING_VALUE_OFFSET];
+            byte[] value = new byte[length - KeyEncoding.STRING_VALUE_OFFSET];
             System.arraycopy(raw, KeyEncoding.STRING_VALUE_OFFSET, value, 0, value.length);
             return new Metadata(type, expireAt, 0, 0, value);
         }
-        if (raw.length < KeyEncoding.COLLECTION_HEADER) {
-            throw new IllegalStateException("collection metadata too short: " + raw.length + " bytes");
+        if (length < KeyEncoding.COLLECTION_HEADER) {
+            throw new IllegalStateException("collection metadata too short: " + length + " bytes");
         }
         return new Metadata(type, expireAt, b.getLong(KeyEncoding.VERSION_OFFSET), b.getLong(KeyEncoding.SIZE_OFFSET), null);
     }
