@@ -153,11 +153,14 @@ final class FileScanner {
         if (expectedEnd == 0) {
             return confirmedTail(fileId, batches, pos);
         }
-        if (pos == expectedEnd) {
+        // A file that ends right after valid batches is whole, even short of the recorded end: recycled files
+        // never shrink, so it was cut by a repair that tolerated damage (or truncated by someone else).
+        if (pos == expectedEnd || (pos == size && pos < expectedEnd)) {
             return new ScannedFile(fileId, path, size, true, batches, pos, null, false, fileHeader.size(), pos < size);
         }
-        long at = pos < expectedEnd ? pos : batches.position(batches.size() - 1);
-        if (pos > expectedEnd) {
+        long at = pos;
+        if (pos > expectedEnd && batches.size() > 0) {
+            at = batches.position(batches.size() - 1); // the batch that runs across the recorded end
             batches.truncate(batches.size() - 1);
         }
         return new ScannedFile(fileId, path, size, true, batches, at, new CorruptionException(path, at, "batches do not "
