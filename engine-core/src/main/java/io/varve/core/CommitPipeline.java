@@ -80,6 +80,8 @@ import java.util.function.LongSupplier;
  *       thread that may still use its file; rotation never closes a file.</li>
  *   <li>Recovery relies on the predecessor record: a log that lost its unsynced tail is followed by logs
  *       holding nothing synced (previous point), so dropping them keeps the recovered state a prefix.</li>
+ *   <li>A flush calls {@link #syncLogsBelow} before its manifest edit moves the log number past a sealed log,
+ *       so no family's edit can make a log obsolete whose tail another family may still need.</li>
  *   <li>Memtable room: a batch is admitted to a memtable when its bytes in use, plus a worst-case bound on
  *       what admitted writes have yet to insert, plus its own bound, fit the capacity; see
  *       {@link ActiveMemtable#fits}.
