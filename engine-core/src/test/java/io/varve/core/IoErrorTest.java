@@ -27,11 +27,19 @@ class IoErrorTest {
     void everyInjectedFailureSurfacesAndRecoveryIsConsistent() throws IOException {
         long operations = countOperations();
         assertTrue(operations > 20, "workload should exercise the file system");
+        int notReached = 0;
         for (boolean forever : new boolean[] {false, true}) {
             for (long n = 1; n <= operations; n++) {
-                runWithFailureAt(n, forever);
+                if (!runWithFailureAt(n, forever)) {
+                    notReached++;
+                }
             }
         }
+        // The log worker creates the next spare log in the background, so a run may end (close) before it
+        // made the last operations of the counting run; those few N test nothing and are skipped. Most must
+        // still inject.
+        assertTrue(notReached <= operations / 10,
+                notReached + " of " + 2 * operations + " runs never reached their failing operation");
     }
 
     private static long countOperations() throws IOException {
@@ -44,13 +52,17 @@ class IoErrorTest {
         return fs.operationCount();
     }
 
-    private static void runWithFailureAt(long n, boolean forever) throws IOException {
+    /** False when this run made fewer than {@code n} operations, so nothing was injected or checked. */
+    private static boolean runWithFailureAt(long n, boolean forever) throws IOException {
         MemFileSystem disk = new MemFileSystem();
         FaultInjectingFileSystem fs = new FaultInjectingFileSystem(disk);
         fs.failAt(n, forever);
         List<TestStates.Write> acknowledged = new ArrayList<>();
         Throwable error = workload(fs, acknowledged);
         String context = "failure at operation " + n + (forever ? " (forever)" : " (once)");
+        if (error == null && fs.injectedFailures().isEmpty() && fs.operationCount() < n) {
+            return false;
+        }
         if (error == null) {
             // Only best-effort cleanup (deleting obsolete logs and tables in the background) may fail
             // silently: it is retried at the next open, and losing it costs space, never data.
@@ -74,6 +86,7 @@ class IoErrorTest {
             int prefix = TestStates.matchingPrefix(new TreeMap<>(), acknowledged, lastSynced, state);
             assertTrue(prefix >= 0, context + ": recovered state is not a prefix holding every synced write");
         }
+        return true;
     }
 
     /**
