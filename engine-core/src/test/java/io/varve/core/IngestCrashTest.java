@@ -95,7 +95,7 @@ class IngestCrashTest {
             s.db().ingestExternalFiles(s.files(), options(move));
             returned = true;
         } catch (IOException | RuntimeException e) {
-            assertTrue(causedByInjection(e), () -> context + ": unexpected " + e);
+            assertTrue(TestStates.causedBy(e, FaultInjectingFileSystem.InjectedIOException.class), () -> context + ": unexpected " + e);
         }
         s.fs().heal();
         try {
@@ -164,19 +164,5 @@ class IngestCrashTest {
             }
         }
         return names;
-    }
-
-    private static boolean causedByInjection(Throwable error) {
-        for (Throwable t = error; t != null; t = t.getCause()) {
-            if (t instanceof FaultInjectingFileSystem.InjectedIOException) {
-                return true;
-            }
-            for (Throwable suppressed : t.getSuppressed()) {
-                if (causedByInjection(suppressed)) {
-                    return true;
-                }
-            }
-        }
-        return false;
     }
 }

@@ -258,7 +258,7 @@ class LogRotationTest {
             String context = "worker failure at its operation " + n;
             if (fs.workerFaultInjected) {
                 assertNotNull(error, context + ": the failure never reached a caller");
-                assertTrue(causedByFault(error), context + ": unexpected error " + error);
+                assertTrue(TestStates.causedBy(error, LogWorkerFileSystem.WorkerFault.class), context + ": unexpected error " + error);
             } else {
                 assertNull(error, context + ": failed without an injected fault");
             }
@@ -302,27 +302,6 @@ class LogRotationTest {
             assertThrows(RuntimeException.class, () -> db.put(new byte[] {1}, new byte[] {1}),
                     "a failed database must refuse writes");
         }
-        try {
-            db.close();
-        } catch (RuntimeException e) {
-            if (error == null) {
-                error = e;
-            }
-        }
-        return error;
-    }
-
-    private static boolean causedByFault(Throwable error) {
-        for (Throwable t = error; t != null; t = t.getCause()) {
-            if (t instanceof LogWorkerFileSystem.WorkerFault) {
-                return true;
-            }
-            for (Throwable s : t.getSuppressed()) {
-                if (causedByFault(s)) {
-                    return true;
-                }
-            }
-        }
-        return false;
+        return TestStates.closeKeepingFirstError(db, error);
     }
 }

@@ -1,6 +1,7 @@
 package io.varve.core;
 
 import io.varve.core.fs.ForwardingFileSystem;
+import io.varve.core.fs.ForwardingWritableFile;
 import io.varve.core.fs.MemFileSystem;
 import io.varve.core.fs.WritableFile;
 
@@ -107,27 +108,17 @@ final class LogWorkerFileSystem extends ForwardingFileSystem {
         }
         workerOperation("create");
         WritableFile file = delegate.create(path);
-        return new WritableFile() {
+        return new ForwardingWritableFile(file) {
             @Override
             public void write(ByteBuffer source) throws IOException {
                 checkAlive();
-                file.write(source);
+                delegate.write(source);
             }
 
             @Override
             public void sync() throws IOException {
                 workerOperation("sync");
-                file.sync();
-            }
-
-            @Override
-            public long size() {
-                return file.size();
-            }
-
-            @Override
-            public void close() throws IOException {
-                file.close();
+                delegate.sync();
             }
         };
     }

@@ -83,4 +83,29 @@ final class TestStates {
     static boolean sameBytes(byte[] a, byte[] b) {
         return Arrays.equals(a, b);
     }
+
+    /** Whether {@code error}, its causes or anything suppressed along the way is of type {@code type}. */
+    static boolean causedBy(Throwable error, Class<? extends Throwable> type) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return true;
+            }
+            for (Throwable suppressed : t.getSuppressed()) {
+                if (causedBy(suppressed, type)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Closes {@code db} and returns {@code error}, or the close's own failure if there was none before. */
+    static Throwable closeKeepingFirstError(Db db, Throwable error) {
+        try {
+            db.close();
+        } catch (RuntimeException e) {
+            return error == null ? e : error;
+        }
+        return error;
+    }
 }

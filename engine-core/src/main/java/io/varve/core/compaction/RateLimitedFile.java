@@ -1,5 +1,6 @@
 package io.varve.core.compaction;
 
+import io.varve.core.fs.ForwardingWritableFile;
 import io.varve.core.fs.WritableFile;
 
 import java.io.IOException;
@@ -7,15 +8,14 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.LongAdder;
 
 /** A table file being written by background work: pays the rate limiter and counts bytes written. */
-public final class RateLimitedFile implements WritableFile {
+public final class RateLimitedFile extends ForwardingWritableFile {
 
-    private final WritableFile file;
     private final RateLimiter limiter;
     private final LongAdder written;
 
     /** @param limiter null for no limit */
     public RateLimitedFile(WritableFile file, RateLimiter limiter, LongAdder written) {
-        this.file = file;
+        super(file);
         this.limiter = limiter;
         this.written = written;
     }
@@ -26,22 +26,7 @@ public final class RateLimitedFile implements WritableFile {
         if (limiter != null) {
             limiter.acquire(n);
         }
-        file.write(source);
+        delegate.write(source);
         written.add(n);
-    }
-
-    @Override
-    public void sync() throws IOException {
-        file.sync();
-    }
-
-    @Override
-    public long size() {
-        return file.size();
-    }
-
-    @Override
-    public void close() throws IOException {
-        file.close();
     }
 }

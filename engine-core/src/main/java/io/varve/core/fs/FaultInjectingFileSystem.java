@@ -141,33 +141,22 @@ public final class FaultInjectingFileSystem extends ForwardingFileSystem {
         return delegate.lock(path);
     }
 
-    private final class Writable implements WritableFile {
-        private final WritableFile file;
+    private final class Writable extends ForwardingWritableFile {
 
         Writable(WritableFile file) {
-            this.file = file;
+            super(file);
         }
 
         @Override
         public void write(ByteBuffer source) throws IOException {
             tick("write");
-            file.write(source);
+            delegate.write(source);
         }
 
         @Override
         public void sync() throws IOException {
             tick("sync");
-            file.sync();
-        }
-
-        @Override
-        public long size() {
-            return file.size();
-        }
-
-        @Override
-        public void close() throws IOException {
-            file.close();
+            delegate.sync();
         }
     }
 

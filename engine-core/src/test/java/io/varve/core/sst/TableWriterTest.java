@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import io.varve.core.base.InternalIterator;
 import io.varve.core.fs.MemFileSystem;
+import io.varve.core.fs.ForwardingWritableFile;
 import io.varve.core.fs.WritableFile;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -19,14 +20,13 @@ class TableWriterTest {
     private static final Path PATH = DIR.resolve("000005.sst");
 
     /** Counts calls and remembers whether the file was synced or closed. */
-    static final class CountingFile implements WritableFile {
-        final WritableFile delegate;
+    static final class CountingFile extends ForwardingWritableFile {
         int writes;
         int syncs;
         boolean closed;
 
         CountingFile(WritableFile delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
@@ -39,11 +39,6 @@ class TableWriterTest {
         public void sync() throws IOException {
             syncs++;
             delegate.sync();
-        }
-
-        @Override
-        public long size() {
-            return delegate.size();
         }
 
         @Override

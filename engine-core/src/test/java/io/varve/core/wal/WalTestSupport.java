@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.varve.core.base.CorruptionException;
 import io.varve.core.fs.ReadableFile;
+import io.varve.core.fs.ForwardingWritableFile;
 import io.varve.core.fs.WritableFile;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -216,33 +217,17 @@ final class WalTestSupport {
     }
 
     /** Wraps a writable file to count write calls. */
-    static final class CountingFile implements WritableFile {
-        private final WritableFile delegate;
+    static final class CountingFile extends ForwardingWritableFile {
         int writes;
 
         CountingFile(WritableFile delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
         public void write(ByteBuffer source) throws IOException {
             writes++;
             delegate.write(source);
-        }
-
-        @Override
-        public void sync() throws IOException {
-            delegate.sync();
-        }
-
-        @Override
-        public long size() {
-            return delegate.size();
-        }
-
-        @Override
-        public void close() throws IOException {
-            delegate.close();
         }
     }
 
