@@ -2,6 +2,7 @@ package io.varve.core;
 
 import io.varve.core.fs.FileSystem;
 import io.varve.core.fs.ForwardingFileSystem;
+import io.varve.core.fs.ForwardingWritableFile;
 import io.varve.core.fs.MemFileSystem;
 import io.varve.core.fs.WritableFile;
 import org.junit.jupiter.api.Test;
@@ -197,12 +198,7 @@ class ConcurrencyTest {
         @Override
         public WritableFile create(Path path) throws IOException {
             WritableFile file = delegate.create(path);
-            return new WritableFile() {
-                @Override
-                public void write(ByteBuffer source) throws IOException {
-                    file.write(source);
-                }
-
+            return new ForwardingWritableFile(file) {
                 @Override
                 public void sync() throws IOException {
                     synchronized (GatedSyncFileSystem.this) {
@@ -217,17 +213,7 @@ class ConcurrencyTest {
                             insideSync--;
                         }
                     }
-                    file.sync();
-                }
-
-                @Override
-                public long size() {
-                    return file.size();
-                }
-
-                @Override
-                public void close() throws IOException {
-                    file.close();
+                    delegate.sync();
                 }
             };
         }

@@ -1,6 +1,7 @@
 package io.varve.core;
 
 import io.varve.core.fs.ForwardingFileSystem;
+import io.varve.core.fs.ForwardingWritableFile;
 import io.varve.core.fs.MemFileSystem;
 import io.varve.core.fs.WritableFile;
 import io.varve.core.ingest.IngestOptions;
@@ -8,7 +9,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.TreeMap;
@@ -48,12 +48,7 @@ class IngestOrderingTest {
             if (!path.getFileName().toString().startsWith("MANIFEST")) {
                 return file;
             }
-            return new WritableFile() {
-                @Override
-                public void write(ByteBuffer source) throws IOException {
-                    file.write(source);
-                }
-
+            return new ForwardingWritableFile(file) {
                 @Override
                 public void sync() throws IOException {
                     if (armed) {
@@ -65,17 +60,7 @@ class IngestOrderingTest {
                             throw new IOException(e);
                         }
                     }
-                    file.sync();
-                }
-
-                @Override
-                public long size() {
-                    return file.size();
-                }
-
-                @Override
-                public void close() throws IOException {
-                    file.close();
+                    delegate.sync();
                 }
             };
         }
