@@ -429,24 +429,6 @@ final class DbImpl implements Db {
         level0Count = worst[1];
         pendingCompactionBytes = compactions.pendingBytes();
         stalls.changed();
-        pruneOpenedTables();
-    }
-
-    /** Drops tables no current view lists: they are, or will soon be, closed and deleted. */
-    private void pruneOpenedTables() {
-        if (openedTables.isEmpty()) {
-            return;
-        }
-        Set<Long> live = new HashSet<>();
-        versions.forEachView(view -> {
-            Version version = view.version();
-            for (int level = 0; level < Version.NUM_LEVELS; level++) {
-                for (TableMeta table : version.level(level)) {
-                    live.add(table.fileNumber());
-                }
-            }
-        });
-        openedTables.retainAll(live);
     }
 
     private void deleteLogsBelow(long logNumber) {
@@ -770,22 +752,16 @@ final class DbImpl implements Db {
     private static final long NOT_IN_TABLE = Long.MIN_VALUE;
 
     /**
-     * Tables a point lookup has opened through the table cache, which keeps a table open until no version
-     * uses it; so a table listed here and present in a pinned view is open, and a cached-only lookup can
-     * acquire it without opening (reading) a file. Pruned to the live tables by {@link #backgroundChanged}.
-     */
-    private final Set<Long> openedTables = ConcurrentHashMap.newKeySet();
-
-    /**
      * The value's length (copied out), -1 for a tombstone, {@link #NOT_IN_TABLE}, or (cached-only) {@link
      * ReadOptions#INCOMPLETE} when the table is not open or the block needed is not in the block cache.
      */
     private long lookupTable(TableMeta table, MemorySegment key, long sequence, PointRead read,
                              boolean cachedOnly) {
-        if (cachedOnly && !openedTables.contains(table.fileNumber())) {
+        // A cached-only lookup uses only tables already open: opening one reads the file.
+        TableReader reader = cachedOnly ? tableCache.acquireIfOpen(table) : tableCache.acquire(table);
+        if (reader == null) {
             return ReadOptions.INCOMPLETE;
         }
-        TableReader reader = tableCache.acquire(table);
         try {
             if (cachedOnly) {
                 if (!reader.getCached(key, sequence, read.result)) {
@@ -793,9 +769,6 @@ final class DbImpl implements Db {
                 }
             } else {
                 reader.get(key, sequence, read.result);
-                if (!openedTables.contains(table.fileNumber())) {
-                    openedTables.add(table.fileNumber());
-                }
             }
             return switch (read.result.status()) {
                 case FOUND -> read.take();

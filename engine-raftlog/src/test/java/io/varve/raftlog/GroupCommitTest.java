@@ -21,6 +21,24 @@ import org.junit.jupiter.api.Test;
 class GroupCommitTest {
     private static final Path DIR = Path.of("/group");
 
+    /**
+     * Waits until {@code queued} writers wait behind the held leader, opens its gate, and waits for the leader
+     * and every follower to finish.
+     */
+    private static void releaseOnceQueued(RaftLogEngine engine, int queued, CountDownLatch release, Future<?> leader,
+                                          List<Future<?>> followers) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (engine.stats().queuedWrites() < queued) {
+            assertTrue(System.nanoTime() < deadline, "followers did not queue up");
+            Thread.onSpinWait();
+        }
+        release.countDown();
+        leader.get(30, TimeUnit.SECONDS);
+        for (Future<?> f : followers) {
+            f.get(30, TimeUnit.SECONDS);
+        }
+    }
+
     private static byte[] entry(int thread, long index) {
         return ByteBuffer.allocate(16).putLong(thread).putLong(index).array();
     }
@@ -105,16 +123,7 @@ class GroupCommitTest {
                     return null;
                 }));
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (engine.stats().queuedWrites() < 7) {
-                assertTrue(System.nanoTime() < deadline, "followers did not queue up");
-                Thread.onSpinWait();
-            }
-            release.countDown();
-            leader.get(30, TimeUnit.SECONDS);
-            for (Future<?> f : followers) {
-                f.get(30, TimeUnit.SECONDS);
-            }
+            releaseOnceQueued(engine, 7, release, leader, followers);
             assertEquals(2, fs.syncs.get() - syncsBefore, "one fsync for the leader, one for the seven followers");
             for (int t = 0; t <= 7; t++) {
                 assertArrayEquals(entry(t, 1), engine.entry(t, 1));
@@ -160,16 +169,7 @@ class GroupCommitTest {
                 engine.write(new LogBatch().addEntries(0, 3, List.of(entry(0, 3))), true);
                 return null;
             });
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (engine.stats().queuedWrites() < 7) {
-                assertTrue(System.nanoTime() < deadline, "followers did not queue up");
-                Thread.onSpinWait();
-            }
-            release.countDown();
-            leader.get(30, TimeUnit.SECONDS);
-            for (Future<?> f : followers) {
-                f.get(30, TimeUnit.SECONDS);
-            }
+            releaseOnceQueued(engine, 7, release, leader, followers);
             java.util.concurrent.ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
                     java.util.concurrent.ExecutionException.class, () -> rejected.get(30, TimeUnit.SECONDS));
             assertTrue(e.getCause() instanceof IllegalArgumentException, e.getCause().toString());

@@ -47,6 +47,23 @@ public final class TableCache implements AutoCloseable {
         }
     }
 
+    /**
+     * Like {@link #acquire}, but only if the table is already open: never opens or maps a file, so a caller
+     * that must not wait on disk (a cached-only read) can use it. Null when the table is not open.
+     */
+    public TableReader acquireIfOpen(TableMeta table) {
+        TableReader reader = open.get(table.fileNumber());
+        if (reader == null) {
+            return null;
+        }
+        try {
+            reader.retain();
+            return reader;
+        } catch (IllegalStateException evictedMeanwhile) {
+            return null;
+        }
+    }
+
     private TableReader openReader(TableMeta table) {
         Path path = pathOf.apply(table.fileNumber());
         ReadableFile file = null;
