@@ -127,7 +127,8 @@ public final class ExternalTables {
     private static ExternalTable check(FileSystem fs, Path source, Path imported, long number, String columnFamily)
             throws IOException {
         // Errors name the caller's file: the offsets are the same in the import.
-        TableReader reader = TableReader.open(fs.openReadable(imported), source, number, null);
+        // A confined reader: releasing it then costs no pause of the writer threads (see openConfined).
+        TableReader reader = TableReader.openConfined(fs.openReadable(imported), source);
         try {
             TableProperties p = reader.properties();
             if (p.largestSequence() != 0) {
