@@ -65,6 +65,8 @@ final class ClientSession {
     private final RespDecoder decoder;
     private final ServerStats stats;
     private final SetRun sets;
+    /** The event loop's shared run of lone SETs ({@link #shareSet}). */
+    private final LoopSetBatch loopSets;
     private final java.util.concurrent.ThreadFactory drainers;
     private final Runnable drain = this::drain;
     /** Hand-offs from the event loop: each a list of the requests (and at most one error) of one read. */
@@ -91,8 +93,10 @@ final class ClientSession {
     private ByteBuf inline;
     private Reply inlineReply;
 
-    ClientSession(Channel channel, Connection connection, Dispatcher dispatcher, RespDecoder decoder, ServerStats stats) {
+    ClientSession(Channel channel, Connection connection, Dispatcher dispatcher, RespDecoder decoder, ServerStats stats,
+                  LoopSetBatch loopSets) {
         this.channel = channel;
+        this.loopSets = loopSets;
         this.connection = connection;
         this.decoder = decoder;
         this.dispatcher = dispatcher;
@@ -192,7 +196,52 @@ final class ClientSession {
     /** Event loop: the socket read is fully decoded. */
     void readComplete() {
         writeInline();
+        if (reading.size() == 1 && reading.getFirst() instanceof RespRequest request && shareSet(request)) {
+            reading.clear();
+            readingBytes = 0;
+            decoding = false;
+            return;
+        }
         handOff();
+    }
+
+    /**
+     * Event loop: offers a read's only request, when it is a blind SET, to the loop's shared run instead of
+     * this connection's drainer (see {@link LoopSetBatch}). Only an idle connection qualifies: nothing queued
+     * or unwritten, and the drainer token free, which this then holds, with one batch counted unwritten,
+     * until {@link #sharedSetDone}. So every later request of the connection waits for the SET's reply.
+     */
+    private boolean shareSet(RespRequest request) {
+        if (closed || queuedRequests.get() != 0 || unwritten.get() != 0 || !channel.isWritable()
+                || !running.compareAndSet(false, true)) {
+            return false;
+        }
+        unwritten.incrementAndGet();
+        if (!loopSets.offer(this, request.args())) {
+            unwritten.decrementAndGet();
+            running.set(false); // nothing was queued meanwhile: this is the event loop, the only producer
+            return false;
+        }
+        stats.commandProcessed();
+        stats.sharedSet();
+        return true;
+    }
+
+    /** Event loop (or any thread once the loop is gone): the shared run holding this connection's SET is committed. */
+    void sharedSetDone(String failure) {
+        ByteBuf out = channel.alloc().ioBuffer(16);
+        Reply reply = new Reply(out, connection.protocol());
+        if (failure == null) {
+            reply.ok();
+        } else {
+            reply.error(failure);
+        }
+        connection.touch(System.currentTimeMillis());
+        stats.replyBytes(out.readableBytes());
+        channel.writeAndFlush(out);
+        unwritten.decrementAndGet();
+        running.set(false);
+        startDrainer(); // requests that arrived meanwhile were queued behind the token
     }
 
     private void handOff() {

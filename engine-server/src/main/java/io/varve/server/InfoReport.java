@@ -121,6 +121,7 @@ final class InfoReport {
         f.put("keyspace_misses", ks.misses());
         f.put("total_writes", ks.commits());
         f.put("total_reads_answered_inline", stats.inlineReads());
+        f.put("total_sets_committed_per_event_loop", stats.sharedSets());
     }
 
     private void keyspaceSection(Map<String, Object> f) {

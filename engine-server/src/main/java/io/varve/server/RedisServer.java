@@ -8,6 +8,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
@@ -40,6 +41,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -90,6 +92,10 @@ public final class RedisServer implements AutoCloseable {
     private MetricsEndpoint metricsEndpoint;
     private EventLoopGroup acceptor;
     private EventLoopGroup workers;
+    /** One shared run of lone SETs per worker event loop (see {@link LoopSetBatch}). */
+    private final ConcurrentHashMap<EventLoop, LoopSetBatch> loopSets = new ConcurrentHashMap<>();
+    /** Null: each shared SET run commits on a virtual thread of its own. */
+    private final Executor loopSetCommitter;
     private ScheduledExecutorService background;
     private SslContext sslContext;
     private final Context context = new Context();
@@ -102,6 +108,7 @@ public final class RedisServer implements AutoCloseable {
                 : Options.defaults().withWriteBufferSize(b.config.writeBufferSize());
         this.compactionFilter = new KeyspaceCompactionFilter(clock);
         this.activeExpiry = b.activeExpiry;
+        this.loopSetCommitter = b.loopSetCommitter;
     }
 
     public static Builder builder(ServerConfig config) {
@@ -115,6 +122,7 @@ public final class RedisServer implements AutoCloseable {
         private Predicate<InetAddress> isLoopback = InetAddress::isLoopbackAddress;
         private Options engineOptions;
         private boolean activeExpiry = true;
+        private Executor loopSetCommitter;
 
         private Builder(ServerConfig config) {
             this.config = config;
@@ -141,6 +149,12 @@ public final class RedisServer implements AutoCloseable {
         /** Tests turn the active expiry sweep off to see what the compaction filter alone removes. */
         Builder activeExpiry(boolean enabled) {
             this.activeExpiry = enabled;
+            return this;
+        }
+
+        /** Tests hold back the commits of shared SET runs (see {@link LoopSetBatch}); default: a virtual thread each. */
+        Builder loopSetCommitter(Executor committer) {
+            this.loopSetCommitter = committer;
             return this;
         }
 
@@ -233,7 +247,8 @@ public final class RedisServer implements AutoCloseable {
         Connection connection = new Connection(ch.remoteAddress(), ch.localAddress(), !needsAuth);
         RespDecoder decoder = new RespDecoder(
                 DecoderLimits.of(config.protoMaxBulkLength(), config.queryBufferLimit()), connection::authenticated);
-        ClientSession session = new ClientSession(ch, connection, dispatcher, decoder, stats);
+        LoopSetBatch loopSets = this.loopSets.computeIfAbsent(ch.eventLoop(), loop -> new LoopSetBatch(loop, dispatcher, loopSetCommitter));
+        ClientSession session = new ClientSession(ch, connection, dispatcher, decoder, stats, loopSets);
         ChannelPipeline p = ch.pipeline();
         if (sslContext != null) {
             p.addLast("tls", sslContext.newHandler(ch.alloc()));

@@ -12,6 +12,7 @@ final class ServerStats {
     private final LongAdder replyBytes = new LongAdder();
     private final LongAdder inputBytes = new LongAdder();
     private final LongAdder inlineReads = new LongAdder();
+    private final LongAdder sharedSets = new LongAdder();
     private final long startedAtMillis = System.currentTimeMillis();
     private volatile long recoveryMillis;
 
@@ -42,6 +43,15 @@ final class ServerStats {
 
     long inlineReads() {
         return inlineReads.sum();
+    }
+
+    /** A lone SET was committed in its event loop's shared run (see LoopSetBatch). */
+    void sharedSet() {
+        sharedSets.increment();
+    }
+
+    long sharedSets() {
+        return sharedSets.sum();
     }
 
     void inputBytes(long n) {

@@ -9,7 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Consecutive plain SETs from one connection's pipeline, committed as one engine batch.
+ * Plain SETs committed as one engine batch: consecutive ones from one connection's pipeline, or lone ones
+ * from many connections.
  *
  * <p>Why: pipelined, most of a SET's cost is its own engine commit (sequence numbers, log append, a write
  * system call, publication). One commit for a run of N SETs pays that once.
@@ -23,7 +24,11 @@ import java.util.List;
  * executes any other command of the connection, so that command sees every SET before it. The outcome is
  * therefore the one the SETs would have had executed one by one, at the instant of the commit.
  *
- * <p>Not thread-safe: it belongs to one connection's drainer.
+ * <p>The same reasoning covers a run whose SETs come from different connections ({@code LoopSetBatch}):
+ * each connection's SET is then the only command of that connection in flight.
+ *
+ * <p>Not thread-safe: it belongs to one thread at a time (a connection's drainer, or an event loop that
+ * fills it and then hands it to the thread that commits it).
  */
 public final class SetRun {
 
@@ -82,8 +87,24 @@ public final class SetRun {
 
     /** Commits the run and writes one reply per SET, in order; then the run is empty again. */
     public void commit(Reply reply) {
+        int count = keys.size();
+        String failure = commit();
+        for (int i = 0; i < count; i++) {
+            if (failure == null) {
+                reply.ok();
+            } else {
+                reply.error(failure);
+            }
+        }
+    }
+
+    /**
+     * Commits the run and empties it; returns null on success, else the error reply every SET of the run
+     * gets. For callers that answer each SET somewhere else ({@code LoopSetBatch}: one per connection).
+     */
+    public String commit() {
         if (keys.isEmpty()) {
-            return;
+            return null;
         }
         Keyspace ks = dispatcher.server().keyspace();
         String failure = null;
@@ -94,15 +115,11 @@ public final class SetRun {
         }
         long nanos = System.nanoTime() - started;
         for (int i = 0; i < keys.size(); i++) {
-            if (failure == null) {
-                reply.ok();
-            } else {
-                reply.error(failure);
-            }
             dispatcher.observer().executed(set, nanos, failure != null);
         }
         keys.clear();
         batch = new WriteBatch();
         bytes = 0;
+        return failure;
     }
 }
