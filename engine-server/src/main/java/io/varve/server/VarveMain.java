@@ -17,6 +17,11 @@ public final class VarveMain {
         if (System.getProperty("io.netty.noUnsafe") == null) {
             System.setProperty("io.netty.noUnsafe", "true");
         }
+        // With the jar's Add-Opens of sun.nio.ch, this lets Netty swap the selector's key set for an array it
+        // walks without iterator garbage: fewer cycles per ready socket, which counts with thousands of clients.
+        if (System.getProperty("io.netty.tryReflectionSetAccessible") == null) {
+            System.setProperty("io.netty.tryReflectionSetAccessible", "true");
+        }
         // Keep logging alive until the server's own shutdown hook has logged its last line.
         if (System.getProperty("java.util.logging.manager") == null) {
             System.setProperty("java.util.logging.manager", ShutdownSafeLogManager.class.getName());
