@@ -12,8 +12,13 @@ import java.lang.invoke.VarHandle;
  * comparisons dominated lookup profiles: dozens of cache misses per search).
  *
  * <h2>Design</h2>
- * An open-addressing table of int node offsets (0 = empty slot) in off-heap memory owned by the memtable's
- * arena, probed linearly for at most {@link #PROBES} slots. A slot is claimed by one user key for good: it
+ * An open-addressing table of ints (0 = empty slot) in off-heap memory owned by the memtable's arena, probed
+ * linearly for at most {@link #PROBES} slots. A slot holds a node offset divided by the node alignment, and
+ * above it, in the bits the arena's size leaves free, a <em>tag</em>: bits of the key's hash that the slot's
+ * position does not use. A probe compares tags first and reads the node's key only when they agree, so a
+ * slot of another key rarely costs a cache miss into the arena (it was most of a lookup's time when every
+ * probe read the node). Tags change nothing below: equal keys have equal tags, so a tag mismatch is simply
+ * "another key". A slot is claimed by one user key for good: it
  * goes from empty to a node of that key with a CAS, and afterwards only to newer nodes of the same key, again
  * by CAS, never back to empty and never to another key. Nothing is ever removed, which is what makes the
  * table simple enough to be lock-free without tombstones or resizing. When all probed slots belong to other
@@ -59,6 +64,10 @@ final class PointIndex {
     private final MemorySegment slots;
     private final int mask;
     private final Skiplist list;
+    /** A slot's low {@code nodeBits} bits hold node offset / alignment; the bits above, up to 31, the tag. */
+    private final int nodeBits;
+    private final int nodeMask;
+    private final int tagMask;
 
     PointIndex(MemorySegment slots, Skiplist list) {
         long count = slots.byteSize() / Integer.BYTES;
@@ -68,6 +77,26 @@ final class PointIndex {
         this.slots = slots;
         this.mask = (int) count - 1;
         this.list = list;
+        long largestNode = list.memory().byteSize() / SkiplistNodeLayout.NODE_ALIGNMENT;
+        this.nodeBits = Math.max(1, 64 - Long.numberOfLeadingZeros(largestNode));
+        if (nodeBits > 31) {
+            throw new IllegalArgumentException("arena too large for int node slots: " + list.memory().byteSize());
+        }
+        this.nodeMask = (int) ((1L << nodeBits) - 1);
+        this.tagMask = (int) ((1L << (31 - nodeBits)) - 1);
+    }
+
+    private int encode(int node, long hash) {
+        int tag = (int) hash & tagMask;
+        return (tag << nodeBits) | (node / SkiplistNodeLayout.NODE_ALIGNMENT);
+    }
+
+    private int node(int slot) {
+        return (slot & nodeMask) * SkiplistNodeLayout.NODE_ALIGNMENT;
+    }
+
+    private boolean tagMatches(int slot, long hash) {
+        return (slot >>> nodeBits) == ((int) hash & tagMask);
     }
 
     /**
@@ -85,22 +114,24 @@ final class PointIndex {
      * newer version of the key is indexed already or the key's probe window is held by other keys.
      */
     void publish(int node, MemorySegment userKey, long trailer) {
-        int start = hash(userKey);
+        long hash = hash(userKey);
+        int start = (int) (hash >>> 32);
+        int encoded = encode(node, hash);
         for (int probe = 0; probe < PROBES; probe++) {
             long offset = (long) ((start + probe) & mask) * Integer.BYTES;
             while (true) {
                 int current = (int) SLOT.getAcquire(slots, offset);
                 if (current == NIL) {
-                    if (SLOT.compareAndSet(slots, offset, NIL, node)) {
+                    if (SLOT.compareAndSet(slots, offset, NIL, encoded)) {
                         return;
                     }
                     continue; // someone claimed it: it may be our own key, look again
                 }
-                if (!sameKey(current, userKey)) {
+                if (!tagMatches(current, hash) || !sameKey(node(current), userKey)) {
                     break; // another key's slot, for good
                 }
-                if (Long.compareUnsigned(list.trailer(current), trailer) >= 0
-                        || SLOT.compareAndSet(slots, offset, current, node)) {
+                if (Long.compareUnsigned(list.trailer(node(current)), trailer) >= 0
+                        || SLOT.compareAndSet(slots, offset, current, encoded)) {
                     return;
                 }
                 // A newer (or older) version of our key replaced it meanwhile: compare again.
@@ -114,14 +145,16 @@ final class PointIndex {
      * all, or {@link #UNKNOWN} when the skiplist must be searched.
      */
     int find(MemorySegment userKey, long seekTrailer) {
-        int start = hash(userKey);
+        long hash = hash(userKey);
+        int start = (int) (hash >>> 32);
         for (int probe = 0; probe < PROBES; probe++) {
             int current = (int) SLOT.getAcquire(slots, (long) ((start + probe) & mask) * Integer.BYTES);
             if (current == NIL) {
                 return NIL;
             }
-            if (sameKey(current, userKey)) {
-                return Long.compareUnsigned(list.trailer(current), seekTrailer) <= 0 ? current : UNKNOWN;
+            if (tagMatches(current, hash) && sameKey(node(current), userKey)) {
+                int node = node(current);
+                return Long.compareUnsigned(list.trailer(node), seekTrailer) <= 0 ? node : UNKNOWN;
             }
         }
         return UNKNOWN;
@@ -131,8 +164,11 @@ final class PointIndex {
         return list.userKeyEquals(node, userKey);
     }
 
-    /** Eight bytes at a time, multiply and fold; only this table depends on it (it is never stored). */
-    static int hash(MemorySegment key) {
+    /**
+     * Eight bytes at a time, multiply and fold; only this table depends on it (it is never stored). The high
+     * half picks the slot, the low bits make the tag.
+     */
+    static long hash(MemorySegment key) {
         long length = key.byteSize();
         long h = length * MULTIPLIER;
         long i = 0;
@@ -145,6 +181,6 @@ final class PointIndex {
         }
         h ^= h >>> 32;
         h *= MULTIPLIER;
-        return (int) (h >>> 32);
+        return h ^ (h >>> 29);
     }
 }
