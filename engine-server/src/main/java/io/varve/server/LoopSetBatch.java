@@ -90,10 +90,20 @@ final class LoopSetBatch {
     }
 
     private void commit(SetRun committing, List<ClientSession> waiting) {
-        String failure = committing.commit();
+        String failure;
+        try {
+            failure = committing.commit(); // engine failures come back as the error reply
+        } catch (Throwable unexpected) {
+            // Still answer and release every session: a connection left holding its token would never run
+            // again, and shutdown would wait for it forever.
+            System.getLogger(LoopSetBatch.class.getName()).log(System.Logger.Level.ERROR,
+                    "committing a shared SET run failed", unexpected);
+            failure = "ERR internal error";
+        }
+        String reply = failure;
         Runnable answer = () -> {
             for (ClientSession session : waiting) {
-                session.sharedSetDone(failure);
+                session.sharedSetDone(reply);
             }
         };
         try {

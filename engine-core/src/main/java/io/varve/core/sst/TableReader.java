@@ -392,6 +392,7 @@ public final class TableReader {
         for (int i = 0; i < index.count(); i++) {
             long offset = index.blockOffset(i);
             cursor.reset(dataBlock(i));
+            boolean firstOfBlock = true;
             for (cursor.seekToFirst(); cursor.valid(); cursor.next()) {
                 MemorySegment userKey = cursor.userKey();
                 long trailer = cursor.trailer();
@@ -402,11 +403,12 @@ public final class TableReader {
                             + InternalKeys.describe(userKey, trailer) + " does not come after "
                             + InternalKeys.describe(previous, previousTrailer));
                 }
-                if (index.compareSeparator(i, userKey, trailer) < 0
-                        || (i > 0 && index.compareSeparator(i - 1, userKey, trailer) >= 0)) {
-                    throw new CorruptionException(path, offset, "entry " + InternalKeys.describe(userKey, trailer)
-                            + " lies outside the key range the index gives data block " + i);
+                // Entries increase (checked above), so the block lies within (separator i-1, separator i]
+                // when its first entry is above the one and its last at or below the other (after the loop).
+                if (firstOfBlock && i > 0 && index.compareSeparator(i - 1, userKey, trailer) >= 0) {
+                    throw outsideBlockRange(offset, i, userKey, trailer);
                 }
+                firstOfBlock = false;
                 if (entries == 0 && !sameKey(userKey, trailer, properties.smallestUserKey, properties.smallestTrailer)) {
                     throw new CorruptionException(path, offset, "first entry " + InternalKeys.describe(userKey, trailer)
                             + " is not the smallest key the properties give");
@@ -422,6 +424,12 @@ public final class TableReader {
                 MemorySegment.copy(userKey, ValueLayout.JAVA_BYTE, 0, previousKey, 0, previousLength);
                 previousTrailer = trailer;
             }
+            if (!firstOfBlock) {
+                MemorySegment last = MemorySegment.ofArray(previousKey).asSlice(0, previousLength);
+                if (index.compareSeparator(i, last, previousTrailer) < 0) {
+                    throw outsideBlockRange(offset, i, last, previousTrailer);
+                }
+            }
         }
         MemorySegment last = previousKey == null ? null : MemorySegment.ofArray(previousKey).asSlice(0, previousLength);
         if (entries != properties.entryCount || deletions != properties.deletionCount || last == null
@@ -431,6 +439,11 @@ public final class TableReader {
                     + (last == null ? "nothing" : InternalKeys.describe(last, previousTrailer))
                     + ", the properties say " + properties);
         }
+    }
+
+    private CorruptionException outsideBlockRange(long offset, int block, MemorySegment userKey, long trailer) {
+        return new CorruptionException(path, offset, "entry " + InternalKeys.describe(userKey, trailer)
+                + " lies outside the key range the index gives data block " + block);
     }
 
     private boolean sameKey(MemorySegment userKey, long trailer, byte[] expectedUserKey, long expectedStoredTrailer) {
