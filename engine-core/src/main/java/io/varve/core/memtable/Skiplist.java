@@ -7,6 +7,7 @@ import static io.varve.core.memtable.SkiplistNodeLayout.NIL;
 import static io.varve.core.memtable.SkiplistNodeLayout.TRAILER_OFFSET;
 import static io.varve.core.memtable.SkiplistNodeLayout.VALUE_LENGTH_OFFSET;
 
+import io.varve.core.base.Keys;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -28,8 +29,6 @@ final class Skiplist {
 
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
-    private static final ValueLayout.OfLong BIG_ENDIAN_WORD =
-            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
 
     private final MemtableArena arena;
     private final MemorySegment memory;
@@ -321,28 +320,9 @@ final class Skiplist {
      * trailers descending. Compares in place, without slicing, so searches allocate nothing.
      */
     int compareNodeTo(int node, MemorySegment keySegment, long keyOffset, long keyLength, long trailer) {
-        long nodeKeyOffset = keyOffset(node);
-        int nodeKeyLength = keyLength(node);
-        long common = Math.min(nodeKeyLength, keyLength);
-        // Eight bytes at a time as big-endian longs, whose unsigned order is the bytes' order. Keys are
-        // short, and MemorySegment.mismatch's fixed cost per call showed as the top item of lookup profiles.
-        long i = 0;
-        for (; i + Long.BYTES <= common; i += Long.BYTES) {
-            long a = memory.get(BIG_ENDIAN_WORD, nodeKeyOffset + i);
-            long b = keySegment.get(BIG_ENDIAN_WORD, keyOffset + i);
-            if (a != b) {
-                return Long.compareUnsigned(a, b);
-            }
-        }
-        for (; i < common; i++) {
-            int a = Byte.toUnsignedInt(memory.get(ValueLayout.JAVA_BYTE, nodeKeyOffset + i));
-            int b = Byte.toUnsignedInt(keySegment.get(ValueLayout.JAVA_BYTE, keyOffset + i));
-            if (a != b) {
-                return a - b;
-            }
-        }
-        if (nodeKeyLength != keyLength) {
-            return nodeKeyLength < keyLength ? -1 : 1;
+        int c = Keys.compare(memory, keyOffset(node), keyLength(node), keySegment, keyOffset, keyLength);
+        if (c != 0) {
+            return c;
         }
         return Long.compareUnsigned(trailer, trailer(node));
     }

@@ -1,6 +1,7 @@
 package io.varve.core.sst;
 
 import io.varve.core.base.InternalKey;
+import io.varve.core.base.Keys;
 import io.varve.core.base.ValueKind;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -17,8 +18,6 @@ final class InternalKeys {
     static final long NO_GLOBAL_SEQUENCE = -1L;
 
     private static final int MAX_DESCRIBED_BYTES = 64;
-    private static final ValueLayout.OfLong BIG_ENDIAN_WORD =
-            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong FIXED64 =
             ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
@@ -26,31 +25,12 @@ final class InternalKeys {
     }
 
     /**
-     * Compares {@code a[aFrom, aTo)} with {@code b[bFrom, bTo)} as unsigned bytes, shorter prefix first;
-     * only the sign of the result is meaningful. Keys are short, so this reads 8 bytes at a time as
-     * big-endian words (whose unsigned order is the byte order) rather than paying the setup cost of
-     * {@link MemorySegment#mismatch}.
+     * Compares {@code a[aFrom, aTo)} with {@code b[bFrom, bTo)} as unsigned bytes, shorter prefix first
+     * ({@link Keys#compare(MemorySegment, long, long, MemorySegment, long, long)} with end offsets); only the
+     * sign of the result is meaningful.
      */
     static int compareBytes(MemorySegment a, long aFrom, long aTo, MemorySegment b, long bFrom, long bTo) {
-        long aLength = aTo - aFrom;
-        long bLength = bTo - bFrom;
-        long common = Math.min(aLength, bLength);
-        long i = 0;
-        for (; i + Long.BYTES <= common; i += Long.BYTES) {
-            long x = a.get(BIG_ENDIAN_WORD, aFrom + i);
-            long y = b.get(BIG_ENDIAN_WORD, bFrom + i);
-            if (x != y) {
-                return Long.compareUnsigned(x, y);
-            }
-        }
-        for (; i < common; i++) {
-            int x = Byte.toUnsignedInt(a.get(ValueLayout.JAVA_BYTE, aFrom + i));
-            int y = Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, bFrom + i));
-            if (x != y) {
-                return x - y;
-            }
-        }
-        return Long.compare(aLength, bLength);
+        return Keys.compare(a, aFrom, aTo - aFrom, b, bFrom, bTo - bFrom);
     }
 
     /**

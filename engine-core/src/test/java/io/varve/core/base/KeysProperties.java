@@ -22,6 +22,22 @@ class KeysProperties {
         assertEquals(0, Keys.compare(a, MemorySegment.ofArray(a.clone())));
     }
 
+    /** The in-place range comparison, at arbitrary offsets of larger segments, agrees with unsigned bytes too. */
+    @Property(tries = 2000)
+    void rangesAtOffsetsOrderLikeUnsignedBytes(@ForAll("keys") byte[] a, @ForAll("keys") byte[] b,
+                                               @ForAll @net.jqwik.api.constraints.IntRange(max = 9) int aPad,
+                                               @ForAll @net.jqwik.api.constraints.IntRange(max = 9) int bPad) {
+        byte[] paddedA = new byte[aPad + a.length + 3];
+        byte[] paddedB = new byte[bPad + b.length + 3];
+        Arrays.fill(paddedA, (byte) 0x5a);
+        Arrays.fill(paddedB, (byte) 0xa5);
+        System.arraycopy(a, 0, paddedA, aPad, a.length);
+        System.arraycopy(b, 0, paddedB, bPad, b.length);
+        int expected = Integer.signum(Arrays.compareUnsigned(a, b));
+        assertEquals(expected, Integer.signum(Keys.compare(MemorySegment.ofArray(paddedA), aPad, a.length,
+                MemorySegment.ofArray(paddedB), bPad, b.length)));
+    }
+
     /** Pairs that share long prefixes, so mismatches fall inside words, at word edges and in the tail. */
     @Provide
     Arbitrary<byte[]> keys() {
