@@ -57,6 +57,11 @@ import java.util.concurrent.locks.LockSupport;
  *   <li>{@code flushRetry}: {@code ingestExternalFilesWithFlushRetry}, TiKV's sequence;</li>
  *   <li>{@code allowWrite}: {@code allowWrite = true}, under the range latch; writes are never held.</li>
  * </ul>
+ *
+ * <p>The system property {@code varve.bench.ingesterPriority} (a Java priority, default normal) sets the
+ * ingesting thread's priority. Linux applies it only with {@code -XX:ThreadPriorityPolicy=1} (as root); with
+ * {@code -XX:JavaPriority1_To_OSPriority=19}, priority 1 runs the thread at nice 19. That is how the ingesting
+ * thread's CPU was shown to cause the remaining outliers (docs/benchmarks.md).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
@@ -119,7 +124,9 @@ public class IngestWhileWritingBenchmark {
     @Benchmark
     public long scenario() throws Exception {
         stop = false;
-        Thread ingester = Thread.ofPlatform().name("bench-ingester").start(this::ingestLoop);
+        Thread ingester = Thread.ofPlatform().name("bench-ingester")
+                .priority(Integer.getInteger("varve.bench.ingesterPriority", Thread.NORM_PRIORITY))
+                .start(this::ingestLoop);
         List<long[]> latencies = new ArrayList<>();
         List<int[]> counts = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
