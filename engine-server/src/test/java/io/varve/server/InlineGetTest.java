@@ -19,13 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class InlineGetTest extends OneServerPerClass {
 
     private long inlineReads(RespClient c) throws IOException {
-        String info = (String) c.call("INFO", "stats");
-        for (String line : info.split("\r\n")) {
-            if (line.startsWith("total_reads_answered_inline:")) {
-                return Long.parseLong(line.substring(line.indexOf(':') + 1));
-            }
-        }
-        throw new AssertionError("INFO stats has no total_reads_answered_inline: " + info);
+        return c.infoStat("total_reads_answered_inline");
     }
 
     private static byte[] pipeline(List<String[]> commands) {

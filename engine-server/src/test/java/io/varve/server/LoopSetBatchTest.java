@@ -28,17 +28,7 @@ class LoopSetBatchTest extends OneServerPerClass {
     private static final int ROUNDS = 200;
 
     private long sharedSets(RespClient c) throws IOException {
-        return infoField(c, "total_sets_committed_per_event_loop");
-    }
-
-    private static long infoField(RespClient c, String field) throws IOException {
-        String info = (String) c.call("INFO", "stats");
-        for (String line : info.split("\r\n")) {
-            if (line.startsWith(field + ":")) {
-                return Long.parseLong(line.substring(line.indexOf(':') + 1));
-            }
-        }
-        throw new AssertionError("INFO stats has no " + field + ": " + info);
+        return c.infoStat("total_sets_committed_per_event_loop");
     }
 
     /**
@@ -59,7 +49,7 @@ class LoopSetBatchTest extends OneServerPerClass {
                 String key = "held:" + round;
                 c.send("SET", key, "v");
                 Runnable commit = held.take(); // the SET went into a shared run, whose commit waits here
-                long inputBefore = infoField(observer, "total_net_input_bytes");
+                long inputBefore = observer.infoStat("total_net_input_bytes");
                 byte[] append = RespClient.encode("APPEND", key, "+");
                 byte[] get = RespClient.encode("GET", key);
                 c.sendRaw(append);
@@ -67,7 +57,7 @@ class LoopSetBatchTest extends OneServerPerClass {
                 // Wait until the server has read both of c's commands. Each INFO counts its own request too.
                 long expected = inputBefore + append.length + get.length;
                 long infoRequest = RespClient.encode("INFO", "stats").length;
-                for (int polls = 1; infoField(observer, "total_net_input_bytes") - polls * infoRequest < expected;
+                for (int polls = 1; observer.infoStat("total_net_input_bytes") - polls * infoRequest < expected;
                      polls++) {
                     Thread.onSpinWait();
                 }

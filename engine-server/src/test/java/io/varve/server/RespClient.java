@@ -76,6 +76,17 @@ final class RespClient implements AutoCloseable {
         sendRaw(text.getBytes(StandardCharsets.UTF_8));
     }
 
+    /** A numeric field of {@code INFO stats}, e.g. {@code total_net_input_bytes}; fails if the field is missing. */
+    long infoStat(String field) throws IOException {
+        String info = (String) call("INFO", "stats");
+        for (String line : info.split("\r\n")) {
+            if (line.startsWith(field + ":")) {
+                return Long.parseLong(line.substring(line.indexOf(':') + 1));
+            }
+        }
+        throw new AssertionError("INFO stats has no " + field + ": " + info);
+    }
+
     Object call(String... args) throws IOException {
         send(args);
         return read();
