@@ -158,17 +158,37 @@ final class Skiplist {
      * the first node at or after it ({@code nexts}, possibly NIL).
      */
     private void findSplice(MemorySegment userKey, long trailer, int levels, int[] prevs, int[] nexts) {
-        long keyLength = userKey.byteSize();
+        descend(userKey, 0, userKey.byteSize(), trailer, levels, prevs, nexts);
+    }
+
+    /**
+     * Walks from the head down through {@code levels} levels towards the target and returns, as seen at level
+     * 0, the last node before it (the head if none) in the high 32 bits and the first node at or after it
+     * (NIL if none) in the low 32 bits; records both for every level when {@code prevs} is not null.
+     *
+     * <p>The node that ends the walk at one level is often where the walk at the next level ends too. It is
+     * known not to come before the target, so it is not compared again: a comparison is a read of a key that
+     * may sit anywhere in the arena, and this saves about one per level.
+     */
+    private long descend(MemorySegment keySegment, long keyOffset, long keyLength, long trailer, int levels,
+                         int[] prevs, int[] nexts) {
         int x = head;
+        int next = NIL;
+        int knownNotBefore = NIL;
         for (int level = levels - 1; level >= 0; level--) {
-            int next = link(x, level);
-            while (next != NIL && compareNodeTo(next, userKey, 0, keyLength, trailer) < 0) {
+            next = link(x, level);
+            while (next != NIL && next != knownNotBefore
+                    && compareNodeTo(next, keySegment, keyOffset, keyLength, trailer) < 0) {
                 x = next;
                 next = link(x, level);
             }
-            prevs[level] = x;
-            nexts[level] = next;
+            knownNotBefore = next;
+            if (prevs != null) {
+                prevs[level] = x;
+                nexts[level] = next;
+            }
         }
+        return ((long) x << 32) | (next & 0xFFFF_FFFFL);
     }
 
     private void findSpliceAtLevel(MemorySegment userKey, long trailer, int level, int start, int[] prevs,
@@ -189,42 +209,20 @@ final class Skiplist {
 
     /** The first node at or after the target key. */
     int findGreaterOrEqual(MemorySegment keySegment, long keyOffset, long keyLength, long trailer) {
-        int x = head;
-        int next = NIL;
-        for (int level = height.get() - 1; level >= 0; level--) {
-            next = link(x, level);
-            while (next != NIL && compareNodeTo(next, keySegment, keyOffset, keyLength, trailer) < 0) {
-                x = next;
-                next = link(x, level);
-            }
-        }
-        return next;
+        return (int) descend(keySegment, keyOffset, keyLength, trailer, height.get(), null, null);
     }
 
     /** The last node strictly before the target key. */
     int findLessThan(MemorySegment keySegment, long keyOffset, long keyLength, long trailer) {
-        int x = head;
-        for (int level = height.get() - 1; level >= 0; level--) {
-            int next = link(x, level);
-            while (next != NIL && compareNodeTo(next, keySegment, keyOffset, keyLength, trailer) < 0) {
-                x = next;
-                next = link(x, level);
-            }
-        }
+        int x = (int) (descend(keySegment, keyOffset, keyLength, trailer, height.get(), null, null) >>> 32);
         return x == head ? NIL : x;
     }
 
     /** The last node at or before the target key. */
     int findLessOrEqual(MemorySegment keySegment, long keyOffset, long keyLength, long trailer) {
-        int x = head;
-        int next = NIL;
-        for (int level = height.get() - 1; level >= 0; level--) {
-            next = link(x, level);
-            while (next != NIL && compareNodeTo(next, keySegment, keyOffset, keyLength, trailer) < 0) {
-                x = next;
-                next = link(x, level);
-            }
-        }
+        long found = descend(keySegment, keyOffset, keyLength, trailer, height.get(), null, null);
+        int x = (int) (found >>> 32);
+        int next = (int) found;
         if (next != NIL && compareNodeTo(next, keySegment, keyOffset, keyLength, trailer) == 0) {
             return next;
         }
