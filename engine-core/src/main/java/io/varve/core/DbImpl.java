@@ -624,7 +624,7 @@ final class DbImpl implements Db {
 
     private void commit(BatchBuilder builder, WriteOptions options) {
         checkOpen();
-        stalls.beforeWrite(builder.byteSize());
+        stalls.beforeWrite(builder.byteSize(), options.noSlowdown());
         // The pipeline refuses families that were dropped (it checks under its lock, so no write slips in).
         pipeline.commit(builder.encode(), builder.count(), builder.payloadBytes(), options.sync(),
                 builder.columnFamilies());

@@ -55,8 +55,21 @@ final class WriteStalls {
         return state;
     }
 
-    /** Delays or blocks the calling writer as the triggers require. */
-    void beforeWrite(long bytes) {
+    /**
+     * Delays or blocks the calling writer as the triggers require; with {@code noSlowdown}, throws
+     * {@link WriteStallException} instead of delaying or blocking.
+     */
+    void beforeWrite(long bytes, boolean noSlowdown) {
+        if (noSlowdown) {
+            checkFailure();
+            if (stopped()) {
+                throw new WriteStallException("writes are stopped until background work catches up");
+            }
+            if (slowed()) {
+                throw new WriteStallException("writes are slowed down until background work catches up");
+            }
+            return;
+        }
         if (stopped()) {
             long start = System.nanoTime();
             stops.increment();

@@ -9,8 +9,11 @@ import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -57,6 +60,49 @@ class WriteStallTest {
             }
             assertEquals(400, written.get());
             assertTrue(impl.backgroundStatistics()[3] > 0, "stall time was measured");
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void aNoSlowdownWriteFailsAtOnceDuringAStopAndWritesNothing() throws Exception {
+        GatedTables fs = new GatedTables();
+        try (Db db = Db.open(Path.of("/stall"), options(fs))) {
+            WriteOptions noSlowdown = WriteOptions.DEFAULT.withNoSlowdown(true);
+            db.put(noSlowdown, new byte[] {'a'}, new byte[] {1});
+            assertArrayEquals(new byte[] {1}, db.get(new byte[] {'a'}), "no stall: written as usual");
+
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Thread writer = Thread.ofPlatform().start(() -> {
+                try {
+                    for (int i = 0; i < 400; i++) {
+                        db.put(new byte[] {(byte) i, (byte) (i >> 8)}, new byte[1000]);
+                    }
+                } catch (Throwable t) {
+                    failure.set(t);
+                }
+            });
+            DbImpl impl = (DbImpl) db;
+            while (!(impl.backgroundStatistics()[4] > 0 && writer.getState() == Thread.State.WAITING)) {
+                assertTrue(writer.isAlive(), "writer finished without ever stalling");
+                Thread.onSpinWait();
+            }
+            WriteBatch batch = new WriteBatch();
+            batch.put(new byte[] {'b'}, new byte[] {2});
+            assertThrows(WriteStallException.class, () -> db.write(batch, noSlowdown));
+            assertThrows(WriteStallException.class, () -> db.put(noSlowdown, new byte[] {'a'}, new byte[] {3}));
+            assertTrue(writer.isAlive() && writer.getState() == Thread.State.WAITING,
+                    "the ordinary writer is still stopped");
+
+            fs.gate.countDown();
+            writer.join();
+            if (failure.get() != null) {
+                throw new AssertionError(failure.get());
+            }
+            assertNull(db.get(new byte[] {'b'}), "the refused batch was not written");
+            assertArrayEquals(new byte[] {1}, db.get(new byte[] {'a'}), "the refused put was not written");
+            db.put(noSlowdown, new byte[] {'b'}, new byte[] {4});
+            assertArrayEquals(new byte[] {4}, db.get(new byte[] {'b'}), "written once the stop is over");
         }
     }
 
