@@ -122,6 +122,8 @@ final class InfoReport {
         f.put("total_writes", ks.commits());
         f.put("total_reads_answered_inline", stats.inlineReads());
         f.put("total_sets_committed_per_event_loop", stats.sharedSets());
+        f.put("total_set_runs_committed_on_event_loop", stats.sharedSetRunsOnLoop());
+        f.put("total_set_runs_handed_off", stats.sharedSetRunsHandedOff());
     }
 
     private void keyspaceSection(Map<String, Object> f) {

@@ -12,7 +12,7 @@ import java.util.concurrent.ThreadFactory;
 
 /**
  * Lone plain SETs that different connections of one event loop sent in the same loop iteration, committed
- * as one engine batch by one virtual thread.
+ * as one engine batch: on the event loop itself when that cannot wait long, else by one virtual thread.
  *
  * <h2>Why</h2>
  * With many clients that each wait for their reply (redis-benchmark {@code -c 1000}), every socket read holds
@@ -27,9 +27,23 @@ import java.util.concurrent.ThreadFactory;
  * ({@code running}) and counts one unwritten batch, exactly as a drainer would while executing that SET, so
  * nothing of the connection can run or be answered before it: later reads are queued and wait for the token.
  * The first offer of an iteration schedules {@link #flush} as an event-loop task, which Netty runs after the
- * iteration's socket reads. The flush hands the run to a virtual thread, which commits it ({@link SetRun}
- * holds the keys' stripe locks across the commit) and sends one task back to the loop that writes each
- * connection's reply, then releases its token and starts its drainer if requests arrived meanwhile.
+ * iteration's socket reads. The flush commits the run right there on the event loop when that cannot wait
+ * long ({@link SetRun#tryCommit}: every key's stripe lock free at once, no appendfsync always, no engine
+ * write stall) and writes each connection's reply. Otherwise it hands the run to a virtual thread, which
+ * commits it, waiting as it must ({@link SetRun} holds the keys' stripe locks across the commit), and sends
+ * one task back to the loop that writes the replies. Either way each session then releases its token and
+ * starts its drainer if requests arrived meanwhile.
+ *
+ * <h2>Committing on the event loop</h2>
+ * Redis appends to its AOF buffer on its one thread; the engine's commit without fsync is about as cheap
+ * (a copy into the log buffer under the log lock, a {@code write} into the page cache, memtable inserts).
+ * The hand-off it replaces cost more than the commit: measured on two cores with {@code redis-benchmark -t set},
+ * a virtual-thread start, a carrier wake-up and a task back per run were 0.4 context switches per SET at 50
+ * clients, and committing on the loop made lone SETs 15-30% faster (docs/server.md). What the loop may still
+ * wait for is brief: the engine's log and publication locks, held by other writers for a copy or a
+ * {@code write}. What could wait long never runs here: a stripe lock held by a command on a virtual thread
+ * (tryLock), an fsync (appendfsync always is handed off), a stopped or slowed engine
+ * ({@code WriteOptions.noSlowdown}).
  *
  * <p>Semantics are those of {@link SetRun}: blind SETs read nothing, and the batch applies them atomically in
  * offer order, so the outcome is that of running them one after another at the instant of the commit.
@@ -41,16 +55,25 @@ final class LoopSetBatch {
 
     private final EventLoop loop;
     private final Dispatcher dispatcher;
+    private final ServerStats stats;
     private final Executor committer;
+    private final boolean commitOnLoop;
     private final Runnable flush = this::flush;
     private SetRun run;
     private List<ClientSession> sessions = new ArrayList<>();
     private boolean scheduled;
 
-    /** @param committer runs each run's commit; null for a virtual thread per run (tests pass one that waits) */
-    LoopSetBatch(EventLoop loop, Dispatcher dispatcher, Executor committer) {
+    /**
+     * @param committer    runs the commits the loop hands off; null for a virtual thread per run (tests pass one
+     *                     that holds them)
+     * @param commitOnLoop whether to commit a run on the loop when that cannot wait long (tests turn it off to
+     *                     send every run to the committer)
+     */
+    LoopSetBatch(EventLoop loop, Dispatcher dispatcher, ServerStats stats, Executor committer, boolean commitOnLoop) {
         this.loop = loop;
         this.dispatcher = dispatcher;
+        this.stats = stats;
+        this.commitOnLoop = commitOnLoop;
         ThreadFactory threads = Thread.ofVirtual().name("varve-loop-sets").factory();
         this.committer = committer != null ? committer : task -> threads.newThread(task).start();
     }
@@ -77,16 +100,43 @@ final class LoopSetBatch {
         return true;
     }
 
-    /** Event loop, after the iteration's reads: hands the run to a thread that commits it. */
+    /** Event loop, after the iteration's reads: commits the run here if that cannot wait long, else hands it off. */
     private void flush() {
         scheduled = false;
         SetRun committing = run;
         List<ClientSession> waiting = sessions;
         run = null;
         sessions = new ArrayList<>();
-        if (!waiting.isEmpty()) {
-            committer.execute(() -> commit(committing, waiting));
+        if (waiting.isEmpty()) {
+            return;
         }
+        if (commitOnLoop) {
+            SetRun.Attempt attempt;
+            try {
+                attempt = committing.tryCommit(); // engine failures come back as the error reply
+            } catch (Throwable unexpected) {
+                attempt = new SetRun.Attempt(true, internalError(unexpected));
+            }
+            if (attempt.made()) {
+                stats.sharedSetRun(true);
+                for (ClientSession session : waiting) {
+                    session.sharedSetDone(attempt.failure());
+                }
+                return;
+            }
+        }
+        stats.sharedSetRun(false);
+        committer.execute(() -> commit(committing, waiting));
+    }
+
+    /**
+     * Logs a failure outside the engine's own error handling. The run's sessions still get an answer and their
+     * tokens back: a connection left holding its token would never run again, and shutdown would wait for it.
+     */
+    private static String internalError(Throwable unexpected) {
+        System.getLogger(LoopSetBatch.class.getName()).log(System.Logger.Level.ERROR,
+                "committing a shared SET run failed", unexpected);
+        return "ERR internal error";
     }
 
     private void commit(SetRun committing, List<ClientSession> waiting) {
@@ -94,11 +144,7 @@ final class LoopSetBatch {
         try {
             failure = committing.commit(); // engine failures come back as the error reply
         } catch (Throwable unexpected) {
-            // Still answer and release every session: a connection left holding its token would never run
-            // again, and shutdown would wait for it forever.
-            System.getLogger(LoopSetBatch.class.getName()).log(System.Logger.Level.ERROR,
-                    "committing a shared SET run failed", unexpected);
-            failure = "ERR internal error";
+            failure = internalError(unexpected);
         }
         String reply = failure;
         Runnable answer = () -> {

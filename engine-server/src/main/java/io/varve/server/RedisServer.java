@@ -96,6 +96,7 @@ public final class RedisServer implements AutoCloseable {
     private final ConcurrentHashMap<EventLoop, LoopSetBatch> loopSets = new ConcurrentHashMap<>();
     /** Null: each shared SET run commits on a virtual thread of its own. */
     private final Executor loopSetCommitter;
+    private final boolean commitSharedSetsOnLoop;
     private ScheduledExecutorService background;
     private SslContext sslContext;
     private final Context context = new Context();
@@ -109,6 +110,7 @@ public final class RedisServer implements AutoCloseable {
         this.compactionFilter = new KeyspaceCompactionFilter(clock);
         this.activeExpiry = b.activeExpiry;
         this.loopSetCommitter = b.loopSetCommitter;
+        this.commitSharedSetsOnLoop = b.commitSharedSetsOnLoop;
     }
 
     public static Builder builder(ServerConfig config) {
@@ -123,6 +125,7 @@ public final class RedisServer implements AutoCloseable {
         private Options engineOptions;
         private boolean activeExpiry = true;
         private Executor loopSetCommitter;
+        private boolean commitSharedSetsOnLoop = true;
 
         private Builder(ServerConfig config) {
             this.config = config;
@@ -155,6 +158,12 @@ public final class RedisServer implements AutoCloseable {
         /** Tests hold back the commits of shared SET runs (see {@link LoopSetBatch}); default: a virtual thread each. */
         Builder loopSetCommitter(Executor committer) {
             this.loopSetCommitter = committer;
+            return this;
+        }
+
+        /** Tests send every shared SET run to the committer, as when the event loop may not commit it. */
+        Builder commitSharedSetsOnLoop(boolean enabled) {
+            this.commitSharedSetsOnLoop = enabled;
             return this;
         }
 
@@ -247,7 +256,8 @@ public final class RedisServer implements AutoCloseable {
         Connection connection = new Connection(ch.remoteAddress(), ch.localAddress(), !needsAuth);
         RespDecoder decoder = new RespDecoder(
                 DecoderLimits.of(config.protoMaxBulkLength(), config.queryBufferLimit()), connection::authenticated);
-        LoopSetBatch loopSets = this.loopSets.computeIfAbsent(ch.eventLoop(), loop -> new LoopSetBatch(loop, dispatcher, loopSetCommitter));
+        LoopSetBatch loopSets = this.loopSets.computeIfAbsent(ch.eventLoop(),
+                loop -> new LoopSetBatch(loop, dispatcher, stats, loopSetCommitter, commitSharedSetsOnLoop));
         ClientSession session = new ClientSession(ch, connection, dispatcher, decoder, stats, loopSets);
         ChannelPipeline p = ch.pipeline();
         if (sslContext != null) {

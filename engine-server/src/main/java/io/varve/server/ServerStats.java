@@ -13,6 +13,8 @@ final class ServerStats {
     private final LongAdder inputBytes = new LongAdder();
     private final LongAdder inlineReads = new LongAdder();
     private final LongAdder sharedSets = new LongAdder();
+    private final LongAdder sharedSetRunsOnLoop = new LongAdder();
+    private final LongAdder sharedSetRunsHandedOff = new LongAdder();
     private final long startedAtMillis = System.currentTimeMillis();
     private volatile long recoveryMillis;
 
@@ -52,6 +54,19 @@ final class ServerStats {
 
     long sharedSets() {
         return sharedSets.sum();
+    }
+
+    /** A run of shared SETs was committed on its event loop (true) or handed to a thread that may wait. */
+    void sharedSetRun(boolean onLoop) {
+        (onLoop ? sharedSetRunsOnLoop : sharedSetRunsHandedOff).increment();
+    }
+
+    long sharedSetRunsOnLoop() {
+        return sharedSetRunsOnLoop.sum();
+    }
+
+    long sharedSetRunsHandedOff() {
+        return sharedSetRunsHandedOff.sum();
     }
 
     void inputBytes(long n) {

@@ -15,12 +15,14 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Lone SETs from many connections, committed together per event loop (LoopSetBatch): each connection still
  * sees its own commands in order, also when its next command arrives before the shared run is committed.
- * INFO's {@code total_sets_committed_per_event_loop} tells that the shared path ran.
+ * INFO's {@code total_sets_committed_per_event_loop} tells that the shared path ran, and
+ * {@code total_set_runs_committed_on_event_loop} / {@code total_set_runs_handed_off} where each run committed.
  */
 class LoopSetBatchTest extends OneServerPerClass {
 
@@ -41,7 +43,7 @@ class LoopSetBatchTest extends OneServerPerClass {
         LinkedBlockingQueue<Runnable> held = new LinkedBlockingQueue<>();
         try (TestServer own = TestServer.start(dir, c -> c, java.net.InetAddress::isLoopbackAddress,
                 new java.util.concurrent.atomic.AtomicLong(System.currentTimeMillis()),
-                b -> b.loopSetCommitter(held::add));
+                b -> b.loopSetCommitter(held::add).commitSharedSetsOnLoop(false));
              RespClient observer = RespClient.connect(own.port())) {
             for (int round = 0; round < 20; round++) {
                 // A fresh connection each round: only an idle one (no drainer) may share its SET.
@@ -67,6 +69,56 @@ class LoopSetBatchTest extends OneServerPerClass {
                 assertEquals("v+", c.read(), "GET, round " + round);
                 c.close();
             }
+        }
+    }
+
+    /**
+     * A run is committed on the event loop only if that cannot wait: while a command elsewhere holds the key's
+     * stripe lock, the run goes to the committer (which would wait for the lock) instead. With the lock free,
+     * the next run is committed on the loop and never reaches the committer.
+     */
+    @Test
+    void aSetWhoseKeyIsLockedIsHandedOffAndTheNextOneIsNot(@TempDir Path dir) throws Exception {
+        LinkedBlockingQueue<Runnable> handedOff = new LinkedBlockingQueue<>();
+        try (TestServer own = TestServer.start(dir, c -> c, java.net.InetAddress::isLoopbackAddress,
+                new java.util.concurrent.atomic.AtomicLong(System.currentTimeMillis()),
+                b -> b.loopSetCommitter(handedOff::add));
+             RespClient c = RespClient.connect(own.port())) {
+            byte[] key = "locked".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            Runnable commit;
+            try (var held = own.server.keyspaceForInfo().lock(key)) {
+                c.send("SET", "locked", "v1");
+                // Arrives only if the loop did not commit the run itself.
+                commit = handedOff.poll(60, TimeUnit.SECONDS);
+                assertNotNull(commit, "the run was not handed off while its key's lock was held");
+            }
+            commit.run();
+            assertEquals("OK", c.read());
+            assertEquals("v1", c.call("GET", "locked"));
+            assertEquals(1L, c.infoStat("total_set_runs_handed_off"));
+
+            long onLoop = c.infoStat("total_set_runs_committed_on_event_loop");
+            assertEquals("OK", c.call("SET", "locked", "v2"));
+            assertEquals("v2", c.call("GET", "locked"));
+            assertEquals(onLoop + 1, c.infoStat("total_set_runs_committed_on_event_loop"));
+            assertEquals(1L, c.infoStat("total_set_runs_handed_off"));
+            assertTrue(handedOff.isEmpty(), "the second run was committed on the loop");
+        }
+    }
+
+    /** With appendfsync always every commit waits for an fsync, so no run is committed on the event loop. */
+    @Test
+    void withAppendfsyncAlwaysEveryRunIsHandedOff(@TempDir Path dir) throws Exception {
+        try (TestServer own = TestServer.start(dir, c -> c.with("appendfsync", "always"));
+             RespClient c = RespClient.connect(own.port())) {
+            for (int i = 0; i < 20; i++) {
+                assertEquals("OK", c.call("SET", "k" + i, "v" + i));
+            }
+            for (int i = 0; i < 20; i++) {
+                assertEquals("v" + i, c.call("GET", "k" + i));
+            }
+            assertEquals(0L, c.infoStat("total_set_runs_committed_on_event_loop"));
+            assertEquals(20L, c.infoStat("total_set_runs_handed_off"));
         }
     }
 
@@ -108,6 +160,8 @@ class LoopSetBatchTest extends OneServerPerClass {
                 f.get(120, TimeUnit.SECONDS);
             }
             assertTrue(sharedSets(clients.getFirst()) > before, "no SET took the shared path");
+            assertTrue(clients.getFirst().infoStat("total_set_runs_committed_on_event_loop") > 0,
+                    "no run was committed on the event loop");
         } finally {
             pool.shutdownNow();
             for (RespClient c : clients) {

@@ -113,6 +113,42 @@ public final class SetRun {
         } catch (RuntimeException e) {
             failure = Dispatcher.internalError(set, e);
         }
+        finish(failure);
+        return failure;
+    }
+
+    /** What {@link #tryCommit} did: nothing ({@link #NOT_NOW}), or committed with a failure reply or none. */
+    public record Attempt(boolean made, String failure) {
+        public static final Attempt NOT_NOW = new Attempt(false, null);
+        static final Attempt SUCCEEDED = new Attempt(true, null);
+    }
+
+    /**
+     * {@link #commit} for a thread that must not block: commits only if every key's lock is free right now and
+     * the engine can take the write without waiting (no appendfsync always, no write stall). Otherwise changes
+     * nothing and returns {@link Attempt#NOT_NOW}; the run must then be committed with {@link #commit} on a
+     * thread that may wait. The engine's commit may still take its own locks for a moment (log append,
+     * publication), never for file-system syncs.
+     */
+    public Attempt tryCommit() {
+        if (keys.isEmpty()) {
+            return Attempt.SUCCEEDED;
+        }
+        Keyspace ks = dispatcher.server().keyspace();
+        String failure = null;
+        try (LockStripes.Held held = ks.tryLockAll(keys.toArray(new byte[0][]))) {
+            if (held == null || !ks.commitWithoutWaiting(batch)) {
+                return Attempt.NOT_NOW;
+            }
+        } catch (RuntimeException e) {
+            failure = Dispatcher.internalError(set, e);
+        }
+        finish(failure);
+        return failure == null ? Attempt.SUCCEEDED : new Attempt(true, failure);
+    }
+
+    /** Reports the committed SETs and empties the run. */
+    private void finish(String failure) {
         long nanos = System.nanoTime() - started;
         for (int i = 0; i < keys.size(); i++) {
             dispatcher.observer().executed(set, nanos, failure != null);
@@ -120,6 +156,5 @@ public final class SetRun {
         keys.clear();
         batch = new WriteBatch();
         bytes = 0;
-        return failure;
     }
 }

@@ -6,6 +6,7 @@ import io.varve.core.ReadOptions;
 import io.varve.core.Snapshot;
 import io.varve.core.WriteBatch;
 import io.varve.core.WriteOptions;
+import io.varve.core.WriteStallException;
 import io.varve.server.resp.RedisError;
 
 import java.lang.foreign.MemorySegment;
@@ -28,6 +29,8 @@ import java.util.function.LongSupplier;
  */
 public final class Keyspace {
 
+
+    private static final WriteOptions NO_WAITING = WriteOptions.DEFAULT.withNoSlowdown(true);
 
     private final Db db;
     private final WriteOptions writeOptions;
@@ -70,6 +73,11 @@ public final class Keyspace {
 
     public LockStripes.Held lockAll(byte[]... keys) {
         return locks.lockAll(keys);
+    }
+
+    /** {@link LockStripes#tryLockAll}: the keys' locks if all are free right now, else null. */
+    public LockStripes.Held tryLockAll(byte[]... keys) {
+        return locks.tryLockAll(keys);
     }
 
     public LockStripes.Held lockEverything() {
@@ -188,6 +196,27 @@ public final class Keyspace {
         }
         db.write(batch, writeOptions);
         writes.increment();
+    }
+
+    /**
+     * Commits like {@link #commit} unless that could wait long: with appendfsync always (every commit waits
+     * for an fsync) or while the engine holds writes back for background work. Returns false, having
+     * written nothing, in those cases. Caller holds the keys' locks.
+     */
+    public boolean commitWithoutWaiting(WriteBatch batch) {
+        if (writeOptions.sync()) {
+            return false;
+        }
+        if (batch.count() == 0) {
+            return true;
+        }
+        try {
+            db.write(batch, NO_WAITING);
+        } catch (WriteStallException stalled) {
+            return false;
+        }
+        writes.increment();
+        return true;
     }
 
     /** Deletes the key if it is live; caller holds its lock. Returns whether it existed. */

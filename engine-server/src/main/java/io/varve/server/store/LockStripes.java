@@ -52,6 +52,11 @@ public final class LockStripes {
         if (keys.length == 1) {
             return lock(keys[0]);
         }
+        return lockStripes(distinctSortedStripes(keys));
+    }
+
+    /** The stripes of {@code keys}, each once, in the ascending order every multi-stripe lock uses. */
+    private int[] distinctSortedStripes(byte[][] keys) {
         int[] stripes = new int[keys.length];
         for (int i = 0; i < keys.length; i++) {
             stripes[i] = stripeOf(keys[i]);
@@ -63,7 +68,25 @@ public final class LockStripes {
                 stripes[distinct++] = stripes[i];
             }
         }
-        return lockStripes(distinct == stripes.length ? stripes : Arrays.copyOf(stripes, distinct));
+        return distinct == stripes.length ? stripes : Arrays.copyOf(stripes, distinct);
+    }
+
+    /**
+     * Like {@link #lockAll} but never waits: takes every stripe at once if each is free, else takes none and
+     * returns null. For a thread that must not block (an event loop), which can then hand the work to one
+     * that may.
+     */
+    public Held tryLockAll(byte[]... keys) {
+        int[] stripes = distinctSortedStripes(keys);
+        for (int i = 0; i < stripes.length; i++) {
+            if (!locks[stripes[i]].tryLock()) {
+                for (int j = i - 1; j >= 0; j--) {
+                    locks[stripes[j]].unlock();
+                }
+                return null;
+            }
+        }
+        return releaser(stripes);
     }
 
     /** Every stripe: excludes all writers (FLUSHDB). */
@@ -88,6 +111,10 @@ public final class LockStripes {
             }
             throw e;
         }
+        return releaser(sortedDistinct);
+    }
+
+    private Held releaser(int[] sortedDistinct) {
         return () -> {
             for (int i = sortedDistinct.length - 1; i >= 0; i--) {
                 locks[sortedDistinct[i]].unlock();
