@@ -1,67 +1,44 @@
 package io.varve.core.sst;
 
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A byte-bounded LRU cache of decompressed data blocks, shared by table readers, keyed by (file number,
- * block offset). Uncompressed blocks are never cached: readers use them in place from the file mapping,
- * which the OS page cache already keeps.
+ * A byte-bounded cache of decompressed data blocks, shared by table readers, keyed by (file number, block
+ * offset). Uncompressed blocks are never cached: readers use them in place from the file mapping, which the
+ * OS page cache already keeps.
  *
- * <p>The cache is split into shards, each an access-ordered map behind its own lock, so concurrent readers
- * rarely contend. Each shard holds at most {@code capacity / shards} bytes; a block larger than that is not
- * cached. Cached blocks are heap arrays: evicting one while an iterator still reads it is safe, the garbage
- * collector frees it only when the last reference goes. Thread-safe.
+ * <p><b>Design.</b> The cache is split into {@link ClockShard shards} by a hash of the key; each holds at most
+ * {@code capacity / shards} bytes, and a block larger than that is not cached. A shard finds blocks through a
+ * {@code ConcurrentHashMap} and evicts by CLOCK: every entry has a "referenced" bit that hits set, and when a
+ * put needs room the clock hand walks the entries in insertion order, clearing set bits (a second chance: the
+ * entry goes to the back) and evicting the first entry whose bit is already clear. Puts, evictions and
+ * {@link #evictFile} take the shard's lock; lookups take none.
+ *
+ * <p><b>Why hits need no lock.</b> A hit only reads the map and, if the entry's bit is clear, sets it. Under
+ * strict LRU every hit had to move its entry in a shared list, i.e. write under the lock; here a hit on a hot
+ * block whose bit is already set writes nothing at all, so two threads hitting the same blocks do not
+ * bounce cache lines between cores. Entries are immutable apart from that bit and are published through the
+ * map, so a reader that finds one sees its block fully built.
+ *
+ * <p><b>What CLOCK gives up.</b> CLOCK approximates LRU with one bit of history: it cannot tell a block read
+ * once since the last sweep from one read a thousand times, nor order two referenced blocks by recency, so a
+ * victim is "not read since the hand last passed", not "least recently read". In exchange a block that is
+ * put and never read again goes at the next sweep, before any block that was read (a scan does not flush
+ * the hot set). A lookup may also race with eviction and return a block that is being evicted at that
+ * moment. That is safe: cached blocks are heap objects, valid as long as anyone references them; the garbage
+ * collector frees one only when the last reader lets go, so an iterator keeps using its block either way.
+ *
+ * <p><b>Invariants</b> (per shard, whenever its lock is free): every block {@code get} can return is in the map
+ * once and on the clock once; {@link #usedBytes()} is the sum of their charges and never above the capacity,
+ * also as seen concurrently; a key put again replaces the old entry, whose charge is released at once and
+ * whose stale clock slot is skipped, never mistaken for the new entry. Hit and miss counts are exact. Thread-safe.
  */
 public final class BlockCache {
 
-    /** Rough per-entry bookkeeping cost (map node, key, block object), charged on top of the bytes. */
+    /** Rough per-entry bookkeeping cost (map node, entry, clock slot, block object), charged on top of the bytes. */
     static final int ENTRY_OVERHEAD = 96;
 
-    /**
-     * A map key. Keys stored in a map are never changed; each shard also owns one mutable probe, set and
-     * used only under the shard's lock, so that a lookup allocates nothing.
-     */
-    private static final class Key {
-        long fileNumber;
-        long blockOffset;
-
-        Key(long fileNumber, long blockOffset) {
-            this.fileNumber = fileNumber;
-            this.blockOffset = blockOffset;
-        }
-
-        long fileNumber() {
-            return fileNumber;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Key k && k.fileNumber == fileNumber && k.blockOffset == blockOffset;
-        }
-
-        @Override
-        public int hashCode() {
-            return Long.hashCode(fileNumber * 0x9E37_79B9_7F4A_7C15L + blockOffset);
-        }
-    }
-
-    private static final class Shard {
-        final ReentrantLock lock = new ReentrantLock();
-        final LinkedHashMap<Key, Block> blocks = new LinkedHashMap<>(64, 0.75f, true);
-        final Key probe = new Key(0, 0);
-        final long capacity;
-        long used;
-
-        Shard(long capacity) {
-            this.capacity = capacity;
-        }
-    }
-
-    private final Shard[] shards;
+    private final ClockShard[] shards;
     private final long capacityBytes;
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
@@ -74,71 +51,36 @@ public final class BlockCache {
             throw new IllegalArgumentException("shard count must be in [1, 65536]: " + shardCount);
         }
         this.capacityBytes = capacityBytes;
-        this.shards = new Shard[shardCount];
+        this.shards = new ClockShard[shardCount];
         long perShard = capacityBytes / shardCount;
         for (int i = 0; i < shardCount; i++) {
-            shards[i] = new Shard(perShard);
+            shards[i] = new ClockShard(perShard);
         }
     }
 
     /** The cached block, or null (counted as a miss). */
     Block get(long fileNumber, long blockOffset) {
-        Shard shard = shardFor(fileNumber, blockOffset);
-        Block block;
-        shard.lock.lock();
-        try {
-            shard.probe.fileNumber = fileNumber;
-            shard.probe.blockOffset = blockOffset;
-            block = shard.blocks.get(shard.probe);
-        } finally {
-            shard.lock.unlock();
-        }
+        Block block = shardFor(fileNumber, blockOffset).get(fileNumber, blockOffset);
         (block == null ? misses : hits).increment();
         return block;
     }
 
-    /** Caches {@code block}, evicting least recently used blocks of the same shard to make room. */
+    /**
+     * Caches {@code block}, replacing any block cached under the same key and evicting blocks of the same
+     * shard not read since the clock hand last passed them. A block larger than a shard leaves the cache as it was.
+     */
     void put(long fileNumber, long blockOffset, Block block) {
         long charge = charge(block);
-        Key key = new Key(fileNumber, blockOffset);
-        Shard shard = shardFor(fileNumber, blockOffset);
-        if (charge > shard.capacity) {
-            return;
-        }
-        shard.lock.lock();
-        try {
-            Block previous = shard.blocks.put(key, block);
-            if (previous != null) {
-                shard.used -= charge(previous);
-            }
-            shard.used += charge;
-            Iterator<Map.Entry<Key, Block>> eldest = shard.blocks.entrySet().iterator();
-            while (shard.used > shard.capacity && eldest.hasNext()) {
-                Map.Entry<Key, Block> victim = eldest.next();
-                shard.used -= charge(victim.getValue());
-                eldest.remove();
-            }
-        } finally {
-            shard.lock.unlock();
+        ClockShard shard = shardFor(fileNumber, blockOffset);
+        if (charge <= shard.capacity()) {
+            shard.put(fileNumber, blockOffset, block, charge);
         }
     }
 
     /** Drops every cached block of {@code fileNumber}, e.g. when the table file is deleted. */
     public void evictFile(long fileNumber) {
-        for (Shard shard : shards) {
-            shard.lock.lock();
-            try {
-                Iterator<Map.Entry<Key, Block>> entries = shard.blocks.entrySet().iterator();
-                while (entries.hasNext()) {
-                    Map.Entry<Key, Block> entry = entries.next();
-                    if (entry.getKey().fileNumber() == fileNumber) {
-                        shard.used -= charge(entry.getValue());
-                        entries.remove();
-                    }
-                }
-            } finally {
-                shard.lock.unlock();
-            }
+        for (ClockShard shard : shards) {
+            shard.evictFile(fileNumber);
         }
     }
 
@@ -157,26 +99,16 @@ public final class BlockCache {
     /** Bytes currently charged, overhead included. */
     public long usedBytes() {
         long total = 0;
-        for (Shard shard : shards) {
-            shard.lock.lock();
-            try {
-                total += shard.used;
-            } finally {
-                shard.lock.unlock();
-            }
+        for (ClockShard shard : shards) {
+            total += shard.usedBytes();
         }
         return total;
     }
 
     public int blockCount() {
         int total = 0;
-        for (Shard shard : shards) {
-            shard.lock.lock();
-            try {
-                total += shard.blocks.size();
-            } finally {
-                shard.lock.unlock();
-            }
+        for (ClockShard shard : shards) {
+            total += shard.blockCount();
         }
         return total;
     }
@@ -185,7 +117,7 @@ public final class BlockCache {
         return block.byteSize() + ENTRY_OVERHEAD;
     }
 
-    private Shard shardFor(long fileNumber, long blockOffset) {
+    private ClockShard shardFor(long fileNumber, long blockOffset) {
         long h = fileNumber * 0x9E37_79B9_7F4A_7C15L + blockOffset;
         h ^= h >>> 29;
         h *= 0xBF58_476D_1CE4_E5B9L;

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import io.varve.core.base.InternalIterator;
 import io.varve.core.fs.MemFileSystem;
-import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,22 +14,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class BlockCacheTest {
-
-    /** A valid block whose contents are exactly {@code size} bytes (size >= 16). */
-    private static Block blockOfSize(int size) throws Exception {
-        BlockBuilder builder = new BlockBuilder(1, size);
-        byte[] key = new byte[8];
-        // shared, key length, value length varints (1 byte each while value < 128, else 2) + key + restarts.
-        int overhead = 3 + key.length + 8;
-        int valueLength = size - overhead;
-        if (valueLength >= 128) {
-            valueLength--;
-        }
-        builder.add(key, key.length, new byte[valueLength], valueLength);
-        ByteBuilder contents = builder.finish();
-        assertEquals(size, contents.size());
-        return Block.parse(MemorySegment.ofArray(contents.toArray()), Path.of("t"), 0);
-    }
 
     private static long charge(int size) {
         return size + BlockCache.ENTRY_OVERHEAD;
@@ -50,18 +33,71 @@ class BlockCacheTest {
     }
 
     @Test
-    void evictsTheLeastRecentlyUsedBlockWhenFull() throws Exception {
+    void evictsBlocksNotReadSinceTheLastSweepFirst() throws Exception {
         BlockCache cache = new BlockCache(3 * charge(200), 1);
         cache.put(1, 0, blockOfSize(200));
         cache.put(1, 1, blockOfSize(200));
         cache.put(1, 2, blockOfSize(200));
-        assertNotNull(cache.get(1, 0)); // 0 is now the most recently used
+        assertNotNull(cache.get(1, 0)); // 0 is marked; 1 and 2 are not
         cache.put(1, 3, blockOfSize(200));
-        assertNull(cache.get(1, 1), "the least recently used block went");
+        assertNull(cache.get(1, 1), "the oldest unread block went; the older but read one got a second chance");
+        assertEquals(3 * charge(200), cache.usedBytes());
+
+        // The sweep cleared 0's mark; now 2 and 0 are read, and the newest block, 3, is not.
+        assertNotNull(cache.get(1, 2));
+        assertNotNull(cache.get(1, 0));
+        cache.put(1, 4, blockOfSize(200));
+        assertNull(cache.get(1, 3), "a block never read goes before read ones, however new");
         assertNotNull(cache.get(1, 0));
         assertNotNull(cache.get(1, 2));
+        assertNotNull(cache.get(1, 4));
+        assertEquals(3, cache.blockCount());
+    }
+
+    @Test
+    void whenEveryBlockWasReadTheHandEvictsInInsertionOrder() throws Exception {
+        BlockCache cache = new BlockCache(3 * charge(200), 1);
+        for (int offset = 0; offset < 3; offset++) {
+            cache.put(1, offset, blockOfSize(200));
+        }
+        for (int offset = 2; offset >= 0; offset--) {
+            assertNotNull(cache.get(1, offset));
+        }
+        cache.put(1, 3, blockOfSize(200));
+        assertNull(cache.get(1, 0), "one pass cleared every mark, then the hand took the first block");
+        assertNotNull(cache.get(1, 1));
+        assertNotNull(cache.get(1, 2));
         assertNotNull(cache.get(1, 3));
+    }
+
+    @Test
+    void aReplacedBlocksOldSlotNeverEvictsItsSuccessor() throws Exception {
+        BlockCache cache = new BlockCache(3 * charge(200), 1);
+        cache.put(1, 0, blockOfSize(200));
+        cache.put(1, 1, blockOfSize(200));
+        Block replacement = blockOfSize(200);
+        cache.put(1, 0, replacement); // the hand meets 0's old slot first
+        cache.put(1, 2, blockOfSize(200));
+        cache.put(1, 3, blockOfSize(200));
+        assertSame(replacement, cache.get(1, 0));
+        assertNull(cache.get(1, 1));
+        assertEquals(3, cache.blockCount());
         assertEquals(3 * charge(200), cache.usedBytes());
+    }
+
+    @Test
+    void aBlockMayNeedSeveralEvictions() throws Exception {
+        BlockCache cache = new BlockCache(4 * charge(100), 1);
+        for (int offset = 0; offset < 4; offset++) {
+            cache.put(1, offset, blockOfSize(100));
+        }
+        assertNotNull(cache.get(1, 0));
+        Block big = blockOfSize(3 * 100 + 2 * BlockCache.ENTRY_OVERHEAD);
+        cache.put(2, 0, big);
+        assertSame(big, cache.get(2, 0));
+        assertNotNull(cache.get(1, 0), "the read block survived");
+        assertEquals(2, cache.blockCount());
+        assertEquals(charge(100) + big.byteSize() + BlockCache.ENTRY_OVERHEAD, cache.usedBytes());
     }
 
     @Test
@@ -107,7 +143,18 @@ class BlockCacheTest {
     void concurrentUseStaysWithinCapacityAndCountsEveryLookup() throws Exception {
         long capacity = 20 * charge(100);
         BlockCache cache = new BlockCache(capacity, 2);
-        Block[] blocks = {blockOfSize(100), blockOfSize(64), blockOfSize(150)};
+        int files = 3;
+        int offsets = 40;
+        int[] sizes = {100, 64, 150};
+        // Every key has its own blocks, so a lookup that returned another key's block would be caught.
+        Block[][][] blocks = new Block[files][offsets][sizes.length];
+        for (int f = 0; f < files; f++) {
+            for (int o = 0; o < offsets; o++) {
+                for (int v = 0; v < sizes.length; v++) {
+                    blocks[f][o][v] = blockOfSize(sizes[v]);
+                }
+            }
+        }
         int threads = 4;
         int operations = 20_000;
         CyclicBarrier start = new CyclicBarrier(threads);
@@ -121,12 +168,18 @@ class BlockCacheTest {
                     Random random = new Random(seed);
                     start.await();
                     for (int i = 0; i < operations; i++) {
-                        long file = random.nextInt(3);
-                        long offset = random.nextInt(40);
-                        if (cache.get(file, offset) == null) {
-                            cache.put(file, offset, blocks[random.nextInt(blocks.length)]);
-                        }
+                        int file = random.nextInt(files);
+                        int offset = random.nextInt(offsets);
+                        Block found = cache.get(file, offset);
                         lookups.incrementAndGet();
+                        if (found == null) {
+                            cache.put(file, offset, blocks[file][offset][random.nextInt(sizes.length)]);
+                        } else if (!List.of(blocks[file][offset]).contains(found)) {
+                            throw new AssertionError("another key's block for " + file + "/" + offset);
+                        }
+                        if (random.nextInt(1000) == 0) {
+                            cache.evictFile(random.nextInt(files));
+                        }
                         if (cache.usedBytes() > capacity) {
                             throw new AssertionError("over capacity: " + cache.usedBytes());
                         }
@@ -144,6 +197,21 @@ class BlockCacheTest {
         assertEquals(List.of(), failures);
         assertEquals(lookups.get(), cache.hits() + cache.misses());
         assertTrue(cache.hits() > 0 && cache.misses() > 0);
+
+        // At rest, the accounting matches exactly what lookups can still find.
+        long charged = 0;
+        int found = 0;
+        for (int f = 0; f < files; f++) {
+            for (int o = 0; o < offsets; o++) {
+                Block block = cache.get(f, o);
+                if (block != null) {
+                    charged += block.byteSize() + BlockCache.ENTRY_OVERHEAD;
+                    found++;
+                }
+            }
+        }
+        assertEquals(charged, cache.usedBytes());
+        assertEquals(found, cache.blockCount());
         assertTrue(cache.usedBytes() <= capacity);
     }
 

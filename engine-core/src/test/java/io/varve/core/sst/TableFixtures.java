@@ -192,6 +192,24 @@ final class TableFixtures {
     }
 
     /** A readable file wrapper that records whether it was closed. */
+    /** A valid block whose contents are exactly {@code size} bytes, a new instance per call (size in [19, 16000]). */
+    static Block blockOfSize(int size) throws IOException {
+        BlockBuilder builder = new BlockBuilder(1, size);
+        // shared, key length, value length varints (1 byte each while value < 128, else 2) + key + restarts;
+        // a 9-byte key where an 8-byte one would leave a value of exactly 128 bytes (and a 2-byte varint).
+        byte[] key = new byte[size == 3 + 8 + 128 + 8 ? 9 : 8];
+        int valueLength = size - (3 + key.length + 8);
+        if (valueLength >= 128) {
+            valueLength--;
+        }
+        builder.add(key, key.length, new byte[valueLength], valueLength);
+        ByteBuilder contents = builder.finish();
+        if (contents.size() != size) {
+            throw new IllegalArgumentException("cannot build a block of " + size + " bytes");
+        }
+        return Block.parse(MemorySegment.ofArray(contents.toArray()), Path.of("t"), 0);
+    }
+
     static final class TrackingReadableFile implements ReadableFile {
         private final ReadableFile delegate;
         volatile boolean closed;
