@@ -17,8 +17,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * One database's statistics, read straight from the counters its components keep anyway, and the meters
  * bound to them when {@link Options} carries a registry.
  *
- * <p>Almost everything is a sum of adders or a volatile read. Two figures do more: {@link #blockCacheBytes()}
- * takes each cache shard's lock briefly, and {@link #memtableBytes()} pins each column family's read view to reach the memtables.
+ * <p>Almost everything is a sum of adders or volatile reads. One figure does more: {@link #memtableBytes()}
+ * pins each column family's read view to reach the memtables.
  * A view must not be pinned once the version set has released its last one (pinning would then retry
  * forever), and a scrape may still run a removed meter's function after close, so that read holds
  * {@code closeLock}'s read lock and {@link #close()} sets {@code closed} under the write lock. Close runs

@@ -17,8 +17,9 @@ import java.util.concurrent.atomic.LongAdder;
  * <p><b>Why hits need no lock.</b> A hit only reads the map and, if the entry's bit is clear, sets it. Under
  * strict LRU every hit had to move its entry in a shared list, i.e. write under the lock; here a hit on a hot
  * block whose bit is already set writes nothing at all, so two threads hitting the same blocks do not
- * bounce cache lines between cores. Entries are immutable apart from that bit and are published through the
- * map, so a reader that finds one sees its block fully built.
+ * bounce cache lines between cores. Apart from that bit an entry never changes once put, and it is published
+ * through the map, so a reader that finds one sees its block fully built. The lookup key is a per-thread
+ * probe, so a lookup allocates nothing.
  *
  * <p><b>What CLOCK gives up.</b> CLOCK approximates LRU with one bit of history: it cannot tell a block read
  * once since the last sweep from one read a thousand times, nor order two referenced blocks by recency, so a
