@@ -29,9 +29,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * or fsync; only the virtual thread parks), groups runs of plain SETs into one engine commit
  * ({@link SetRun}), encodes the replies into one buffer and writes it with a single flush. Replies of a
  * pipeline therefore leave in order and in few syscalls, while different connections' commands run in
- * parallel and their writes meet in the engine's commit pipeline, where synced writes share fsyncs. A read
- * that decodes to plain SETs only, from a connection with nothing in flight, skips the drainer: it joins
- * the event loop's shared run of SETs ({@link LoopSetBatch}), usually committed on the loop itself.
+ * parallel and their writes meet in the engine's commit pipeline, where synced writes share fsyncs.
  *
  * <h2>GETs answered on the event loop</h2>
  * When nothing of the connection is queued or waiting to be written, a plain GET at the head of a
@@ -67,7 +65,7 @@ final class ClientSession {
     private final RespDecoder decoder;
     private final ServerStats stats;
     private final SetRun sets;
-    /** The event loop's shared run of SETs ({@link #shareSets}). */
+    /** The event loop's shared run of lone SETs ({@link #shareSet}). */
     private final LoopSetBatch loopSets;
     private final java.util.concurrent.ThreadFactory drainers;
     private final Runnable drain = this::drain;
@@ -91,11 +89,6 @@ final class ClientSession {
      * its first request). While any is pending or requests are queued, the event loop answers nothing itself.
      */
     private final AtomicInteger unwritten = new AtomicInteger();
-    /**
-     * How many SETs this connection has in the loop's shared run: set on the event loop before the run is
-     * committed, read when it is ({@link #sharedSetDone}); the run's hand-offs order the two.
-     */
-    private int sharedSets;
     /** Event loop only: replies answered on the event loop during this read, not yet written. */
     private ByteBuf inline;
     private Reply inlineReply;
@@ -203,7 +196,7 @@ final class ClientSession {
     /** Event loop: the socket read is fully decoded. */
     void readComplete() {
         writeInline();
-        if (!reading.isEmpty() && shareSets()) {
+        if (reading.size() == 1 && reading.getFirst() instanceof RespRequest request && shareSet(request)) {
             reading.clear();
             readingBytes = 0;
             decoding = false;
@@ -213,52 +206,35 @@ final class ClientSession {
     }
 
     /**
-     * Event loop: offers a read's requests, when all are blind SETs, to the loop's shared run instead of this
-     * connection's drainer (see {@link LoopSetBatch}): a lone SET of a client waiting for its reply, or a
-     * pipeline of SETs. Only an idle connection qualifies: nothing queued or unwritten, and the drainer token
-     * free, which this then holds, with one batch counted unwritten, until {@link #sharedSetDone}. So every
-     * later request of the connection waits for the SETs' replies.
+     * Event loop: offers a read's only request, when it is a blind SET, to the loop's shared run instead of
+     * this connection's drainer (see {@link LoopSetBatch}). Only an idle connection qualifies: nothing queued
+     * or unwritten, and the drainer token free, which this then holds, with one batch counted unwritten,
+     * until {@link #sharedSetDone}. So every later request of the connection waits for the SET's reply.
      */
-    private boolean shareSets() {
-        List<byte[][]> requests = new ArrayList<>(reading.size());
-        for (Object item : reading) {
-            if (!(item instanceof RespRequest request)) {
-                return false;
-            }
-            requests.add(request.args());
-        }
+    private boolean shareSet(RespRequest request) {
         if (closed || queuedRequests.get() != 0 || unwritten.get() != 0 || !channel.isWritable()
                 || !running.compareAndSet(false, true)) {
             return false;
         }
         unwritten.incrementAndGet();
-        sharedSets = requests.size();
-        if (!loopSets.offer(this, requests)) {
+        if (!loopSets.offer(this, request.args())) {
             unwritten.decrementAndGet();
             running.set(false); // nothing was queued meanwhile: this is the event loop, the only producer
             return false;
         }
-        for (int i = 0; i < requests.size(); i++) {
-            stats.commandProcessed();
-            stats.sharedSet();
-        }
+        stats.commandProcessed();
+        stats.sharedSet();
         return true;
     }
 
-    /**
-     * Event loop (or any thread once the loop is gone): the shared run holding this connection's SETs is
-     * committed. Writes one reply per SET, all OK or all the run's error.
-     */
+    /** Event loop (or any thread once the loop is gone): the shared run holding this connection's SET is committed. */
     void sharedSetDone(String failure) {
-        int count = sharedSets;
-        ByteBuf out = channel.alloc().ioBuffer(failure == null ? 5 * count : 16 * count);
+        ByteBuf out = channel.alloc().ioBuffer(16);
         Reply reply = new Reply(out, connection.protocol());
-        for (int i = 0; i < count; i++) {
-            if (failure == null) {
-                reply.ok();
-            } else {
-                reply.error(failure);
-            }
+        if (failure == null) {
+            reply.ok();
+        } else {
+            reply.error(failure);
         }
         connection.touch(System.currentTimeMillis());
         stats.replyBytes(out.readableBytes());

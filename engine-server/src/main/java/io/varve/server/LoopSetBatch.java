@@ -11,27 +11,25 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 
 /**
- * The plain SETs that idle connections of one event loop sent in the same loop iteration, committed as one
- * engine batch: on the event loop itself when that cannot wait long, else by one virtual thread.
+ * Lone plain SETs that different connections of one event loop sent in the same loop iteration, committed
+ * as one engine batch: on the event loop itself when that cannot wait long, else by one virtual thread.
  *
  * <h2>Why</h2>
  * With many clients that each wait for their reply (redis-benchmark {@code -c 1000}), every socket read holds
  * one SET. Handed to the connection's drainer one by one, each SET costs a virtual thread start and a carrier
  * wake-up, its own trip through the commit pipeline, and its own task back to the event loop. Measured on two
  * cores, the event loops were then never idle at 1000 clients and throughput fell below that at 50 clients.
- * Here one loop iteration's SETs share one commit, and usually no thread hand-off at all. A pipeline of SETs
- * (a read that decodes to SETs only) joins the run the same way, instead of a drainer start per read.
+ * Here one loop iteration's SETs share one thread start, one commit and one task back.
  *
  * <h2>How</h2>
- * {@link ClientSession#readComplete} offers a read that decoded to blind SETs only, from a connection with
- * nothing queued, nothing unwritten and no drainer running; the run takes all of them or none
- * ({@link SetRun#offerAll}). The session then holds its drainer token ({@code running}) and counts one
- * unwritten batch, exactly as a drainer would while executing those SETs, so nothing of the connection can
- * run or be answered before them: later reads are queued and wait for the token.
+ * {@link ClientSession#readComplete} offers a read that decoded to exactly one blind SET, from a connection
+ * with nothing queued, nothing unwritten and no drainer running. The session then holds its drainer token
+ * ({@code running}) and counts one unwritten batch, exactly as a drainer would while executing that SET, so
+ * nothing of the connection can run or be answered before it: later reads are queued and wait for the token.
  * The first offer of an iteration schedules {@link #flush} as an event-loop task, which Netty runs after the
  * iteration's socket reads. The flush commits the run right there on the event loop when that cannot wait
  * long ({@link SetRun#tryCommit}: every key's stripe lock free at once, no appendfsync always, no engine
- * write stall) and writes each connection's replies. Otherwise it hands the run to a virtual thread, which
+ * write stall) and writes each connection's reply. Otherwise it hands the run to a virtual thread, which
  * commits it, waiting as it must ({@link SetRun} holds the keys' stripe locks across the commit), and sends
  * one task back to the loop that writes the replies. Either way each session then releases its token and
  * starts its drainer if requests arrived meanwhile.
@@ -81,18 +79,17 @@ final class LoopSetBatch {
     }
 
     /**
-     * Event loop: adds the session's SETs (one read's requests, in order) to this iteration's run. Returns
-     * false, changing nothing, if any request is not a blind SET the connection may run, or the run is full,
-     * or the loop is shutting down.
+     * Event loop: adds the session's SET to this iteration's run. Returns false, changing nothing, if the
+     * request is not a blind SET the connection may run, or the run is full, or the loop is shutting down.
      */
-    boolean offer(ClientSession session, List<byte[][]> requests) {
+    boolean offer(ClientSession session, byte[][] args) {
         if (loop.isShuttingDown()) {
             return false;
         }
         if (run == null) {
             run = dispatcher.newSetRun();
         }
-        if (!run.offerAll(session.connection(), requests)) {
+        if (!run.offer(session.connection(), args)) {
             return false;
         }
         sessions.add(session);

@@ -122,49 +122,6 @@ class LoopSetBatchTest extends OneServerPerClass {
         }
     }
 
-    /**
-     * A pipeline of SETs in one write joins the shared run whole and gets one OK per SET; a pipeline that mixes
-     * in another command goes to the connection's drainer. Either way later commands see every SET.
-     */
-    @Test
-    void aPipelineOfSetsIsSharedWholeAndAMixedOneIsNot() throws Exception {
-        try (RespClient c = RespClient.connect(server.port())) {
-            long mostShared = 0;
-            for (int round = 0; round < 50; round++) {
-                long before = sharedSets(c);
-                java.io.ByteArrayOutputStream sets = new java.io.ByteArrayOutputStream();
-                for (int i = 0; i < 16; i++) {
-                    sets.write(RespClient.encode("SET", "p" + i, round + ":" + i));
-                }
-                sets.write(RespClient.encode("SET", "p0", round + ":last")); // a later SET of the same key wins
-                c.sendRaw(sets.toByteArray());
-                for (int i = 0; i < 17; i++) {
-                    assertEquals("OK", c.read(), "SET " + i + ", round " + round);
-                }
-                assertEquals(round + ":last", c.call("GET", "p0"));
-                assertEquals(round + ":15", c.call("GET", "p15"));
-                long shared = sharedSets(c) - before;
-                // The write may reach the server in more than one read; each read of SETs only is shared.
-                assertTrue(shared >= 0 && shared <= 17, "shared " + shared);
-                mostShared = Math.max(mostShared, shared);
-
-                long beforeMixed = sharedSets(c);
-                java.io.ByteArrayOutputStream mixed = new java.io.ByteArrayOutputStream();
-                mixed.write(RespClient.encode("SET", "m", "a" + round));
-                mixed.write(RespClient.encode("APPEND", "m", "b"));
-                mixed.write(RespClient.encode("SET", "m2", "c" + round));
-                c.sendRaw(mixed.toByteArray());
-                assertEquals("OK", c.read());
-                assertEquals((long) ("a" + round + "b").length(), c.read());
-                assertEquals("OK", c.read());
-                assertEquals("a" + round + "b", c.call("GET", "m"));
-                assertEquals("c" + round, c.call("GET", "m2"));
-                assertTrue(sharedSets(c) - beforeMixed <= 2, "only SET-only reads are shared");
-            }
-            assertEquals(17, mostShared, "no pipeline of SETs was shared whole");
-        }
-    }
-
     @Test
     void commandsSentRightBehindALoneSetSeeIt() throws Exception {
         List<RespClient> clients = new ArrayList<>();

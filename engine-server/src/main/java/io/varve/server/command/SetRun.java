@@ -53,49 +53,30 @@ public final class SetRun {
      * the request through {@link Dispatcher#execute}.
      */
     public boolean offer(Connection connection, byte[][] args) {
-        return offerAll(connection, List.<byte[][]>of(args));
-    }
-
-    /**
-     * Adds every request, in order, if each is a blind SET that the connection may run and that parses; else
-     * adds none and returns false. All or nothing, so that a caller that answers the requests together
-     * ({@code LoopSetBatch}: one connection's whole read) never has to split them.
-     */
-    public boolean offerAll(Connection connection, List<byte[][]> requests) {
-        if (requests.isEmpty() || !connection.authenticated()) {
+        if (args.length < 3 || !connection.authenticated() || dispatcher.table().lookup(args[0]) != set) {
+            return false;
+        }
+        long size = args[1].length + args[2].length;
+        if (bytes + size > MAX_BYTES && !keys.isEmpty()) {
             return false;
         }
         Keyspace ks = dispatcher.server().keyspace();
-        long size = 0;
-        long[] expireAt = new long[requests.size()];
-        for (int i = 0; i < requests.size(); i++) {
-            byte[][] args = requests.get(i);
-            if (args.length < 3 || dispatcher.table().lookup(args[0]) != set) {
+        long expireAt;
+        try {
+            SetOptions options = SetOptions.parse(args);
+            if (!options.blind()) {
                 return false;
             }
-            size += args[1].length + args[2].length;
-            try {
-                SetOptions options = SetOptions.parse(args);
-                if (!options.blind()) {
-                    return false;
-                }
-                expireAt[i] = options.expireAt(ks.now());
-            } catch (RuntimeException malformed) {
-                return false; // the ordinary path gives the error reply
-            }
-        }
-        if (bytes + size > MAX_BYTES && !keys.isEmpty()) {
-            return false;
+            expireAt = options.expireAt(ks.now());
+        } catch (RuntimeException malformed) {
+            return false; // the ordinary path gives the error reply
         }
         if (keys.isEmpty()) {
             started = System.nanoTime();
         }
-        for (int i = 0; i < requests.size(); i++) {
-            byte[][] args = requests.get(i);
-            connection.commandStarted(set.name());
-            StringCommands.store(ks, batch, args[1], args[2], expireAt[i]);
-            keys.add(args[1]);
-        }
+        connection.commandStarted(set.name());
+        StringCommands.store(ks, batch, args[1], args[2], expireAt);
+        keys.add(args[1]);
         bytes += size;
         return true;
     }
