@@ -71,6 +71,8 @@ public final class RedisServer implements AutoCloseable {
     public static final String VERSION = "7.2.0";
 
     private final ServerConfig config;
+    /** Parsed once: every accepted connection's decoder uses them, and the configuration never changes. */
+    private final DecoderLimits decoderLimits;
     private final LongSupplier clock;
     private final Predicate<InetAddress> isLoopback;
     private final Options engineOptions;
@@ -103,6 +105,7 @@ public final class RedisServer implements AutoCloseable {
 
     private RedisServer(Builder b) {
         this.config = b.config;
+        this.decoderLimits = DecoderLimits.of(b.config.protoMaxBulkLength(), b.config.queryBufferLimit());
         this.clock = b.clock;
         this.isLoopback = b.isLoopback;
         this.engineOptions = b.engineOptions != null ? b.engineOptions
@@ -254,8 +257,7 @@ public final class RedisServer implements AutoCloseable {
     private void initClient(SocketChannel ch) {
         boolean needsAuth = config.requirePass() != null;
         Connection connection = new Connection(ch.remoteAddress(), ch.localAddress(), !needsAuth);
-        RespDecoder decoder = new RespDecoder(
-                DecoderLimits.of(config.protoMaxBulkLength(), config.queryBufferLimit()), connection::authenticated);
+        RespDecoder decoder = new RespDecoder(decoderLimits, connection::authenticated);
         LoopSetBatch loopSets = this.loopSets.computeIfAbsent(ch.eventLoop(),
                 loop -> new LoopSetBatch(loop, dispatcher, stats, loopSetCommitter, commitSharedSetsOnLoop));
         ClientSession session = new ClientSession(ch, connection, dispatcher, decoder, stats, loopSets);
