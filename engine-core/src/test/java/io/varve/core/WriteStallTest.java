@@ -23,9 +23,32 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class WriteStallTest {
 
 
+    private static final int WRITES = 400;
+
     private static Options options(GatedTables fs) {
         // One waiting memtable is the limit: the second rotation stops writers until the flush finishes.
         return Options.defaults().withFileSystem(fs).withWriteBufferSize(64 << 10).withWriteStallTriggers(1, 20, 36);
+    }
+
+    /** Writes 400 puts of 1000 bytes on a thread of its own; returns once that thread is parked in a stop. */
+    private static Thread startWriterAndAwaitStop(Db db, AtomicInteger written, AtomicReference<Throwable> failure) {
+        Thread writer = Thread.ofPlatform().start(() -> {
+            try {
+                for (int i = 0; i < WRITES; i++) {
+                    db.put(new byte[] {(byte) i, (byte) (i >> 8)}, new byte[1000]);
+                    written.incrementAndGet();
+                }
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        });
+        DbImpl impl = (DbImpl) db;
+        // Wait, without sleeping, until the writer is parked in a stop.
+        while (!(impl.backgroundStatistics()[4] > 0 && writer.getState() == Thread.State.WAITING)) {
+            assertTrue(writer.isAlive(), "writer finished without ever stalling");
+            Thread.onSpinWait();
+        }
+        return writer;
     }
 
     @Test
@@ -35,30 +58,16 @@ class WriteStallTest {
         try (Db db = Db.open(Path.of("/stall"), options(fs))) {
             AtomicInteger written = new AtomicInteger();
             AtomicReference<Throwable> failure = new AtomicReference<>();
-            Thread writer = Thread.ofPlatform().start(() -> {
-                try {
-                    for (int i = 0; i < 400; i++) {
-                        db.put(new byte[] {(byte) i, (byte) (i >> 8)}, new byte[1000]);
-                        written.incrementAndGet();
-                    }
-                } catch (Throwable t) {
-                    failure.set(t);
-                }
-            });
+            Thread writer = startWriterAndAwaitStop(db, written, failure);
             DbImpl impl = (DbImpl) db;
-            // Wait, without sleeping, until the writer is parked in a stop.
-            while (!(impl.backgroundStatistics()[4] > 0 && writer.getState() == Thread.State.WAITING)) {
-                assertTrue(writer.isAlive(), "writer finished without ever stalling");
-                Thread.onSpinWait();
-            }
             int beforeRelease = written.get();
-            assertTrue(beforeRelease < 400, "writer was stopped part way");
+            assertTrue(beforeRelease < WRITES, "writer was stopped part way");
             fs.gate.countDown();
             writer.join();
             if (failure.get() != null) {
                 throw new AssertionError(failure.get());
             }
-            assertEquals(400, written.get());
+            assertEquals(WRITES, written.get());
             assertTrue(impl.backgroundStatistics()[3] > 0, "stall time was measured");
         }
     }
@@ -73,20 +82,7 @@ class WriteStallTest {
             assertArrayEquals(new byte[] {1}, db.get(new byte[] {'a'}), "no stall: written as usual");
 
             AtomicReference<Throwable> failure = new AtomicReference<>();
-            Thread writer = Thread.ofPlatform().start(() -> {
-                try {
-                    for (int i = 0; i < 400; i++) {
-                        db.put(new byte[] {(byte) i, (byte) (i >> 8)}, new byte[1000]);
-                    }
-                } catch (Throwable t) {
-                    failure.set(t);
-                }
-            });
-            DbImpl impl = (DbImpl) db;
-            while (!(impl.backgroundStatistics()[4] > 0 && writer.getState() == Thread.State.WAITING)) {
-                assertTrue(writer.isAlive(), "writer finished without ever stalling");
-                Thread.onSpinWait();
-            }
+            Thread writer = startWriterAndAwaitStop(db, new AtomicInteger(), failure);
             WriteBatch batch = new WriteBatch();
             batch.put(new byte[] {'b'}, new byte[] {2});
             assertThrows(WriteStallException.class, () -> db.write(batch, noSlowdown));
@@ -112,20 +108,7 @@ class WriteStallTest {
         GatedTables fs = new GatedTables();
         Db db = Db.open(Path.of("/stall"), options(fs));
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread writer = Thread.ofPlatform().start(() -> {
-            try {
-                for (int i = 0; i < 400; i++) {
-                    db.put(new byte[] {(byte) i, (byte) (i >> 8)}, new byte[1000]);
-                }
-            } catch (Throwable t) {
-                failure.set(t);
-            }
-        });
-        DbImpl impl = (DbImpl) db;
-        while (!(impl.backgroundStatistics()[4] > 0 && writer.getState() == Thread.State.WAITING)) {
-            assertTrue(writer.isAlive(), "writer finished without ever stalling");
-            Thread.onSpinWait();
-        }
+        Thread writer = startWriterAndAwaitStop(db, new AtomicInteger(), failure);
         fs.fail = true;
         fs.gate.countDown();
         writer.join();
