@@ -7,6 +7,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class LockStripesTest {
@@ -60,5 +63,47 @@ class LockStripesTest {
         assertTrue(other.join(java.time.Duration.ofSeconds(30)), "released once closed");
         Thread again = Thread.ofVirtual().start(() -> stripes.lockAll(b, a).close());
         assertTrue(again.join(java.time.Duration.ofSeconds(30)), "nothing stays locked");
+    }
+
+    /**
+     * tryLockAll takes every stripe or none: with one key's stripe held elsewhere it returns null and leaves
+     * the other keys' stripes free; once that stripe is free it takes them all, and closing frees them all.
+     */
+    @Test
+    void tryLockAllTakesEveryStripeOrNone() throws Exception {
+        LockStripes stripes = new LockStripes(64);
+        byte[] a = "alpha".getBytes();
+        byte[] b = "beta".getBytes();
+        assertNotEquals(stripes.stripeOf(a), stripes.stripeOf(b), "the test needs two stripes");
+        java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        Thread holder = Thread.ofPlatform().start(() -> {
+            try (LockStripes.Held h = stripes.lock(b)) {
+                holding.countDown();
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        holding.await();
+        assertNull(stripes.tryLockAll(a, b), "b's stripe is held elsewhere");
+        assertNull(stripes.tryLockAll(b), "b's stripe is held elsewhere");
+        Thread other = Thread.ofPlatform().start(() -> stripes.lock(a).close());
+        assertTrue(other.join(java.time.Duration.ofSeconds(30)), "a failed tryLockAll left a's stripe free");
+        release.countDown();
+        holder.join();
+
+        LockStripes.Held both = stripes.tryLockAll(b, a, b);
+        assertNotNull(both, "both stripes are free");
+        Thread blocked = Thread.ofPlatform().start(() -> stripes.lock(a).close());
+        while (blocked.getState() != Thread.State.WAITING) {
+            assertTrue(blocked.isAlive(), "a's stripe is held, so the other thread must wait");
+            Thread.onSpinWait();
+        }
+        both.close();
+        assertTrue(blocked.join(java.time.Duration.ofSeconds(30)), "closing released a's stripe");
+        LockStripes.Held again = stripes.tryLockAll(a, b);
+        assertNotNull(again, "closing released every stripe");
+        again.close();
     }
 }
