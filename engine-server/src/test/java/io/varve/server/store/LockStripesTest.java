@@ -47,6 +47,16 @@ class LockStripesTest {
         assertEquals(1, maxInside.get(), "mutual exclusion");
     }
 
+    /** Starts a thread that locks {@code key}'s stripe and unlocks it; returns once it waits for the stripe. */
+    private static Thread awaitBlockedLocking(LockStripes stripes, byte[] key) {
+        Thread other = Thread.ofVirtual().start(() -> stripes.lock(key).close());
+        while (other.getState() != Thread.State.WAITING) {
+            assertTrue(other.isAlive(), "the stripe is held, so the other thread must wait");
+            Thread.onSpinWait();
+        }
+        return other;
+    }
+
     /** Duplicate keys lock their stripe once, and closing releases every stripe taken. */
     @Test
     void duplicatesAreLockedOnceAndAllReleased() throws Exception {
@@ -54,11 +64,7 @@ class LockStripesTest {
         byte[] a = "alpha".getBytes();
         byte[] b = "beta".getBytes();
         LockStripes.Held held = stripes.lockAll(a, b, a, b, a);
-        Thread other = Thread.ofVirtual().start(() -> stripes.lock(a).close());
-        while (other.getState() != Thread.State.WAITING) {
-            assertTrue(other.isAlive(), "the stripe is held, so the other thread must wait");
-            Thread.onSpinWait();
-        }
+        Thread other = awaitBlockedLocking(stripes, a);
         held.close();
         assertTrue(other.join(java.time.Duration.ofSeconds(30)), "released once closed");
         Thread again = Thread.ofVirtual().start(() -> stripes.lockAll(b, a).close());
@@ -95,11 +101,7 @@ class LockStripesTest {
 
         LockStripes.Held both = stripes.tryLockAll(b, a, b);
         assertNotNull(both, "both stripes are free");
-        Thread blocked = Thread.ofPlatform().start(() -> stripes.lock(a).close());
-        while (blocked.getState() != Thread.State.WAITING) {
-            assertTrue(blocked.isAlive(), "a's stripe is held, so the other thread must wait");
-            Thread.onSpinWait();
-        }
+        Thread blocked = awaitBlockedLocking(stripes, a);
         both.close();
         assertTrue(blocked.join(java.time.Duration.ofSeconds(30)), "closing released a's stripe");
         LockStripes.Held again = stripes.tryLockAll(a, b);
