@@ -39,10 +39,10 @@ import java.util.concurrent.ThreadFactory;
  * (a copy into the log buffer under the log lock, a {@code write} into the page cache, memtable inserts).
  * The hand-off it replaces cost more than the commit: measured on two cores with {@code redis-benchmark -t set},
  * a virtual-thread start, a carrier wake-up and a task back per run were 0.4 context switches per SET at 50
- * clients, and committing on the loop made lone SETs 15-30% faster (docs/server.md). What the loop may still
- * wait for is brief: the engine's log and publication locks, held by other writers for a copy or a
- * {@code write}. What could wait long never runs here: a stripe lock held by a command on a virtual thread
- * (tryLock), an fsync (appendfsync always is handed off), a stopped or slowed engine
+ * clients, and committing on the loop made lone SETs 7-33% faster in alternating runs (docs/server.md).
+ * What the loop may still wait for is brief: the engine's log and publication locks, held by other writers
+ * for a copy or a {@code write}. What could wait long never runs here: a stripe lock held by a command on a
+ * virtual thread (tryLock), an fsync (appendfsync always is handed off), a stopped or slowed engine
  * ({@code WriteOptions.noSlowdown}).
  *
  * <p>Semantics are those of {@link SetRun}: blind SETs read nothing, and the batch applies them atomically in
