@@ -355,6 +355,11 @@ final class DbImpl implements Db {
      */
     private void flush(List<CommitPipeline.Sealed> sealed, long lastSequence, long newLogNumber,
                        CompletableFuture<Void> done) {
+        if (closed) {
+            // close() lets the running flush finish but no new one start; the logs keep this one's data.
+            done.completeExceptionally(new IOException("database closed before this flush ran; the log keeps its data"));
+            return;
+        }
         try {
             if (pipeline.failure() != null) {
                 throw new IOException("not flushing: the database failed earlier", pipeline.failure());
@@ -1035,14 +1040,18 @@ final class DbImpl implements Db {
         } catch (IOException | RuntimeException e) {
             failures.add(e);
         }
-        // Let a running flush finish (its table is then in the manifest); queued ones are dropped, the log has them.
-        flushThread.shutdownNow();
+        // Let a running flush finish (its table is then in the manifest); queued ones see `closed` and end at
+        // once, the log has their data. Never interrupt the flush: an interrupt during a FileChannel write or
+        // force closes the channel, and the manifest's channel with it.
+        flushThread.shutdown();
         try {
             if (!flushThread.awaitTermination(1, TimeUnit.MINUTES)) {
                 failures.add(new IOException("flush thread did not stop within a minute"));
+                flushThread.shutdownNow();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            flushThread.shutdownNow();
         }
         // Flushes dropped from the queue never run: release whoever waits in flush() for them.
         for (CompletableFuture<Void> dropped : List.copyOf(pendingFlushes)) {

@@ -16,6 +16,8 @@ final class GatedTables extends ForwardingFileSystem {
 
     final CountDownLatch gate = new CountDownLatch(1);
     volatile boolean fail;
+    /** Set when a thread waiting at the gate was interrupted: on a real disk that would have hit its I/O. */
+    volatile boolean interrupted;
 
     GatedTables() {
         super(new MemFileSystem());
@@ -27,6 +29,7 @@ final class GatedTables extends ForwardingFileSystem {
             try {
                 gate.await();
             } catch (InterruptedException e) {
+                interrupted = true;
                 throw new IOException(e);
             }
             if (fail) {

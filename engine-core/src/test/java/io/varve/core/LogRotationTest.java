@@ -77,7 +77,7 @@ class LogRotationTest {
     @Test
     void rotationsSwapInTheSpareLog() throws Exception {
         LogWorkerFileSystem fs = new LogWorkerFileSystem();
-        fs.holdTables = true; // keeps every log; closing interrupts the held flushes
+        fs.holdTables = true; // keeps every log; the held flushes are abandoned before closing
         List<TestStates.Write> writes = new ArrayList<>();
         try (DbImpl db = (DbImpl) Db.open(DIR, options(fs))) {
             for (int i = 0; i < 14; i++) {
@@ -88,6 +88,7 @@ class LogRotationTest {
             assertEquals(0, db.logsCreatedInline(), "with the worker keeping up, no rotation creates a file");
             // The first log, three rotated in, and the next spare.
             assertEquals(5, logNumbers(fs.disk).size(), "logs " + logNumbers(fs.disk));
+            fs.abandonHeldTables();
         }
         try (Db reopened = Db.open(DIR, options(new LogWorkerFileSystem(fs.disk)))) {
             assertEquals(writes.size(), TestStates.matchingPrefix(new TreeMap<>(), writes, 0,
@@ -194,8 +195,9 @@ class LogRotationTest {
             writes.add(write(i, i == 15));
             db.write(writes.getLast().toBatch(), writes.getLast().synced() ? WriteOptions.SYNC : WriteOptions.DEFAULT);
         }
-        // Close with the flushes still held (closing interrupts them), so no log was obsoleted: every log but
-        // the newest (an unused spare) holds data; stale spares were deleted.
+        // Close with the flushes abandoned, so no log was obsoleted: every log but the newest (an unused spare)
+        // holds data; stale spares were deleted.
+        fs.abandonHeldTables();
         db.close();
         java.util.TreeSet<Long> logs = logNumbers(fs.disk);
         for (long n : logs.headSet(logs.last())) {

@@ -30,6 +30,8 @@ final class LogWorkerFileSystem extends ForwardingFileSystem {
     /** Table creation waits for this while {@link #holdTables} is set. */
     final CountDownLatch tables = new CountDownLatch(1);
     volatile boolean holdTables;
+    /** Set by {@link #abandonHeldTables}: held table creations fail instead of going on. */
+    private volatile boolean tablesAbandoned;
     /** Counted down when the worker starts waiting at a log creation (see {@link #holdWorker}). */
     final CountDownLatch workerHeld = new CountDownLatch(1);
     /** The held worker waits for this. */
@@ -55,6 +57,15 @@ final class LogWorkerFileSystem extends ForwardingFileSystem {
     LogWorkerFileSystem(MemFileSystem disk) {
         super(disk);
         this.disk = disk;
+    }
+
+    /**
+     * Releases the held table creations with a failure, so the flushes waiting in them end without a table
+     * and no log becomes obsolete. Closing the database waits for a running flush rather than interrupting it.
+     */
+    void abandonHeldTables() {
+        tablesAbandoned = true;
+        tables.countDown();
     }
 
     /** Fails the log worker's {@code n}-th operation (create, directory sync or file sync), counting from 1. */
@@ -101,6 +112,9 @@ final class LogWorkerFileSystem extends ForwardingFileSystem {
         String name = path.getFileName().toString();
         if (holdTables && name.endsWith(DbFiles.TABLE_SUFFIX)) {
             await(tables);
+            if (tablesAbandoned) {
+                throw new IOException("held table creation abandoned (simulated)");
+            }
         }
         if (holdWorker && onWorker() && name.endsWith(DbFiles.LOG_SUFFIX)) {
             workerHeld.countDown();
