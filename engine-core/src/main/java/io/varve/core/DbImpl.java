@@ -979,6 +979,11 @@ final class DbImpl implements Db {
     }
 
     /** For tests: the newest sequence reads see. */
+    /** The last sequence number handed out, visible or not: a write has it once it is in the log buffer. */
+    long lastAllocatedSequence() {
+        return pipeline.lastAllocatedSequence();
+    }
+
     long visibleSequence() {
         return pipeline.visibleSequence();
     }

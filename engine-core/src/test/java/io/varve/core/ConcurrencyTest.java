@@ -142,8 +142,9 @@ class ConcurrencyTest {
     }
 
     /**
-     * Group commit, made deterministic: the first fsync is held until every other synced writer is blocked
-     * behind it, then released. The next leader's single fsync must cover all of them: two fsyncs in total.
+     * Group commit, made deterministic: the first fsync is held until every other synced writer has its batch
+     * in the log and is blocked behind it, then released. The next leader's single fsync must cover all of
+     * them: at most two fsyncs in all (one, if the first leader's happened to cover every batch already).
      */
     @Test
     @Timeout(60)
@@ -152,14 +153,18 @@ class ConcurrencyTest {
         int writers = 8;
         try (Db db = Db.open(Path.of("/g"), Options.defaults().withFileSystem(fs))) {
             long[] before = ((DbImpl) db).syncStatistics();
+            long sequenceBefore = ((DbImpl) db).lastAllocatedSequence();
             fs.gate = new CountDownLatch(1);
             List<Thread> threads = new ArrayList<>();
             for (int i = 0; i < writers; i++) {
                 byte[] key = {(byte) i};
                 threads.add(Thread.ofPlatform().start(() -> db.put(WriteOptions.SYNC, key, key)));
             }
-            // Wait (without sleeping) until one writer is parked inside fsync and the rest are parked behind it.
-            while (!(fs.insideSync == 1 && blockedCount(threads) == writers)) {
+            // Wait (without sleeping) until every batch is in the log, one writer is parked inside fsync and the
+            // rest are parked behind it. A writer merely parked could still be waiting to append its batch,
+            // which would then need a third fsync.
+            while (!(fs.insideSync == 1 && ((DbImpl) db).lastAllocatedSequence() == sequenceBefore + writers
+                    && blockedCount(threads) == writers)) {
                 Thread.onSpinWait();
             }
             fs.gate.countDown();
@@ -167,7 +172,8 @@ class ConcurrencyTest {
                 t.join();
             }
             long[] after = ((DbImpl) db).syncStatistics();
-            assertEquals(2, after[0] - before[0], "fsyncs for " + writers + " concurrent synced writers");
+            long fsyncs = after[0] - before[0];
+            assertTrue(fsyncs >= 1 && fsyncs <= 2, "fsyncs for " + writers + " concurrent synced writers: " + fsyncs);
             assertEquals(writers, after[1] - before[1]);
             for (int i = 0; i < writers; i++) {
                 assertArrayEquals(new byte[] {(byte) i}, db.get(new byte[] {(byte) i}));
