@@ -103,18 +103,7 @@ public final class SetRun {
      * gets. For callers that answer each SET somewhere else ({@code LoopSetBatch}: one per connection).
      */
     public String commit() {
-        if (keys.isEmpty()) {
-            return null;
-        }
-        Keyspace ks = dispatcher.server().keyspace();
-        String failure = null;
-        try (LockStripes.Held held = ks.lockAll(keys.toArray(new byte[0][]))) {
-            ks.commit(batch);
-        } catch (RuntimeException e) {
-            failure = Dispatcher.internalError(set, e);
-        }
-        finish(failure);
-        return failure;
+        return keys.isEmpty() ? null : commit(false).failure();
     }
 
     /** What {@link #tryCommit} did: nothing ({@link #NOT_NOW}), or committed with a failure reply or none. */
@@ -131,14 +120,21 @@ public final class SetRun {
      * publication), never for file-system syncs.
      */
     public Attempt tryCommit() {
-        if (keys.isEmpty()) {
-            return Attempt.SUCCEEDED;
-        }
+        return keys.isEmpty() ? Attempt.SUCCEEDED : commit(true);
+    }
+
+    /** Commits a non-empty run, waiting for locks and the engine unless {@code withoutWaiting}. */
+    private Attempt commit(boolean withoutWaiting) {
         Keyspace ks = dispatcher.server().keyspace();
+        byte[][] locked = keys.toArray(new byte[0][]);
         String failure = null;
-        try (LockStripes.Held held = ks.tryLockAll(keys.toArray(new byte[0][]))) {
-            if (held == null || !ks.commitWithoutWaiting(batch)) {
-                return Attempt.NOT_NOW;
+        try (LockStripes.Held held = withoutWaiting ? ks.tryLockAll(locked) : ks.lockAll(locked)) {
+            if (withoutWaiting) {
+                if (held == null || !ks.commitWithoutWaiting(batch)) {
+                    return Attempt.NOT_NOW;
+                }
+            } else {
+                ks.commit(batch);
             }
         } catch (RuntimeException e) {
             failure = Dispatcher.internalError(set, e);

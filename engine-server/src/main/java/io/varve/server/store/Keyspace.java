@@ -191,11 +191,7 @@ public final class Keyspace {
     }
 
     public void commit(WriteBatch batch) {
-        if (batch.count() == 0) {
-            return;
-        }
-        db.write(batch, writeOptions);
-        writes.increment();
+        write(batch, writeOptions);
     }
 
     /**
@@ -207,16 +203,20 @@ public final class Keyspace {
         if (writeOptions.sync()) {
             return false;
         }
-        if (batch.count() == 0) {
-            return true;
-        }
         try {
-            db.write(batch, NO_WAITING);
+            write(batch, NO_WAITING);
         } catch (WriteStallException stalled) {
             return false;
         }
-        writes.increment();
         return true;
+    }
+
+    private void write(WriteBatch batch, WriteOptions options) {
+        if (batch.count() == 0) {
+            return;
+        }
+        db.write(batch, options);
+        writes.increment();
     }
 
     /** Deletes the key if it is live; caller holds its lock. Returns whether it existed. */
