@@ -3,7 +3,7 @@ package io.varve.raftlog.write;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongUnaryOperator;
 
@@ -18,14 +18,19 @@ import java.util.function.LongUnaryOperator;
  * <ul>
  *   <li>At most one leader at a time ({@code leading}), so the log file has a single writer and batches reach
  *       it in queue order; a member's outcome is published only after the group's work has completed.</li>
- *   <li>The leader is always the thread of its group's first request: a waiter is woken only when it is
- *       settled or when it has become the head with no leader (or, while it gathers as the new leader, when
- *       the queue has grown), so no request is ever stranded.</li>
+ *   <li>The leader is always the thread of its group's first request. Nobody leads only while nothing is
+ *       queued: a writer that arrives then leads at once, and a finishing leader promotes the queue's head
+ *       before it lets go, so no request is ever stranded.</li>
  *   <li>An exclusive request forms a group of its own. Its thread runs with all earlier writes finished and
  *       no later one started: purge uses it to take a consistent cut of the index.</li>
  * </ul>
- * Nobody polls: waiting is on a per-request {@link Condition}; waits are uninterruptible because a queued
- * batch may already be on its way to disk and its writer must learn the outcome.
+ * Nobody polls. Each request has a volatile state (waiting, leads, done) that only its settling or promoting
+ * leader changes, after which it unparks the request's thread; a woken writer reads its outcome from the
+ * request without taking the lock. That matters with many synced writers on few cores: woken through a
+ * shared lock, the members of a group would run again one after another, each waiting for the previous one
+ * to release it, and the next group would gather that much later. Waits are uninterruptible because a queued
+ * batch may already be on its way to disk and its writer must learn the outcome (an interrupt is kept for
+ * the caller).
  *
  * <p><b>Gathering.</b> Without help, synced writers settle into two alternating groups: while one group's
  * fsync runs, the others queue up, and the members just released come back only after the next group has
@@ -42,8 +47,9 @@ public final class WriteBarrier {
         private final boolean exclusive;
         private final long weight;
         private final boolean durable;
-        private Condition turn;
-        private boolean done;
+        private Thread thread;
+        /** {@link #WAITING}, then {@link #LEADS} or {@link #DONE}; set by whoever settles or promotes it. */
+        private volatile int state = WAITING;
         private boolean settled;
         private long result;
         private Throwable failure;
@@ -96,6 +102,10 @@ public final class WriteBarrier {
         void lead(List<Request> group);
     }
 
+    private static final int WAITING = 0;
+    private static final int LEADS = 1;
+    private static final int DONE = 2;
+
     /** Longest a leader waits for company, however slow fsyncs are. */
     static final long MAX_GATHER_NANOS = 500_000;
 
@@ -137,22 +147,44 @@ public final class WriteBarrier {
 
     /** Queues the request and returns once it is settled (having possibly led a group itself). */
     public void enter(Request request) {
+        request.thread = Thread.currentThread();
+        Thread gatheringLeader = null;
+        lock.lock();
+        try {
+            pending.addLast(request);
+            if (gatherer != null && pending.size() >= gatherTarget) {
+                gatheringLeader = gatherer.thread;
+            }
+            if (!leading) {
+                // Nobody leads only while nothing is queued (finish promotes the next head), so this is the head.
+                leading = true;
+                request.state = LEADS;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (gatheringLeader != null) {
+            LockSupport.unpark(gatheringLeader);
+        }
+        boolean interrupted = false;
+        while (request.state == WAITING) {
+            LockSupport.park(this);
+            // Uninterruptible (see the class comment); park returns at once while the flag is set, so clear it.
+            interrupted |= Thread.interrupted();
+        }
+        if (request.state == LEADS) {
+            lead(request);
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void lead(Request head) {
         List<Request> group;
         lock.lock();
         try {
-            request.turn = lock.newCondition();
-            pending.addLast(request);
-            if (gatherer != null && pending.size() >= gatherTarget) {
-                gatherer.turn.signal();
-            }
-            while (!request.done && (leading || pending.peekFirst() != request)) {
-                request.turn.awaitUninterruptibly();
-            }
-            if (request.done) {
-                return;
-            }
-            leading = true;
-            gather(request);
+            gather(head);
             group = drainGroup();
         } finally {
             lock.unlock();
@@ -175,15 +207,23 @@ public final class WriteBarrier {
         if (!head.durable || head.exclusive || lastDurableGroup <= 1 || pending.size() >= lastDurableGroup) {
             return;
         }
-        long wait = gatherNanos.applyAsLong(durableGroupNanos);
+        long deadline = System.nanoTime() + gatherNanos.applyAsLong(durableGroupNanos);
         gatherer = head;
         gatherTarget = lastDurableGroup;
         try {
-            while (pending.size() < gatherTarget && wait > 0) {
-                wait = head.turn.awaitNanos(wait);
+            long wait;
+            while (pending.size() < gatherTarget && (wait = deadline - System.nanoTime()) > 0) {
+                lock.unlock();
+                try {
+                    LockSupport.parkNanos(this, wait);
+                } finally {
+                    lock.lock();
+                }
+                if (Thread.interrupted()) {
+                    Thread.currentThread().interrupt(); // stop gathering; the write itself goes on
+                    return;
+                }
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt(); // stop gathering; the write itself goes on
         } finally {
             gatherer = null;
         }
@@ -205,31 +245,38 @@ public final class WriteBarrier {
         return group;
     }
 
+    /**
+     * Publishes the group's outcomes and hands leadership to the next head. The waiters are woken after the
+     * lock is released, each by its own unpark: a woken member returns without touching the lock, so the
+     * members run again at once instead of one after another through the lock's queue.
+     */
     private void finish(List<Request> group, long nanos) {
+        Request next;
         lock.lock();
         try {
             boolean durable = false;
             for (Request r : group) {
                 durable |= r.durable;
+                if (!r.settled) {
+                    r.fail(new IllegalStateException("write leader did not settle a request"));
+                }
             }
             if (durable) {
                 lastDurableGroup = group.size();
                 durableGroupNanos = durableGroupNanos == 0 ? nanos : (7 * durableGroupNanos + nanos) / 8;
             }
-            for (Request r : group) {
-                if (!r.settled) {
-                    r.fail(new IllegalStateException("write leader did not settle a request"));
-                }
-                r.done = true;
-                r.turn.signal();
-            }
-            leading = false;
-            Request next = pending.peekFirst();
-            if (next != null) {
-                next.turn.signal();
-            }
+            next = pending.peekFirst();
+            leading = next != null;
         } finally {
             lock.unlock();
+        }
+        for (Request r : group) {
+            r.state = DONE; // publishes the outcome the leader recorded in the request
+            LockSupport.unpark(r.thread);
+        }
+        if (next != null) {
+            next.state = LEADS;
+            LockSupport.unpark(next.thread);
         }
     }
 }

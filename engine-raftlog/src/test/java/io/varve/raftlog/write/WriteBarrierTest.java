@@ -1,6 +1,7 @@
 package io.varve.raftlog.write;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -11,6 +12,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -119,5 +122,100 @@ class WriteBarrierTest {
         pool.submit(() -> barrier.enter(new WriteBarrier.Request(false, 1, false) { })).get(30, TimeUnit.SECONDS);
         pool.submit(() -> barrier.enter(new WriteBarrier.Request(true, 0, false) { })).get(30, TimeUnit.SECONDS);
         assertEquals(List.of(1, 5, 1, 1), groups);
+    }
+
+    /** A request that carries its own number, so the leader can settle it with that number. */
+    private static final class Numbered extends WriteBarrier.Request {
+        final long number;
+
+        Numbered(long number, boolean exclusive, boolean durable) {
+            super(exclusive, 1, durable);
+            this.number = number;
+        }
+    }
+
+    @Test
+    void manyWritersEachGetTheirOwnOutcomeFromOneLeaderAtATime() throws Exception {
+        AtomicInteger leaders = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        AtomicInteger badExclusiveGroups = new AtomicInteger();
+        AtomicLong led = new AtomicLong();
+        WriteBarrier barrier = new WriteBarrier(group -> {
+            if (leaders.incrementAndGet() != 1) {
+                overlaps.incrementAndGet();
+            }
+            for (WriteBarrier.Request r : group) {
+                if (r.exclusive() && group.size() != 1) {
+                    badExclusiveGroups.incrementAndGet();
+                }
+                Numbered n = (Numbered) r;
+                if (n.number % 7 == 3) {
+                    r.fail(new IllegalStateException("refused " + n.number));
+                } else {
+                    r.succeed(n.number);
+                }
+            }
+            led.addAndGet(group.size());
+            leaders.decrementAndGet();
+        }, 4);
+        int threads = 8;
+        int perThread = 2_000;
+        List<Future<Integer>> results = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int thread = t;
+            results.add(pool.submit(() -> {
+                int wrong = 0;
+                for (int i = 0; i < perThread; i++) {
+                    long number = (long) thread * perThread + i;
+                    Numbered r = new Numbered(number, i % 97 == 0, i % 3 != 0);
+                    barrier.enter(r);
+                    boolean refused = number % 7 == 3;
+                    if (!r.isSettled() || (refused ? r.failure() == null : r.failure() != null || r.result() != number)) {
+                        wrong++;
+                    }
+                }
+                return wrong;
+            }));
+        }
+        for (Future<Integer> f : results) {
+            assertEquals(0, f.get(60, TimeUnit.SECONDS), "requests that returned someone else's or no outcome");
+        }
+        assertEquals(0, overlaps.get(), "two leaders at once");
+        assertEquals(0, badExclusiveGroups.get(), "an exclusive request shared its group");
+        assertEquals((long) threads * perThread, led.get());
+        assertEquals(0, barrier.queued());
+    }
+
+    @Test
+    void anInterruptedWriterStillWaitsForItsOutcomeAndKeepsTheInterrupt() throws Exception {
+        WriteBarrier barrier = new WriteBarrier(leader, Long.MAX_VALUE, average -> FOREVER);
+        CountDownLatch release = new CountDownLatch(1);
+        leading = new CountDownLatch(1);
+        hold = release;
+        Future<?> first = write(barrier);
+        assertTrue(leading.await(30, TimeUnit.SECONDS));
+        WriteBarrier.Request queued = synced();
+        CountDownLatch returned = new CountDownLatch(1);
+        AtomicInteger keptInterrupt = new AtomicInteger();
+        Thread writer = Thread.ofPlatform().start(() -> {
+            barrier.enter(queued);
+            if (Thread.currentThread().isInterrupted()) {
+                keptInterrupt.incrementAndGet();
+            }
+            returned.countDown();
+        });
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (barrier.queued() < 1) {
+            assertTrue(System.nanoTime() < deadline, "writer did not queue");
+            Thread.onSpinWait();
+        }
+        writer.interrupt();
+        assertFalse(returned.await(100, TimeUnit.MILLISECONDS), "returned before its group was led");
+        release.countDown();
+        first.get(30, TimeUnit.SECONDS);
+        assertTrue(returned.await(30, TimeUnit.SECONDS));
+        writer.join();
+        assertTrue(queued.isSettled());
+        assertEquals(1, keptInterrupt.get());
     }
 }
