@@ -30,6 +30,8 @@ import java.util.function.LongSupplier;
 public final class ExternalTables {
 
     private static final System.Logger LOG = System.getLogger(ExternalTables.class.getName());
+    /** External files up to this size are checked from a copy in memory, larger ones through a mapping. */
+    static final long READ_INTO_MEMORY_LIMIT = 64L << 20;
     private static final int COPY_BUFFER = 1 << 20;
 
     private ExternalTables() {
@@ -127,8 +129,11 @@ public final class ExternalTables {
     private static ExternalTable check(FileSystem fs, Path source, Path imported, long number, String columnFamily)
             throws IOException {
         // Errors name the caller's file: the offsets are the same in the import.
-        // A confined reader: releasing it then costs no pause of the writer threads (see openConfined).
-        TableReader reader = TableReader.openConfined(fs.openReadable(imported), source);
+        // A confined reader: releasing it then costs no pause of the writer threads (see openConfined). Small
+        // files are read rather than mapped, which spares the other threads the mapping's side effects.
+        ReadableFile file = fs.openReadable(imported);
+        TableReader reader = file.size() <= READ_INTO_MEMORY_LIMIT ? TableReader.openCopied(file, source)
+                : TableReader.openConfined(file, source);
         try {
             TableProperties p = reader.properties();
             if (p.largestSequence() != 0) {

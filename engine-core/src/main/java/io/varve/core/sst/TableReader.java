@@ -131,8 +131,25 @@ public final class TableReader {
         return open(file, path, 0, null, NO_GLOBAL_SEQUENCE, Arena.ofConfined());
     }
 
+    /**
+     * As {@link #openConfined}, but the file is read into memory of the confined arena instead of mapped. For a
+     * table that one thread checks once and releases (ingestion's external files): a fresh mapping costs page
+     * faults on every read, and its unmapping makes the kernel interrupt every processor the process runs on
+     * (a TLB shootdown). With ingestions ten times a second, mapped checks delayed the writers' puts (see
+     * docs/benchmarks.md, "Ingestion while writing"); reading the file once costs neither. The caller bounds
+     * the size, since the whole file is held in memory until the reader is released.
+     */
+    public static TableReader openCopied(ReadableFile file, Path path) throws IOException {
+        return open(file, path, 0, null, NO_GLOBAL_SEQUENCE, Arena.ofConfined(), true);
+    }
+
     private static TableReader open(ReadableFile file, Path path, long fileNumber, BlockCache cache,
                                     long globalSequence, Arena arena) throws IOException {
+        return open(file, path, fileNumber, cache, globalSequence, arena, false);
+    }
+
+    private static TableReader open(ReadableFile file, Path path, long fileNumber, BlockCache cache,
+                                    long globalSequence, Arena arena, boolean copy) throws IOException {
         try {
             Objects.requireNonNull(file, "file");
             Objects.requireNonNull(path, "path");
@@ -140,7 +157,7 @@ public final class TableReader {
                     && (globalSequence < 0 || globalSequence > InternalKey.MAX_SEQUENCE)) {
                 throw new IllegalArgumentException("global sequence out of range: " + globalSequence);
             }
-            MemorySegment map = file.map(arena).asReadOnly();
+            MemorySegment map = (copy ? copy(file, arena) : file.map(arena)).asReadOnly();
             return new TableReader(file, path, fileNumber, cache, arena, map, globalSequence);
         } catch (Throwable t) {
             arena.close();
@@ -153,6 +170,16 @@ public final class TableReader {
             }
             throw t;
         }
+    }
+
+    private static MemorySegment copy(ReadableFile file, Arena arena) throws IOException {
+        long size = file.size();
+        if (size > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("too large to read into memory: " + size + " bytes");
+        }
+        MemorySegment memory = arena.allocate(size, Long.BYTES);
+        file.readFully(memory.asByteBuffer(), 0);
+        return memory;
     }
 
     private TableReader(ReadableFile file, Path path, long fileNumber, BlockCache cache, Arena arena,

@@ -95,4 +95,46 @@ class TableVerifyTest {
             damaged.release();
         }
     }
+
+    /** Ingestion checks small files from a copy in memory and large ones through a mapping: same verdicts. */
+    @Test
+    void aCopyInMemoryAndAMappingGiveTheSameVerdicts() throws Exception {
+        MemFileSystem fs = memFs();
+        write(fs, PATH, entries(), OPTIONS);
+        for (boolean copied : new boolean[] {true, false}) {
+            TableReader sound = copied ? TableReader.openCopied(fs.openReadable(PATH), PATH)
+                    : TableReader.openConfined(fs.openReadable(PATH), PATH);
+            try {
+                sound.verifyContents();
+                assertEquals(200, sound.properties().entryCount(), copied ? "copied" : "mapped");
+            } finally {
+                sound.release();
+            }
+        }
+        byte[] bytes = readAll(fs, PATH);
+        long offset;
+        TableReader reader = open(fs, PATH, 1, null);
+        try {
+            offset = reader.dataBlockOffset(1);
+        } finally {
+            reader.release();
+        }
+        bytes[(int) offset + 3] ^= 0x10;
+        overwrite(fs, PATH, bytes);
+        for (boolean copied : new boolean[] {true, false}) {
+            TableReader damaged = copied ? TableReader.openCopied(fs.openReadable(PATH), PATH)
+                    : TableReader.openConfined(fs.openReadable(PATH), PATH);
+            try {
+                CorruptionException e = assertThrows(CorruptionException.class, damaged::verifyContents);
+                assertEquals(PATH, e.file());
+                assertEquals(offset, e.offset(), copied ? "copied" : "mapped");
+            } finally {
+                damaged.release();
+            }
+        }
+        // A file cut short: the footer is missing, whichever way it is read.
+        overwrite(fs, PATH, java.util.Arrays.copyOf(bytes, bytes.length - 10));
+        assertThrows(CorruptionException.class, () -> TableReader.openCopied(fs.openReadable(PATH), PATH));
+        assertThrows(CorruptionException.class, () -> TableReader.openConfined(fs.openReadable(PATH), PATH));
+    }
 }
