@@ -77,13 +77,7 @@ class TableVerifyTest {
     void aDamagedDataBlockIsReportedAtItsOffset() throws Exception {
         MemFileSystem fs = memFs();
         write(fs, PATH, entries(), OPTIONS);
-        long offset2;
-        TableReader reader = open(fs, PATH, 1, null);
-        try {
-            offset2 = reader.dataBlockOffset(2);
-        } finally {
-            reader.release();
-        }
+        long offset2 = dataBlockOffset(fs, 2);
         byte[] bytes = readAll(fs, PATH);
         bytes[(int) offset2 + 7] ^= 0x40;
         overwrite(fs, PATH, bytes);
@@ -102,8 +96,7 @@ class TableVerifyTest {
         MemFileSystem fs = memFs();
         write(fs, PATH, entries(), OPTIONS);
         for (boolean copied : new boolean[] {true, false}) {
-            TableReader sound = copied ? TableReader.openCopied(fs.openReadable(PATH), PATH)
-                    : TableReader.openConfined(fs.openReadable(PATH), PATH);
+            TableReader sound = openForCheck(fs, copied);
             try {
                 sound.verifyContents();
                 assertEquals(200, sound.properties().entryCount(), copied ? "copied" : "mapped");
@@ -112,18 +105,11 @@ class TableVerifyTest {
             }
         }
         byte[] bytes = readAll(fs, PATH);
-        long offset;
-        TableReader reader = open(fs, PATH, 1, null);
-        try {
-            offset = reader.dataBlockOffset(1);
-        } finally {
-            reader.release();
-        }
+        long offset = dataBlockOffset(fs, 1);
         bytes[(int) offset + 3] ^= 0x10;
         overwrite(fs, PATH, bytes);
         for (boolean copied : new boolean[] {true, false}) {
-            TableReader damaged = copied ? TableReader.openCopied(fs.openReadable(PATH), PATH)
-                    : TableReader.openConfined(fs.openReadable(PATH), PATH);
+            TableReader damaged = openForCheck(fs, copied);
             try {
                 CorruptionException e = assertThrows(CorruptionException.class, damaged::verifyContents);
                 assertEquals(PATH, e.file());
@@ -134,7 +120,22 @@ class TableVerifyTest {
         }
         // A file cut short: the footer is missing, whichever way it is read.
         overwrite(fs, PATH, java.util.Arrays.copyOf(bytes, bytes.length - 10));
-        assertThrows(CorruptionException.class, () -> TableReader.openCopied(fs.openReadable(PATH), PATH));
-        assertThrows(CorruptionException.class, () -> TableReader.openConfined(fs.openReadable(PATH), PATH));
+        assertThrows(CorruptionException.class, () -> openForCheck(fs, true));
+        assertThrows(CorruptionException.class, () -> openForCheck(fs, false));
+    }
+
+    /** A reader the way ingestion checks a file: from a copy in memory, or through a mapping. */
+    private static TableReader openForCheck(MemFileSystem fs, boolean copied) throws java.io.IOException {
+        return copied ? TableReader.openCopied(fs.openReadable(PATH), PATH)
+                : TableReader.openConfined(fs.openReadable(PATH), PATH);
+    }
+
+    private static long dataBlockOffset(MemFileSystem fs, int block) throws java.io.IOException {
+        TableReader reader = open(fs, PATH, 1, null);
+        try {
+            return reader.dataBlockOffset(block);
+        } finally {
+            reader.release();
+        }
     }
 }
