@@ -129,11 +129,9 @@ public final class ExternalTables {
     private static ExternalTable check(FileSystem fs, Path source, Path imported, long number, String columnFamily)
             throws IOException {
         // Errors name the caller's file: the offsets are the same in the import.
-        // A confined reader: releasing it then costs no pause of the writer threads (see openConfined). Small
-        // files are read rather than mapped, which spares the other threads the mapping's side effects.
-        ReadableFile file = fs.openReadable(imported);
-        TableReader reader = file.size() <= READ_INTO_MEMORY_LIMIT ? TableReader.openCopied(file, source)
-                : TableReader.openConfined(file, source);
+        // A confined reader: releasing it then costs no pause of the writer threads. Files up to the limit are
+        // read rather than mapped, which spares the other threads the mapping's side effects (see openConfined).
+        TableReader reader = TableReader.openConfined(fs.openReadable(imported), source, READ_INTO_MEMORY_LIMIT);
         try {
             TableProperties p = reader.properties();
             if (p.largestSequence() != 0) {

@@ -115,7 +115,7 @@ public final class TableReader {
      */
     public static TableReader open(ReadableFile file, Path path, long fileNumber, BlockCache cache,
                                    long globalSequence) throws IOException {
-        return open(file, path, fileNumber, cache, globalSequence, Arena.ofShared());
+        return open(file, path, fileNumber, cache, globalSequence, Arena.ofShared(), -1);
     }
 
     /**
@@ -128,28 +128,23 @@ public final class TableReader {
      * releases, as ingestion does with each external file, need not stop anyone.
      */
     public static TableReader openConfined(ReadableFile file, Path path) throws IOException {
-        return open(file, path, 0, null, NO_GLOBAL_SEQUENCE, Arena.ofConfined());
+        return openConfined(file, path, -1);
     }
 
     /**
-     * As {@link #openConfined}, but the file is read into memory of the confined arena instead of mapped. For a
-     * table that one thread checks once and releases (ingestion's external files): a fresh mapping costs page
-     * faults on every read, and its unmapping makes the kernel interrupt every processor the process runs on
-     * (a TLB shootdown). With ingestions ten times a second, mapped checks delayed the writers' puts (see
-     * docs/benchmarks.md, "Ingestion while writing"); reading the file once costs neither. The caller bounds
-     * the size, since the whole file is held in memory until the reader is released.
+     * As {@link #openConfined(ReadableFile, Path)}, but a file of at most {@code readUpTo} bytes is read into
+     * memory of the confined arena instead of mapped. For a table that one thread checks once and releases
+     * (ingestion's external files): a fresh mapping costs page faults as it is read, and its unmapping makes
+     * the kernel interrupt every processor the process runs on (a TLB shootdown). With ingestions ten times a
+     * second, mapped checks delayed the writers' puts (docs/benchmarks.md, "Ingestion while writing"); reading
+     * the file once costs neither. {@code readUpTo} bounds the memory held until the reader is released.
      */
-    public static TableReader openCopied(ReadableFile file, Path path) throws IOException {
-        return open(file, path, 0, null, NO_GLOBAL_SEQUENCE, Arena.ofConfined(), true);
+    public static TableReader openConfined(ReadableFile file, Path path, long readUpTo) throws IOException {
+        return open(file, path, 0, null, NO_GLOBAL_SEQUENCE, Arena.ofConfined(), readUpTo);
     }
 
     private static TableReader open(ReadableFile file, Path path, long fileNumber, BlockCache cache,
-                                    long globalSequence, Arena arena) throws IOException {
-        return open(file, path, fileNumber, cache, globalSequence, arena, false);
-    }
-
-    private static TableReader open(ReadableFile file, Path path, long fileNumber, BlockCache cache,
-                                    long globalSequence, Arena arena, boolean copy) throws IOException {
+                                    long globalSequence, Arena arena, long readUpTo) throws IOException {
         try {
             Objects.requireNonNull(file, "file");
             Objects.requireNonNull(path, "path");
@@ -157,7 +152,7 @@ public final class TableReader {
                     && (globalSequence < 0 || globalSequence > InternalKey.MAX_SEQUENCE)) {
                 throw new IllegalArgumentException("global sequence out of range: " + globalSequence);
             }
-            MemorySegment map = (copy ? copy(file, arena) : file.map(arena)).asReadOnly();
+            MemorySegment map = (file.size() <= readUpTo ? read(file, arena) : file.map(arena)).asReadOnly();
             return new TableReader(file, path, fileNumber, cache, arena, map, globalSequence);
         } catch (Throwable t) {
             arena.close();
@@ -172,7 +167,7 @@ public final class TableReader {
         }
     }
 
-    private static MemorySegment copy(ReadableFile file, Arena arena) throws IOException {
+    private static MemorySegment read(ReadableFile file, Arena arena) throws IOException {
         long size = file.size();
         if (size > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("too large to read into memory: " + size + " bytes");

@@ -126,8 +126,7 @@ class TableVerifyTest {
 
     /** A reader the way ingestion checks a file: from a copy in memory, or through a mapping. */
     private static TableReader openForCheck(MemFileSystem fs, boolean copied) throws java.io.IOException {
-        return copied ? TableReader.openCopied(fs.openReadable(PATH), PATH)
-                : TableReader.openConfined(fs.openReadable(PATH), PATH);
+        return TableReader.openConfined(fs.openReadable(PATH), PATH, copied ? Long.MAX_VALUE : -1);
     }
 
     private static long dataBlockOffset(MemFileSystem fs, int block) throws java.io.IOException {
