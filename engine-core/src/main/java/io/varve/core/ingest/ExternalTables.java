@@ -31,7 +31,7 @@ public final class ExternalTables {
 
     private static final System.Logger LOG = System.getLogger(ExternalTables.class.getName());
     /** External files up to this size are checked from a copy in memory, larger ones through a mapping. */
-    static final long READ_INTO_MEMORY_LIMIT = 64L << 20;
+    private static final long READ_INTO_MEMORY_LIMIT = 64L << 20;
     private static final int COPY_BUFFER = 1 << 20;
 
     private ExternalTables() {
