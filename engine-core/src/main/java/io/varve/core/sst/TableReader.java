@@ -405,67 +405,50 @@ public final class TableReader {
      */
     public void verifyContents() throws CorruptionException {
         requireOpen();
-        BlockIterator cursor = new BlockIterator(globalSequence, true);
-        byte[] previousKey = null; // reused: a verification allocates per key length growth, not per entry
-        int previousLength = 0;
-        long previousTrailer = 0;
-        long entries = 0;
-        long deletions = 0;
+        EntryCheck check = new EntryCheck(path, globalSequence, index);
+        // Reused for every block: a check allocates per block size growth, not per block.
+        byte[] stored = new byte[0];
+        byte[] uncompressed = new byte[0];
         for (int i = 0; i < index.count(); i++) {
             long offset = index.blockOffset(i);
-            cursor.reset(dataBlock(i));
-            boolean firstOfBlock = true;
-            for (cursor.seekToFirst(); cursor.valid(); cursor.next()) {
-                MemorySegment userKey = cursor.userKey();
-                long trailer = cursor.trailer();
-                MemorySegment previous = previousKey == null ? null
-                        : MemorySegment.ofArray(previousKey).asSlice(0, previousLength);
-                if (previous != null && InternalKey.compare(previous, previousTrailer, userKey, trailer) >= 0) {
-                    throw new CorruptionException(path, offset, "entries out of order: "
-                            + InternalKeys.describe(userKey, trailer) + " does not come after "
-                            + InternalKeys.describe(previous, previousTrailer));
-                }
-                // Entries increase (checked above), so the block lies within (separator i-1, separator i]
-                // when its first entry is above the one and its last at or below the other (after the loop).
-                if (firstOfBlock && i > 0 && index.compareSeparator(i - 1, userKey, trailer) >= 0) {
-                    throw outsideBlockRange(offset, i, userKey, trailer);
-                }
-                firstOfBlock = false;
-                if (entries == 0 && !sameKey(userKey, trailer, properties.smallestUserKey, properties.smallestTrailer)) {
-                    throw new CorruptionException(path, offset, "first entry " + InternalKeys.describe(userKey, trailer)
-                            + " is not the smallest key the properties give");
-                }
-                entries++;
-                if (InternalKey.kindCode(trailer) == ValueKind.DELETE.code()) {
-                    deletions++;
-                }
-                previousLength = (int) userKey.byteSize();
-                if (previousKey == null || previousKey.length < previousLength) {
-                    previousKey = new byte[Math.max(64, previousLength * 2)];
-                }
-                MemorySegment.copy(userKey, ValueLayout.JAVA_BYTE, 0, previousKey, 0, previousLength);
-                previousTrailer = trailer;
-            }
-            if (!firstOfBlock) {
-                MemorySegment last = MemorySegment.ofArray(previousKey).asSlice(0, previousLength);
-                if (index.compareSeparator(i, last, previousTrailer) < 0) {
-                    throw outsideBlockRange(offset, i, last, previousTrailer);
-                }
+            int size = index.blockSize(i);
+            verifyChecksum(offset, size);
+            byte type = map.get(ValueLayout.JAVA_BYTE, offset + size);
+            if (type == TableFormat.COMPRESSION_NONE) {
+                stored = atLeast(stored, size);
+                MemorySegment.copy(map, ValueLayout.JAVA_BYTE, offset, stored, 0, size);
+                check.block(i, offset, stored, size);
+            } else if (type == TableFormat.COMPRESSION_LZ4) {
+                long header = lz4Header(offset, size);
+                int compressed = size - Varint.length(header);
+                stored = atLeast(stored, compressed);
+                MemorySegment.copy(map, ValueLayout.JAVA_BYTE, offset + Varint.length(header), stored, 0, compressed);
+                uncompressed = atLeast(uncompressed, Varint.value(header));
+                lz4(offset, stored, compressed, uncompressed, Varint.value(header));
+                check.block(i, offset, uncompressed, Varint.value(header));
+            } else {
+                throw new CorruptionException(path, offset, "unknown compression type " + type);
             }
         }
-        MemorySegment last = previousKey == null ? null : MemorySegment.ofArray(previousKey).asSlice(0, previousLength);
-        if (entries != properties.entryCount || deletions != properties.deletionCount || last == null
-                || !sameKey(last, previousTrailer, properties.largestUserKey, properties.largestTrailer)) {
-            throw new CorruptionException(path, propertiesOffset, "data blocks hold " + entries
-                    + " entries (" + deletions + " deletions) ending at "
-                    + (last == null ? "nothing" : InternalKeys.describe(last, previousTrailer))
+        if (check.firstUserKey() != null && !sameKey(MemorySegment.ofArray(check.firstUserKey()),
+                check.firstTrailer(), properties.smallestUserKey, properties.smallestTrailer)) {
+            throw new CorruptionException(path, check.firstBlockOffset(), "first entry "
+                    + InternalKeys.describe(MemorySegment.ofArray(check.firstUserKey()), check.firstTrailer())
+                    + " is not the smallest key the properties give");
+        }
+        MemorySegment last = check.lastUserKey();
+        if (check.entries() != properties.entryCount || check.deletions() != properties.deletionCount
+                || last == null || !sameKey(last, check.lastTrailer(), properties.largestUserKey,
+                properties.largestTrailer)) {
+            throw new CorruptionException(path, propertiesOffset, "data blocks hold " + check.entries()
+                    + " entries (" + check.deletions() + " deletions) ending at "
+                    + (last == null ? "nothing" : InternalKeys.describe(last, check.lastTrailer()))
                     + ", the properties say " + properties);
         }
     }
 
-    private CorruptionException outsideBlockRange(long offset, int block, MemorySegment userKey, long trailer) {
-        return new CorruptionException(path, offset, "entry " + InternalKeys.describe(userKey, trailer)
-                + " lies outside the key range the index gives data block " + block);
+    private static byte[] atLeast(byte[] buffer, int size) {
+        return buffer.length >= size ? buffer : new byte[Math.max(size, buffer.length * 2)];
     }
 
     private boolean sameKey(MemorySegment userKey, long trailer, byte[] expectedUserKey, long expectedStoredTrailer) {
@@ -575,32 +558,47 @@ public final class TableReader {
     }
 
     private MemorySegment decompress(long offset, int size) throws CorruptionException {
+        long header = lz4Header(offset, size);
+        int headerLength = Varint.length(header);
+        byte[] source = map.asSlice(offset + headerLength, size - headerLength).toArray(ValueLayout.JAVA_BYTE);
+        byte[] target = new byte[Varint.value(header)];
+        lz4(offset, source, source.length, target, target.length);
+        return MemorySegment.ofArray(target).asReadOnly();
+    }
+
+    /**
+     * The header of the LZ4 block stored at {@code offset}: its uncompressed length, checked to be possible,
+     * packed with the header's own length as {@link Varint#decodeInt} packs them.
+     */
+    private long lz4Header(long offset, int size) throws CorruptionException {
         long header = Varint.decodeInt(map, offset, offset + size);
         if (header == Varint.MALFORMED || Varint.value(header) > TableFormat.MAX_BLOCK_CONTENTS_SIZE) {
             throw new CorruptionException(path, offset, "bad uncompressed length in compressed block");
         }
-        int uncompressedLength = Varint.value(header);
-        int headerLength = Varint.length(header);
         // LZ4 cannot expand input by more than ~255x; a larger claim is damage, and must not make us
         // allocate up to a gigabyte before the decompressor notices.
-        if (uncompressedLength > (long) TableFormat.LZ4_MAX_EXPANSION * (size - headerLength) + 64) {
-            throw new CorruptionException(path, offset, "compressed block claims " + uncompressedLength
-                    + " bytes from " + (size - headerLength));
+        int compressed = size - Varint.length(header);
+        if (Varint.value(header) > (long) TableFormat.LZ4_MAX_EXPANSION * compressed + 64) {
+            throw new CorruptionException(path, offset, "compressed block claims " + Varint.value(header)
+                    + " bytes from " + compressed);
         }
-        byte[] source = map.asSlice(offset + headerLength, size - headerLength).toArray(ValueLayout.JAVA_BYTE);
-        byte[] target = new byte[uncompressedLength];
+        return header;
+    }
+
+    /** Decompresses {@code source[0, sourceLength)} into exactly {@code target[0, length)}. */
+    private void lz4(long offset, byte[] source, int sourceLength, byte[] target, int length)
+            throws CorruptionException {
         int produced;
         try {
-            produced = DECOMPRESSOR.decompress(source, 0, source.length, target, 0, uncompressedLength);
+            produced = DECOMPRESSOR.decompress(source, 0, sourceLength, target, 0, length);
         } catch (LZ4Exception e) {
             throw new CorruptionException(path, offset, "LZ4 data does not decompress ("
                     + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()) + ")");
         }
-        if (produced != uncompressedLength) {
+        if (produced != length) {
             throw new CorruptionException(path, offset, "LZ4 block decompressed to " + produced
-                    + " bytes, expected " + uncompressedLength);
+                    + " bytes, expected " + length);
         }
-        return MemorySegment.ofArray(target).asReadOnly();
     }
 
     @Override
