@@ -93,78 +93,72 @@ class TableVerifyTest {
     /** Two entries of one block swapped, the block's checksum recomputed: only the entry walk can tell. */
     @Test
     void entriesOutOfOrderWithinABlockAreReported() throws Exception {
-        MemFileSystem fs = memFs();
         // A restart at every entry: each entry holds its whole key, and all entries have the same size.
-        write(fs, PATH, entries(), OPTIONS.withRestartInterval(1));
-        long offset = dataBlockOffset(fs, 1);
-        int size = dataBlockSize(fs, 1);
-        byte[] bytes = readAll(fs, PATH);
         int entry = 3 + "key00000".length() + TableFormat.KEY_TRAILER_SIZE + "value-00000".length();
-        byte[] first = java.util.Arrays.copyOfRange(bytes, (int) offset, (int) offset + entry);
-        System.arraycopy(bytes, (int) offset + entry, bytes, (int) offset, entry);
-        System.arraycopy(first, 0, bytes, (int) offset + entry, entry);
-        TableVerifyProperties.resealBlock(bytes, offset, size);
-        overwrite(fs, PATH, bytes);
-        CorruptionException e = verifyFails(fs);
-        assertEquals(offset, e.offset());
-        assertTrue(e.getMessage().contains("out of order"), e.getMessage());
+        assertReportedAtBlock(1, 1, (bytes, offset, size) -> {
+            byte[] first = java.util.Arrays.copyOfRange(bytes, offset, offset + entry);
+            System.arraycopy(bytes, offset + entry, bytes, offset, entry);
+            System.arraycopy(first, 0, bytes, offset + entry, entry);
+        }, "out of order");
     }
 
     /** A restart point that a seek would start decoding from must be the start of an entry. */
     @Test
     void aRestartPointInsideAnEntryIsReported() throws Exception {
-        MemFileSystem fs = memFs();
-        write(fs, PATH, entries(), OPTIONS.withRestartInterval(2));
-        long offset = dataBlockOffset(fs, 0);
-        int size = dataBlockSize(fs, 0);
-        byte[] bytes = readAll(fs, PATH);
-        java.nio.ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.LITTLE_ENDIAN)
-                .putInt(restartSlot(bytes, offset, size, 1), restartPoint(bytes, offset, size, 1) + 1);
-        TableVerifyProperties.resealBlock(bytes, offset, size);
-        overwrite(fs, PATH, bytes);
-        CorruptionException e = verifyFails(fs);
-        assertEquals(offset, e.offset());
-        assertTrue(e.getMessage().contains("restart point 1"), e.getMessage());
+        assertReportedAtBlock(2, 0, (bytes, offset, size) -> java.nio.ByteBuffer.wrap(bytes)
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                .putInt(restartSlot(bytes, offset, size, 1), restartPoint(bytes, offset, size, 1) + 1),
+                "restart point 1");
     }
 
     /** A seek decodes from a restart point with no previous key: the entry there must hold its whole key. */
     @Test
     void aRestartEntryThatSharesAPrefixIsReported() throws Exception {
+        // An entry's first byte is its shared length.
+        assertReportedAtBlock(2, 0, (bytes, offset, size) -> bytes[offset + restartPoint(bytes, offset, size, 1)] = 1,
+                "shares 1 bytes with a 0-byte previous key");
+    }
+
+    /** Changes the stored bytes of one uncompressed data block, {@code file[offset, offset + size)}. */
+    private interface BlockChange {
+        void apply(byte[] file, int offset, int size);
+    }
+
+    /**
+     * Writes the fixture with the given restart interval, changes data block {@code block} and recomputes its
+     * checksum, and expects the check to report that block with a message containing {@code message}.
+     */
+    private static void assertReportedAtBlock(int restartInterval, int block, BlockChange change, String message)
+            throws java.io.IOException {
         MemFileSystem fs = memFs();
-        write(fs, PATH, entries(), OPTIONS.withRestartInterval(2));
-        long offset = dataBlockOffset(fs, 0);
-        int size = dataBlockSize(fs, 0);
+        write(fs, PATH, entries(), OPTIONS.withRestartInterval(restartInterval));
+        long[] where = dataBlockOffsetAndSize(fs, block);
         byte[] bytes = readAll(fs, PATH);
-        bytes[(int) offset + restartPoint(bytes, offset, size, 1)] = 1; // an entry's first byte: its shared length
-        TableVerifyProperties.resealBlock(bytes, offset, size);
+        change.apply(bytes, (int) where[0], (int) where[1]);
+        TableVerifyProperties.resealBlock(bytes, where[0], (int) where[1]);
         overwrite(fs, PATH, bytes);
-        CorruptionException e = verifyFails(fs);
-        assertEquals(offset, e.offset());
-        assertTrue(e.getMessage().contains("shares 1 bytes with a 0-byte previous key"), e.getMessage());
+        TableReader reader = open(fs, PATH, 1, null);
+        try {
+            CorruptionException e = assertThrows(CorruptionException.class, reader::verifyContents);
+            assertEquals(PATH, e.file());
+            assertEquals(where[0], e.offset());
+            assertTrue(e.getMessage().contains(message), e.getMessage());
+        } finally {
+            reader.release();
+        }
     }
 
     /** Where restart point {@code i} of the uncompressed block stored at {@code offset} is kept in the file. */
-    private static int restartSlot(byte[] file, long offset, int size, int i) {
-        int end = (int) offset + size - TableFormat.RESTART_ENTRY_SIZE; // the restart count
+    private static int restartSlot(byte[] file, int offset, int size, int i) {
+        int end = offset + size - TableFormat.RESTART_ENTRY_SIZE; // the restart count
         int count = java.nio.ByteBuffer.wrap(file).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(end);
         return end - (count - i) * TableFormat.RESTART_ENTRY_SIZE;
     }
 
     /** Restart point {@code i}: a block offset. */
-    private static int restartPoint(byte[] file, long offset, int size, int i) {
+    private static int restartPoint(byte[] file, int offset, int size, int i) {
         return java.nio.ByteBuffer.wrap(file).order(java.nio.ByteOrder.LITTLE_ENDIAN)
                 .getInt(restartSlot(file, offset, size, i));
-    }
-
-    private static CorruptionException verifyFails(MemFileSystem fs) throws java.io.IOException {
-        TableReader reader = open(fs, PATH, 1, null);
-        try {
-            CorruptionException e = assertThrows(CorruptionException.class, reader::verifyContents);
-            assertEquals(PATH, e.file());
-            return e;
-        } finally {
-            reader.release();
-        }
     }
 
     /** Ingestion checks small files from a copy in memory and large ones through a mapping: same verdicts. */
@@ -208,10 +202,6 @@ class TableVerifyTest {
 
     private static long dataBlockOffset(MemFileSystem fs, int block) throws java.io.IOException {
         return dataBlockOffsetAndSize(fs, block)[0];
-    }
-
-    private static int dataBlockSize(MemFileSystem fs, int block) throws java.io.IOException {
-        return (int) dataBlockOffsetAndSize(fs, block)[1];
     }
 
     private static long[] dataBlockOffsetAndSize(MemFileSystem fs, int block) throws java.io.IOException {
