@@ -1,5 +1,6 @@
 package io.varve.core.ingest;
 
+import io.varve.core.base.CpuSlice;
 import io.varve.core.base.InternalIterator;
 import io.varve.core.base.InternalKey;
 import io.varve.core.base.Keys;
@@ -131,8 +132,12 @@ public final class ExternalTables {
         // Errors name the caller's file: the offsets are the same in the import.
         // A confined reader: releasing it then costs no pause of the writer threads. Files up to the limit are
         // read rather than mapped, which spares the other threads the mapping's side effects (see openConfined).
+        // The check is the longest stretch of CPU in an ingestion: sliced, so that it never keeps a writer that
+        // is queued on the same core waiting for long (see CpuSlice).
+        CpuSlice slice = new CpuSlice();
         TableReader reader = TableReader.openConfined(fs.openReadable(imported), source, READ_INTO_MEMORY_LIMIT);
         try {
+            slice.step();
             TableProperties p = reader.properties();
             if (p.largestSequence() != 0) {
                 throw new IllegalArgumentException(source + " is not an external table: it holds sequences up to "
@@ -146,7 +151,7 @@ public final class ExternalTables {
                 throw new IllegalArgumentException(source + " was written for column family '" + p.columnFamily()
                         + "', not '" + columnFamily + "'");
             }
-            reader.verifyContents();
+            reader.verifyContents(slice);
             return new ExternalTable(source, number, p.fileSize(), p.smallestUserKey(), p.smallestTrailer(),
                     p.largestUserKey(), p.largestTrailer());
         } finally {

@@ -3,6 +3,7 @@ package io.varve.core.sst;
 import io.varve.core.base.LookupResult;
 
 import io.varve.core.base.CorruptionException;
+import io.varve.core.base.CpuSlice;
 import io.varve.core.base.InternalIterator;
 import io.varve.core.base.InternalKey;
 import io.varve.core.base.ValueKind;
@@ -404,12 +405,18 @@ public final class TableReader {
      *     properties block's for a mismatch with the properties)
      */
     public void verifyContents() throws CorruptionException {
+        verifyContents(new CpuSlice());
+    }
+
+    /** {@link #verifyContents()}, yielding the processor between blocks whenever {@code slice} has run out. */
+    public void verifyContents(CpuSlice slice) throws CorruptionException {
         requireOpen();
         EntryCheck check = new EntryCheck(path, globalSequence, index);
         // Reused for every block: a check allocates per block size growth, not per block.
         byte[] stored = new byte[0];
         byte[] uncompressed = new byte[0];
         for (int i = 0; i < index.count(); i++) {
+            slice.step();
             long offset = index.blockOffset(i);
             int size = index.blockSize(i);
             verifyChecksum(offset, size);

@@ -63,6 +63,11 @@ import java.util.concurrent.locks.LockSupport;
  * ingesting thread's priority. Linux applies it only with {@code -XX:ThreadPriorityPolicy=1} (as root); with
  * {@code -XX:JavaPriority1_To_OSPriority=19}, priority 1 runs the thread at nice 19. That is how the ingesting
  * thread's CPU was shown to cause the remaining outliers (docs/benchmarks.md).
+ *
+ * <p>The system property {@code varve.bench.slowPutMicros} (pass it with {@code -jvmArgsAppend}) prints every
+ * recorded put slower than that many microseconds as {@code [slow-put] start end writer}, in
+ * {@code System.nanoTime}: the clock {@code perf record -k mono} uses, so {@code jmh/bench/slow-puts.py} can
+ * show what ran on the CPUs while each of those puts waited.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
@@ -112,6 +117,7 @@ public class IngestWhileWritingBenchmark {
     private volatile boolean recording;
     private volatile Throwable failure;
     private volatile long rounds;
+    private final long slowPutNanos = Long.getLong("varve.bench.slowPutMicros", -1) * 1000;
 
     @Setup(Level.Trial)
     public void setUp() throws IOException {
@@ -130,14 +136,18 @@ public class IngestWhileWritingBenchmark {
                 .start(this::ingestLoop);
         List<long[]> latencies = new ArrayList<>();
         List<int[]> counts = new ArrayList<>();
+        List<List<long[]>> slowPuts = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < writers; t++) {
             long[] recorded = new long[(seconds + 5) * writesPerSec];
             int[] count = new int[1];
+            List<long[]> slow = new ArrayList<>();
             latencies.add(recorded);
             counts.add(count);
+            slowPuts.add(slow);
             int id = t;
-            threads.add(Thread.ofPlatform().name("bench-writer-" + t).start(() -> writeLoop(id, recorded, count)));
+            threads.add(Thread.ofPlatform().name("bench-writer-" + t)
+                    .start(() -> writeLoop(id, recorded, count, slow)));
         }
         LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(warmupSeconds));
         long roundsBefore = rounds;
@@ -165,6 +175,11 @@ public class IngestWhileWritingBenchmark {
                         + "p50=%.1f p99=%.1f p99.9=%.1f p99.99=%.1f max=%.1f (us)%n", mode, regionWritten, total,
                 roundsDuring, micros(all, 0.50), micros(all, 0.99), micros(all, 0.999), micros(all, 0.9999),
                 all.length == 0 ? 0 : all[all.length - 1] / 1000.0);
+        for (int t = 0; t < writers; t++) {
+            for (long[] put : slowPuts.get(t)) {
+                System.out.println("[slow-put] " + put[0] + " " + put[1] + " " + t);
+            }
+        }
         // The engine's background work over the whole scenario: ingested tables that land where they overlap
         // something cause compactions, which take CPU from the writers like any other thread.
         EngineStatistics stats = BenchmarkAccess.statistics(db);
@@ -183,7 +198,7 @@ public class IngestWhileWritingBenchmark {
         return sorted[Math.max(0, index)] / 1000.0;
     }
 
-    private void writeLoop(int id, long[] recorded, int[] count) {
+    private void writeLoop(int id, long[] recorded, int[] count, List<long[]> slow) {
         SplittableRandom random = new SplittableRandom(id + 1);
         byte[] key = new byte[16];
         long start = System.nanoTime();
@@ -206,6 +221,9 @@ public class IngestWhileWritingBenchmark {
                 long took = System.nanoTime() - before;
                 if (recording && count[0] < recorded.length) {
                     recorded[count[0]++] = took;
+                    if (slowPutNanos >= 0 && took > slowPutNanos) {
+                        slow.add(new long[] {before, before + took});
+                    }
                 }
                 n++;
             }
