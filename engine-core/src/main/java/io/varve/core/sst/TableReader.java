@@ -398,8 +398,10 @@ public final class TableReader {
      * Reads every data block and checks what reads rely on beyond the checks made at open: each block's
      * checksum, entries in strictly increasing internal-key order within and across blocks, each entry of
      * block {@code i} at or below index separator {@code i} and above separator {@code i - 1} (or a lookup
-     * would search the wrong block), and the entry counts and first and last keys the properties claim.
-     * Ingestion runs this on every external file: the engine never wrote it, so nothing else vouches for it.
+     * would search the wrong block), every restart point on an entry that holds its whole key (a seek starts
+     * decoding there), and the entry counts and first and last keys the properties claim. Ingestion runs this
+     * on every external file: the engine never wrote it, so nothing else vouches for it. The entries are
+     * decoded by {@link EntryCheck}, from byte arrays.
      *
      * @throws CorruptionException naming this table's path and the offset of the offending block (the
      *     properties block's for a mismatch with the properties)
