@@ -86,12 +86,16 @@ class TableVerifyTest {
         byte[] bytes = readAll(fs, PATH);
         bytes[(int) offset2 + 7] ^= 0x40;
         overwrite(fs, PATH, bytes);
-        TableReader damaged = open(fs, PATH, 1, null);
-        try {
-            CorruptionException e = assertThrows(CorruptionException.class, damaged::verifyContents);
-            assertEquals(offset2, e.offset());
-        } finally {
-            damaged.release();
+        // Yielding between blocks (here the second time at every block) changes when the check runs, not what it finds.
+        for (io.varve.core.base.CpuSlice slice : List.of(new io.varve.core.base.CpuSlice(),
+                new io.varve.core.base.CpuSlice(1))) {
+            TableReader damaged = open(fs, PATH, 1, null);
+            try {
+                CorruptionException e = assertThrows(CorruptionException.class, () -> damaged.verifyContents(slice));
+                assertEquals(offset2, e.offset());
+            } finally {
+                damaged.release();
+            }
         }
     }
 
@@ -168,22 +172,10 @@ class TableVerifyTest {
 
     /** Yielding between blocks (here at every block) changes when the check runs, not what it finds. */
     @Test
-    void aCheckSlicedAtEveryBlockGivesTheSameVerdicts() throws Exception {
+    void aCheckSlicedAtEveryBlockPassesASoundTable() throws Exception {
         MemFileSystem fs = memFs();
         write(fs, PATH, entries(), OPTIONS);
-        verifies(fs, new io.varve.core.base.CpuSlice(1));
-        long offset = dataBlockOffset(fs, 2);
-        byte[] bytes = readAll(fs, PATH);
-        bytes[(int) offset + 5] ^= 0x01;
-        overwrite(fs, PATH, bytes);
-        TableReader damaged = open(fs, PATH, 1, null);
-        try {
-            CorruptionException e = assertThrows(CorruptionException.class,
-                    () -> damaged.verifyContents(new io.varve.core.base.CpuSlice(1)));
-            assertEquals(offset, e.offset());
-        } finally {
-            damaged.release();
-        }
+        assertTrue(verifies(fs, new io.varve.core.base.CpuSlice(1)) > 3);
         assertThrows(IllegalArgumentException.class, () -> new io.varve.core.base.CpuSlice(0));
     }
 
