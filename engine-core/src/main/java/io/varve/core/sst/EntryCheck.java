@@ -11,8 +11,9 @@ import java.util.Arrays;
  * The entry walk of {@link TableReader#verifyContents()}: decodes every entry of a table's data blocks, one
  * block at a time, each held uncompressed in a byte array, and checks what readers rely on without checking
  * it themselves: entries in strictly increasing internal-key order within and across blocks, every restart
- * point on the start of an entry that holds a full key (a seek trusts both), and each block's entries inside
- * the range its index separators give it. Also counts entries and deletions and keeps the first entry, for the
+ * point on the start of an entry that holds a full key (a seek trusts both), each block's entries inside
+ * the range its index separators give it, and every user key passing the table's filter (a point lookup
+ * skips a table whose filter rejects the key). Also counts entries and deletions and keeps the first entry, for the
  * comparison with the properties.
  *
  * <p>Why a second decoder beside {@link BlockIterator}: ingestion checks each external file once, a few times
@@ -27,6 +28,8 @@ final class EntryCheck {
     private final Path path;
     private final long globalSequence;
     private final IndexBlock index;
+    /** The table's filter, or null if it has none. */
+    private final BloomFilter filter;
 
     /** The entry just decoded and the one before it; the two buffers swap after each entry. */
     private byte[] key = new byte[64];
@@ -47,10 +50,11 @@ final class EntryCheck {
     private int cursor;
     private long blockOffset;
 
-    EntryCheck(Path path, long globalSequence, IndexBlock index) {
+    EntryCheck(Path path, long globalSequence, IndexBlock index, BloomFilter filter) {
         this.path = path;
         this.globalSequence = globalSequence;
         this.index = index;
+        this.filter = filter;
     }
 
     /**
@@ -126,6 +130,7 @@ final class EntryCheck {
 
     private void checkOrder(int ordinal, boolean firstOfBlock) throws CorruptionException {
         int userKeyLength = keyLength - TableFormat.KEY_TRAILER_SIZE;
+        boolean newUserKey = true;
         if (any) {
             int c = Arrays.compareUnsigned(previous, 0, previousLength - TableFormat.KEY_TRAILER_SIZE,
                     key, 0, userKeyLength);
@@ -134,6 +139,7 @@ final class EntryCheck {
                         + " does not come after " + InternalKeys.describe(userKey(previous, previousLength),
                         previousTrailer));
             }
+            newUserKey = c != 0;
         } else {
             firstUserKey = Arrays.copyOf(key, userKeyLength);
             firstTrailer = trailer;
@@ -144,6 +150,11 @@ final class EntryCheck {
         // first entry is above the one and its last at or below the other (checked when the block ends).
         if (firstOfBlock && ordinal > 0 && index.compareSeparator(ordinal - 1, userKey(key, keyLength), trailer) >= 0) {
             throw outsideBlockRange(ordinal);
+        }
+        // Versions of one user key are adjacent: one probe per user key.
+        if (newUserKey && filter != null && !filter.mayContain(userKey(key, keyLength))) {
+            throw corruption("the table's filter does not hold key " + InternalKeys.describe(userKey(key, keyLength),
+                    trailer) + ": point lookups would miss it");
         }
         entries++;
         if (InternalKey.kindCode(trailer) == ValueKind.DELETE.code()) {

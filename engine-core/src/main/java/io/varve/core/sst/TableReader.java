@@ -399,9 +399,9 @@ public final class TableReader {
      * checksum, entries in strictly increasing internal-key order within and across blocks, each entry of
      * block {@code i} at or below index separator {@code i} and above separator {@code i - 1} (or a lookup
      * would search the wrong block), every restart point on an entry that holds its whole key (a seek starts
-     * decoding there), and the entry counts and first and last keys the properties claim. Ingestion runs this
-     * on every external file: the engine never wrote it, so nothing else vouches for it. The entries are
-     * decoded by {@link EntryCheck}, from byte arrays.
+     * decoding there), every user key passing the filter, and the entry counts and first and last keys the
+     * properties claim. Ingestion runs this on every external file: the engine never wrote it, so nothing else
+     * vouches for it. The entries are decoded by {@link EntryCheck}, from byte arrays.
      *
      * @throws CorruptionException naming this table's path and the offset of the offending block (the
      *     properties block's for a mismatch with the properties)
@@ -413,7 +413,7 @@ public final class TableReader {
     /** {@link #verifyContents()}, yielding the processor between blocks whenever {@code slice} has run out. */
     public void verifyContents(CpuSlice slice) throws CorruptionException {
         requireOpen();
-        EntryCheck check = new EntryCheck(path, globalSequence, index);
+        EntryCheck check = new EntryCheck(path, globalSequence, index, filter);
         // Reused for every block: a check allocates per block size growth, not per block.
         byte[] stored = new byte[0];
         byte[] uncompressed = new byte[0];

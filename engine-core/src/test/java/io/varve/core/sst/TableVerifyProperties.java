@@ -27,8 +27,7 @@ import net.jqwik.api.constraints.IntRange;
  * readers' cursor; these properties hold the two to the same format. Sound random tables pass. A table with
  * one byte of one data block changed, and that block's checksum recomputed (so only the entry walk can tell),
  * either fails the check or reads back as a sound table: a scan in strictly increasing order of exactly the
- * entries the properties count, each of which a point lookup finds. Tables have no filter here: the check
- * does not test filters against keys (docs/formats.md).
+ * entries the properties count, each of which a point lookup finds (through the filter, when there is one).
  */
 class TableVerifyProperties {
 
@@ -58,17 +57,18 @@ class TableVerifyProperties {
         return new ArrayList<>(unique.keySet());
     }
 
-    private static TableOptions options(boolean compressed, int blockSize, int restartInterval) {
+    private static TableOptions options(boolean compressed, int blockSize, int restartInterval, boolean filter) {
         return TableOptions.defaults().withCompression(compressed).withBlockSize(blockSize)
-                .withRestartInterval(restartInterval).withBloomBitsPerKey(0);
+                .withRestartInterval(restartInterval).withBloomBitsPerKey(filter ? 10 : 0);
     }
 
     @Property(tries = 200)
     void soundTablesPass(@ForAll("tables") List<Entry> entries, @ForAll boolean compressed,
                          @ForAll @IntRange(min = 32, max = 2048) int blockSize,
-                         @ForAll @IntRange(min = 1, max = 16) int restartInterval) throws Exception {
+                         @ForAll @IntRange(min = 1, max = 16) int restartInterval,
+                         @ForAll boolean filter) throws Exception {
         MemFileSystem fs = memFs();
-        write(fs, PATH, entries, options(compressed, blockSize, restartInterval));
+        write(fs, PATH, entries, options(compressed, blockSize, restartInterval, filter));
         TableReader reader = open(fs, PATH, 1, null);
         try {
             reader.verifyContents();
@@ -83,9 +83,10 @@ class TableVerifyProperties {
                                         @ForAll @IntRange(min = 32, max = 1024) int blockSize,
                                         @ForAll @IntRange(min = 1, max = 16) int restartInterval,
                                         @ForAll @IntRange(min = 0, max = Integer.MAX_VALUE) int where,
-                                        @ForAll @IntRange(min = 1, max = 255) int flip) throws Exception {
+                                        @ForAll @IntRange(min = 1, max = 255) int flip,
+                                        @ForAll boolean filter) throws Exception {
         MemFileSystem fs = memFs();
-        write(fs, PATH, entries, options(false, blockSize, restartInterval));
+        write(fs, PATH, entries, options(false, blockSize, restartInterval, filter));
         long offset;
         int size;
         TableReader sound = open(fs, PATH, 1, null);
