@@ -13,8 +13,8 @@ import java.util.Arrays;
  * it themselves: entries in strictly increasing internal-key order within and across blocks, every restart
  * point on the start of an entry that holds a full key (a seek trusts both), each block's entries inside
  * the range its index separators give it, and every user key passing the table's filter (a point lookup
- * skips a table whose filter rejects the key). Also counts entries and deletions and keeps the first entry, for the
- * comparison with the properties.
+ * skips a table whose filter rejects the key), and the first entry, the last and the counts equal to what the
+ * properties claim.
  *
  * <p>Why a second decoder beside {@link BlockIterator}: ingestion checks each external file once, a few times
  * a second at most, so the JIT is slow to optimize whatever the check runs. Through the cursor's segment
@@ -30,6 +30,7 @@ final class EntryCheck {
     private final IndexBlock index;
     /** The table's filter, or null if it has none. */
     private final BloomFilter filter;
+    private final TableProperties properties;
 
     /** The entry just decoded and the one before it; the two buffers swap after each entry. */
     private byte[] key = new byte[64];
@@ -42,19 +43,17 @@ final class EntryCheck {
 
     private long entries;
     private long deletions;
-    private byte[] firstUserKey;
-    private long firstTrailer;
-    private long firstBlockOffset = -1;
 
     /** Where the next varint is read; a field so that reading one returns only its value. */
     private int cursor;
     private long blockOffset;
 
-    EntryCheck(Path path, long globalSequence, IndexBlock index, BloomFilter filter) {
+    EntryCheck(Path path, long globalSequence, IndexBlock index, BloomFilter filter, TableProperties properties) {
         this.path = path;
         this.globalSequence = globalSequence;
         this.index = index;
         this.filter = filter;
+        this.properties = properties;
     }
 
     /**
@@ -141,9 +140,10 @@ final class EntryCheck {
             }
             newUserKey = c != 0;
         } else {
-            firstUserKey = Arrays.copyOf(key, userKeyLength);
-            firstTrailer = trailer;
-            firstBlockOffset = blockOffset;
+            if (!isKey(properties.smallestUserKey, properties.smallestTrailer)) {
+                throw corruption("first entry " + InternalKeys.describe(userKey(key, keyLength), trailer)
+                        + " is not the smallest key the properties give");
+            }
             any = true;
         }
         // Entries increase (checked above), so the block lies within (separator i-1, separator i] when its
@@ -188,33 +188,23 @@ final class EntryCheck {
         return new CorruptionException(path, blockOffset, detail);
     }
 
-    long entries() {
-        return entries;
+    /**
+     * After the last block: the entry and deletion counts and the last entry must be what the properties claim.
+     * Errors name {@code propertiesOffset}.
+     */
+    void finish(long propertiesOffset) throws CorruptionException {
+        if (entries != properties.entryCount || deletions != properties.deletionCount || !any
+                || !isKey(properties.largestUserKey, properties.largestTrailer)) {
+            throw new CorruptionException(path, propertiesOffset, "data blocks hold " + entries + " entries ("
+                    + deletions + " deletions) ending at "
+                    + (any ? InternalKeys.describe(userKey(key, keyLength), trailer) : "nothing")
+                    + ", the properties say " + properties);
+        }
     }
 
-    long deletions() {
-        return deletions;
-    }
-
-    /** The first entry's user key, or null if every block was empty. */
-    byte[] firstUserKey() {
-        return firstUserKey;
-    }
-
-    long firstTrailer() {
-        return firstTrailer;
-    }
-
-    long firstBlockOffset() {
-        return firstBlockOffset;
-    }
-
-    /** The last entry's user key (a view of the walk's buffer), or null if every block was empty. */
-    MemorySegment lastUserKey() {
-        return any ? userKey(key, keyLength) : null;
-    }
-
-    long lastTrailer() {
-        return trailer;
+    /** Whether the current entry is the given key, its stored trailer presented as the table presents it. */
+    private boolean isKey(byte[] expectedUserKey, long expectedStoredTrailer) {
+        return trailer == InternalKeys.present(expectedStoredTrailer, globalSequence) && Arrays.equals(key, 0,
+                keyLength - TableFormat.KEY_TRAILER_SIZE, expectedUserKey, 0, expectedUserKey.length);
     }
 }

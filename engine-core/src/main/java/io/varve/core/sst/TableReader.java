@@ -413,7 +413,7 @@ public final class TableReader {
     /** {@link #verifyContents()}, yielding the processor between blocks whenever {@code slice} has run out. */
     public void verifyContents(CpuSlice slice) throws CorruptionException {
         requireOpen();
-        EntryCheck check = new EntryCheck(path, globalSequence, index, filter);
+        EntryCheck check = new EntryCheck(path, globalSequence, index, filter, properties);
         // Reused for every block: a check allocates per block size growth, not per block.
         byte[] stored = new byte[0];
         byte[] uncompressed = new byte[0];
@@ -439,30 +439,11 @@ public final class TableReader {
                 throw new CorruptionException(path, offset, "unknown compression type " + type);
             }
         }
-        if (check.firstUserKey() != null && !sameKey(MemorySegment.ofArray(check.firstUserKey()),
-                check.firstTrailer(), properties.smallestUserKey, properties.smallestTrailer)) {
-            throw new CorruptionException(path, check.firstBlockOffset(), "first entry "
-                    + InternalKeys.describe(MemorySegment.ofArray(check.firstUserKey()), check.firstTrailer())
-                    + " is not the smallest key the properties give");
-        }
-        MemorySegment last = check.lastUserKey();
-        if (check.entries() != properties.entryCount || check.deletions() != properties.deletionCount
-                || last == null || !sameKey(last, check.lastTrailer(), properties.largestUserKey,
-                properties.largestTrailer)) {
-            throw new CorruptionException(path, propertiesOffset, "data blocks hold " + check.entries()
-                    + " entries (" + check.deletions() + " deletions) ending at "
-                    + (last == null ? "nothing" : InternalKeys.describe(last, check.lastTrailer()))
-                    + ", the properties say " + properties);
-        }
+        check.finish(propertiesOffset);
     }
 
     private static byte[] atLeast(byte[] buffer, int size) {
         return buffer.length >= size ? buffer : new byte[Math.max(size, buffer.length * 2)];
-    }
-
-    private boolean sameKey(MemorySegment userKey, long trailer, byte[] expectedUserKey, long expectedStoredTrailer) {
-        return InternalKey.compare(userKey, trailer, MemorySegment.ofArray(expectedUserKey),
-                InternalKeys.present(expectedStoredTrailer, globalSequence)) == 0;
     }
 
     // ---- Block loading ---------------------------------------------------------------------------------
