@@ -213,7 +213,8 @@ final class DbImpl implements Db {
             });
             this.statistics = DbStatistics.bind(options, dir, versionSet, pipeline, compactions, stalls, cache,
                     flushBytes, flushTimer);
-            this.ingestion = new Ingestion(fs, new io.varve.core.ingest.ExternalTables.Destination(dir,
+            this.ingestion = new Ingestion(fs, new io.varve.core.ingest.ImportThreads(options.ingestCpuPriority()),
+                    new io.varve.core.ingest.ExternalTables.Destination(dir,
                     n -> DbFiles.table(dir, n), versionSet::newFileNumber), pipeline, versionSet, compactions,
                     rangeLatch, this::flush, () -> {
                         backgroundChanged();
@@ -1063,6 +1064,7 @@ final class DbImpl implements Db {
             dropped.completeExceptionally(new IOException("database closed before this flush ran; the log keeps its data"));
         }
         compactions.close();
+        ingestion.close();
         for (DbIteratorImpl iterator : List.copyOf(openIterators)) {
             iterator.close();
         }

@@ -4,6 +4,7 @@ import io.varve.core.base.Keys;
 import io.varve.core.fs.FileSystem;
 import io.varve.core.ingest.ExternalTable;
 import io.varve.core.ingest.ExternalTables;
+import io.varve.core.ingest.ImportThreads;
 import io.varve.core.ingest.IngestOptions;
 import io.varve.core.ingest.IngestRequiresFlushException;
 import io.varve.core.ingest.LevelPlacement;
@@ -25,7 +26,8 @@ import java.util.function.Consumer;
  * <h2>Steps</h2>
  * <ol>
  *   <li><b>Files</b>, with no lock: link or copy each file into the directory, sync it and the directory,
- *       check every block and the key order ({@link ExternalTables#importAll}).</li>
+ *       check every block and the key order ({@link ExternalTables#importAll}); on the caller's thread, or
+ *       on a thread at a lowered CPU priority ({@link ImportThreads}).</li>
  *   <li><b>Memtables</b>: if a memtable of the family holds keys in the files' ranges, flush (a rotation
  *       and a wait for the table write, during which writes go on) or, without
  *       {@link IngestOptions#allowBlockingFlush()}, give up with {@link IngestRequiresFlushException}.</li>
@@ -50,13 +52,14 @@ import java.util.function.Consumer;
  * reserved number before the files are installed, so a snapshot or read taken in that window may see the
  * keys appear later. Snapshots taken before the call never see them; reads after it returns always do.
  */
-final class Ingestion {
+final class Ingestion implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(Ingestion.class.getName());
     /** Each retry follows a flush or a newer table below: only a writer racing into the range repeats them. */
     private static final int MAX_ATTEMPTS = 100;
 
     private final FileSystem fs;
+    private final ImportThreads imports;
     private final ExternalTables.Destination destination;
     private final CommitPipeline pipeline;
     private final VersionSet versions;
@@ -66,10 +69,11 @@ final class Ingestion {
     private final Runnable installed;
     private final Consumer<IOException> failed;
 
-    Ingestion(FileSystem fs, ExternalTables.Destination destination, CommitPipeline pipeline, VersionSet versions,
-              CompactionScheduler compactions, RangeLatch latch, Runnable flush, Runnable installed,
-              Consumer<IOException> failed) {
+    Ingestion(FileSystem fs, ImportThreads imports, ExternalTables.Destination destination, CommitPipeline pipeline,
+              VersionSet versions, CompactionScheduler compactions, RangeLatch latch, Runnable flush,
+              Runnable installed, Consumer<IOException> failed) {
         this.fs = fs;
+        this.imports = imports;
         this.destination = destination;
         this.pipeline = pipeline;
         this.versions = versions;
@@ -90,8 +94,8 @@ final class Ingestion {
             throw new UnsupportedOperationException("with unordered writes, ingestion needs allowWrite (and the "
                     + "caller's guarantee that nothing writes into the files' ranges meanwhile)");
         }
-        List<ExternalTable> tables = ExternalTables.importAll(fs, files, familyName, destination,
-                options.moveFiles());
+        List<ExternalTable> tables = imports.run(() -> ExternalTables.importAll(fs, files, familyName, destination,
+                options.moveFiles()));
         boolean keepFiles = false;
         try {
             install(family, tables, options);
@@ -114,6 +118,12 @@ final class Ingestion {
                 }
             }
         }
+    }
+
+    /** Waits for file work in progress (see {@link ImportThreads#close}). */
+    @Override
+    public void close() {
+        imports.close();
     }
 
     /** Returns once the tables are installed and visible; throws otherwise (then nothing was installed). */

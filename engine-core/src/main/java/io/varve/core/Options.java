@@ -1,6 +1,7 @@
 package io.varve.core;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.varve.core.base.CpuPriority;
 import io.varve.core.compaction.CompactionFilter;
 import io.varve.core.compaction.CompactionSettings;
 import io.varve.core.fs.DiskFileSystem;
@@ -36,6 +37,7 @@ public final class Options {
     private long hardPendingCompactionBytes = 256L << 30;
     private long delayedWriteRate = 16L << 20;
     private java.util.Map<String, ColumnFamilyOptions> columnFamilies = java.util.Map.of();
+    private CpuPriority ingestCpuPriority = CpuPriority.NORMAL;
     /** A MeterRegistry or null, typed Object so that loading this class never loads Micrometer. */
     private Object meterRegistry;
 
@@ -61,6 +63,7 @@ public final class Options {
         o.hardPendingCompactionBytes = hardPendingCompactionBytes;
         o.delayedWriteRate = delayedWriteRate;
         o.columnFamilies = columnFamilies;
+        o.ingestCpuPriority = ingestCpuPriority;
         o.meterRegistry = meterRegistry;
         return o;
     }
@@ -232,6 +235,24 @@ public final class Options {
         Options o = copy();
         o.meterRegistry = registry;
         return o;
+    }
+
+    /**
+     * The CPU priority at which an ingestion brings its files in and checks them (link or copy, two syncs, a
+     * read of every block): the bulk of its CPU time. {@link CpuPriority#NORMAL}, the default, does it on
+     * the caller's thread; {@code LOW} and {@code IDLE} on threads of the database's own at that priority
+     * while the caller waits, so that the work gives way to the application's threads (see
+     * {@link CpuPriority} for what each level costs). Installing the tables stays on the caller's thread
+     * at its own priority: it holds locks that flushes and compactions need.
+     */
+    public Options withIngestCpuPriority(CpuPriority priority) {
+        Options o = copy();
+        o.ingestCpuPriority = Objects.requireNonNull(priority, "priority");
+        return o;
+    }
+
+    public CpuPriority ingestCpuPriority() {
+        return ingestCpuPriority;
     }
 
     public CompactionSettings compactionSettings() {

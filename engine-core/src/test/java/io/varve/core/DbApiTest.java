@@ -115,6 +115,7 @@ class DbApiTest {
             assertThrows(NullPointerException.class, () -> db.write(null, WriteOptions.DEFAULT));
             assertThrows(NullPointerException.class, () -> new WriteBatch().put(null, new byte[0]));
             assertThrows(IllegalArgumentException.class, () -> Options.defaults().withWriteBufferSize(10));
+            assertThrows(NullPointerException.class, () -> Options.defaults().withIngestCpuPriority(null));
         }
     }
 

@@ -47,10 +47,15 @@ class IngestBadInputTest {
     void setUp() throws IOException {
         fs = new MemFileSystem();
         fs.createDirectories(EXT);
-        db = Db.open(DIR, Options.defaults().withFileSystem(fs).withWriteBufferSize(64 << 10));
+        db = Db.open(DIR, options().withFileSystem(fs).withWriteBufferSize(64 << 10));
         db.put(bytes("k05"), bytes("stored"));
         db.flush();
         db.put(bytes("zz"), bytes("in a memtable"));
+    }
+
+    /** The options every test opens with; a subclass reruns the tests with others. */
+    Options options() {
+        return Options.defaults();
     }
 
     @AfterEach

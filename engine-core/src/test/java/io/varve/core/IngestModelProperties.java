@@ -1,5 +1,6 @@
 package io.varve.core;
 
+import io.varve.core.base.CpuPriority;
 import io.varve.core.fs.MemFileSystem;
 import io.varve.core.ingest.IngestOptions;
 import io.varve.core.ingest.IngestRequiresFlushException;
@@ -69,11 +70,12 @@ class IngestModelProperties {
     }
 
     @Property(tries = 50)
-    void ingestionAgreesWithTreeMap(@ForAll("operations") List<Op> ops, @ForAll boolean unordered) throws IOException {
+    void ingestionAgreesWithTreeMap(@ForAll("operations") List<Op> ops, @ForAll boolean unordered,
+                                    @ForAll CpuPriority importPriority) throws IOException {
         MemFileSystem fs = new MemFileSystem();
         fs.createDirectories(EXT);
         Options options = Options.defaults().withFileSystem(fs).withWriteBufferSize(64 << 10)
-                .withUnorderedWrite(unordered)
+                .withUnorderedWrite(unordered).withIngestCpuPriority(importPriority)
                 .withCompactionSettings(new io.varve.core.compaction.CompactionSettings(2, 64 << 10, 2, 16 << 10));
         TreeMap<String, String> model = new TreeMap<>();
         List<Snapshot> snapshots = new ArrayList<>();

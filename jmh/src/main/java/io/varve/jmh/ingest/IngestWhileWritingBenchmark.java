@@ -4,6 +4,7 @@ import io.varve.core.BenchmarkAccess;
 import io.varve.core.Db;
 import io.varve.core.Options;
 import io.varve.core.WriteOptions;
+import io.varve.core.base.CpuPriority;
 import io.varve.core.ingest.IngestOptions;
 import io.varve.core.metrics.EngineStatistics;
 import io.varve.core.sst.SstFileWriter;
@@ -72,7 +73,7 @@ import java.util.concurrent.locks.LockSupport;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xmx2g"})
+@Fork(value = 1, jvmArgsAppend = {"-Xmx2g", "--enable-native-access=ALL-UNNAMED"})
 @Warmup(iterations = 0)
 @Measurement(iterations = 1)
 public class IngestWhileWritingBenchmark {
@@ -109,6 +110,10 @@ public class IngestWhileWritingBenchmark {
     @Param({"32"})
     public int memtableMiB;
 
+    /** {@code Options.withIngestCpuPriority}: normal, low or idle (lower case). */
+    @Param({"normal"})
+    public String ingestPriority;
+
     private Path dir;
     private Path external;
     private Db db;
@@ -125,7 +130,8 @@ public class IngestWhileWritingBenchmark {
         external = BenchDirs.fresh("ingest-ext");
         value = new byte[valueSize];
         new SplittableRandom(1).nextBytes(value);
-        db = Db.open(dir, Options.defaults().withWriteBufferSize((long) memtableMiB << 20));
+        db = Db.open(dir, Options.defaults().withWriteBufferSize((long) memtableMiB << 20)
+                .withIngestCpuPriority(CpuPriority.valueOf(ingestPriority.toUpperCase(Locale.ROOT))));
     }
 
     @Benchmark
