@@ -131,7 +131,8 @@ public interface Db extends AutoCloseable {
      * written before the call), snapshots taken before the call never see them, and a crash leaves either all
      * of them or none. The files must not overlap one another. They are placed as deep in the tree as no
      * overlapping data forbids, without being rewritten. Writes are never paused for the file work or a
-     * flush; {@link IngestOptions} says what else changes.
+     * flush; {@link IngestOptions} says what else changes. The file work runs on the calling thread unless
+     * {@link Options#withIngestCpuPriority} lowers it onto the database's own threads.
      *
      * @throws java.nio.file.NoSuchFileException if a file is missing (database unchanged)
      * @throws io.varve.core.base.CorruptionException if a file is damaged or unsorted, naming it and the

@@ -14,11 +14,11 @@ import java.util.Locale;
  * the files of an ingestion: how readily that work gives a core up to the application's threads.
  *
  * <p>Why more than a Java thread priority: the JDK ignores those on Linux unless started as root with
- * {@code -XX:ThreadPriorityPolicy=1}. And why {@link #IDLE} rather than only {@link #LOW}: with Linux's
- * scheduler (EEVDF, kernel 6.6 and later) a thread that wakes up does not take the core from a running thread
- * until that thread has run its time slice (about 1.5 ms on two cores), whatever their nice values; only a
- * {@code SCHED_IDLE} thread gives the core up at once to any thread that wakes (docs/benchmarks.md, "Ingestion
- * at idle priority"). The same levels as RocksDB's {@code Env::LowerThreadPoolCPUPriority}.
+ * {@code -XX:ThreadPriorityPolicy=1}. What the levels do under Linux's EEVDF scheduler (kernel 6.6 and
+ * later): a normal thread waking from I/O can take the core from a running application thread; a thread at
+ * nice 19 gets a far virtual deadline and does not, and a {@code SCHED_IDLE} thread never does and also gives
+ * its core up at once to any normal thread that wakes (docs/benchmarks.md, "Ingestion at idle priority").
+ * The same levels as RocksDB's {@code Env::LowerThreadPoolCPUPriority}.
  *
  * <p>Applied through {@code java.lang.foreign} calls into the C library, never JNI. Elsewhere than Linux, or
  * when native access is denied ({@code --illegal-native-access=deny}), the thread stays at normal priority and
@@ -29,7 +29,7 @@ public enum CpuPriority {
 
     /** The priority of the thread that started the work: nothing is changed. */
     NORMAL,
-    /** Nice 19: the smallest share of the CPU when cores are contended, but no quicker to give a core up. */
+    /** Nice 19: the smallest share of the CPU when cores are contended; does not preempt normal threads on waking. */
     LOW,
     /**
      * {@code SCHED_IDLE}: gives its core up at once to any other thread that wakes, and runs on what the other

@@ -57,21 +57,10 @@ public final class ImportThreads implements AutoCloseable {
         } catch (RejectedExecutionException e) {
             throw new IllegalStateException("the database is closed", e);
         }
-        boolean interrupted = false;
         try {
-            while (true) {
-                try {
-                    return result.get();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException e) {
-                    throw rethrow(e.getCause());
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            return uninterruptibly(result::get);
+        } catch (ExecutionException e) {
+            throw rethrow(e.getCause());
         }
     }
 
@@ -95,15 +84,23 @@ public final class ImportThreads implements AutoCloseable {
             return;
         }
         threads.shutdown();
+        if (!uninterruptibly(() -> threads.awaitTermination(1, TimeUnit.MINUTES))) {
+            System.getLogger(ImportThreads.class.getName()).log(System.Logger.Level.WARNING,
+                    "an ingestion's file work did not end within a minute of close");
+        }
+    }
+
+    private interface Wait<T, X extends Exception> {
+        T get() throws InterruptedException, X;
+    }
+
+    /** Waits through interrupts, then sets the thread's interrupt flag again if there was one. */
+    private static <T, X extends Exception> T uninterruptibly(Wait<T, X> wait) throws X {
         boolean interrupted = false;
         try {
             while (true) {
                 try {
-                    if (!threads.awaitTermination(1, TimeUnit.MINUTES)) {
-                        System.getLogger(ImportThreads.class.getName()).log(System.Logger.Level.WARNING,
-                                "an ingestion's file work did not end within a minute of close");
-                    }
-                    return;
+                    return wait.get();
                 } catch (InterruptedException e) {
                     interrupted = true;
                 }

@@ -60,6 +60,11 @@ import java.util.concurrent.locks.LockSupport;
  *   <li>{@code allowWrite}: {@code allowWrite = true}, under the range latch; writes are never held.</li>
  * </ul>
  *
+ * <p>{@code ingestPriority} sets {@code Options.withIngestCpuPriority}: at {@code idle} the ingestion's file
+ * work runs on an engine thread at {@code SCHED_IDLE} (the setting that meets the issue's goal,
+ * docs/benchmarks.md); it changes nothing in mode {@code none}. The fork runs with
+ * {@code --enable-native-access=ALL-UNNAMED} so that lowering a thread prints no warning.
+ *
  * <p>The system property {@code varve.bench.ingesterPriority} (a Java priority, default normal) sets the
  * ingesting thread's priority. Linux applies it only with {@code -XX:ThreadPriorityPolicy=1} (as root); with
  * {@code -XX:JavaPriority1_To_OSPriority=19}, priority 1 runs the thread at nice 19. That is how the ingesting
