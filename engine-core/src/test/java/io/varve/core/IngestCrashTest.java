@@ -1,5 +1,6 @@
 package io.varve.core;
 
+import io.varve.core.base.CpuPriority;
 import io.varve.core.compaction.CompactionSettings;
 import io.varve.core.fs.FaultInjectingFileSystem;
 import io.varve.core.fs.MemFileSystem;
@@ -38,11 +39,12 @@ class IngestCrashTest {
     private record Setup(MemFileSystem disk, FaultInjectingFileSystem fs, Db db, List<Path> files) {
     }
 
-    private static Setup setUp(boolean overlap) throws IOException {
+    private static Setup setUp(boolean overlap, CpuPriority importPriority) throws IOException {
         MemFileSystem disk = new MemFileSystem();
         disk.createDirectories(EXT);
         FaultInjectingFileSystem fs = new FaultInjectingFileSystem(disk);
-        Db db = Db.open(DIR, Options.defaults().withFileSystem(fs).withWriteBufferSize(64 << 10));
+        Db db = Db.open(DIR, Options.defaults().withFileSystem(fs).withWriteBufferSize(64 << 10)
+                .withIngestCpuPriority(importPriority));
         db.put(WriteOptions.SYNC, bytes("a2"), bytes("flushed"));
         db.put(WriteOptions.SYNC, bytes("z"), bytes("flushed"));
         db.flush();
@@ -60,13 +62,23 @@ class IngestCrashTest {
 
     @Test
     void aCrashAtAnyOperationLeavesAllFilesOrNone() throws IOException {
+        crashAtEveryOperation(CpuPriority.NORMAL);
+    }
+
+    /** The file work on the database's idle-priority thread: its failures must reach the caller the same way. */
+    @Test
+    void aCrashAtAnyOperationOfAnIdlePriorityImportLeavesAllFilesOrNone() throws IOException {
+        crashAtEveryOperation(CpuPriority.IDLE);
+    }
+
+    private static void crashAtEveryOperation(CpuPriority importPriority) throws IOException {
         boolean[][] cases = {{false, true}, {true, false}, {false, false}}; // {move, memtable overlap}
         for (boolean[] c : cases) {
-            long operations = countOperations(c[0], c[1]);
+            long operations = countOperations(c[0], c[1], importPriority);
             assertTrue(operations > 10, "the ingestion should exercise the file system: " + operations);
             for (boolean forever : new boolean[] {false, true}) {
                 for (long n = 1; n <= operations; n++) {
-                    runWithFailureAt(n, forever, c[0], c[1]);
+                    runWithFailureAt(n, forever, c[0], c[1], importPriority);
                 }
             }
         }
@@ -76,8 +88,9 @@ class IngestCrashTest {
         return IngestOptions.defaults().withMoveFiles(move);
     }
 
-    private static long countOperations(boolean move, boolean overlap) throws IOException {
-        Setup s = setUp(overlap);
+    private static long countOperations(boolean move, boolean overlap, CpuPriority importPriority)
+            throws IOException {
+        Setup s = setUp(overlap, importPriority);
         try (Db db = s.db()) {
             long before = s.fs().operationCount();
             db.ingestExternalFiles(s.files(), options(move));
@@ -85,10 +98,11 @@ class IngestCrashTest {
         }
     }
 
-    private static void runWithFailureAt(long n, boolean forever, boolean move, boolean overlap) throws IOException {
+    private static void runWithFailureAt(long n, boolean forever, boolean move, boolean overlap,
+                                         CpuPriority importPriority) throws IOException {
         String context = "failure at operation " + n + (forever ? " (forever)" : " (once)") + (move ? ", moving" : ", copying")
-                + (overlap ? ", flushing first" : "");
-        Setup s = setUp(overlap);
+                + (overlap ? ", flushing first" : "") + ", import at " + importPriority;
+        Setup s = setUp(overlap, importPriority);
         s.fs().failAt(n, forever);
         boolean returned = false;
         try {

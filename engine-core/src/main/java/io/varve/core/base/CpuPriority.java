@@ -32,8 +32,8 @@ public enum CpuPriority {
     /** Nice 19: the smallest share of the CPU when cores are contended; does not preempt normal threads on waking. */
     LOW,
     /**
-     * {@code SCHED_IDLE}: gives its core up at once to any other thread that wakes, and runs on what the other
-     * threads leave. On a machine whose cores are all busy the work can take far longer than at normal priority.
+     * {@code SCHED_IDLE}: never takes a core from a normal thread, gives its core up at once to any that wakes,
+     * and runs on what the other threads leave. On a machine whose cores are all busy the work can take far longer than at normal priority.
      */
     IDLE;
 

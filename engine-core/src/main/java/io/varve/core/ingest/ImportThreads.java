@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -37,9 +38,10 @@ public final class ImportThreads implements AutoCloseable {
         if (priority == CpuPriority.NORMAL) {
             threads = null;
         } else {
-            Thread.Builder builder = Thread.ofPlatform().daemon()
-                    .name("varve-ingest-" + priority.name().toLowerCase(Locale.ROOT) + "-", 0);
-            threads = Executors.newCachedThreadPool(task -> builder.unstarted(() -> {
+            // A builder's factory, unlike the builder, may be called from several threads at once.
+            ThreadFactory factory = Thread.ofPlatform().daemon()
+                    .name("varve-ingest-" + priority.name().toLowerCase(Locale.ROOT) + "-", 0).factory();
+            threads = Executors.newCachedThreadPool(task -> factory.newThread(() -> {
                 priority.applyToCurrentThread();
                 task.run();
             }));
