@@ -23,7 +23,7 @@ import java.util.Locale;
  * <p>Applied through {@code java.lang.foreign} calls into the C library, never JNI. Elsewhere than Linux, or
  * when native access is denied ({@code --illegal-native-access=deny}), the thread stays at normal priority and
  * a warning is logged once. To call without the JDK's warning about restricted methods, start the JVM with
- * {@code --enable-native-access=ALL-UNNAMED} (or the module of engine-core).
+ * {@code --enable-native-access=ALL-UNNAMED} (engine-core has no module descriptor).
  */
 public enum CpuPriority {
 

@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
  * start (Linux lets a thread lower its priority but not raise it again, so the caller's thread cannot be
  * lent), while the caller waits.
  *
- * <p>Threads are made on demand, one per concurrent ingestion, and end after a minute unused. {@link #close}
+ * <p>A thread is made whenever no idle one is ready to take the work (about one per concurrent ingestion; a
+ * few more when an idle-priority thread is slow to get back to waiting), and ends after a minute unused. {@link #close}
  * lets running work finish: it is file work that cleans up after itself on failure, never safe to cut
  * short (an interrupt during a file operation closes the channel under it). A caller interrupted while it
  * waits keeps waiting, and finds its interrupt flag set again on return.
