@@ -4,7 +4,7 @@ import io.varve.core.compaction.Compaction;
 import io.varve.core.compaction.CompactionJob;
 import io.varve.core.compaction.CompactionPicker;
 import io.varve.core.compaction.RateLimiter;
-import io.varve.core.fs.FileSystem;
+import io.varve.base.fs.FileSystem;
 import io.varve.core.version.TableCache;
 import io.varve.core.version.TableMeta;
 import io.varve.core.version.Version;

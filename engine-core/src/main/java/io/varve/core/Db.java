@@ -23,7 +23,7 @@ public interface Db extends AutoCloseable {
     /**
      * Opens (creating if missing) the database in {@code dir}, replaying its write-ahead logs.
      *
-     * @throws io.varve.core.base.CorruptionException when the logs are damaged beyond what
+     * @throws io.varve.base.CorruptionException when the logs are damaged beyond what
      *         {@link Options#walRecovery()} accepts
      * @throws IOException when the directory is locked by another process or instance, or on I/O failure
      */
@@ -135,7 +135,7 @@ public interface Db extends AutoCloseable {
      * {@link Options#withIngestCpuPriority} lowers it onto the database's own threads.
      *
      * @throws java.nio.file.NoSuchFileException if a file is missing (database unchanged)
-     * @throws io.varve.core.base.CorruptionException if a file is damaged or unsorted, naming it and the
+     * @throws io.varve.base.CorruptionException if a file is damaged or unsorted, naming it and the
      *         offset (database unchanged)
      * @throws IOException if a file cannot be read, linked or copied (database unchanged)
      * @throws IllegalArgumentException for an empty list, a file given twice, overlapping files, or a file

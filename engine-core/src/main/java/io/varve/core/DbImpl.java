@@ -6,7 +6,7 @@ import io.varve.core.base.ValueKind;
 import io.varve.core.batch.BatchBuilder;
 import io.varve.core.compaction.RateLimitedFile;
 import io.varve.core.flush.MemtableFlush;
-import io.varve.core.fs.FileSystem;
+import io.varve.base.fs.FileSystem;
 import io.varve.core.iterator.MergingIterator;
 import io.varve.core.base.LookupResult;
 import io.varve.core.memtable.Memtable;

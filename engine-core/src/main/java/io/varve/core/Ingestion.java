@@ -1,7 +1,7 @@
 package io.varve.core;
 
 import io.varve.core.base.Keys;
-import io.varve.core.fs.FileSystem;
+import io.varve.base.fs.FileSystem;
 import io.varve.core.ingest.ExternalTable;
 import io.varve.core.ingest.ExternalTables;
 import io.varve.core.ingest.ImportThreads;

@@ -4,8 +4,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.varve.core.base.CpuPriority;
 import io.varve.core.compaction.CompactionFilter;
 import io.varve.core.compaction.CompactionSettings;
-import io.varve.core.fs.DiskFileSystem;
-import io.varve.core.fs.FileSystem;
+import io.varve.base.fs.DiskFileSystem;
+import io.varve.base.fs.FileSystem;
 import io.varve.core.sst.TableOptions;
 
 import java.util.Objects;

@@ -14,6 +14,6 @@ public enum WalRecoveryMode {
     POINT_IN_TIME,
     /** Accept an incomplete record at the very end of the last log (a torn write); fail on any other damage. */
     TOLERATE_CORRUPTED_TAIL,
-    /** Refuse to open on any damage, including a torn tail: {@link io.varve.core.base.CorruptionException}. */
+    /** Refuse to open on any damage, including a torn tail: {@link io.varve.base.CorruptionException}. */
     ABSOLUTE_CONSISTENCY
 }

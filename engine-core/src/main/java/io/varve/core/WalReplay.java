@@ -1,11 +1,11 @@
 package io.varve.core;
 
-import io.varve.core.base.CorruptionException;
+import io.varve.base.CorruptionException;
 import io.varve.core.base.InternalKey;
 import io.varve.core.batch.BatchReader;
-import io.varve.core.fs.FileSystem;
-import io.varve.core.fs.ReadableFile;
-import io.varve.core.fs.WritableFile;
+import io.varve.base.fs.FileSystem;
+import io.varve.base.fs.ReadableFile;
+import io.varve.base.fs.WritableFile;
 import io.varve.core.memtable.Memtable;
 import io.varve.core.wal.PredecessorRecord;
 import io.varve.core.wal.TruncatedRecordException;

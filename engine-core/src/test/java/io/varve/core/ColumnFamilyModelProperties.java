@@ -1,7 +1,7 @@
 package io.varve.core;
 
 import io.varve.core.compaction.CompactionSettings;
-import io.varve.core.fs.MemFileSystem;
+import io.varve.base.fs.MemFileSystem;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;

@@ -1,7 +1,7 @@
 package io.varve.core;
 
 import io.varve.core.compaction.CompactionFilter;
-import io.varve.core.fs.MemFileSystem;
+import io.varve.base.fs.MemFileSystem;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

@@ -3,7 +3,7 @@ package io.varve.core;
 import io.varve.core.compaction.CompactionFilter;
 import io.varve.core.compaction.CompactionSettings;
 import io.varve.core.compaction.filters.TtlCompactionFilter;
-import io.varve.core.fs.MemFileSystem;
+import io.varve.base.fs.MemFileSystem;
 import io.varve.core.version.Version;
 import org.junit.jupiter.api.Test;
 

@@ -1,6 +1,6 @@
 package io.varve.core;
 
-import io.varve.core.fs.MemFileSystem;
+import io.varve.base.fs.MemFileSystem;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

@@ -1,8 +1,8 @@
 package io.varve.core;
 
-import io.varve.core.fs.ForwardingFileSystem;
-import io.varve.core.fs.MemFileSystem;
-import io.varve.core.fs.WritableFile;
+import io.varve.base.fs.ForwardingFileSystem;
+import io.varve.base.fs.MemFileSystem;
+import io.varve.base.fs.WritableFile;
 
 import java.io.IOException;
 import java.nio.file.Path;

@@ -1,11 +1,11 @@
 package io.varve.core;
 
-import io.varve.core.base.CorruptionException;
+import io.varve.base.CorruptionException;
 import io.varve.core.base.InternalKey;
 import io.varve.core.base.ValueKind;
-import io.varve.core.fs.MemFileSystem;
-import io.varve.core.fs.ReadableFile;
-import io.varve.core.fs.WritableFile;
+import io.varve.base.fs.MemFileSystem;
+import io.varve.base.fs.ReadableFile;
+import io.varve.base.fs.WritableFile;
 import io.varve.core.ingest.IngestOptions;
 import io.varve.core.sst.SstFileWriter;
 import io.varve.core.sst.TableOptions;

@@ -2,8 +2,8 @@ package io.varve.core;
 
 import io.varve.core.base.CpuPriority;
 import io.varve.core.compaction.CompactionSettings;
-import io.varve.core.fs.FaultInjectingFileSystem;
-import io.varve.core.fs.MemFileSystem;
+import io.varve.base.fs.FaultInjectingFileSystem;
+import io.varve.base.fs.MemFileSystem;
 import io.varve.core.ingest.IngestOptions;
 import io.varve.core.version.TableMeta;
 import io.varve.core.version.Version;

@@ -1,6 +1,6 @@
 package io.varve.core;
 
-import io.varve.core.fs.FileSystem;
+import io.varve.base.fs.FileSystem;
 import io.varve.core.sst.SstFileWriter;
 import io.varve.core.sst.TableOptions;
 import io.varve.core.version.TableMeta;

@@ -1,7 +1,7 @@
 package io.varve.core;
 
 import io.varve.core.base.CpuPriority;
-import io.varve.core.fs.MemFileSystem;
+import io.varve.base.fs.MemFileSystem;
 import io.varve.core.ingest.IngestOptions;
 import io.varve.core.ingest.IngestRequiresFlushException;
 import io.varve.core.sst.SstFileWriter;

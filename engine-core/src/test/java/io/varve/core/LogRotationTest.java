@@ -1,8 +1,8 @@
 package io.varve.core;
 
-import io.varve.core.base.CorruptionException;
-import io.varve.core.fs.MemFileSystem;
-import io.varve.core.fs.ReadableFile;
+import io.varve.base.CorruptionException;
+import io.varve.base.fs.MemFileSystem;
+import io.varve.base.fs.ReadableFile;
 import io.varve.core.wal.PredecessorRecord;
 import io.varve.core.wal.WalReader;
 import org.junit.jupiter.api.Test;
@@ -39,7 +39,7 @@ class LogRotationTest {
     /** Writes in the worker-failure workload; every third is synced. */
     private static final int WRITES = 14;
 
-    private static Options options(io.varve.core.fs.FileSystem fs) {
+    private static Options options(io.varve.base.fs.FileSystem fs) {
         return Options.defaults().withFileSystem(fs).withWriteBufferSize(64 << 10);
     }
 

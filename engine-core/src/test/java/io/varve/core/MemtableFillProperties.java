@@ -2,7 +2,7 @@ package io.varve.core;
 
 import io.varve.core.base.ValueKind;
 import io.varve.core.batch.BatchBuilder;
-import io.varve.core.fs.MemFileSystem;
+import io.varve.base.fs.MemFileSystem;
 import io.varve.core.memtable.Memtable;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;

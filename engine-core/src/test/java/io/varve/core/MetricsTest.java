@@ -6,7 +6,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.varve.core.compaction.CompactionSettings;
-import io.varve.core.fs.MemFileSystem;
+import io.varve.base.fs.MemFileSystem;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

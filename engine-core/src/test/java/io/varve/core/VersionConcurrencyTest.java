@@ -1,6 +1,6 @@
 package io.varve.core;
 
-import io.varve.core.fs.MemFileSystem;
+import io.varve.base.fs.MemFileSystem;
 import io.varve.core.version.Version;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

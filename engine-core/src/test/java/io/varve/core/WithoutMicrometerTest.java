@@ -1,5 +1,6 @@
 package io.varve.core;
 
+import io.varve.base.fs.FileSystem;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -61,7 +62,8 @@ class WithoutMicrometerTest {
     @Test
     @SuppressWarnings("unchecked")
     void openWriteFlushAndReadWorkWithoutMicrometerOnTheClassPath(@TempDir Path dir) throws Exception {
-        try (IsolatedLoader loader = new IsolatedLoader(locationOf(Db.class), locationOf(WithoutMicrometerTest.class),
+        try (IsolatedLoader loader = new IsolatedLoader(locationOf(Db.class), locationOf(FileSystem.class),
+                locationOf(WithoutMicrometerTest.class),
                 locationOf(org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue.class),
                 locationOf(net.jpountz.lz4.LZ4Factory.class))) {
             assertThrows(ClassNotFoundException.class,

@@ -1,6 +1,6 @@
 package io.varve.raftlog;
 
-import io.varve.core.fs.FileSystem;
+import io.varve.base.fs.FileSystem;
 import io.varve.raftlog.file.BlockReader;
 import io.varve.raftlog.file.FileCatalog;
 import io.varve.raftlog.file.FileReaders;
@@ -89,7 +89,7 @@ public final class RaftLogEngine implements AutoCloseable {
      * Opens (creating if needed) the log in {@code dir}, recovering its state according to
      * {@link RaftLogOptions#recoveryMode()}.
      *
-     * @throws io.varve.core.base.CorruptionException if the files are damaged beyond what the mode tolerates
+     * @throws io.varve.base.CorruptionException if the files are damaged beyond what the mode tolerates
      * @throws IOException if the directory is locked by another open engine, or on I/O errors
      */
     public static RaftLogEngine open(Path dir, RaftLogOptions options) throws IOException {
@@ -180,7 +180,7 @@ public final class RaftLogEngine implements AutoCloseable {
      * returned (a prefix, never a mix of the old and the new log).
      *
      * @throws IndexOutOfBoundsException if part of the range is compacted or beyond the last index
-     * @throws io.varve.core.base.CorruptionException if an entry's stored block fails its checksum
+     * @throws io.varve.base.CorruptionException if an entry's stored block fails its checksum
      */
     public List<byte[]> entries(long group, long from, long toExclusive, long maxBytes) throws IOException {
         ensureOpen();

@@ -1,7 +1,7 @@
 package io.varve.raftlog;
 
-import io.varve.core.fs.DiskFileSystem;
-import io.varve.core.fs.FileSystem;
+import io.varve.base.fs.DiskFileSystem;
+import io.varve.base.fs.FileSystem;
 import io.varve.raftlog.index.Location;
 import io.varve.raftlog.recovery.RecoveryMode;
 import java.util.Objects;

@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.varve.core.base.CorruptionException;
-import io.varve.core.fs.MemFileSystem;
-import io.varve.core.fs.ReadableFile;
-import io.varve.core.fs.WritableFile;
+import io.varve.base.CorruptionException;
+import io.varve.base.fs.MemFileSystem;
+import io.varve.base.fs.ReadableFile;
+import io.varve.base.fs.WritableFile;
 import io.varve.raftlog.format.BatchFormat;
 import io.varve.raftlog.format.BatchFrame;
 import io.varve.raftlog.format.FooterCodec;

@@ -1,8 +1,8 @@
 package io.varve.raftlog;
 
-import io.varve.core.fs.FileSystem;
-import io.varve.core.fs.ForwardingFileSystem;
-import io.varve.core.fs.WritableFile;
+import io.varve.base.fs.FileSystem;
+import io.varve.base.fs.ForwardingFileSystem;
+import io.varve.base.fs.WritableFile;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;

@@ -3,7 +3,7 @@ package io.varve.raftlog;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.varve.core.fs.MemFileSystem;
+import io.varve.base.fs.MemFileSystem;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,8 +3,8 @@ package io.varve.raftlog;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.varve.core.fs.FaultInjectingFileSystem;
-import io.varve.core.fs.MemFileSystem;
+import io.varve.base.fs.FaultInjectingFileSystem;
+import io.varve.base.fs.MemFileSystem;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.varve.core.fs.FaultInjectingFileSystem;
-import io.varve.core.fs.MemFileSystem;
+import io.varve.base.fs.FaultInjectingFileSystem;
+import io.varve.base.fs.MemFileSystem;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -3,8 +3,8 @@ package io.varve.raftlog;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.varve.core.fs.MemFileSystem;
-import io.varve.core.fs.WritableFile;
+import io.varve.base.fs.MemFileSystem;
+import io.varve.base.fs.WritableFile;
 import io.varve.raftlog.format.BatchBuilder;
 import io.varve.raftlog.format.ByteSink;
 import io.varve.raftlog.format.LogFileFormat;

@@ -1,5 +1,6 @@
 package io.varve.core.batch;
 
+import io.varve.base.Varint;
 import io.varve.core.base.ValueKind;
 
 import java.lang.foreign.MemorySegment;
@@ -30,12 +31,12 @@ public final class BatchBuilder {
         }
         ensureCapacity((int) (size + needed));
         buffer[size++] = (byte) kind.code();
-        size = Varint.put(buffer, size, columnFamily);
-        size = Varint.put(buffer, size, (int) keyLength);
+        size = Varint.write(buffer, size, columnFamily);
+        size = Varint.write(buffer, size, (int) keyLength);
         MemorySegment.copy(key, ValueLayout.JAVA_BYTE, 0, buffer, size, (int) keyLength);
         size += (int) keyLength;
         if (BatchFormat.hasValue(kind)) {
-            size = Varint.put(buffer, size, (int) valueLength);
+            size = Varint.write(buffer, size, (int) valueLength);
             MemorySegment.copy(value, ValueLayout.JAVA_BYTE, 0, buffer, size, (int) valueLength);
             size += (int) valueLength;
         }

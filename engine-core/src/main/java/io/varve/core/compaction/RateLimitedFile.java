@@ -1,7 +1,7 @@
 package io.varve.core.compaction;
 
-import io.varve.core.fs.ForwardingWritableFile;
-import io.varve.core.fs.WritableFile;
+import io.varve.base.fs.ForwardingWritableFile;
+import io.varve.base.fs.WritableFile;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -1,8 +1,8 @@
 package io.varve.core.flush;
 
 import io.varve.core.base.InternalIterator;
-import io.varve.core.fs.FileSystem;
-import io.varve.core.fs.WritableFile;
+import io.varve.base.fs.FileSystem;
+import io.varve.base.fs.WritableFile;
 import io.varve.core.memtable.Memtable;
 import io.varve.core.sst.TableOptions;
 import io.varve.core.sst.TableProperties;

@@ -4,9 +4,9 @@ import io.varve.core.base.CpuSlice;
 import io.varve.core.base.InternalIterator;
 import io.varve.core.base.InternalKey;
 import io.varve.core.base.Keys;
-import io.varve.core.fs.FileSystem;
-import io.varve.core.fs.ReadableFile;
-import io.varve.core.fs.WritableFile;
+import io.varve.base.fs.FileSystem;
+import io.varve.base.fs.ReadableFile;
+import io.varve.base.fs.WritableFile;
 import io.varve.core.memtable.Memtable;
 import io.varve.core.sst.TableProperties;
 import io.varve.core.sst.TableReader;
@@ -52,7 +52,7 @@ public final class ExternalTables {
      * @param link hard-link instead of copying; falls back to a copy where the file system cannot link
      * @return the tables, sorted by smallest key
      * @throws java.nio.file.NoSuchFileException for a missing file
-     * @throws io.varve.core.base.CorruptionException for a damaged or unsorted file (naming it and the offset)
+     * @throws io.varve.base.CorruptionException for a damaged or unsorted file (naming it and the offset)
      * @throws IllegalArgumentException for a file that is not an external table of this family, for
      *         overlapping files, or for the same file given twice
      */

@@ -1,6 +1,6 @@
 package io.varve.core.sst;
 
-import io.varve.core.base.CorruptionException;
+import io.varve.base.CorruptionException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;

@@ -1,6 +1,7 @@
 package io.varve.core.sst;
 
-import io.varve.core.base.CorruptionException;
+import io.varve.base.Varint;
+import io.varve.base.CorruptionException;
 import io.varve.core.base.ValueKind;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -1,5 +1,6 @@
 package io.varve.core.sst;
 
+import io.varve.base.Varint;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;

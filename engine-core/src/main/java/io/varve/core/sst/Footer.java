@@ -1,8 +1,9 @@
 package io.varve.core.sst;
 
+import io.varve.base.Checksums;
 import static io.varve.core.sst.TableFormat.*;
 
-import io.varve.core.base.CorruptionException;
+import io.varve.base.CorruptionException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;

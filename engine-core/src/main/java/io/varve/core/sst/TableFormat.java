@@ -1,5 +1,7 @@
 package io.varve.core.sst;
 
+import io.varve.base.Checksums;
+
 /**
  * Every constant of the sorted-table format, in one place. {@code docs/formats.md} (section "Sorted table") describes the same
  * layout byte by byte; the two must change together, and any change to a stored layout needs a new
@@ -79,7 +81,7 @@ public final class TableFormat {
      * Added to the rotated CRC so that a checksum stored inside checksummed data does not checksum to a
      * fixed point (the LevelDB masking scheme); see {@link Checksums#mask}.
      */
-    public static final int CRC_MASK_DELTA = 0xa282ead8;
+    public static final int CRC_MASK_DELTA = Checksums.MASK_DELTA;
 
     /**
      * LZ4 encodes a run of n output bytes in at least about n / 255 input bytes, so a block whose stated

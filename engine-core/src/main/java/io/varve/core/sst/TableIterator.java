@@ -1,6 +1,6 @@
 package io.varve.core.sst;
 
-import io.varve.core.base.CorruptionException;
+import io.varve.base.CorruptionException;
 import io.varve.core.base.InternalIterator;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;

@@ -1,13 +1,15 @@
 package io.varve.core.sst;
 
+import io.varve.base.Checksums;
+import io.varve.base.Varint;
 import io.varve.core.base.LookupResult;
 
-import io.varve.core.base.CorruptionException;
+import io.varve.base.CorruptionException;
 import io.varve.core.base.CpuSlice;
 import io.varve.core.base.InternalIterator;
 import io.varve.core.base.InternalKey;
 import io.varve.core.base.ValueKind;
-import io.varve.core.fs.ReadableFile;
+import io.varve.base.fs.ReadableFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;

@@ -1,8 +1,10 @@
 package io.varve.core.sst;
 
+import io.varve.base.Checksums;
+import io.varve.base.Varint;
 import io.varve.core.base.InternalKey;
 import io.varve.core.base.ValueKind;
-import io.varve.core.fs.WritableFile;
+import io.varve.base.fs.WritableFile;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

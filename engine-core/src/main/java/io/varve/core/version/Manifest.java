@@ -1,9 +1,9 @@
 package io.varve.core.version;
 
-import io.varve.core.base.CorruptionException;
-import io.varve.core.fs.FileSystem;
-import io.varve.core.fs.ReadableFile;
-import io.varve.core.fs.WritableFile;
+import io.varve.base.CorruptionException;
+import io.varve.base.fs.FileSystem;
+import io.varve.base.fs.ReadableFile;
+import io.varve.base.fs.WritableFile;
 import io.varve.core.wal.TruncatedRecordException;
 import io.varve.core.wal.WalReader;
 import io.varve.core.wal.WalWriter;

@@ -1,6 +1,6 @@
 package io.varve.core.version;
 
-import io.varve.core.base.RefCount;
+import io.varve.base.RefCount;
 import io.varve.core.memtable.Memtable;
 
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.varve.core.version;
 
-import io.varve.core.fs.FileSystem;
-import io.varve.core.fs.ReadableFile;
+import io.varve.base.fs.FileSystem;
+import io.varve.base.fs.ReadableFile;
 import io.varve.core.sst.BlockCache;
 import io.varve.core.sst.TableReader;
 

@@ -1,6 +1,6 @@
 package io.varve.core.version;
 
-import io.varve.core.base.RefCount;
+import io.varve.base.RefCount;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.varve.core.version;
 
-import io.varve.core.base.CorruptionException;
-import io.varve.core.fs.FileSystem;
+import io.varve.base.CorruptionException;
+import io.varve.base.fs.FileSystem;
 import io.varve.core.memtable.Memtable;
 
 import java.io.IOException;

@@ -1,5 +1,7 @@
 package io.varve.core.wal;
 
+import io.varve.base.Checksums;
+
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
@@ -67,9 +69,9 @@ public final class WalFormat {
     public static final int LAST_TYPE = 4;
 
     /** Added after rotating the CRC right by {@link #CRC_MASK_ROTATION} bits (LevelDB's constant). */
-    public static final int CRC_MASK_DELTA = 0xa282ead8;
+    public static final int CRC_MASK_DELTA = Checksums.MASK_DELTA;
     /** How far the CRC is rotated right before {@link #CRC_MASK_DELTA} is added. */
-    public static final int CRC_MASK_ROTATION = 15;
+    public static final int CRC_MASK_ROTATION = Checksums.MASK_ROTATION;
 
     private static final VarHandle U32 = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle U16 = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
@@ -91,11 +93,11 @@ public final class WalFormat {
     }
 
     static int mask(int crc) {
-        return Integer.rotateRight(crc, CRC_MASK_ROTATION) + CRC_MASK_DELTA;
+        return Checksums.mask(crc);
     }
 
     static int unmask(int maskedCrc) {
-        return Integer.rotateLeft(maskedCrc - CRC_MASK_DELTA, CRC_MASK_ROTATION);
+        return Checksums.unmask(maskedCrc);
     }
 
     /**

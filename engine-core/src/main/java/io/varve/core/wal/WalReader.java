@@ -1,7 +1,7 @@
 package io.varve.core.wal;
 
-import io.varve.core.base.CorruptionException;
-import io.varve.core.fs.ReadableFile;
+import io.varve.base.CorruptionException;
+import io.varve.base.fs.ReadableFile;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;

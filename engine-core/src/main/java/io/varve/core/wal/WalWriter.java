@@ -1,6 +1,6 @@
 package io.varve.core.wal;
 
-import io.varve.core.fs.WritableFile;
+import io.varve.base.fs.WritableFile;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -9,7 +9,7 @@ import io.varve.core.ReadOptions;
 import io.varve.core.WriteBatch;
 import io.varve.core.WriteOptions;
 import io.varve.core.compaction.filters.MvccKeys;
-import io.varve.core.fs.MemFileSystem;
+import io.varve.base.fs.MemFileSystem;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;

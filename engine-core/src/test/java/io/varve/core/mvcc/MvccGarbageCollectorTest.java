@@ -7,7 +7,7 @@ import io.varve.core.Options;
 import io.varve.core.WriteBatch;
 import io.varve.core.WriteOptions;
 import io.varve.core.compaction.filters.MvccKeys;
-import io.varve.core.fs.MemFileSystem;
+import io.varve.base.fs.MemFileSystem;
 import io.varve.core.ingest.RangeLatch;
 import org.junit.jupiter.api.Test;
 

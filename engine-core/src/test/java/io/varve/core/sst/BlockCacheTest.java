@@ -4,7 +4,7 @@ import static io.varve.core.sst.TableFixtures.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.varve.core.base.InternalIterator;
-import io.varve.core.fs.MemFileSystem;
+import io.varve.base.fs.MemFileSystem;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.*;
 import io.varve.core.base.InternalIterator;
 import io.varve.core.base.InternalKey;
 import io.varve.core.base.ValueKind;
-import io.varve.core.fs.MemFileSystem;
+import io.varve.base.fs.MemFileSystem;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;

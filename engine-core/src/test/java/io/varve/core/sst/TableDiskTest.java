@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import io.varve.core.base.InternalIterator;
 import io.varve.core.base.InternalKey;
-import io.varve.core.fs.DiskFileSystem;
+import io.varve.base.fs.DiskFileSystem;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,7 @@
 package io.varve.core.sst;
 
+import io.varve.base.Checksums;
+import io.varve.base.Varint;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.lang.foreign.MemorySegment;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import io.varve.core.base.InternalIterator;
 import io.varve.core.base.InternalKey;
-import io.varve.core.fs.MemFileSystem;
+import io.varve.base.fs.MemFileSystem;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
@@ -157,7 +157,7 @@ class TableReaderLifetimeTest {
         MemFileSystem fs = memFs();
         overwrite(fs, PATH, new byte[100]);
         TrackingReadableFile file = new TrackingReadableFile(fs.openReadable(PATH));
-        assertThrows(io.varve.core.base.CorruptionException.class, () -> TableReader.open(file, PATH, 1, null));
+        assertThrows(io.varve.base.CorruptionException.class, () -> TableReader.open(file, PATH, 1, null));
         assertTrue(file.closed);
     }
 

@@ -1,12 +1,13 @@
 package io.varve.core.sst;
 
+import io.varve.base.Checksums;
 import static io.varve.core.sst.TableFixtures.*;
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.varve.core.base.CorruptionException;
+import io.varve.base.CorruptionException;
 import io.varve.core.base.InternalKey;
 import io.varve.core.base.LookupResult;
-import io.varve.core.fs.MemFileSystem;
+import io.varve.base.fs.MemFileSystem;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

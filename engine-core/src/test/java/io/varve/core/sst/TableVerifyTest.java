@@ -3,8 +3,8 @@ package io.varve.core.sst;
 import static io.varve.core.sst.TableFixtures.*;
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.varve.core.base.CorruptionException;
-import io.varve.core.fs.MemFileSystem;
+import io.varve.base.CorruptionException;
+import io.varve.base.fs.MemFileSystem;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

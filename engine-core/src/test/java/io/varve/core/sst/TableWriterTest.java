@@ -4,9 +4,9 @@ import static io.varve.core.sst.TableFixtures.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.varve.core.base.InternalIterator;
-import io.varve.core.fs.MemFileSystem;
-import io.varve.core.fs.ForwardingWritableFile;
-import io.varve.core.fs.WritableFile;
+import io.varve.base.fs.MemFileSystem;
+import io.varve.base.fs.ForwardingWritableFile;
+import io.varve.base.fs.WritableFile;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;

@@ -1,9 +1,9 @@
 package io.varve.core.version;
 
-import io.varve.core.base.CorruptionException;
-import io.varve.core.fs.MemFileSystem;
-import io.varve.core.fs.ReadableFile;
-import io.varve.core.fs.WritableFile;
+import io.varve.base.CorruptionException;
+import io.varve.base.fs.MemFileSystem;
+import io.varve.base.fs.ReadableFile;
+import io.varve.base.fs.WritableFile;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.varve.core.base.CorruptionException;
+import io.varve.base.CorruptionException;
 import io.varve.core.wal.WalTestSupport.Log;
 import io.varve.core.wal.WalTestSupport.Outcome;
 import java.io.IOException;

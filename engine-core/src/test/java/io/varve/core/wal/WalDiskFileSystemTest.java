@@ -3,7 +3,7 @@ package io.varve.core.wal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import io.varve.core.fs.DiskFileSystem;
+import io.varve.base.fs.DiskFileSystem;
 import io.varve.core.wal.WalTestSupport.Outcome;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -3,7 +3,7 @@ package io.varve.core.wal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import io.varve.core.fs.MemFileSystem;
+import io.varve.base.fs.MemFileSystem;
 import io.varve.core.wal.WalOps.Op;
 import io.varve.core.wal.WalTestSupport.CountingFile;
 import io.varve.core.wal.WalTestSupport.Outcome;

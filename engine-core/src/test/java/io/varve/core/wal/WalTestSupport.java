@@ -3,10 +3,10 @@ package io.varve.core.wal;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.varve.core.base.CorruptionException;
-import io.varve.core.fs.ReadableFile;
-import io.varve.core.fs.ForwardingWritableFile;
-import io.varve.core.fs.WritableFile;
+import io.varve.base.CorruptionException;
+import io.varve.base.fs.ReadableFile;
+import io.varve.base.fs.ForwardingWritableFile;
+import io.varve.base.fs.WritableFile;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.lang.foreign.Arena;

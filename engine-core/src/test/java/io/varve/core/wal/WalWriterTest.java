@@ -8,10 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.varve.core.fs.FaultInjectingFileSystem;
-import io.varve.core.fs.FaultInjectingFileSystem.InjectedIOException;
-import io.varve.core.fs.MemFileSystem;
-import io.varve.core.fs.WritableFile;
+import io.varve.base.fs.FaultInjectingFileSystem;
+import io.varve.base.fs.FaultInjectingFileSystem.InjectedIOException;
+import io.varve.base.fs.MemFileSystem;
+import io.varve.base.fs.WritableFile;
 import io.varve.core.wal.WalTestSupport.CapturingFile;
 import io.varve.core.wal.WalTestSupport.Outcome;
 import java.io.IOException;
@@ -171,7 +171,7 @@ class WalWriterTest {
         try (WalReader reader = new WalReader(new WalTestSupport.BytesFile(bytes, bytes.length), Path.of("x"), 5)) {
             assertArrayEquals(new byte[] {1}, reader.next());
             IOException first = assertThrows(IOException.class, reader::next);
-            assertInstanceOf(io.varve.core.base.CorruptionException.class, first);
+            assertInstanceOf(io.varve.base.CorruptionException.class, first);
             assertSame(first, assertThrows(IOException.class, reader::next));
             assertEquals(12, reader.offset());
             assertNull(reader.end());

@@ -1,7 +1,7 @@
 package io.varve.raftlog.file;
 
-import io.varve.core.base.CorruptionException;
-import io.varve.core.fs.ReadableFile;
+import io.varve.base.CorruptionException;
+import io.varve.base.fs.ReadableFile;
 import io.varve.raftlog.format.BatchFormat;
 import io.varve.raftlog.format.BatchFrame;
 import io.varve.raftlog.format.EntriesBlock;

@@ -1,7 +1,7 @@
 package io.varve.raftlog.file;
 
-import io.varve.core.fs.FileSystem;
-import io.varve.core.fs.ReadableFile;
+import io.varve.base.fs.FileSystem;
+import io.varve.base.fs.ReadableFile;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;

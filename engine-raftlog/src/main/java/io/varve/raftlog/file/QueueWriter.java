@@ -1,7 +1,7 @@
 package io.varve.raftlog.file;
 
-import io.varve.core.fs.FileSystem;
-import io.varve.core.fs.WritableFile;
+import io.varve.base.fs.FileSystem;
+import io.varve.base.fs.WritableFile;
 import io.varve.raftlog.format.EncodedBatch;
 import io.varve.raftlog.format.LogFileFormat;
 import java.io.IOException;

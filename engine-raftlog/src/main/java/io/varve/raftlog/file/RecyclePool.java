@@ -1,6 +1,6 @@
 package io.varve.raftlog.file;
 
-import io.varve.core.fs.FileSystem;
+import io.varve.base.fs.FileSystem;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayDeque;

@@ -1,5 +1,7 @@
 package io.varve.raftlog.format;
 
+import io.varve.base.Varint;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -49,7 +51,7 @@ public final class BatchBuilder {
         }
         int n = entries.size();
         // Tag, group, first index, count, and a length per entry, each varint at its widest.
-        add(new BatchItem.Entries(group, firstIndex, entryCount, n), 1 + 3L * Varints.MAX_SIZE + 5L * n);
+        add(new BatchItem.Entries(group, firstIndex, entryCount, n), 1 + 3L * Varint.MAX_LONG_LENGTH + 5L * n);
         if (entryCount + n > lengths.length) {
             lengths = Arrays.copyOf(lengths, Math.max(entryCount + n, lengths.length * 2));
         }

@@ -1,6 +1,8 @@
 package io.varve.raftlog.format;
 
-import io.varve.core.base.CorruptionException;
+import io.varve.base.Varint;
+
+import io.varve.base.CorruptionException;
 import java.nio.file.Path;
 
 /**
@@ -122,7 +124,7 @@ public final class BatchFormat {
 
     /** Bytes of the header for these fields. */
     static int headerSize(int flags, int footerLength, int storedLength) {
-        return 1 + Varints.size(footerLength) + ((flags & FLAG_LZ4) != 0 ? Varints.size(storedLength) : 0)
+        return 1 + Varint.encodedLength(footerLength) + ((flags & FLAG_LZ4) != 0 ? Varint.encodedLength(storedLength) : 0)
                 + ((flags & FLAG_ENTRIES) != 0 ? CRC_SIZE : 0) + CRC_SIZE;
     }
 
@@ -134,9 +136,9 @@ public final class BatchFormat {
      */
     static int encodeHeader(byte[] out, int flags, int footerLength, int storedLength, int entriesCrc) {
         out[0] = (byte) flags;
-        int at = Varints.write(out, 1, footerLength);
+        int at = Varint.write(out, 1, footerLength);
         if ((flags & FLAG_LZ4) != 0) {
-            at = Varints.write(out, at, storedLength);
+            at = Varint.write(out, at, storedLength);
         }
         if ((flags & FLAG_ENTRIES) != 0) {
             ByteSink.putIntLE(out, at, entriesCrc);

@@ -1,5 +1,7 @@
 package io.varve.raftlog.format;
 
+import io.varve.base.Varint;
+
 import java.util.Arrays;
 
 /** A growable little-endian byte buffer used to build batches without an object per field. */
@@ -42,8 +44,8 @@ public final class ByteSink {
     }
 
     public void writeVarint(long v) {
-        ensure(Varints.MAX_SIZE);
-        size = Varints.write(buf, size, v);
+        ensure(Varint.MAX_LONG_LENGTH);
+        size = Varint.write(buf, size, v);
     }
 
     public void writeBytes(byte[] src, int off, int len) {

@@ -1,6 +1,6 @@
 package io.varve.raftlog.format;
 
-import io.varve.core.base.CorruptionException;
+import io.varve.base.CorruptionException;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.zip.CRC32C;

@@ -1,6 +1,6 @@
 package io.varve.raftlog.purge;
 
-import io.varve.core.fs.FileSystem;
+import io.varve.base.fs.FileSystem;
 import io.varve.raftlog.file.BlockReader;
 import io.varve.raftlog.file.FileCatalog;
 import io.varve.raftlog.file.FileId;

@@ -1,8 +1,8 @@
 package io.varve.raftlog.recovery;
 
-import io.varve.core.base.CorruptionException;
-import io.varve.core.fs.FileSystem;
-import io.varve.core.fs.ReadableFile;
+import io.varve.base.CorruptionException;
+import io.varve.base.fs.FileSystem;
+import io.varve.base.fs.ReadableFile;
 import io.varve.raftlog.file.FileId;
 import io.varve.raftlog.file.LogFileName;
 import io.varve.raftlog.format.BatchFormat;

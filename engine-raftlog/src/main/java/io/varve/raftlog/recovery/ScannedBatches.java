@@ -1,6 +1,6 @@
 package io.varve.raftlog.recovery;
 
-import io.varve.core.base.CorruptionException;
+import io.varve.base.CorruptionException;
 import io.varve.raftlog.format.BatchItem;
 import io.varve.raftlog.format.ByteCursor;
 import io.varve.raftlog.format.FooterCodec;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.varve.core.base.CorruptionException;
+import io.varve.base.CorruptionException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -4,7 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.varve.core.Db;
 import io.varve.core.Options;
-import io.varve.core.fs.MemFileSystem;
+import io.varve.base.fs.MemFileSystem;
 import io.varve.server.resp.Reply;
 import io.varve.server.store.HashStore;
 import io.varve.server.store.Keyspace;

@@ -3,7 +3,7 @@ package io.varve.server.store;
 import io.varve.core.Db;
 import io.varve.core.Options;
 import io.varve.core.WriteBatch;
-import io.varve.core.fs.MemFileSystem;
+import io.varve.base.fs.MemFileSystem;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;

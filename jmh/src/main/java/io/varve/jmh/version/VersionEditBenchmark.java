@@ -2,7 +2,7 @@ package io.varve.jmh.version;
 
 import io.varve.core.base.InternalKey;
 import io.varve.core.base.ValueKind;
-import io.varve.core.fs.MemFileSystem;
+import io.varve.base.fs.MemFileSystem;
 import io.varve.core.memtable.Memtable;
 import io.varve.core.version.Reclaimer;
 import io.varve.core.version.TableCache;

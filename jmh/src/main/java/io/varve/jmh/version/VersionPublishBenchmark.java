@@ -2,9 +2,9 @@ package io.varve.jmh.version;
 
 import io.varve.core.base.InternalKey;
 import io.varve.core.base.ValueKind;
-import io.varve.core.fs.ForwardingFileSystem;
-import io.varve.core.fs.MemFileSystem;
-import io.varve.core.fs.WritableFile;
+import io.varve.base.fs.ForwardingFileSystem;
+import io.varve.base.fs.MemFileSystem;
+import io.varve.base.fs.WritableFile;
 import io.varve.core.memtable.Memtable;
 import io.varve.core.base.LookupResult;
 import io.varve.core.sst.TableOptions;

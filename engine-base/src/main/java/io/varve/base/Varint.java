@@ -1,4 +1,4 @@
-package io.varve.core.sst;
+package io.varve.base;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -9,7 +9,7 @@ import java.lang.foreign.ValueLayout;
  *
  * <p>Decoding never trusts its input: it stops at {@code limit}, rejects encodings longer than the type
  * allows, and reports failure as {@link #MALFORMED} instead of throwing, so the caller can name the file and
- * offset in its own {@link io.varve.core.base.CorruptionException}.
+ * offset in its own {@link io.varve.base.CorruptionException}.
  */
 public final class Varint {
 

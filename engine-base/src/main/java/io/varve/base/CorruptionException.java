@@ -1,4 +1,4 @@
-package io.varve.core.base;
+package io.varve.base;
 
 import java.io.IOException;
 import java.nio.file.Path;

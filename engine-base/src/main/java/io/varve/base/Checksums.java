@@ -1,4 +1,4 @@
-package io.varve.core.sst;
+package io.varve.base;
 
 import java.lang.foreign.MemorySegment;
 import java.util.zip.CRC32C;
@@ -10,17 +10,21 @@ import java.util.zip.CRC32C;
  */
 public final class Checksums {
 
+    /** Added after rotating the CRC right by {@link #MASK_ROTATION} bits (LevelDB's constant). */
+    public static final int MASK_DELTA = 0xa282ead8;
+    /** How far the CRC is rotated right before {@link #MASK_DELTA} is added. */
+    public static final int MASK_ROTATION = 15;
+
     private Checksums() {
     }
 
-    /** Rotates right by 15 bits and adds {@link TableFormat#CRC_MASK_DELTA}. */
+    /** Rotates right by {@link #MASK_ROTATION} bits and adds {@link #MASK_DELTA}. */
     public static int mask(int crc) {
-        return ((crc >>> 15) | (crc << 17)) + TableFormat.CRC_MASK_DELTA;
+        return Integer.rotateRight(crc, MASK_ROTATION) + MASK_DELTA;
     }
 
     public static int unmask(int masked) {
-        int rotated = masked - TableFormat.CRC_MASK_DELTA;
-        return (rotated >>> 17) | (rotated << 15);
+        return Integer.rotateLeft(masked - MASK_DELTA, MASK_ROTATION);
     }
 
     /** The unmasked CRC32C of {@code length} bytes of {@code data} starting at {@code offset}. */

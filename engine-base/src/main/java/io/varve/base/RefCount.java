@@ -1,4 +1,4 @@
-package io.varve.core.base;
+package io.varve.base;
 
 import java.util.concurrent.atomic.AtomicInteger;
 

@@ -1,4 +1,4 @@
-package io.varve.core.fs;
+package io.varve.base.fs;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

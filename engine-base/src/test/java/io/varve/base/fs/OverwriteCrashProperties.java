@@ -1,4 +1,4 @@
-package io.varve.core.fs;
+package io.varve.base.fs;
 
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;

@@ -1,4 +1,4 @@
-package io.varve.core.fs;
+package io.varve.base.fs;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
