@@ -114,6 +114,7 @@ final class DbImpl implements Db {
             cache = options.blockCacheSize() > 0 ? new BlockCache(options.blockCacheSize(), 16) : null;
             tables = new TableCache(fs, n -> DbFiles.table(dir, n), cache);
             VersionSet.Recovered recovered = VersionSet.recover(fs, dir);
+            ManifestCheck.verify(fs, dir, recovered);
             Map<Integer, WalReplay.Family> replayFamilies = new TreeMap<>();
             Family[] known = new Family[recovered.families().stream().mapToInt(VersionSet.RecoveredFamily::id)
                     .max().orElse(0) + 1];

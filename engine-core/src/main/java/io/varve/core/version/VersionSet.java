@@ -104,6 +104,11 @@ public final class VersionSet implements AutoCloseable {
     public record RecoveredFamily(int id, String name, long logNumber, VersionEdit tables) {
     }
 
+    /** The path of manifest {@code number} in {@code dir}. */
+    public static Path manifestPath(Path dir, long number) {
+        return Manifest.path(dir, number);
+    }
+
     /** What recovery learned from the manifest. {@code families} is ordered by id and starts with the default. */
     public record Recovered(long lastSequence, long nextFileNumber, long manifestNumber, int nextFamilyId,
                             List<RecoveredFamily> families) {
@@ -550,6 +555,18 @@ public final class VersionSet implements AutoCloseable {
                 }
             }
             int id = nextFamilyId;
+            // The caller's log number may lag behind a rotation whose flush already deleted that log. Never
+            // record one below every other family's: the oldest needed log must exist (see ManifestCheck), and
+            // the new family has nothing in logs older than the current one anyway.
+            long oldestNeeded = Long.MAX_VALUE;
+            for (ColumnFamilyVersions other : families) {
+                if (other != null) {
+                    oldestNeeded = Math.min(oldestNeeded, other.logNumber);
+                }
+            }
+            if (oldestNeeded != Long.MAX_VALUE) {
+                logNumber = Math.max(logNumber, oldestNeeded);
+            }
             VersionEdit edit = new VersionEdit().columnFamily(id).addColumnFamily(name).logNumber(logNumber)
                     .lastSequence(lastSequence).nextFileNumber(nextFileNumber.get()).nextColumnFamily(id + 1);
             manifest.append(List.of(edit));
