@@ -27,6 +27,7 @@ import java.util.OptionalLong;
  *       the only legitimate reason for that log to be missing is a crash before it was created, when nothing
  *       newer can exist either.</li>
  * </ul>
+ * A directory without CURRENT that holds tables is refused too.
  * Tables numbered above the manifest's next file number are not evidence: a flush allocates its number in
  * memory and writes the table before the edit that records it, so a crash leaves such orphans routinely.
  */
@@ -38,6 +39,7 @@ final class ManifestCheck {
     /** Throws {@link CorruptionException} naming the manifest and its end when it is behind the directory. */
     static void verify(FileSystem fs, Path dir, VersionSet.Recovered recovered) throws IOException {
         if (recovered.manifestNumber() < 0) {
+            refuseTablesWithoutCurrent(fs, dir);
             return;
         }
         Path manifest = VersionSet.manifestPath(dir, recovered.manifestNumber());
@@ -55,6 +57,23 @@ final class ManifestCheck {
                 throw new CorruptionException(manifest, manifestEnd, "the manifest ends here and needs log "
                         + DbFiles.log(dir, oldestNeededLog).getFileName() + ", which is gone while newer file "
                         + newer + " exists: the manifest has lost edits, and opening it would serve an older state");
+            }
+        }
+    }
+
+    /**
+     * A directory without CURRENT is a new database, unless it holds tables: then CURRENT was lost, or a
+     * checkpoint or restore stopped before writing it (they write it last), and opening would delete those
+     * tables as leftovers. Logs alone are no evidence: a new database replays them, losing nothing.
+     */
+    private static void refuseTablesWithoutCurrent(FileSystem fs, Path dir) throws IOException {
+        if (!fs.exists(dir)) {
+            return;
+        }
+        for (String name : fs.list(dir)) {
+            if (DbFiles.parseNumber(name, DbFiles.TABLE_SUFFIX).isPresent()) {
+                throw new CorruptionException(dir.resolve("CURRENT"), 0, "CURRENT is missing but the directory"
+                        + " holds table " + name + ": CURRENT was lost, or a checkpoint or restore did not finish");
             }
         }
     }

@@ -17,6 +17,7 @@ import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -70,6 +71,37 @@ class ManifestTruncationTest {
         }
         assertTrue(refused > 0, "cutting the manifest never lost an edit: the test proves nothing");
         assertTrue(opened + refused == size);
+    }
+
+    @Test
+    void aDirectoryWithTablesButNoCurrentIsRefused(@TempDir Path dir) throws IOException {
+        try (Db db = Db.open(dir, Options.defaults())) {
+            db.put(key(1), value(1));
+            db.flush();
+        }
+        Files.delete(dir.resolve("CURRENT"));
+        CorruptionException refused = assertThrows(CorruptionException.class, () -> Db.open(dir, Options.defaults()));
+        assertEquals("CURRENT", refused.file().getFileName().toString());
+    }
+
+    @Test
+    void aDirectoryWithOnlyLogsAndNoCurrentReplaysThem(@TempDir Path dir) throws IOException {
+        try (Db db = Db.open(dir, Options.defaults())) {
+            db.put(key(1), value(1));
+        }
+        for (String name : List.of("CURRENT")) {
+            Files.delete(dir.resolve(name));
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path file : files.toList()) {
+                if (file.getFileName().toString().startsWith("MANIFEST")) {
+                    Files.delete(file);
+                }
+            }
+        }
+        try (Db db = Db.open(dir, Options.defaults())) {
+            assertArrayEquals(value(1), db.get(key(1)));
+        }
     }
 
     private static byte[] key(int i) {
