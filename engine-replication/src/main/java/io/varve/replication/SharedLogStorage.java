@@ -212,9 +212,10 @@ final class SharedLogStorage implements LogStorage {
             encoded.add(encoder.encode(entry));
         }
         ConfigurationIndexes newConf = conf.below(start).plus(confAdded, confCount);
-        LogBatch batch = new LogBatch().addEntries(group, start, encoded);
-        putConfiguration(batch, newConf);
         try {
+            // Inside the try: a batch beyond the engine's size limits is refused here, as a failed append.
+            LogBatch batch = new LogBatch().addEntries(group, start, encoded);
+            putConfiguration(batch, newConf);
             engine.write(batch, sync);
         } catch (IOException | RuntimeException e) {
             LOG.log(System.Logger.Level.ERROR, "cannot append " + n + " entries at " + start + " to raft log "
