@@ -33,14 +33,14 @@ import net.jqwik.api.statistics.Statistics;
  * Model test of the storages over one shared engine: two logs and one meta storage, random appends (some
  * overwriting the tail, some configuration entries), prefix truncations (some past the last entry), suffix
  * truncations, resets, getEntry/getTerm, meta updates, purges of the engine (small files, so live entries are
- * rewritten) and reopens of the whole engine. After every step each log must equal its model, a list of
- * entries with a first index; after a reopen the configuration entries replayed into a fresh manager must be
- * exactly the model's, in order.
+ * rewritten), reopens of the whole engine, and crashes (every write is synced, so a crash may lose nothing).
+ * After every step each log must equal its model, a list of entries with a first index; after a reopen or a
+ * crash the configuration entries replayed into a fresh manager must be exactly the model's, in order.
  */
 class SharedStorageModelProperties {
     private static final int LOGS = 2;
 
-    sealed interface Action permits Append, TruncatePrefix, TruncateSuffix, Reset, SetMeta, Purge, Reopen {
+    sealed interface Action permits Append, TruncatePrefix, TruncateSuffix, Reset, SetMeta, Purge, Reopen, Crash {
     }
 
     /** Appends {@code count} entries from {@code back} entries before the end; every {@code conf}-th a conf. */
@@ -63,6 +63,10 @@ class SharedStorageModelProperties {
     }
 
     record Reopen() implements Action {
+    }
+
+    /** A machine crash: the engine is abandoned, unsynced data dropped; every write here was synced. */
+    record Crash() implements Action {
     }
 
     /** One entry of a model log. */
@@ -113,7 +117,7 @@ class SharedStorageModelProperties {
                 Arbitraries.integers().between(0, 3)).as(SetMeta::new);
         return Arbitraries.frequencyOf(Tuple.of(12, append), Tuple.of(3, prefix), Tuple.of(3, suffix),
                 Tuple.of(1, reset), Tuple.of(2, meta), Tuple.of(1, Arbitraries.just(new Purge())),
-                Tuple.of(2, Arbitraries.just(new Reopen()))).list().ofMinSize(10).ofMaxSize(80);
+                Tuple.of(2, Arbitraries.just(new Reopen())), Tuple.of(1, Arbitraries.just(new Crash()))).list().ofMinSize(10).ofMaxSize(80);
     }
 
     private MemFileSystem fs;
@@ -220,9 +224,12 @@ class SharedStorageModelProperties {
                     case Reopen r -> {
                         closeAll();
                         openAll();
-                        for (int i = 0; i < LOGS; i++) {
-                            assertEquals(models[i].configurationIndexes(), replayed.get(i), "log " + i);
-                        }
+                        checkReplayedConfiguration(models);
+                    }
+                    case Crash c -> {
+                        fs.crash();
+                        openAll();
+                        checkReplayedConfiguration(models);
                     }
                 }
                 for (int i = 0; i < LOGS; i++) {
@@ -235,6 +242,12 @@ class SharedStorageModelProperties {
             closeAll();
         }
         Statistics.label("prefix truncations past the end").collect(Math.min(passedLast, 2));
+    }
+
+    private void checkReplayedConfiguration(ModelLog[] models) {
+        for (int i = 0; i < LOGS; i++) {
+            assertEquals(models[i].configurationIndexes(), replayed.get(i), "configuration of log " + i);
+        }
     }
 
     private static void check(LogStorage log, ModelLog m, String what) {
