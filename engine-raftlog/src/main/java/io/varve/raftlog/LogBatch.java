@@ -41,6 +41,23 @@ public final class LogBatch {
         return this;
     }
 
+    /**
+     * Drops the group's entries after {@code lastIndexKept} (all of them if it is below the first one; none if
+     * it is at or past the last one), keeping its state. This is Raft's suffix truncation when a follower's
+     * log conflicts with its leader's and nothing is appended in the same step; an append
+     * ({@link #addEntries}) already truncates what it overwrites. Stored as the format's {@code RETAIN} item
+     * over {@code [0, lastIndexKept]}, which recovery and purge replay like any other item.
+     *
+     * @throws IllegalArgumentException if {@code lastIndexKept} is negative or {@code Long.MAX_VALUE}
+     */
+    public LogBatch truncateAfter(long group, long lastIndexKept) {
+        if (lastIndexKept < 0 || lastIndexKept == Long.MAX_VALUE) {
+            throw new IllegalArgumentException("last index kept must be in [0, Long.MAX_VALUE): " + lastIndexKept);
+        }
+        builder.retain(group, 0, lastIndexKept + 1);
+        return this;
+    }
+
     /** Removes the group: all its entries and all its state. */
     public LogBatch clean(long group) {
         builder.clean(group);

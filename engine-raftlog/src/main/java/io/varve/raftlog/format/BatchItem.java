@@ -33,7 +33,10 @@ public sealed interface BatchItem {
     record Delete(long group, byte[] key) implements BatchItem {
     }
 
-    /** Purge only: drop every entry outside [first, first + count); count 0 drops them all. */
+    /**
+     * Drop every entry outside [first, first + count); count 0 drops them all. Purge writes a group's range;
+     * a suffix truncation writes first 0.
+     */
     record Retain(long group, long first, long count) implements BatchItem {
     }
 
