@@ -2,11 +2,14 @@ package io.varve.core.sst;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 
 /**
- * Decodes one LZ4 block (the raw block format, no frame) from a memory segment straight into another, so a
- * table reader decompresses from its file mapping without first copying the compressed bytes out.
+ * Decodes one LZ4 block (the raw block format, no frame) from a memory segment straight into a byte array,
+ * so a table reader decompresses from its file mapping without first copying the compressed bytes out.
  *
  * <h2>The block format</h2>
  * A block is a series of sequences. Each sequence is a token byte (high nibble: literal length, low nibble:
@@ -21,15 +24,17 @@ import java.nio.ByteOrder;
  * damaged block ends in {@link Lz4FormatException} and nothing is read outside {@code [inputOffset,
  * inputOffset + inputLength)} or written outside {@code [outputOffset, outputOffset + outputLength)}: offset 0,
  * a match starting before the output's start, lengths past either end, a match touching the last 5 bytes
- * and a block that stops short of (or runs past) the stated output length are all rejected. The segment API
- * bounds-checks every access as a second line of defence; no access is unchecked.
+ * and a block that stops short of (or runs past) the stated output length are all rejected. Segment and
+ * array accesses are bounds-checked by the JVM as well, a second line of defence; no access is unchecked.
  *
  * <h2>Speed</h2>
- * Short literal runs and short matches are copied 8 bytes at a time, overshooting their end by up to 7
- * bytes when that stays inside the output (the overshoot is overwritten by the next sequence: the same
- * trick as the reference decoder). Long ones use {@link MemorySegment#copy}, and a match that overlaps its
- * own output (a repeating pattern) is copied in chunks that double, each chunk copying pattern already
- * written. Stateless and thread-safe.
+ * Literal runs and matches of up to 16 bytes (most of them) are copied as two 8-byte words, overshooting
+ * their end when that stays inside the output (the overshoot is overwritten by the next sequence: the same
+ * trick as the reference decoder). Longer literal runs use {@link MemorySegment#copy}, longer matches
+ * {@link System#arraycopy}; a match that overlaps its own output (a repeating pattern) is copied in chunks
+ * that double, each chunk copying pattern already written. The output is an array rather than a segment
+ * because the engine decompresses into heap arrays and array copies within one array measured faster.
+ * Stateless and thread-safe.
  */
 public final class Lz4BlockDecoder {
 
@@ -39,12 +44,12 @@ public final class Lz4BlockDecoder {
 
     private static final ValueLayout.OfShort OFFSET = ValueLayout.JAVA_SHORT_UNALIGNED
             .withOrder(ByteOrder.LITTLE_ENDIAN);
-    /** Copies are byte-for-byte, so the order of the 8-byte word does not matter. */
-    private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED;
-    /** Literal runs up to this long take the word-copy path; it copies two words. */
-    private static final int SHORT_LITERALS = 16;
-    /** Matches up to this long take the word-copy path when their offset is at least a word. */
-    private static final int SHORT_MATCH = 32;
+    /** Words are copied, never interpreted, but reads and writes must agree on their order. */
+    private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle ARRAY_WORD = MethodHandles.byteArrayViewVarHandle(long[].class,
+            ByteOrder.LITTLE_ENDIAN);
+    /** Literal runs and matches up to this long are copied as two words when there is room. */
+    private static final int SHORT_COPY = 16;
 
     private Lz4BlockDecoder() {
     }
@@ -55,26 +60,22 @@ public final class Lz4BlockDecoder {
      *
      * @throws Lz4FormatException if the input is not an LZ4 block of exactly {@code outputLength} bytes; the
      *     output range may then hold anything, and nothing outside it was written
-     * @throws IllegalArgumentException if a range lies outside its segment, or the output is read-only
+     * @throws IllegalArgumentException if a range lies outside its segment or array
      */
     public static void decode(MemorySegment input, long inputOffset, long inputLength,
-                              MemorySegment output, long outputOffset, long outputLength)
-            throws Lz4FormatException {
+                              byte[] output, int outputOffset, int outputLength) throws Lz4FormatException {
         if (inputOffset < 0 || inputLength < 0 || inputLength > input.byteSize() - inputOffset) {
             throw new IllegalArgumentException("input range [" + inputOffset + ", +" + inputLength
                     + ") outside a segment of " + input.byteSize() + " bytes");
         }
-        if (outputOffset < 0 || outputLength < 0 || outputLength > output.byteSize() - outputOffset) {
+        if (outputOffset < 0 || outputLength < 0 || outputLength > output.length - outputOffset) {
             throw new IllegalArgumentException("output range [" + outputOffset + ", +" + outputLength
-                    + ") outside a segment of " + output.byteSize() + " bytes");
-        }
-        if (output.isReadOnly()) {
-            throw new IllegalArgumentException("output segment is read-only");
+                    + ") outside an array of " + output.length + " bytes");
         }
         long in = inputOffset;
         long inEnd = inputOffset + inputLength;
-        long out = outputOffset;
-        long outEnd = outputOffset + outputLength;
+        int out = outputOffset;
+        int outEnd = outputOffset + outputLength;
         while (true) {
             if (in >= inEnd) {
                 throw new Lz4FormatException("input ends before a token", in - inputOffset);
@@ -82,7 +83,7 @@ public final class Lz4BlockDecoder {
             int token = input.get(ValueLayout.JAVA_BYTE, in++) & 0xFF;
 
             // ---- Literals
-            long literals = token >>> 4;
+            int literals = token >>> 4;
             if (literals == 15) {
                 int b;
                 do {
@@ -99,10 +100,11 @@ public final class Lz4BlockDecoder {
                     }
                 } while (b == 255);
             }
-            if (literals <= SHORT_LITERALS - 2 && inEnd - in >= SHORT_LITERALS && outEnd - out >= SHORT_LITERALS) {
-                // The run is not the block's last (the input goes on), so bytes past it are rewritten later.
-                output.set(WORD, out, input.get(WORD, in));
-                output.set(WORD, out + 8, input.get(WORD, in + 8));
+            if (literals < SHORT_COPY && inEnd - in >= SHORT_COPY && outEnd - out >= SHORT_COPY) {
+                // The input goes on past this run, so it is not the last, and the next sequence rewrites
+                // the bytes written past it.
+                ARRAY_WORD.set(output, out, input.get(WORD, in));
+                ARRAY_WORD.set(output, out + 8, input.get(WORD, in + 8));
             } else if (literals > 0) {
                 if (literals > inEnd - in) {
                     throw new Lz4FormatException("literal run of " + literals + " bytes overruns the input's "
@@ -112,7 +114,7 @@ public final class Lz4BlockDecoder {
                     throw new Lz4FormatException("literal run of " + literals + " bytes overruns the output's "
                             + (outEnd - out) + " remaining bytes", in - inputOffset);
                 }
-                MemorySegment.copy(input, in, output, out, literals);
+                MemorySegment.copy(input, ValueLayout.JAVA_BYTE, in, output, out, literals);
             }
             in += literals;
             out += literals;
@@ -138,8 +140,8 @@ public final class Lz4BlockDecoder {
             }
             in += 2;
             // The last LAST_LITERALS bytes are literals: a match must end before them.
-            long matchRoom = outEnd - LAST_LITERALS - out;
-            long match = token & 0x0F;
+            int matchRoom = outEnd - LAST_LITERALS - out;
+            int match = token & 0x0F;
             if (match == 15) {
                 int b;
                 do {
@@ -158,14 +160,14 @@ public final class Lz4BlockDecoder {
                 throw new Lz4FormatException("match of " + match + " bytes overruns the output ("
                         + Math.max(0, matchRoom) + " bytes before its last literals)", in - inputOffset);
             }
-            long from = out - offset;
-            if (offset >= 8 && match <= SHORT_MATCH && outEnd - out >= SHORT_MATCH) {
-                // Each word read lies wholly before the word written (offset >= 8), so it is final output.
-                for (long i = 0; i < match; i += 8) {
-                    output.set(WORD, out + i, output.get(WORD, from + i));
-                }
+            int from = out - offset;
+            if (offset >= 8 && match <= SHORT_COPY && outEnd - out >= SHORT_COPY) {
+                // The first word read lies wholly before the first written (offset >= 8), and the second
+                // either does too or is a word the first write just completed.
+                ARRAY_WORD.set(output, out, (long) ARRAY_WORD.get(output, from));
+                ARRAY_WORD.set(output, out + 8, (long) ARRAY_WORD.get(output, from + 8));
             } else if (offset >= match) {
-                MemorySegment.copy(output, from, output, out, match);
+                System.arraycopy(output, from, output, out, match);
             } else {
                 copyRepeating(output, from, out, match);
             }
@@ -178,15 +180,15 @@ public final class Lz4BlockDecoder {
      * output repeats the pattern {@code [from, to)}. Each step copies everything from {@code from} up to
      * the current end, which is a whole number of patterns, so no step overlaps and the copied span doubles.
      */
-    private static void copyRepeating(MemorySegment output, long from, long to, long length) {
-        long end = to + length;
+    private static void copyRepeating(byte[] output, int from, int to, int length) {
+        int end = to + length;
         if (to - from == 1) {
-            output.asSlice(to, length).fill(output.get(ValueLayout.JAVA_BYTE, from));
+            Arrays.fill(output, to, end, output[from]);
             return;
         }
         while (to < end) {
-            long chunk = Math.min(to - from, end - to);
-            MemorySegment.copy(output, from, output, to, chunk);
+            int chunk = Math.min(to - from, end - to);
+            System.arraycopy(output, from, output, to, chunk);
             to += chunk;
         }
     }

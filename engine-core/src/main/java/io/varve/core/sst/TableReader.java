@@ -426,7 +426,7 @@ public final class TableReader {
             } else if (type == TableFormat.COMPRESSION_LZ4) {
                 long header = lz4Header(offset, size);
                 stored = atLeast(stored, Varint.value(header));
-                lz4(offset, size, header, MemorySegment.ofArray(stored));
+                lz4(offset, size, header, stored);
                 check.block(i, offset, stored, Varint.value(header));
             } else {
                 throw new CorruptionException(path, offset, "unknown compression type " + type);
@@ -542,9 +542,9 @@ public final class TableReader {
 
     private MemorySegment decompress(long offset, int size) throws CorruptionException {
         long header = lz4Header(offset, size);
-        MemorySegment target = MemorySegment.ofArray(new byte[Varint.value(header)]);
+        byte[] target = new byte[Varint.value(header)];
         lz4(offset, size, header, target);
-        return target.asReadOnly();
+        return MemorySegment.ofArray(target).asReadOnly();
     }
 
     /**
@@ -570,7 +570,7 @@ public final class TableReader {
      * Decompresses the LZ4 block stored at {@code offset} (with {@code size} stored bytes and the header
      * {@link #lz4Header} returned) from the mapping straight into the start of {@code target}.
      */
-    private void lz4(long offset, int size, long header, MemorySegment target) throws CorruptionException {
+    private void lz4(long offset, int size, long header, byte[] target) throws CorruptionException {
         int headerLength = Varint.length(header);
         try {
             Lz4BlockDecoder.decode(map, offset + headerLength, size - headerLength, target, 0,

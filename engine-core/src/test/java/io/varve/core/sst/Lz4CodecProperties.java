@@ -110,7 +110,7 @@ class Lz4CodecProperties {
             byte[] output = new byte[GUARD + length + GUARD];
             Arrays.fill(output, GUARD_BYTE);
             try {
-                Lz4BlockDecoder.decode(input, 7, compressed.length, MemorySegment.ofArray(output), GUARD, length);
+                Lz4BlockDecoder.decode(input, 7, compressed.length, output, GUARD, length);
             } finally {
                 assertGuardsIntact(output);
             }
