@@ -64,8 +64,7 @@ class WithoutMicrometerTest {
     void openWriteFlushAndReadWorkWithoutMicrometerOnTheClassPath(@TempDir Path dir) throws Exception {
         try (IsolatedLoader loader = new IsolatedLoader(locationOf(Db.class), locationOf(FileSystem.class),
                 locationOf(WithoutMicrometerTest.class),
-                locationOf(org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue.class),
-                locationOf(net.jpountz.lz4.LZ4Factory.class))) {
+                locationOf(org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue.class))) {
             assertThrows(ClassNotFoundException.class,
                     () -> loader.loadClass("io.micrometer.core.instrument.MeterRegistry"),
                     "the loader must really lack Micrometer, or this test proves nothing");

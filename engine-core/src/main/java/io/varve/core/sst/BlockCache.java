@@ -67,6 +67,24 @@ public final class BlockCache {
     }
 
     /**
+     * The cached block, or null. Counts a hit, but not a miss: for a reader that looks up before it knows
+     * whether the block is compressed (uncompressed blocks are never cached, so looking one up is no miss);
+     * it calls {@link #recordMiss()} once it knows.
+     */
+    Block find(long fileNumber, long blockOffset) {
+        Block block = shardFor(fileNumber, blockOffset).get(fileNumber, blockOffset);
+        if (block != null) {
+            hits.increment();
+        }
+        return block;
+    }
+
+    /** Counts a miss of a {@link #find} whose block turned out to be cacheable. */
+    void recordMiss() {
+        misses.increment();
+    }
+
+    /**
      * Caches {@code block}, replacing any block cached under the same key and evicting blocks of the same
      * shard not read since the clock hand last passed them. A block larger than a shard leaves the cache as it was.
      */

@@ -19,9 +19,6 @@ import java.nio.file.Path;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
-import net.jpountz.lz4.LZ4Exception;
-import net.jpountz.lz4.LZ4Factory;
-import net.jpountz.lz4.LZ4SafeDecompressor;
 
 /**
  * Reads one table file (layout in {@link TableFormat}): point lookups and iterators. Safe for concurrent
@@ -68,8 +65,6 @@ public final class TableReader {
 
     /** Pass to {@link #open} to present sequences as stored. */
     public static final long NO_GLOBAL_SEQUENCE = InternalKeys.NO_GLOBAL_SEQUENCE;
-
-    private static final LZ4SafeDecompressor DECOMPRESSOR = LZ4Factory.safeInstance().safeDecompressor();
 
     /** See {@link #get(MemorySegment, long, LookupResult)}; the global sequence is set per use. */
     private static final ThreadLocal<BlockIterator> LOOKUP_CURSOR =
@@ -418,7 +413,6 @@ public final class TableReader {
         EntryCheck check = new EntryCheck(path, globalSequence, index, filter, properties);
         // Reused for every block: a check allocates per block size growth, not per block.
         byte[] stored = new byte[0];
-        byte[] uncompressed = new byte[0];
         for (int i = 0; i < index.count(); i++) {
             slice.step();
             long offset = index.blockOffset(i);
@@ -431,12 +425,9 @@ public final class TableReader {
                 check.block(i, offset, stored, size);
             } else if (type == TableFormat.COMPRESSION_LZ4) {
                 long header = lz4Header(offset, size);
-                int compressed = size - Varint.length(header);
-                stored = atLeast(stored, compressed);
-                MemorySegment.copy(map, ValueLayout.JAVA_BYTE, offset + Varint.length(header), stored, 0, compressed);
-                uncompressed = atLeast(uncompressed, Varint.value(header));
-                lz4(offset, stored, compressed, uncompressed, Varint.value(header));
-                check.block(i, offset, uncompressed, Varint.value(header));
+                stored = atLeast(stored, Varint.value(header));
+                lz4(offset, size, header, stored);
+                check.block(i, offset, stored, Varint.value(header));
             } else {
                 throw new CorruptionException(path, offset, "unknown compression type " + type);
             }
@@ -474,34 +465,34 @@ public final class TableReader {
      * mapping (checking its checksum unless already verified), decompressing and caching as needed.
      */
     Block dataBlock(int ordinal) throws CorruptionException {
+        // In-place blocks and the cache are consulted before the mapping is touched: the type byte read
+        // can miss the page cache, and a block found in either was verified when it was first loaded.
+        Block parsed = inPlaceBlocks[ordinal];
+        if (parsed != null) {
+            return parsed;
+        }
         long offset = index.blockOffset(ordinal);
-        int size = index.blockSize(ordinal);
-        byte type = map.get(ValueLayout.JAVA_BYTE, offset + size);
-        // Only blocks that claim to be compressed are looked up: a damaged type byte then either misses
-        // the cache (never filled for this file number with anything else) or fails the checksum below.
-        boolean cacheable = cache != null && type == TableFormat.COMPRESSION_LZ4;
-        if (cacheable) {
-            Block cached = cache.get(fileNumber, offset);
+        if (cache != null) {
+            // Only verified, decompressed blocks of this file are ever cached under its number.
+            Block cached = cache.find(fileNumber, offset);
             if (cached != null) {
                 return cached;
             }
         }
-        boolean inPlace = type == TableFormat.COMPRESSION_NONE;
-        if (inPlace) {
-            Block parsed = inPlaceBlocks[ordinal];
-            if (parsed != null) {
-                return parsed;
-            }
+        int size = index.blockSize(ordinal);
+        byte type = map.get(ValueLayout.JAVA_BYTE, offset + size);
+        if (cache != null && type != TableFormat.COMPRESSION_NONE) {
+            cache.recordMiss();
         }
         if (!isVerified(ordinal)) {
             verifyChecksum(offset, size);
             markVerified(ordinal);
         }
         Block block = Block.parse(decodeContents(offset, size, type), path, offset);
-        if (cacheable) {
-            cache.put(fileNumber, offset, block);
-        } else if (inPlace) {
+        if (type == TableFormat.COMPRESSION_NONE) {
             inPlaceBlocks[ordinal] = block;
+        } else if (cache != null) {
+            cache.put(fileNumber, offset, block);
         }
         return block;
     }
@@ -551,10 +542,8 @@ public final class TableReader {
 
     private MemorySegment decompress(long offset, int size) throws CorruptionException {
         long header = lz4Header(offset, size);
-        int headerLength = Varint.length(header);
-        byte[] source = map.asSlice(offset + headerLength, size - headerLength).toArray(ValueLayout.JAVA_BYTE);
         byte[] target = new byte[Varint.value(header)];
-        lz4(offset, source, source.length, target, target.length);
+        lz4(offset, size, header, target);
         return MemorySegment.ofArray(target).asReadOnly();
     }
 
@@ -577,19 +566,17 @@ public final class TableReader {
         return header;
     }
 
-    /** Decompresses {@code source[0, sourceLength)} into exactly {@code target[0, length)}. */
-    private void lz4(long offset, byte[] source, int sourceLength, byte[] target, int length)
-            throws CorruptionException {
-        int produced;
+    /**
+     * Decompresses the LZ4 block stored at {@code offset} (with {@code size} stored bytes and the header
+     * {@link #lz4Header} returned) from the mapping straight into the start of {@code target}.
+     */
+    private void lz4(long offset, int size, long header, byte[] target) throws CorruptionException {
+        int headerLength = Varint.length(header);
         try {
-            produced = DECOMPRESSOR.decompress(source, 0, sourceLength, target, 0, length);
-        } catch (LZ4Exception e) {
-            throw new CorruptionException(path, offset, "LZ4 data does not decompress ("
-                    + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()) + ")");
-        }
-        if (produced != length) {
-            throw new CorruptionException(path, offset, "LZ4 block decompressed to " + produced
-                    + " bytes, expected " + length);
+            Lz4BlockDecoder.decode(map, offset + headerLength, size - headerLength, target, 0,
+                    Varint.value(header));
+        } catch (Lz4FormatException e) {
+            throw new CorruptionException(path, offset, "LZ4 data does not decompress (" + e.getMessage() + ")");
         }
     }
 

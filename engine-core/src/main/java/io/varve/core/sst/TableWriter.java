@@ -12,8 +12,6 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.zip.CRC32C;
-import net.jpountz.lz4.LZ4Compressor;
-import net.jpountz.lz4.LZ4Factory;
 
 /**
  * Writes one sorted table (layout in {@link TableFormat}) through a {@link WritableFile} it owns.
@@ -29,8 +27,6 @@ import net.jpountz.lz4.LZ4Factory;
  * compaction may sync its outputs together). Not thread-safe.
  */
 public final class TableWriter implements AutoCloseable {
-
-    private static final LZ4Compressor COMPRESSOR = LZ4Factory.safeInstance().fastCompressor();
 
     private enum State { OPEN, FINISHED, FAILED, CLOSED }
 
@@ -57,7 +53,10 @@ public final class TableWriter implements AutoCloseable {
     private long[] keyHashes;
     private int keyHashCount;
 
+    /** Null when compression is off; kept for the writer's life so its hash table is reused per block. */
+    private final Lz4BlockCompressor compressor;
     private byte[] compressed = new byte[0];
+    private final CRC32C crc = new CRC32C();
     private String columnFamily;
 
     private long entryCount;
@@ -85,6 +84,7 @@ public final class TableWriter implements AutoCloseable {
         this.dataBlock = new BlockBuilder(options.restartInterval(), options.blockSize());
         this.indexBlock = new BlockBuilder(TableFormat.INDEX_RESTART_INTERVAL, 4096);
         this.keyHashes = options.bloomBitsPerKey() > 0 ? new long[1024] : null;
+        this.compressor = options.compression() ? new Lz4BlockCompressor() : null;
     }
 
     /**
@@ -328,13 +328,12 @@ public final class TableWriter implements AutoCloseable {
         byte[] stored = contents;
         int storedLength = length;
         if (mayCompress) {
-            int bound = Varint.MAX_INT_LENGTH + COMPRESSOR.maxCompressedLength(length);
+            int bound = Varint.MAX_INT_LENGTH + Lz4BlockCompressor.maxCompressedLength(length);
             if (compressed.length < bound) {
                 compressed = new byte[bound];
             }
             int header = Varint.write(compressed, 0, length);
-            int compressedLength = COMPRESSOR.compress(contents, 0, length, compressed, header,
-                    compressed.length - header);
+            int compressedLength = compressor.compress(contents, 0, length, compressed, header);
             if (header + compressedLength <= length - length / TableFormat.MIN_COMPRESSION_SAVING_DIVISOR) {
                 type = TableFormat.COMPRESSION_LZ4;
                 stored = compressed;
@@ -345,7 +344,7 @@ public final class TableWriter implements AutoCloseable {
         if (storedLength > TableFormat.MAX_BLOCK_CONTENTS_SIZE) {
             throw new IllegalStateException("block of " + storedLength + " bytes exceeds the format limit");
         }
-        CRC32C crc = new CRC32C();
+        crc.reset();
         crc.update(stored, 0, storedLength);
         crc.update(type);
         BlockHandle handle = new BlockHandle(offset, storedLength);
