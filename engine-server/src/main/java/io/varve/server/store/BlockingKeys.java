@@ -60,6 +60,7 @@ public final class BlockingKeys {
             queues.computeIfAbsent(ByteBuffer.wrap(key), k -> new ArrayDeque<>()).addLast(waiter);
         }
         waiters = keysOf.size();
+        notifyAll();
     }
 
     /** Takes {@code waiter} out of every queue; a no-op when it is not registered. */
@@ -79,6 +80,23 @@ public final class BlockingKeys {
             }
         }
         waiters = keysOf.size();
+        notifyAll();
+    }
+
+    /**
+     * Waits until exactly {@code count} commands wait on {@code key}, for at most {@code timeoutMillis}; returns
+     * whether that happened. Lets tests and tools act once clients are known to be blocked.
+     */
+    public synchronized boolean awaitWaiting(byte[] key, int count, long timeoutMillis) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
+        while (waitingOn(key) != count) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            wait(Math.max(1, left / 1_000_000));
+        }
+        return true;
     }
 
     /** Blocked commands registered now (INFO's blocked_clients). */
