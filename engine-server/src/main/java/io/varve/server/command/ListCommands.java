@@ -135,12 +135,12 @@ final class ListCommands {
     }
 
     private static void lindex(CommandCall c) {
-        long index = c.argLong(2);
         Metadata meta = c.keyspace().lookup(c.arg(1), RedisType.LIST);
         if (meta == null) {
-            c.reply().nil();
+            c.reply().nil(); // before the index is parsed, as in Redis
             return;
         }
+        long index = c.argLong(2);
         if (index < 0) {
             index += meta.size();
         }

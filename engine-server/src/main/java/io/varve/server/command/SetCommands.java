@@ -183,7 +183,8 @@ final class SetCommands {
         boolean hasCount = c.argCount() == 3;
         long count = hasCount ? c.argLong(2) : 1;
         if (count == Long.MIN_VALUE) {
-            throw new RedisError("ERR value is out of range");
+            throw new RedisError("ERR value is out of range, value must between -9223372036854775807 and "
+                    + "9223372036854775807");
         }
         List<byte[]> members = new ArrayList<>(readAll(c.keyspace(), c.arg(1)));
         Reply r = c.reply();
