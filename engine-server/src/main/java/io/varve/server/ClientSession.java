@@ -297,6 +297,11 @@ final class ClientSession implements Parking {
         onDisconnect = disconnect;
         unwritten.incrementAndGet();
         parked = true;
+        // closed() reads parked after writing closed, this reads closed after writing parked: one of the two
+        // sees the other, so a client that went away meanwhile is always told (the callback is idempotent).
+        if (closed) {
+            disconnect.run();
+        }
     }
 
     @Override
