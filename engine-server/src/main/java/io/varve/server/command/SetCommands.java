@@ -18,6 +18,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.Arrays;
 
 /**
  * Set commands on one key over {@link SetStore}; the multi-key algebra is in {@link SetAlgebraCommands}.
@@ -227,7 +228,7 @@ final class SetCommands {
                 c.reply().integer(0);
                 return;
             }
-            if (java.util.Arrays.equals(source, destination)) {
+            if (Arrays.equals(source, destination)) {
                 c.reply().integer(1);
                 return;
             }
