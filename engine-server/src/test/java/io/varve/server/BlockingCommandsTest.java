@@ -79,6 +79,7 @@ class BlockingCommandsTest extends OneServerPerClass {
             awaitWaiting("k", 2);
             RedisFuture<KeyValue<String, String>> f3 = c3.async().brpop(0, "k");
             awaitWaiting("k", 3);
+            assertTrue(pusher.sync().info("clients").contains("blocked_clients:3\r\n"));
             pusher.sync().rpush("k", "first");
             assertEquals("first", get(f1).getValue());
             awaitWaiting("k", 2);

@@ -205,6 +205,22 @@ class SetCommandsTest extends OneServerPerClass {
             assertTrue(r.pttl("t") > 0, "RENAME keeps the expiry");
             assertEquals(Set.of("a", "b"), r.smembers("t"));
             assertEquals(0, r.exists("s"));
+            r.set("str", "v");
+            r.rpush("list", "v");
+            for (String key : List.of("str", "list")) {
+                error(() -> r.sadd(key, "m"), WRONGTYPE);
+                error(() -> r.srem(key, "m"), WRONGTYPE);
+                error(() -> r.smembers(key), WRONGTYPE);
+                error(() -> r.sismember(key, "m"), WRONGTYPE);
+                error(() -> r.smismember(key, "m"), WRONGTYPE);
+                error(() -> r.scard(key), WRONGTYPE);
+                error(() -> r.spop(key), WRONGTYPE);
+                error(() -> r.spop(key, 2), WRONGTYPE);
+                error(() -> r.srandmember(key), WRONGTYPE);
+                error(() -> r.srandmember(key, 2), WRONGTYPE);
+                error(() -> r.sscan(key), WRONGTYPE);
+            }
+            r.del("str", "list");
             error(() -> r.lpush("t", "x"), WRONGTYPE);
             error(() -> r.hset("t", "f", "v"), WRONGTYPE);
             error(() -> r.incr("t"), WRONGTYPE);
