@@ -270,7 +270,7 @@ final class ListCommands {
             if (numKeys == null || numKeys <= 0) {
                 throw new RedisError("ERR numkeys should be greater than 0");
             }
-            long whereIndex = numKeysIndex + numKeys + 1;
+            long whereIndex = numKeysIndex + Math.min(numKeys, c.argCount()) + 1;
             if (whereIndex >= c.argCount()) {
                 throw RedisError.syntax();
             }
