@@ -71,6 +71,8 @@ class SetCommandsTest extends OneServerPerClass {
             assertEquals(20, repeated.size(), "a negative count repeats members");
             assertTrue(all.containsAll(repeated));
             assertEquals(List.of(), r.srandmember("s", 0));
+            error(() -> r.srandmember("s", -(1L << 24) - 1),
+                    "ERR value is out of range, value must between -16777216 and 9223372036854775807");
             assertNull(r.srandmember("nokey"));
             assertEquals(List.of(), r.srandmember("nokey", 3));
             assertEquals(5, r.scard("s"), "SRANDMEMBER removes nothing");

@@ -28,6 +28,9 @@ import java.util.Arrays;
  */
 final class SetCommands {
 
+    /** Most members SRANDMEMBER with a negative count may return (each may repeat, so the set does not bound it). */
+    static final long MAX_REPEATED_MEMBERS = 1L << 24;
+
     private SetCommands() {
     }
 
@@ -186,6 +189,11 @@ final class SetCommands {
         if (count == Long.MIN_VALUE) {
             throw new RedisError("ERR value is out of range, value must between -9223372036854775807 and "
                     + "9223372036854775807");
+        }
+        if (count < -MAX_REPEATED_MEMBERS) {
+            // Redis would build the reply however large; here one request must not exhaust the heap.
+            throw new RedisError("ERR value is out of range, value must between -" + MAX_REPEATED_MEMBERS
+                    + " and 9223372036854775807");
         }
         List<byte[]> members = new ArrayList<>(readAll(c.keyspace(), c.arg(1)));
         Reply r = c.reply();
