@@ -13,18 +13,18 @@ import io.varve.server.store.SetStore;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.Arrays;
 
 /**
  * Set commands on one key over {@link SetStore}; the multi-key algebra is in {@link SetAlgebraCommands}.
  * Writers hold the key's lock and commit members and metadata in one batch; a set that runs empty is
- * deleted. SPOP and SRANDMEMBER read the member list to draw from it (O(members)), since the subkeys have no
- * rank to pick a random one by.
+ * deleted. SPOP and SRANDMEMBER draw in one pass over the members (O(members) time, memory for the reply
+ * only), since the subkeys have no rank to pick a random one by.
  */
 final class SetCommands {
 
@@ -160,14 +160,18 @@ final class SetCommands {
         try (LockStripes.Held held = ks.lock(key)) {
             Metadata meta = ks.lookup(key, RedisType.SET);
             if (meta != null && count > 0) {
-                List<byte[]> members = new ArrayList<>(sets.members(ReadOptions.DEFAULT, key, meta));
-                Collections.shuffle(members, ThreadLocalRandom.current());
-                popped.addAll(members.subList(0, (int) Math.min(count, members.size())));
                 WriteBatch batch = new WriteBatch();
-                for (byte[] m : popped) {
-                    sets.remove(batch, key, meta, m);
+                if (count >= meta.size()) {
+                    // Everything goes: the members become garbage of a dead version, like on DEL.
+                    popped.addAll(sets.members(ReadOptions.DEFAULT, key, meta));
+                    ks.deleteMetadata(batch, key);
+                } else {
+                    popped.addAll(sets.sample(ReadOptions.DEFAULT, key, meta, (int) count, ThreadLocalRandom.current()));
+                    for (byte[] m : popped) {
+                        sets.remove(batch, key, meta, m);
+                    }
+                    storeSize(ks, batch, key, meta, meta.size() - popped.size());
                 }
-                storeSize(ks, batch, key, meta, meta.size() - popped.size());
                 ks.commit(batch);
             }
         }
@@ -195,22 +199,29 @@ final class SetCommands {
             throw new RedisError("ERR value is out of range, value must between -" + MAX_REPEATED_MEMBERS
                     + " and 9223372036854775807");
         }
-        List<byte[]> members = new ArrayList<>(readAll(c.keyspace(), c.arg(1)));
+        Keyspace ks = c.keyspace();
+        List<byte[]> out = List.of();
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        try (Snapshot snapshot = ks.snapshot()) {
+            ReadOptions at = ReadOptions.at(snapshot);
+            Metadata meta = ks.lookup(at, c.arg(1), RedisType.SET);
+            if (meta != null && count > 0) {
+                out = sets(c).sample(at, c.arg(1), meta, (int) Math.min(count, Integer.MAX_VALUE - 8), random);
+            } else if (meta != null && count < 0) {
+                // With repetition: random positions, sorted for one pass, then shuffled back into random order.
+                long[] positions = new long[(int) -count];
+                for (int i = 0; i < positions.length; i++) {
+                    positions[i] = random.nextLong(meta.size());
+                }
+                Arrays.sort(positions);
+                out = new ArrayList<>(sets(c).atPositions(at, c.arg(1), meta, positions));
+                Collections.shuffle(out, random);
+            }
+        }
         Reply r = c.reply();
         if (!hasCount) {
-            r.bulk(members.isEmpty() ? null : members.get(ThreadLocalRandom.current().nextInt(members.size())));
+            r.bulk(out.isEmpty() ? null : out.getFirst());
             return;
-        }
-        List<byte[]> out = new ArrayList<>();
-        if (!members.isEmpty()) {
-            if (count < 0) {
-                for (long i = 0; i < -count; i++) {
-                    out.add(members.get(ThreadLocalRandom.current().nextInt(members.size())));
-                }
-            } else {
-                Collections.shuffle(members, ThreadLocalRandom.current());
-                out = members.subList(0, (int) Math.min(count, members.size()));
-            }
         }
         r.arrayHeader(out.size());
         out.forEach(r::bulk);

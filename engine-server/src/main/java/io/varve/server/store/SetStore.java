@@ -6,8 +6,10 @@ import io.varve.core.WriteBatch;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.function.Predicate;
+import java.util.random.RandomGenerator;
 
 /**
  * Set members as subkeys with empty values ({@code 's' | len | key | version | member}, see
@@ -61,6 +63,46 @@ public final class SetStore {
                 }
             }
         }
+    }
+
+    /**
+     * {@code count} distinct members chosen uniformly at random, in random order, in one pass over the set
+     * with memory for {@code count} members only (reservoir sampling); all of them when the set is smaller.
+     */
+    public List<byte[]> sample(ReadOptions options, byte[] key, Metadata meta, int count, RandomGenerator random) {
+        List<byte[]> reservoir = new ArrayList<>(Math.min(count, (int) Math.min(meta.size(), 1 << 16)));
+        long[] seen = {0};
+        forEach(options, key, meta, null, member -> {
+            long i = seen[0]++;
+            if (i < count) {
+                reservoir.add(member);
+            } else {
+                long j = random.nextLong(i + 1);
+                if (j < count) {
+                    reservoir.set((int) j, member);
+                }
+            }
+            return true;
+        });
+        Collections.shuffle(reservoir, random);
+        return reservoir;
+    }
+
+    /**
+     * The members at the given positions of the set's member order (positions ascending, repeats allowed,
+     * each below the size), in one pass: {@code result[i]} is the member at {@code positions[i]}.
+     */
+    public List<byte[]> atPositions(ReadOptions options, byte[] key, Metadata meta, long[] positions) {
+        List<byte[]> out = new ArrayList<>(positions.length);
+        long[] index = {0};
+        forEach(options, key, meta, null, member -> {
+            while (out.size() < positions.length && positions[out.size()] == index[0]) {
+                out.add(member);
+            }
+            index[0]++;
+            return out.size() < positions.length;
+        });
+        return out;
     }
 
     public List<byte[]> members(ReadOptions options, byte[] key, Metadata meta) {
