@@ -1,9 +1,13 @@
 package io.varve.server;
 
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.LMPopArgs;
 import io.lettuce.core.LMoveArgs;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.StatusOutput;
@@ -11,16 +15,21 @@ import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.protocol.ProtocolVersion;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import static io.varve.server.ListCommandsTest.error;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -90,9 +99,10 @@ class BlockingCommandsTest extends OneServerPerClass {
         }
     }
 
-    @Test
-    void timeoutRepliesNilAndAcceptsFractions() throws Exception {
-        try (Lettuce l = connect(ProtocolVersion.RESP2)) {
+    @ParameterizedTest
+    @EnumSource(ProtocolVersion.class)
+    void timeoutRepliesNilAndAcceptsFractions(ProtocolVersion p) throws Exception {
+        try (Lettuce l = connect(p)) {
             assertNull(l.sync().blpop(0.05, "k"));
             assertNull(l.sync().brpoplpush(0.01, "k", "d"));
             assertNull(l.sync().blmove("k", "d", LMoveArgs.Builder.leftLeft(), 0.01));
@@ -114,6 +124,41 @@ class BlockingCommandsTest extends OneServerPerClass {
             pusher.sync().rpush("k", "a", "b");
             assertEquals("a", get(pop).getValue());
             assertEquals(1, get(length), "the LLEN ran after the BLPOP was served");
+        }
+    }
+
+    @Test
+    void repliesBeforeAndAfterABlockedCommandKeepTheirOrder() throws Exception {
+        try (Lettuce blocked = connect(ProtocolVersion.RESP3); Lettuce pusher = connect(ProtocolVersion.RESP2)) {
+            blocked.connection.setAutoFlushCommands(false);
+            RedisFuture<String> set = blocked.async().set("x", "1");
+            RedisFuture<KeyValue<String, String>> pop = blocked.async().blpop(0, "k");
+            RedisFuture<String> get = blocked.async().get("x");
+            blocked.connection.flushCommands();
+            assertEquals("OK", get(set), "the reply before the blocked command is not held back");
+            awaitWaiting("k", 1);
+            pusher.sync().set("x", "2");
+            pusher.sync().rpush("k", "v");
+            assertEquals(KeyValue.just("k", "v"), get(pop));
+            assertEquals("2", get(get), "the GET ran only after the BLPOP was served");
+        }
+    }
+
+    @Test
+    void shutdownDoesNotWaitForBlockedClients(@TempDir Path dir) throws Exception {
+        TestServer own = TestServer.start(dir);
+        RedisClient client = Lettuce.client(Lettuce.uri(own.port()).build(), ProtocolVersion.RESP2);
+        // Without reconnecting, Lettuce fails the pending BLPOP as soon as the server closes the connection.
+        client.setOptions(ClientOptions.builder().protocolVersion(ProtocolVersion.RESP2).autoReconnect(false).build());
+        try (StatefulRedisConnection<String, String> blocked = client.connect()) {
+            RedisFuture<KeyValue<String, String>> pop = blocked.async().blpop(0, "k");
+            assertTrue(own.server.keyspaceForInfo().blocking().awaitWaiting("k".getBytes(), 1, 10_000));
+            CompletableFuture.runAsync(own::close).get(20, TimeUnit.SECONDS);
+            ExecutionException e = assertThrows(ExecutionException.class, () -> pop.get(10, TimeUnit.SECONDS));
+            assertTrue(e.getCause() instanceof RedisException, e.toString());
+        } finally {
+            own.close();
+            client.shutdown(0, 1, TimeUnit.SECONDS);
         }
     }
 
