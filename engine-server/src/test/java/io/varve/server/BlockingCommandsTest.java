@@ -194,6 +194,20 @@ class BlockingCommandsTest extends OneServerPerClass {
     }
 
     @Test
+    void aBlockedMoveWhoseDestinationChangedTypeGetsWrongType() throws Exception {
+        try (Lettuce mover = connect(ProtocolVersion.RESP2); Lettuce other = connect(ProtocolVersion.RESP2)) {
+            RedisFuture<String> move = mover.async().blmove("src", "dst", LMoveArgs.Builder.leftLeft(), 0);
+            awaitWaiting("src", 1);
+            other.sync().set("dst", "a string");
+            other.sync().rpush("src", "x");
+            ExecutionException e = assertThrows(ExecutionException.class, () -> get(move));
+            assertEquals(ListCommandsTest.WRONGTYPE, e.getCause().getMessage());
+            assertEquals(List.of("x"), other.sync().lrange("src", 0, -1), "nothing was moved");
+            awaitWaiting("src", 0);
+        }
+    }
+
+    @Test
     void brpoplpushAndBlmpopAreServed() throws Exception {
         try (Lettuce a = connect(ProtocolVersion.RESP2); Lettuce b = connect(ProtocolVersion.RESP2);
              Lettuce pusher = connect(ProtocolVersion.RESP2)) {

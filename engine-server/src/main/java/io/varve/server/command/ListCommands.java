@@ -204,15 +204,16 @@ final class ListCommands {
     }
 
     /**
-     * The move itself; with {@code failOnWrongType} false a key of another type reads as "nothing to move"
-     * (a blocked BLMOVE keeps waiting, as Redis does not serve it from such a key).
+     * The move itself. With {@code sourceMustBeList} false a source of another type reads as "nothing to move"
+     * (a blocked BLMOVE keeps waiting, as Redis does not serve it from such a key); a destination of another
+     * type is always WRONGTYPE, which ends a blocked BLMOVE with that error as in Redis.
      */
     static byte[] moveLocked(Keyspace ks, byte[] source, byte[] destination, boolean fromLeft, boolean toLeft,
-                             boolean failOnWrongType) {
+                             boolean sourceMustBeList) {
         ListStore lists = new ListStore(ks);
         try (LockStripes.Held held = ks.lockAll(source, destination)) {
             Metadata src = ks.lookup(source);
-            if (src == null || (src.type() != RedisType.LIST && !failOnWrongType)) {
+            if (src == null || (src.type() != RedisType.LIST && !sourceMustBeList)) {
                 return null;
             }
             if (src.type() != RedisType.LIST) {
@@ -220,9 +221,6 @@ final class ListCommands {
             }
             Metadata dst = ks.lookup(destination);
             if (dst != null && dst.type() != RedisType.LIST) {
-                if (!failOnWrongType) {
-                    return null;
-                }
                 throw RedisError.wrongType();
             }
             WriteBatch batch = new WriteBatch();
