@@ -125,10 +125,13 @@ final class ListCommands {
         }
     }
 
-    /** A count argument that must be 0 or more (LPOP, SPOP): Redis's "must be positive" error otherwise. */
+    /**
+     * A count argument that must be 0 or more (LPOP, SPOP): Redis's "must be positive" error otherwise, also
+     * for text that is no integer at all.
+     */
     static long positive(byte[] arg) {
-        long n = Args.parseLong(arg);
-        if (n < 0) {
+        Long n = Args.tryParseLong(arg);
+        if (n == null || n < 0) {
             throw new RedisError("ERR value is out of range, must be positive");
         }
         return n;
