@@ -28,7 +28,7 @@ public interface Db extends AutoCloseable {
      * @throws IOException when the directory is locked by another process or instance, or on I/O failure
      */
     static Db open(Path dir, Options options) throws IOException {
-        return DbImpl.open(dir, options);
+        return DbOpener.open(dir, options);
     }
 
     void put(byte[] key, byte[] value);
