@@ -212,11 +212,11 @@ public final class Memtable {
 
     /** Whether the memory has been freed (the reference count reached zero). */
     public boolean isFreed() {
-        return references.get() == 0;
+        return references.get() <= 0;
     }
 
     private void requireLive() {
-        if (references.get() == 0) {
+        if (references.get() <= 0) {
             throw new IllegalStateException("memtable already freed");
         }
     }

@@ -264,7 +264,7 @@ public final class TableReader {
     }
 
     private void requireOpen() {
-        if (references.get() == 0) {
+        if (references.get() <= 0) {
             throw new IllegalStateException("table " + path + " is closed");
         }
     }

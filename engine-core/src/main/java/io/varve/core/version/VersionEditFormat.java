@@ -27,7 +27,7 @@ import java.io.ByteArrayOutputStream;
  *
  * Unknown tags are corruption: a newer format must bump the format version kept in {@link #FORMAT_VERSION}.
  */
-public final class VersionEditFormat {
+final class VersionEditFormat {
 
     public static final int TAG_LOG_NUMBER = 1;
     public static final int TAG_NEXT_FILE_NUMBER = 2;
