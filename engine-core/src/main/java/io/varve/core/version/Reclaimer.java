@@ -95,7 +95,7 @@ public final class Reclaimer implements AutoCloseable {
     }
 
     private void run() {
-        try (LeakDetector.Handle ignored = LeakDetector.track("thread", thread.getName())) {
+        try (LeakDetector.Handle ignored = LeakDetector.track("thread", Thread.currentThread().getName())) {
             runTasks();
         }
     }
