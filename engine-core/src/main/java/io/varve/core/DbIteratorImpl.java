@@ -183,12 +183,23 @@ final class DbIteratorImpl implements DbIterator {
 
     @Override
     public byte[] key() {
-        return Keys.toArray(keySegment());
+        // The copy too runs inside the gate: close() must not free the memory while it is being read.
+        gate.enter();
+        try {
+            return Keys.toArray(keySegment());
+        } finally {
+            gate.exit();
+        }
     }
 
     @Override
     public byte[] value() {
-        return Keys.toArray(valueSegment());
+        gate.enter();
+        try {
+            return Keys.toArray(valueSegment());
+        } finally {
+            gate.exit();
+        }
     }
 
     @Override

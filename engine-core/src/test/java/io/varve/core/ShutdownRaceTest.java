@@ -2,6 +2,7 @@ package io.varve.core;
 
 import io.varve.base.LeakDetector;
 import io.varve.base.fs.MemFileSystem;
+import io.varve.core.ingest.IngestOptions;
 import io.varve.core.version.TableMeta;
 import io.varve.core.version.VersionSet;
 import org.junit.jupiter.api.Test;
@@ -14,6 +15,8 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.Random;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -273,5 +276,47 @@ class ShutdownRaceTest {
             }
         }
         return unlisted;
+    }
+
+    @Test
+    void ingestionRacingCloseEndsWithTheClosedException() throws Exception {
+        Random seeds = new Random();
+        for (int round = 0; round < 20; round++) {
+            long seed = seeds.nextLong();
+            Random random = new Random(seed);
+            MemFileSystem fs = new MemFileSystem();
+            Path dir = Path.of("/ingest-" + round);
+            Db db = openWithData(fs, dir, 200, random.nextBoolean());
+            int files = 1 + random.nextInt(20);
+            List<Path> external = new ArrayList<>();
+            for (int f = 0; f < files; f++) {
+                SortedMap<String, String> entries = new TreeMap<>();
+                for (int i = 0; i < 20; i++) {
+                    entries.put(String.format("ext-%03d-%03d", f, i), "v" + f);
+                }
+                external.add(IngestFixtures.external(fs, Path.of("/external-" + round + "-" + f + ".sst"),
+                        VersionSet.DEFAULT_FAMILY_NAME, entries));
+            }
+            CyclicBarrier start = new CyclicBarrier(3);
+            List<Future<Throwable>> outcomes = new ArrayList<>();
+            outcomes.add(threads.submit(() -> {
+                start.await();
+                try {
+                    for (Path file : external) {
+                        db.ingestExternalFiles(List.of(file), IngestOptions.defaults());
+                    }
+                    return null;
+                } catch (Throwable t) {
+                    return t;
+                }
+            }));
+            outcomes.add(untilClosed(start, () -> db.put(key(random.nextInt(200)), new byte[100])));
+            outcomes.add(closeAfter(start, db, random.nextInt(1_000_000)));
+            for (Future<Throwable> outcome : outcomes) {
+                assertClosedOrFine(outcome.get(BOUND_SECONDS, TimeUnit.SECONDS), seed);
+            }
+            assertNothingLeft(db, dir, seed);
+            assertEquals(Set.of(), unlistedTables(fs, dir), "seed " + seed + ": tables the manifest does not list");
+        }
     }
 }

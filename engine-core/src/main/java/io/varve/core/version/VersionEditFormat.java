@@ -29,7 +29,7 @@ import java.util.Arrays;
  *
  * Unknown tags are corruption: a newer format must bump the format version kept in {@link #FORMAT_VERSION}.
  */
-final class VersionEditFormat {
+public final class VersionEditFormat {
 
     public static final int TAG_LOG_NUMBER = 1;
     public static final int TAG_NEXT_FILE_NUMBER = 2;
