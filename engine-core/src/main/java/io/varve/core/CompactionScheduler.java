@@ -233,6 +233,15 @@ final class CompactionScheduler {
             failed = true;
             LOG.log(System.Logger.Level.ERROR, "compaction failed", e);
             onFailure.accept(e);
+        } catch (IllegalStateException e) {
+            if (!closing()) {
+                failed = true;
+                LOG.log(System.Logger.Level.ERROR, "compaction failed", e);
+                onFailure.accept(new IOException("compaction failed", e));
+            } else {
+                // The version set or table cache closed under a compaction that outlived close's bound.
+                LOG.log(System.Logger.Level.DEBUG, "compaction ended by close", e);
+            }
         } catch (RuntimeException e) {
             failed = true;
             LOG.log(System.Logger.Level.ERROR, "compaction failed", e);
@@ -281,6 +290,15 @@ final class CompactionScheduler {
         LOG.log(System.Logger.Level.DEBUG, "compacted L{0} {1} + L{2} {3} tables into {4}, dropped {5} entries",
                 c.level(), c.inputs().length, c.outputLevel(), c.outputLevelInputs().length, job.outputs().size(),
                 job.entriesDropped());
+    }
+
+    private boolean closing() {
+        lock.lock();
+        try {
+            return closed;
+        } finally {
+            lock.unlock();
+        }
     }
 
     private void markBusy(Compaction c, boolean mark) {
