@@ -22,7 +22,7 @@ public final class RefCount {
         int n;
         do {
             n = count.get();
-            if (n == 0) {
+            if (n <= 0) {
                 return false;
             }
         } while (!count.compareAndSet(n, n + 1));
@@ -37,11 +37,15 @@ public final class RefCount {
 
     /** Drops a reference; true when it was the last one and the caller must free. */
     public boolean release() {
-        int n = count.decrementAndGet();
-        if (n < 0) {
-            throw new IllegalStateException(what + " released more often than retained");
-        }
-        return n == 0;
+        int n;
+        do {
+            n = count.get();
+            if (n <= 0) {
+                // Checked before the decrement: a count left below zero would let tryRetain resurrect it.
+                throw new IllegalStateException(what + " released more often than retained");
+            }
+        } while (!count.compareAndSet(n, n - 1));
+        return n == 1;
     }
 
     public int get() {

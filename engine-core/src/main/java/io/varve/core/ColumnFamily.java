@@ -9,11 +9,11 @@ package io.varve.core;
  */
 public final class ColumnFamily {
 
-    private final Db owner;
+    private final Object owner;
     private final int id;
     private final String name;
 
-    ColumnFamily(Db owner, int id, String name) {
+    ColumnFamily(Object owner, int id, String name) {
         this.owner = owner;
         this.id = id;
         this.name = name;
@@ -27,7 +27,8 @@ public final class ColumnFamily {
         return id;
     }
 
-    Db owner() {
+    /** The registry that issued this handle: one per database. */
+    Object owner() {
         return owner;
     }
 

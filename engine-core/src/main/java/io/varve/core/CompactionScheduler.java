@@ -1,5 +1,6 @@
 package io.varve.core;
 
+import io.varve.core.base.Keys;
 import io.varve.core.compaction.Compaction;
 import io.varve.core.compaction.CompactionJob;
 import io.varve.core.compaction.CompactionPicker;
@@ -13,8 +14,12 @@ import io.varve.core.version.VersionSet;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -23,12 +28,20 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.IntFunction;
+import java.util.function.Supplier;
 
 /**
  * Keeps the tree in shape: after every flush and every compaction it asks the picker for more work and runs
  * it on up to {@code maxBackgroundCompactions} threads. Inputs of running compactions are marked busy so
  * concurrent picks are disjoint. A manual {@link #compactRange} pauses automatic picks, waits for running
  * ones, then compacts level by level on the caller's thread.
+ *
+ * <p>Manual compactions are serialized by {@code manualLock} and mark their inputs busy like automatic ones:
+ * two racing {@code compactRange} calls would otherwise pick the same tables. {@link #close()} refuses new
+ * work and waits (bounded) for the running compactions; an install refused because the version set closed
+ * first deletes its outputs, so no table file outlives the manifest's knowledge of it.
  *
  * <p>A failed compaction fails the database (the error reaches writers through the commit pipeline) rather
  * than retrying forever; its partial outputs are deleted.
@@ -41,6 +54,7 @@ import java.util.function.Consumer;
 final class CompactionScheduler {
 
     private static final System.Logger LOG = System.getLogger(CompactionScheduler.class.getName());
+    static final long CLOSE_BOUND_MINUTES = 5;
 
     /** What a compaction needs from the database at the moment it starts. */
     interface SnapshotBounds {
@@ -48,6 +62,10 @@ final class CompactionScheduler {
 
         long newest();
     }
+
+    final LongAdder bytesWritten = new LongAdder();
+    final LongAdder bytesRead = new LongAdder();
+    final LongAdder nanosSpent = new LongAdder();
 
     private final VersionSet versions;
     private final FileSystem fs;
@@ -57,32 +75,36 @@ final class CompactionScheduler {
     private final SnapshotBounds snapshots;
     private final Consumer<IOException> onFailure;
     private final Runnable onChange;
+    private final Supplier<IllegalStateException> closedException;
     /** Each family's options (null once dropped), and a picker per family built from them. */
-    private final java.util.function.IntFunction<ColumnFamilyOptions> familyOptions;
-    private final java.util.Map<Integer, CompactionPicker> pickers = new java.util.concurrent.ConcurrentHashMap<>();
-    /** Where the next automatic pick starts looking, so one busy family does not starve the others. */
-    private int nextFamily;
+    private final IntFunction<ColumnFamilyOptions> familyOptions;
+    private final Map<Integer, CompactionPicker> pickers = new ConcurrentHashMap<>();
     private final RateLimiter limiter;
+    private final OwnedThreads threadFactory;
     private final ExecutorService threads;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition idle = lock.newCondition();
+    /** Held for a whole manual compaction: two would pick the same tables and the second install would fail. */
+    private final ReentrantLock manualLock = new ReentrantLock();
     private final Set<Long> busy = new HashSet<>();
     /** Registered compactions (see the type comment); guarded by lock. */
-    private final java.util.List<Running> registered = new java.util.ArrayList<>();
+    private final List<Running> registered = new ArrayList<>();
+    private final AtomicInteger completed = new AtomicInteger();
+    /** Where the next automatic pick starts looking, so one busy family does not starve the others. */
+    private int nextFamily;
+    /** Automatic compactions running, and manual ones between their start and end; guarded by lock. */
     private int running;
+    private int manualRunning;
     private int paused;
     private boolean closed;
     /** After a failure nothing more is picked: retrying would fail the same way and spin. */
     private volatile boolean failed;
-    private final AtomicInteger completed = new AtomicInteger();
-    final LongAdder bytesWritten = new LongAdder();
-    final LongAdder bytesRead = new LongAdder();
-    final LongAdder nanosSpent = new LongAdder();
 
     CompactionScheduler(VersionSet versions, FileSystem fs, Path dir, TableCache tableCache, Options options,
-                        java.util.function.IntFunction<ColumnFamilyOptions> familyOptions,
-                        SnapshotBounds snapshots, Consumer<IOException> onFailure, Runnable onChange) {
+                        IntFunction<ColumnFamilyOptions> familyOptions, SnapshotBounds snapshots,
+                        Consumer<IOException> onFailure, Runnable onChange,
+                        Supplier<IllegalStateException> closedException) {
         this.versions = versions;
         this.fs = fs;
         this.dir = dir;
@@ -92,10 +114,10 @@ final class CompactionScheduler {
         this.onFailure = onFailure;
         this.onChange = onChange;
         this.familyOptions = familyOptions;
+        this.closedException = closedException;
         this.limiter = options.backgroundRateLimit() > 0 ? new RateLimiter(options.backgroundRateLimit()) : null;
-        AtomicInteger n = new AtomicInteger();
-        this.threads = Executors.newFixedThreadPool(options.maxBackgroundCompactions(), r -> Thread.ofPlatform()
-                .daemon().name("varve-compaction-" + n.incrementAndGet() + " " + dir.getFileName()).unstarted(r));
+        this.threadFactory = new OwnedThreads("varve-compaction-", dir);
+        this.threads = Executors.newFixedThreadPool(options.maxBackgroundCompactions(), threadFactory);
     }
 
     RateLimiter rateLimiter() {
@@ -133,10 +155,10 @@ final class CompactionScheduler {
             byte[] smallest = null;
             byte[] largest = null;
             for (TableMeta t : c.allInputs()) {
-                if (smallest == null || io.varve.core.base.Keys.compare(t.smallestKey(), smallest) < 0) {
+                if (smallest == null || Keys.compare(t.smallestKey(), smallest) < 0) {
                     smallest = t.smallestKey();
                 }
-                if (largest == null || io.varve.core.base.Keys.compare(t.largestKey(), largest) > 0) {
+                if (largest == null || Keys.compare(t.largestKey(), largest) > 0) {
                     largest = t.largestKey();
                 }
             }
@@ -150,10 +172,10 @@ final class CompactionScheduler {
      * install made while {@code action} holds the version set's manifest lock waits for it). The action may
      * log a version edit, but must not call back into this scheduler.
      */
-    <T> T withPicksHeld(java.util.function.Function<java.util.List<Running>, T> action) {
+    <T> T withPicksHeld(Function<List<Running>, T> action) {
         lock.lock();
         try {
-            return action.apply(java.util.List.copyOf(registered));
+            return action.apply(List.copyOf(registered));
         } finally {
             lock.unlock();
         }
@@ -161,7 +183,7 @@ final class CompactionScheduler {
 
     /** The first family, round robin, with work to do; caller holds lock. */
     private Picked pickAny() {
-        java.util.List<Integer> families = java.util.List.copyOf(versions.columnFamilies().keySet());
+        List<Integer> families = List.copyOf(versions.columnFamilies().keySet());
         for (int i = 0; i < families.size(); i++) {
             int family = families.get(Math.floorMod(nextFamily + i, families.size()));
             Version version = currentVersion(family);
@@ -211,6 +233,15 @@ final class CompactionScheduler {
             failed = true;
             LOG.log(System.Logger.Level.ERROR, "compaction failed", e);
             onFailure.accept(e);
+        } catch (IllegalStateException e) {
+            if (!closing()) {
+                failed = true;
+                LOG.log(System.Logger.Level.ERROR, "compaction failed", e);
+                onFailure.accept(new IOException("compaction failed", e));
+            } else {
+                // The version set or table cache closed under a compaction that outlived close's bound.
+                LOG.log(System.Logger.Level.DEBUG, "compaction ended by close", e);
+            }
         } catch (RuntimeException e) {
             failed = true;
             LOG.log(System.Logger.Level.ERROR, "compaction failed", e);
@@ -244,13 +275,30 @@ final class CompactionScheduler {
         if (!job.outputs().isEmpty()) {
             fs.syncDirectory(dir);
         }
-        versions.logAndApply(edit, memtables -> memtables);
+        try {
+            versions.logAndApply(edit, memtables -> memtables);
+        } catch (IllegalStateException closedMeanwhile) {
+            // Refused before anything was logged: no manifest will ever list the outputs.
+            for (TableMeta t : job.outputs()) {
+                fs.delete(DbFiles.table(dir, t.fileNumber()));
+            }
+            throw closedMeanwhile;
+        }
         bytesRead.add(c.inputBytes());
         nanosSpent.add(System.nanoTime() - start);
         completed.incrementAndGet();
         LOG.log(System.Logger.Level.DEBUG, "compacted L{0} {1} + L{2} {3} tables into {4}, dropped {5} entries",
                 c.level(), c.inputs().length, c.outputLevel(), c.outputLevelInputs().length, job.outputs().size(),
                 job.entriesDropped());
+    }
+
+    private boolean closing() {
+        lock.lock();
+        try {
+            return closed;
+        } finally {
+            lock.unlock();
+        }
     }
 
     private void markBusy(Compaction c, boolean mark) {
@@ -268,31 +316,42 @@ final class CompactionScheduler {
      * level with overwritten versions and tombstones gone (those no snapshot needs).
      */
     void compactRange(int family, byte[] begin, byte[] end) throws IOException {
-        lock.lock();
+        manualLock.lock();
         try {
-            paused++;
-            while (running > 0) {
-                idle.awaitUninterruptibly();
-            }
-        } finally {
-            lock.unlock();
-        }
-        try {
-            int lastLevel = lastNonEmptyLevel(family);
-            for (int level = 0; level < Math.max(1, lastLevel); level++) {
-                runManual(family, level, begin, end, false);
-            }
-            if (lastLevel >= 1) {
-                // The bottom level only sheds old versions and filtered values by being rewritten.
-                runManual(family, lastLevel, begin, end, true);
-            }
-        } finally {
             lock.lock();
             try {
-                paused--;
+                if (closed) {
+                    throw closedException.get();
+                }
+                paused++;
+                manualRunning++;
+                while (running > 0) {
+                    idle.awaitUninterruptibly();
+                }
             } finally {
                 lock.unlock();
             }
+            try {
+                int lastLevel = lastNonEmptyLevel(family);
+                for (int level = 0; level < Math.max(1, lastLevel); level++) {
+                    runManual(family, level, begin, end, false);
+                }
+                if (lastLevel >= 1) {
+                    // The bottom level only sheds old versions and filtered values by being rewritten.
+                    runManual(family, lastLevel, begin, end, true);
+                }
+            } finally {
+                lock.lock();
+                try {
+                    paused--;
+                    manualRunning--;
+                    idle.signalAll();
+                } finally {
+                    lock.unlock();
+                }
+            }
+        } finally {
+            manualLock.unlock();
         }
         maybeSchedule();
     }
@@ -304,10 +363,13 @@ final class CompactionScheduler {
         // Picked and registered under the lock, like automatic picks, so withPicksHeld sees it.
         lock.lock();
         try {
+            if (closed) {
+                throw closedException.get();
+            }
             version = versions.currentVersion(family);
             try {
                 CompactionPicker picker = picker(family);
-                c = picker == null ? null : picker.manual(version, level, begin, end, Set.of(), intoItself);
+                c = picker == null ? null : picker.manual(version, level, begin, end, busy, intoItself);
             } catch (RuntimeException e) {
                 version.release();
                 throw e;
@@ -316,6 +378,7 @@ final class CompactionScheduler {
                 version.release();
                 return;
             }
+            markBusy(c, true);
             registration = Running.of(family, c);
             registered.add(registration);
         } finally {
@@ -328,6 +391,7 @@ final class CompactionScheduler {
             version.release();
             lock.lock();
             try {
+                markBusy(c, false);
                 registered.remove(registration);
             } finally {
                 lock.unlock();
@@ -394,18 +458,30 @@ final class CompactionScheduler {
         return completed.get();
     }
 
-    /** Stops picking; waits for running compactions (their results are installed) to finish. */
+    /**
+     * Stops picking and refuses new manual compactions; waits, up to {@link #CLOSE_BOUND_MINUTES} minutes,
+     * for running ones, automatic and manual (their results are installed), then stops the threads.
+     */
     void close() {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(CLOSE_BOUND_MINUTES);
         lock.lock();
         try {
             closed = true;
+            long remaining;
+            while ((running > 0 || manualRunning > 0) && (remaining = deadline - System.nanoTime()) > 0) {
+                idle.awaitNanos(remaining);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } finally {
             lock.unlock();
         }
         threads.shutdown();
         try {
-            if (!threads.awaitTermination(5, TimeUnit.MINUTES)) {
-                LOG.log(System.Logger.Level.WARNING, "compactions did not finish within 5 minutes of close");
+            if (!threads.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
+                    || !threadFactory.awaitEnded(deadline)) {
+                LOG.log(System.Logger.Level.WARNING, "compactions did not finish within "
+                        + CLOSE_BOUND_MINUTES + " minutes of close");
                 threads.shutdownNow();
             }
         } catch (InterruptedException e) {

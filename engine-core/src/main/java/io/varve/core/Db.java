@@ -8,6 +8,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
 
 /**
  * An embedded key-value database: an LSM tree with off-heap memtables and a write-ahead log. Keys compare as
@@ -28,7 +30,7 @@ public interface Db extends AutoCloseable {
      * @throws IOException when the directory is locked by another process or instance, or on I/O failure
      */
     static Db open(Path dir, Options options) throws IOException {
-        return DbImpl.open(dir, options);
+        return DbOpener.open(dir, options);
     }
 
     void put(byte[] key, byte[] value);
@@ -97,10 +99,10 @@ public interface Db extends AutoCloseable {
     void dropColumnFamily(ColumnFamily family);
 
     /** The live family called {@code name}, if any. */
-    java.util.Optional<ColumnFamily> columnFamily(String name);
+    Optional<ColumnFamily> columnFamily(String name);
 
     /** Every live family, the default first. */
-    java.util.List<ColumnFamily> columnFamilies();
+    List<ColumnFamily> columnFamilies();
 
     void put(ColumnFamily family, byte[] key, byte[] value);
 
@@ -147,20 +149,20 @@ public interface Db extends AutoCloseable {
      * @throws UncheckedIOException if recording the ingestion in the manifest failed: the database then
      *         refuses writes, as after any failed write
      */
-    void ingestExternalFiles(ColumnFamily family, java.util.List<Path> files, IngestOptions options) throws IOException;
+    void ingestExternalFiles(ColumnFamily family, List<Path> files, IngestOptions options) throws IOException;
 
-    /** {@link #ingestExternalFiles(ColumnFamily, java.util.List, IngestOptions)} into the default family. */
-    default void ingestExternalFiles(java.util.List<Path> files, IngestOptions options) throws IOException {
+    /** {@link #ingestExternalFiles(ColumnFamily, List, IngestOptions)} into the default family. */
+    default void ingestExternalFiles(List<Path> files, IngestOptions options) throws IOException {
         ingestExternalFiles(defaultColumnFamily(), files, options);
     }
 
     /**
      * TiKV's sequence: ingest without allowing a flush; if a memtable holds keys in the files' ranges, flush
      * (rotating the memtables; writes go on) and ingest again, this time flushing again if writes arrived in
-     * the ranges meanwhile. Same contract as {@link #ingestExternalFiles(ColumnFamily, java.util.List, IngestOptions)},
+     * the ranges meanwhile. Same contract as {@link #ingestExternalFiles(ColumnFamily, List, IngestOptions)},
      * whose {@code allowBlockingFlush} it sets itself.
      */
-    default void ingestExternalFilesWithFlushRetry(ColumnFamily family, java.util.List<Path> files,
+    default void ingestExternalFilesWithFlushRetry(ColumnFamily family, List<Path> files,
                                                    IngestOptions options) throws IOException {
         try {
             ingestExternalFiles(family, files, options.withAllowBlockingFlush(false));

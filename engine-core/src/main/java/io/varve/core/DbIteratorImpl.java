@@ -9,6 +9,7 @@ import io.varve.core.version.ReadView;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Turns the merged stream of internal entries into the user's view: for each user key, the newest entry at
@@ -18,29 +19,35 @@ import java.util.Arrays;
  * views. Moving backward it must look past a key's older entries to find its newest one, so it rests before
  * the key, and the shown key and value are copies in reusable buffers. Switching direction repositions the
  * internal iterator accordingly.
+ *
+ * <p>Each call runs inside the database's {@link ReadGate}: once the database closes, calls throw the closed
+ * state, and the database releases this iterator's view and tables only while no call is running.
  */
 final class DbIteratorImpl implements DbIterator {
 
-    private final DbImpl db;
+    private final ReadPath owner;
+    private final ReadGate gate;
     private final ReadView view;
     private final InternalIterator internal;
     private final long sequence;
     private final MemorySegment lower;
     private final MemorySegment upper;
 
+    private final AtomicBoolean released = new AtomicBoolean();
+
     private boolean valid;
     private boolean forward = true;
     private volatile boolean closed;
-    private final java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
-
     /** The current key in reverse mode, and the key being skipped in forward mode. */
     private byte[] savedKey = new byte[64];
     private int savedKeyLength;
     private byte[] savedValue = new byte[64];
     private int savedValueLength;
 
-    DbIteratorImpl(DbImpl db, ReadView view, InternalIterator internal, long sequence, byte[] lower, byte[] upper) {
-        this.db = db;
+    DbIteratorImpl(ReadPath owner, ReadView view, InternalIterator internal, long sequence, byte[] lower,
+                   byte[] upper) {
+        this.owner = owner;
+        this.gate = owner.gate();
         this.view = view;
         this.internal = internal;
         this.sequence = sequence;
@@ -50,122 +57,178 @@ final class DbIteratorImpl implements DbIterator {
 
     @Override
     public void seekToFirst() {
-        checkOpen();
-        if (lower != null) {
-            internal.seek(lower, InternalKey.seekTrailer(sequence));
-        } else {
-            internal.seekToFirst();
-        }
-        forward = true;
-        findNextUserEntry(false);
-    }
-
-    @Override
-    public void seekToLast() {
-        checkOpen();
-        if (upper != null) {
-            // (upper, all ones) sorts before every entry of upper: lands on the last key below it.
-            internal.seekForPrev(upper, -1L);
-        } else {
-            internal.seekToLast();
-        }
-        forward = false;
-        findPrevUserEntry();
-    }
-
-    @Override
-    public void seek(byte[] key) {
-        checkOpen();
-        MemorySegment target = MemorySegment.ofArray(key);
-        if (lower != null && Keys.compare(target, lower) < 0) {
-            target = lower;
-        }
-        internal.seek(target, InternalKey.seekTrailer(sequence));
-        forward = true;
-        findNextUserEntry(false);
-    }
-
-    @Override
-    public void seekForPrev(byte[] key) {
-        checkOpen();
-        MemorySegment target = MemorySegment.ofArray(key);
-        if (upper != null && Keys.compare(target, upper) >= 0) {
-            seekToLast();
-            return;
-        }
-        // (key, 0) sorts after every entry of key.
-        internal.seekForPrev(target, 0L);
-        forward = false;
-        findPrevUserEntry();
-    }
-
-    @Override
-    public boolean valid() {
-        checkOpen();
-        return valid;
-    }
-
-    @Override
-    public void next() {
-        checkOpen();
-        requireValid();
-        if (forward) {
-            saveKey(internal.userKey());
-            internal.next();
-        } else {
-            // The internal iterator rests before the current key's entries; step onto them, then skip them.
-            if (internal.valid()) {
-                internal.next();
+        gate.enter();
+        try {
+            checkOpen();
+            if (lower != null) {
+                internal.seek(lower, InternalKey.seekTrailer(sequence));
             } else {
                 internal.seekToFirst();
             }
             forward = true;
+            findNextUserEntry(false);
+        } finally {
+            gate.exit();
         }
-        findNextUserEntry(true);
+    }
+
+    @Override
+    public void seekToLast() {
+        gate.enter();
+        try {
+            checkOpen();
+            if (upper != null) {
+                // (upper, all ones) sorts before every entry of upper: lands on the last key below it.
+                internal.seekForPrev(upper, -1L);
+            } else {
+                internal.seekToLast();
+            }
+            forward = false;
+            findPrevUserEntry();
+        } finally {
+            gate.exit();
+        }
+    }
+
+    @Override
+    public void seek(byte[] key) {
+        gate.enter();
+        try {
+            checkOpen();
+            MemorySegment target = MemorySegment.ofArray(key);
+            if (lower != null && Keys.compare(target, lower) < 0) {
+                target = lower;
+            }
+            internal.seek(target, InternalKey.seekTrailer(sequence));
+            forward = true;
+            findNextUserEntry(false);
+        } finally {
+            gate.exit();
+        }
+    }
+
+    @Override
+    public void seekForPrev(byte[] key) {
+        gate.enter();
+        try {
+            checkOpen();
+            MemorySegment target = MemorySegment.ofArray(key);
+            if (upper != null && Keys.compare(target, upper) >= 0) {
+                seekToLast();
+                return;
+            }
+            // (key, 0) sorts after every entry of key.
+            internal.seekForPrev(target, 0L);
+            forward = false;
+            findPrevUserEntry();
+        } finally {
+            gate.exit();
+        }
+    }
+
+    @Override
+    public boolean valid() {
+        gate.enter();
+        try {
+            checkOpen();
+            return valid;
+        } finally {
+            gate.exit();
+        }
+    }
+
+    @Override
+    public void next() {
+        gate.enter();
+        try {
+            checkOpen();
+            requireValid();
+            if (forward) {
+                saveKey(internal.userKey());
+                internal.next();
+            } else {
+                // The internal iterator rests before the current key's entries; step onto them, then skip them.
+                if (internal.valid()) {
+                    internal.next();
+                } else {
+                    internal.seekToFirst();
+                }
+                forward = true;
+            }
+            findNextUserEntry(true);
+        } finally {
+            gate.exit();
+        }
     }
 
     @Override
     public void prev() {
-        checkOpen();
-        requireValid();
-        if (forward) {
-            // Step back past every entry of the current key, so the scan below starts at the previous key.
-            saveKey(internal.userKey());
-            do {
-                internal.prev();
-            } while (internal.valid() && Keys.compare(internal.userKey(), savedKeySegment()) >= 0);
-            forward = false;
+        gate.enter();
+        try {
+            checkOpen();
+            requireValid();
+            if (forward) {
+                // Step back past every entry of the current key, so the scan below starts at the previous key.
+                saveKey(internal.userKey());
+                do {
+                    internal.prev();
+                } while (internal.valid() && Keys.compare(internal.userKey(), savedKeySegment()) >= 0);
+                forward = false;
+            }
+            findPrevUserEntry();
+        } finally {
+            gate.exit();
         }
-        findPrevUserEntry();
     }
 
     @Override
     public byte[] key() {
-        return Keys.toArray(keySegment());
+        // The copy too runs inside the gate: close() must not free the memory while it is being read.
+        gate.enter();
+        try {
+            return Keys.toArray(keySegment());
+        } finally {
+            gate.exit();
+        }
     }
 
     @Override
     public byte[] value() {
-        return Keys.toArray(valueSegment());
+        gate.enter();
+        try {
+            return Keys.toArray(valueSegment());
+        } finally {
+            gate.exit();
+        }
     }
 
     @Override
     public MemorySegment keySegment() {
-        checkOpen();
-        requireValid();
-        return forward ? internal.userKey() : savedKeySegment();
+        gate.enter();
+        try {
+            checkOpen();
+            requireValid();
+            return forward ? internal.userKey() : savedKeySegment();
+        } finally {
+            gate.exit();
+        }
     }
 
     @Override
     public MemorySegment valueSegment() {
-        checkOpen();
-        requireValid();
-        return forward ? internal.value() : MemorySegment.ofArray(savedValue).asSlice(0, savedValueLength);
+        gate.enter();
+        try {
+            checkOpen();
+            requireValid();
+            return forward ? internal.value() : MemorySegment.ofArray(savedValue).asSlice(0, savedValueLength);
+        } finally {
+            gate.exit();
+        }
     }
 
     @Override
     public void close() {
-        // db.close() may close an iterator while its owner is still using it: release exactly once.
+        // The database's close() also closes open iterators (between calls, never during one): release once.
         if (!released.compareAndSet(false, true)) {
             return;
         }
@@ -175,7 +238,7 @@ final class DbIteratorImpl implements DbIterator {
             internal.close();
         } finally {
             view.release();
-            db.iteratorClosed(this);
+            owner.iteratorClosed(this);
         }
     }
 
@@ -260,7 +323,7 @@ final class DbIteratorImpl implements DbIterator {
 
     private void checkOpen() {
         if (closed) {
-            throw new IllegalStateException(db.isClosed() ? "database is closed" : "iterator is closed");
+            throw new IllegalStateException("iterator is closed");
         }
     }
 }

@@ -9,6 +9,8 @@ import io.varve.base.fs.FileSystem;
 import io.varve.core.sst.TableOptions;
 
 import java.util.Objects;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * How a database is opened. Immutable: start from {@link #defaults()} and use the {@code with} methods, each
@@ -36,7 +38,7 @@ public final class Options {
     private long softPendingCompactionBytes = 64L << 30;
     private long hardPendingCompactionBytes = 256L << 30;
     private long delayedWriteRate = 16L << 20;
-    private java.util.Map<String, ColumnFamilyOptions> columnFamilies = java.util.Map.of();
+    private Map<String, ColumnFamilyOptions> columnFamilies = Map.of();
     private CpuPriority ingestCpuPriority = CpuPriority.NORMAL;
     /** A MeterRegistry or null, typed Object so that loading this class never loads Micrometer. */
     private Object meterRegistry;
@@ -101,9 +103,9 @@ public final class Options {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(options, "options");
         Options o = copy();
-        java.util.Map<String, ColumnFamilyOptions> all = new java.util.HashMap<>(columnFamilies);
+        Map<String, ColumnFamilyOptions> all = new HashMap<>(columnFamilies);
         all.put(name, options);
-        o.columnFamilies = java.util.Map.copyOf(all);
+        o.columnFamilies = Map.copyOf(all);
         return o;
     }
 

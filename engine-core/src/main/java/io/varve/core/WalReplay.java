@@ -20,6 +20,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.OptionalLong;
+import io.varve.core.batch.BatchFormat;
+import java.util.HashMap;
 
 /**
  * Rebuilds the memtables from the write-ahead logs at open, applying {@link WalRecoveryMode}.
@@ -89,7 +91,7 @@ final class WalReplay {
     private final long manifestSequence;
     private long logNumber;
     /** The valid length of each log replayed so far, for checking its successor's predecessor record. */
-    private final Map<Long, Long> replayedLengths = new java.util.HashMap<>();
+    private final Map<Long, Long> replayedLengths = new HashMap<>();
 
     private final long minLogNumber;
     /** Logs from this number on follow every flush the manifest records. */
@@ -244,7 +246,7 @@ final class WalReplay {
     private void applyBatch(Path path, long endOffset, byte[] payload) throws CorruptionException {
         MemorySegment batch = MemorySegment.ofArray(payload);
         long count;
-        long payloadBytes = payload.length - io.varve.core.batch.BatchFormat.HEADER_SIZE;
+        long payloadBytes = payload.length - BatchFormat.HEADER_SIZE;
         long first;
         List<Filling> touched = new ArrayList<>(1);
         try {

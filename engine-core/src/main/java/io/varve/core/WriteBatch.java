@@ -16,7 +16,7 @@ public final class WriteBatch {
 
     private final BatchBuilder builder = new BatchBuilder();
     /** The database whose column-family handles the batch used; a batch may not mix databases. */
-    private Db owner;
+    private Object owner;
 
     public WriteBatch put(byte[] key, byte[] value) {
         return put(MemorySegment.ofArray(Objects.requireNonNull(key, "key")),
@@ -71,7 +71,7 @@ public final class WriteBatch {
     }
 
     /** The database the batch's column-family handles belong to, or null if it used none. */
-    Db owner() {
+    Object owner() {
         return owner;
     }
 

@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 /**
  * Holds writers back when background work falls behind, instead of letting level 0 or the memtable queue
@@ -20,7 +21,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * </ul>
  * Checked before a write enters the commit pipeline, holding no lock. Background work calls
  * {@link #changed()} whenever the counts move; a background failure wakes every waiter, which then throws
- * the failure — a stalled writer can never wait for work that will not come.
+ * the failure, and {@link #close()} wakes every waiter, which then throws the closed state — a stalled writer
+ * can never wait for work that will not come.
  */
 final class WriteStalls {
 
@@ -36,18 +38,23 @@ final class WriteStalls {
         Throwable failure();
     }
 
-    private final Options options;
-    private final State state;
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition changed = lock.newCondition();
-
     final LongAdder stops = new LongAdder();
     final LongAdder slowdowns = new LongAdder();
     final LongAdder stallNanos = new LongAdder();
 
-    WriteStalls(Options options, State state) {
+    private final Options options;
+    private final State state;
+    private final Supplier<IllegalStateException> closedException;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    /** Set once by {@link #close()}; read by stopped writers under lock, by others without. */
+    private volatile boolean closed;
+
+    /** @param closedException what a writer woken or refused by {@link #close()} throws */
+    WriteStalls(Options options, State state, Supplier<IllegalStateException> closedException) {
         this.options = options;
         this.state = state;
+        this.closedException = closedException;
     }
 
     /** The counts the triggers look at, for the database's statistics. */
@@ -75,13 +82,16 @@ final class WriteStalls {
             stops.increment();
             lock.lock();
             try {
-                while (stopped()) {
+                while (stopped() && !closed) {
                     changed.awaitUninterruptibly();
                 }
             } finally {
                 lock.unlock();
                 stallNanos.add(System.nanoTime() - start);
             }
+        }
+        if (closed) {
+            throw closedException.get();
         }
         checkFailure();
         if (slowed()) {
@@ -113,6 +123,20 @@ final class WriteStalls {
         if (failure != null) {
             throw new UncheckedIOException("database failed in background work; writes are refused, reopen to recover",
                     failure instanceof IOException io ? io : new IOException(failure));
+        }
+    }
+
+    /**
+     * The database is closing: wake every stopped writer, which then throws the closed exception, and stop
+     * no writer from now on (a write after close is refused by the commit pipeline anyway).
+     */
+    void close() {
+        lock.lock();
+        try {
+            closed = true;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
         }
     }
 

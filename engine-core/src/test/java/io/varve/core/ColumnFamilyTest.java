@@ -118,10 +118,10 @@ class ColumnFamilyTest {
                 seen++;
             }
             assertEquals(100, seen);
-            ((DbImpl) db).awaitReclaimed();
+            DbTestAccess.awaitReclaimed(db);
             assertEquals(tablesBefore, tables(fs), "tables deleted while an iterator still reads them");
             open.close();
-            ((DbImpl) db).awaitReclaimed();
+            DbTestAccess.awaitReclaimed(db);
             assertTrue(tables(fs) < tablesBefore, "the dropped family's tables were not deleted");
         }
         try (Db db = Db.open(DIR, options(fs))) {

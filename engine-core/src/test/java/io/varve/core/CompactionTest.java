@@ -34,7 +34,7 @@ class CompactionTest {
     }
 
     private static long tableBytes(Db db) {
-        Version v = ((DbImpl) db).currentVersion();
+        Version v = DbTestAccess.currentVersion(db);
         try {
             long bytes = 0;
             for (int level = 0; level < Version.NUM_LEVELS; level++) {
@@ -61,7 +61,7 @@ class CompactionTest {
                 }
             }
             db.flush();
-            ((DbImpl) db).awaitCompactions();
+            DbTestAccess.awaitCompactions(db);
             long live = (long) keys * (valueSize + key(0).length);
             long onDisk = tableBytes(db);
             assertTrue(onDisk < 10 * live, "compaction dropped overwritten versions: " + onDisk + " bytes for "
@@ -70,7 +70,7 @@ class CompactionTest {
             // live data" failed now and then: where the last flushes land varies with timing, and up to three
             // full level-0 tables plus upper levels at their targets can exceed it within these settings.)
             CompactionSettings settings = SMALL_SETTINGS;
-            Version v = ((DbImpl) db).currentVersion();
+            Version v = DbTestAccess.currentVersion(db);
             try {
                 assertTrue(v.level(0).size() < settings.level0FileTrigger(), "level 0 below its trigger");
                 int bottom = 0;
@@ -89,7 +89,7 @@ class CompactionTest {
             } finally {
                 v.release();
             }
-            long[] stats = ((DbImpl) db).backgroundStatistics();
+            long[] stats = DbTestAccess.backgroundStatistics(db);
             assertTrue(stats[1] > 0, "compactions wrote something");
         }
     }

@@ -152,8 +152,8 @@ class ConcurrencyTest {
         GatedSyncFileSystem fs = new GatedSyncFileSystem(new MemFileSystem());
         int writers = 8;
         try (Db db = Db.open(Path.of("/g"), Options.defaults().withFileSystem(fs))) {
-            long[] before = ((DbImpl) db).syncStatistics();
-            long sequenceBefore = ((DbImpl) db).lastAllocatedSequence();
+            long[] before = DbTestAccess.syncStatistics(db);
+            long sequenceBefore = DbTestAccess.lastAllocatedSequence(db);
             fs.gate = new CountDownLatch(1);
             List<Thread> threads = new ArrayList<>();
             for (int i = 0; i < writers; i++) {
@@ -163,7 +163,7 @@ class ConcurrencyTest {
             // Wait (without sleeping) until every batch is in the log, one writer is parked inside fsync and the
             // rest are parked behind it. A writer merely parked could still be waiting to append its batch,
             // which would then need a third fsync.
-            while (!(fs.insideSync == 1 && ((DbImpl) db).lastAllocatedSequence() == sequenceBefore + writers
+            while (!(fs.insideSync == 1 && DbTestAccess.lastAllocatedSequence(db) == sequenceBefore + writers
                     && blockedCount(threads) == writers)) {
                 Thread.onSpinWait();
             }
@@ -171,7 +171,7 @@ class ConcurrencyTest {
             for (Thread t : threads) {
                 t.join();
             }
-            long[] after = ((DbImpl) db).syncStatistics();
+            long[] after = DbTestAccess.syncStatistics(db);
             long fsyncs = after[0] - before[0];
             assertTrue(fsyncs >= 1 && fsyncs <= 2, "fsyncs for " + writers + " concurrent synced writers: " + fsyncs);
             assertEquals(writers, after[1] - before[1]);

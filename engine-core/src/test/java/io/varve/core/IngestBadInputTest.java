@@ -79,7 +79,7 @@ class IngestBadInputTest {
     /** Runs the call, which must throw {@code type}; checks nothing changed; returns the exception. */
     private <T extends Throwable> T refused(Class<T> type, List<Path> sources, Executable call) throws Exception {
         TreeMap<String, String> contents = TestStates.contents(db);
-        long visible = ((DbImpl) db).visibleSequence();
+        long visible = DbTestAccess.visibleSequence(db);
         List<String> files = tables();
         List<byte[]> sourceBytes = new java.util.ArrayList<>();
         for (Path source : sources) {
@@ -87,7 +87,7 @@ class IngestBadInputTest {
         }
         T thrown = assertThrows(type, call);
         assertEquals(contents, TestStates.contents(db), "contents changed");
-        assertEquals(visible, ((DbImpl) db).visibleSequence(), "visible sequence changed");
+        assertEquals(visible, DbTestAccess.visibleSequence(db), "visible sequence changed");
         assertEquals(files, tables(), "tables left in the database directory");
         for (int i = 0; i < sources.size(); i++) {
             if (sourceBytes.get(i) != null) {

@@ -57,9 +57,9 @@ class IngestConcurrencyTest {
             ColumnFamily cf = db.defaultColumnFamily();
             List<Thread> threads = new ArrayList<>();
             Thread monitor = Thread.ofPlatform().start(() -> {
-                long last = impl.visibleSequence();
+                long last = DbTestAccess.visibleSequence(impl);
                 while (!done.get() && failure.get() == null) {
-                    long now = impl.visibleSequence();
+                    long now = DbTestAccess.visibleSequence(impl);
                     if (now < last) {
                         failure.compareAndSet(null, new AssertionError("visible sequence went from " + last + " to " + now));
                     }
@@ -119,7 +119,7 @@ class IngestConcurrencyTest {
             // Who used each sequence: one writer's key, one ingester's pre-write, or one whole ingestion.
             Map<Long, Set<String>> origins = new HashMap<>();
             Map<Long, Integer> entryCounts = new HashMap<>();
-            impl.forEachStoredEntry(cf, (key, sequence) -> {
+            DbTestAccess.forEachStoredEntry(impl, cf, (key, sequence) -> {
                 String k = new String(key);
                 String origin = k.startsWith("w") || k.endsWith("x") ? "write " + k
                         : "ingest " + k.substring(0, k.length() - 2);

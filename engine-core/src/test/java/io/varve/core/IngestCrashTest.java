@@ -157,7 +157,7 @@ class IngestCrashTest {
 
     private static Set<String> liveTables(DbImpl db) {
         Set<String> names = new HashSet<>();
-        Version version = db.currentVersion();
+        Version version = DbTestAccess.currentVersion(db);
         try {
             for (int level = 0; level < Version.NUM_LEVELS; level++) {
                 for (TableMeta t : version.level(level)) {

@@ -39,7 +39,7 @@ final class IngestFixtures {
 
     /** The level of the table holding {@code key} as its smallest key in the family's current version, or -1. */
     static int levelOf(Db db, ColumnFamily family, String smallestKey) {
-        Version version = ((DbImpl) db).currentVersion(family);
+        Version version = DbTestAccess.currentVersion(db, family);
         try {
             for (int level = 0; level < Version.NUM_LEVELS; level++) {
                 for (TableMeta t : version.level(level)) {

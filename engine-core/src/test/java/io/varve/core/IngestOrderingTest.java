@@ -99,7 +99,7 @@ class IngestOrderingTest {
                 }
             });
             fs.arrived.await(); // the ingestion holds its number and waits in the manifest sync
-            long visibleWhileInstalling = impl.visibleSequence();
+            long visibleWhileInstalling = DbTestAccess.visibleSequence(impl);
 
             CountDownLatch written = new CountDownLatch(1);
             Thread writer = Thread.ofPlatform().start(() -> {
@@ -118,7 +118,7 @@ class IngestOrderingTest {
             } else {
                 // Wait, without sleeping, until the write is in the memtable and parked awaiting publication.
                 while (w1Sequence.get() < 0 || writer.getState() != Thread.State.WAITING) {
-                    impl.forEachStoredEntry(cf, (key, sequence) -> {
+                    DbTestAccess.forEachStoredEntry(impl, cf, (key, sequence) -> {
                         if (new String(key).equals("w1")) {
                             w1Sequence.set(sequence);
                         }
@@ -127,8 +127,8 @@ class IngestOrderingTest {
                     Thread.onSpinWait();
                 }
                 assertEquals(1, written.getCount(), "the write must not return before the ingestion is visible");
-                assertEquals(visibleWhileInstalling, impl.visibleSequence(), "visibility is held at the ingestion");
-                assertTrue(w1Sequence.get() > impl.visibleSequence());
+                assertEquals(visibleWhileInstalling, DbTestAccess.visibleSequence(impl), "visibility is held at the ingestion");
+                assertTrue(w1Sequence.get() > DbTestAccess.visibleSequence(impl));
                 assertNull(db.get(bytes("w1")));
                 assertNull(db.get(bytes("i1")));
             }
@@ -141,7 +141,7 @@ class IngestOrderingTest {
             assertArrayEquals(bytes("ingested"), db.get(bytes("i1")));
             assertArrayEquals(bytes("during"), db.get(bytes("w1")));
             if (!allowWrite) {
-                assertTrue(impl.visibleSequence() >= w1Sequence.get());
+                assertTrue(DbTestAccess.visibleSequence(impl) >= w1Sequence.get());
             }
         }
     }

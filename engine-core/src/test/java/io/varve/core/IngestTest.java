@@ -103,7 +103,7 @@ class IngestTest {
         try (Db db = Db.open(DIR, options)) {
             ColumnFamily cf = db.defaultColumnFamily();
             db.put(bytes("k"), bytes("memtable"));
-            long before = ((DbImpl) db).visibleSequence();
+            long before = DbTestAccess.visibleSequence(db);
             List<String> filesBefore = tables();
             Path f = file("f.sst", "k", "ingested");
             assertThrows(IngestRequiresFlushException.class, () -> db.ingestExternalFiles(List.of(f),
@@ -111,7 +111,7 @@ class IngestTest {
             assertEquals("memtable", get(db, cf, "k"));
             assertEquals(filesBefore, tables(), "no table file left behind in the database");
             assertTrue(fs.exists(f), "the caller's file stays where it was");
-            assertEquals(before, ((DbImpl) db).visibleSequence());
+            assertEquals(before, DbTestAccess.visibleSequence(db));
 
             db.ingestExternalFiles(List.of(f), IngestOptions.defaults());
             assertEquals("ingested", get(db, cf, "k"), "the memtable was flushed, then the file ingested above it");

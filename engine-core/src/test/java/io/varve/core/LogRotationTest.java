@@ -85,9 +85,9 @@ class LogRotationTest {
             for (int i = 0; i < 14; i++) {
                 writes.add(write(i, false));
                 db.write(writes.getLast().toBatch(), WriteOptions.DEFAULT);
-                db.awaitLogWorker();
+                DbTestAccess.awaitLogWorker(db);
             }
-            assertEquals(0, db.logsCreatedInline(), "with the worker keeping up, no rotation creates a file");
+            assertEquals(0, DbTestAccess.logsCreatedInline(db), "with the worker keeping up, no rotation creates a file");
             // The first log, three rotated in, and the next spare.
             assertEquals(5, logNumbers(fs.disk).size(), "logs " + logNumbers(fs.disk));
             fs.abandonHeldTables();
@@ -107,7 +107,7 @@ class LogRotationTest {
             writes.add(write(i, i == 9));
             db.write(writes.getLast().toBatch(), writes.getLast().synced() ? WriteOptions.SYNC : WriteOptions.DEFAULT);
         }
-        assertEquals(2, db.logsCreatedInline(), "two rotations, both without a spare log");
+        assertEquals(2, DbTestAccess.logsCreatedInline(db), "two rotations, both without a spare log");
         // Only the synced writer could have fsynced the two sealed logs: the worker is held.
         crash(fs, db, null);
 
@@ -130,7 +130,7 @@ class LogRotationTest {
                 writes.add(write(i, false));
                 db.write(writes.getLast().toBatch(), WriteOptions.DEFAULT);
             }
-            assertEquals(3, db.logsCreatedInline());
+            assertEquals(3, DbTestAccess.logsCreatedInline(db));
             crash(fs, db, new Random(seed));
             if (logCutShortBeforeLaterData(fs.disk)) {
                 holes++;
@@ -187,7 +187,7 @@ class LogRotationTest {
             writes.add(write(i, false));
             db.write(writes.getLast().toBatch(), WriteOptions.DEFAULT);
         }
-        assertEquals(2, db.logsCreatedInline());
+        assertEquals(2, DbTestAccess.logsCreatedInline(db));
         fs.holdWorker = false;
         fs.workerReleased.countDown();
         // The stale spare's directory sync, then its replacement's.
@@ -301,7 +301,7 @@ class LogRotationTest {
                 TestStates.Write w = write(i, i % 3 == 2);
                 db.write(w.toBatch(), w.synced() ? WriteOptions.SYNC : WriteOptions.DEFAULT);
                 acknowledged.add(w);
-                db.awaitLogWorker();
+                DbTestAccess.awaitLogWorker(db);
             }
             db.flush();
             // A completed flush makes every write durable: count them as synced for the prefix check.

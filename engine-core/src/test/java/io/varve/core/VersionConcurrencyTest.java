@@ -94,8 +94,8 @@ class VersionConcurrencyTest {
                 assertArrayEquals(counter(rounds), db.get(key(k)));
             }
             DbImpl impl = (DbImpl) db;
-            impl.awaitReclaimed();
-            Version current = impl.currentVersion();
+            DbTestAccess.awaitReclaimed(impl);
+            Version current = DbTestAccess.currentVersion(impl);
             try {
                 // Flushes produced tables (compaction may since have moved them below level 0).
                 assertTrue(current.tableCount() > 0, "flushes produced tables");

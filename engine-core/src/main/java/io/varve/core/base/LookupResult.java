@@ -1,6 +1,7 @@
 package io.varve.core.base;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * The answer of one point lookup in a memtable or a table. The caller owns it and reuses it across lookups,
@@ -68,7 +69,7 @@ public final class LookupResult {
     public byte[] valueToArray() {
         requireValue();
         byte[] copy = new byte[Math.toIntExact(valueLength)];
-        MemorySegment.copy(memory, java.lang.foreign.ValueLayout.JAVA_BYTE, valueOffset, copy, 0, copy.length);
+        MemorySegment.copy(memory, ValueLayout.JAVA_BYTE, valueOffset, copy, 0, copy.length);
         return copy;
     }
 

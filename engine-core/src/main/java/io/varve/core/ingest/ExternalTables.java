@@ -22,6 +22,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.LongFunction;
 import java.util.function.LongSupplier;
+import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
+import java.util.Objects;
 
 /**
  * The file work of an ingestion, all of it done before the ingestion takes a sequence number: bringing each
@@ -60,7 +63,7 @@ public final class ExternalTables {
                                                 Destination destination, boolean link) throws IOException {
         Set<Path> distinct = new HashSet<>();
         for (Path file : files) {
-            if (!distinct.add(java.util.Objects.requireNonNull(file, "file").toAbsolutePath().normalize())) {
+            if (!distinct.add(Objects.requireNonNull(file, "file").toAbsolutePath().normalize())) {
                 throw new IllegalArgumentException(file + " is given twice");
             }
         }
@@ -203,7 +206,7 @@ public final class ExternalTables {
         for (byte b : key) {
             printable &= b >= 0x20 && b < 0x7F;
         }
-        return printable ? "'" + new String(key, java.nio.charset.StandardCharsets.US_ASCII) + "'"
-                : "0x" + java.util.HexFormat.of().formatHex(key);
+        return printable ? "'" + new String(key, StandardCharsets.US_ASCII) + "'"
+                : "0x" + HexFormat.of().formatHex(key);
     }
 }

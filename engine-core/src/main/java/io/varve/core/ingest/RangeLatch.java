@@ -5,6 +5,7 @@ import io.varve.core.base.Keys;
 import java.util.Objects;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Exclusive latches on closed key ranges {@code [first, last]} (keys compare as unsigned bytes). Holders of
@@ -171,7 +172,7 @@ public final class RangeLatch {
     /** A held range; closing releases it. */
     public final class Guard implements AutoCloseable {
         private final Request request;
-        private final java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+        private final AtomicBoolean released = new AtomicBoolean();
 
         private Guard(Request request) {
             this.request = request;

@@ -1,5 +1,7 @@
 package io.varve.core.memtable;
 
+import io.varve.base.RefCount;
+
 import io.varve.core.base.LookupResult;
 
 import static io.varve.core.memtable.SkiplistNodeLayout.NIL;
@@ -8,7 +10,6 @@ import io.varve.core.base.InternalIterator;
 import io.varve.core.base.InternalKey;
 import io.varve.core.base.ValueKind;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The in-memory write buffer: a sorted set of internal entries (user key, trailer, value) in internal-key order
@@ -76,7 +77,7 @@ public final class Memtable {
     private final PointIndex index;
     /** The largest node that fits in this memtable when it is empty. */
     private final long largestNodeSize;
-    private final AtomicInteger references = new AtomicInteger(1);
+    private final RefCount references = new RefCount("memtable");
 
     /**
      * @param capacityBytes size of the off-heap segment, at least {@link #MIN_CAPACITY}, below
@@ -195,18 +196,7 @@ public final class Memtable {
      * @throws IllegalStateException if the memtable has already been freed: it is never brought back
      */
     public void retain() {
-        while (true) {
-            int count = references.get();
-            if (count <= 0) {
-                throw new IllegalStateException("memtable already freed");
-            }
-            if (count == Integer.MAX_VALUE) {
-                throw new IllegalStateException("memtable reference count overflow");
-            }
-            if (references.compareAndSet(count, count + 1)) {
-                return;
-            }
-        }
+        references.retain();
     }
 
     /**
@@ -215,17 +205,8 @@ public final class Memtable {
      * @throws IllegalStateException if there is no reference left to drop
      */
     public void release() {
-        while (true) {
-            int count = references.get();
-            if (count <= 0) {
-                throw new IllegalStateException("memtable released more often than retained");
-            }
-            if (references.compareAndSet(count, count - 1)) {
-                if (count == 1) {
-                    arena.close();
-                }
-                return;
-            }
+        if (references.release()) {
+            arena.close();
         }
     }
 

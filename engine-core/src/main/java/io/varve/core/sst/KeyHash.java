@@ -19,7 +19,7 @@ import java.nio.ByteOrder;
  * multiply-add; a final avalanche (xor-shift / multiply, as in SplitMix64) spreads every input bit over every
  * output bit. Mixing in the length keeps keys that differ only by trailing zero bytes apart.
  */
-public final class KeyHash {
+final class KeyHash {
 
     private static final ValueLayout.OfLong WORD =
             ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);

@@ -39,7 +39,7 @@ import io.varve.base.Checksums;
  *
  * All fixed-width integers are little-endian; varints are unsigned LEB128 (see {@link Varint}).
  */
-public final class TableFormat {
+final class TableFormat {
 
     private TableFormat() {
     }

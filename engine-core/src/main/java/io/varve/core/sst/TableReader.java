@@ -1,5 +1,7 @@
 package io.varve.core.sst;
 
+import io.varve.base.RefCount;
+
 import io.varve.base.Checksums;
 import io.varve.base.Varint;
 import io.varve.core.base.LookupResult;
@@ -17,7 +19,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
@@ -91,7 +92,7 @@ public final class TableReader {
      * sees the reference sees it complete, and two threads parsing one block store equal objects.
      */
     private final Block[] inPlaceBlocks;
-    private final AtomicInteger references = new AtomicInteger(1);
+    private final RefCount references;
 
     /** Opens a table presenting sequences as stored. See {@link #open(ReadableFile, Path, long, BlockCache, long)}. */
     public static TableReader open(ReadableFile file, Path path, long fileNumber, BlockCache cache)
@@ -179,6 +180,7 @@ public final class TableReader {
                         MemorySegment map, long globalSequence) throws CorruptionException {
         this.file = file;
         this.path = path;
+        this.references = new RefCount("table " + path);
         this.fileNumber = fileNumber;
         this.cache = cache;
         this.arena = arena;
@@ -232,30 +234,13 @@ public final class TableReader {
 
     /** Adds a reference. Throws {@link IllegalStateException} if the reader is already closed. */
     public void retain() {
-        while (true) {
-            int count = references.get();
-            if (count <= 0) {
-                throw new IllegalStateException("table " + path + " is already closed");
-            }
-            if (references.compareAndSet(count, count + 1)) {
-                return;
-            }
-        }
+        references.retain();
     }
 
     /** Drops a reference; the last one unmaps the file and closes it. */
     public void release() {
-        while (true) {
-            int count = references.get();
-            if (count <= 0) {
-                throw new IllegalStateException("table " + path + " released more often than retained");
-            }
-            if (references.compareAndSet(count, count - 1)) {
-                if (count == 1) {
-                    closeResources();
-                }
-                return;
-            }
+        if (references.release()) {
+            closeResources();
         }
     }
 

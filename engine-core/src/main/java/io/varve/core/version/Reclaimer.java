@@ -1,5 +1,7 @@
 package io.varve.core.version;
 
+import io.varve.base.LeakDetector;
+
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
@@ -29,7 +31,9 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>{@link #close()} runs everything already submitted, then stops the thread; tasks submitted after that
  * run on the submitting thread, so late releases (a reader finishing after the database closed) still free
- * what they hold.
+ * what they hold. A submitter that enqueued while close() was draining sees {@code closed} after its add and
+ * drains the queue itself: a volatile write of {@code closed} followed by close's drain, against the
+ * submitter's add followed by its read of {@code closed}, means one of the two always finds the task.
  */
 public final class Reclaimer implements AutoCloseable {
 
@@ -61,9 +65,27 @@ public final class Reclaimer implements AutoCloseable {
             return;
         }
         tasks.add(task);
+        if (closed) {
+            // close() may have drained the queue between the check above and the add: run what is left here.
+            runQueued();
+            return;
+        }
         if (idle) {
             wakeUps.increment();
             LockSupport.unpark(thread);
+        }
+    }
+
+    /**
+     * Runs what is queued on the calling thread, once the reclaimer thread has stopped. Both close() and a
+     * submitter that saw {@code closed} only after enqueuing call it; each task is polled, so runs, once.
+     */
+    private void runQueued() {
+        Runnable task;
+        while ((task = tasks.poll()) != null) {
+            if (task != STOP) {
+                runSafely(task);
+            }
         }
     }
 
@@ -73,6 +95,12 @@ public final class Reclaimer implements AutoCloseable {
     }
 
     private void run() {
+        try (LeakDetector.Handle ignored = LeakDetector.track("thread", Thread.currentThread().getName())) {
+            runTasks();
+        }
+    }
+
+    private void runTasks() {
         boolean ranSomething = false;
         while (true) {
             Runnable task = tasks.poll();
@@ -152,13 +180,7 @@ public final class Reclaimer implements AutoCloseable {
             }
         }
         closed = true;
-        // Anything submitted between STOP and closed=true is still queued: run it here.
-        Runnable task;
-        while ((task = tasks.poll()) != null) {
-            if (task != STOP) {
-                runSafely(task);
-            }
-        }
+        runQueued();
         if (interrupted) {
             Thread.currentThread().interrupt();
         }

@@ -23,6 +23,7 @@ public final class TableCache implements AutoCloseable {
     private final LongFunction<Path> pathOf;
     private final BlockCache blockCache;
     private final ConcurrentHashMap<Long, TableReader> open = new ConcurrentHashMap<>();
+    private volatile boolean closed;
 
     public TableCache(FileSystem fs, LongFunction<Path> pathOf, BlockCache blockCache) {
         this.fs = fs;
@@ -32,6 +33,7 @@ public final class TableCache implements AutoCloseable {
 
     /** A reader for {@code table} with a reference owned by the caller, who must release it. */
     public TableReader acquire(TableMeta table) {
+        checkOpen();
         while (true) {
             // A plain get first: computeIfAbsent costs more even when the table is already open.
             TableReader reader = open.get(table.fileNumber());
@@ -40,10 +42,27 @@ public final class TableCache implements AutoCloseable {
             }
             try {
                 reader.retain();
-                return reader;
             } catch (IllegalStateException evictedMeanwhile) {
                 open.remove(table.fileNumber(), reader);
+                continue;
             }
+            if (closed) {
+                // close() may have emptied the map before this reader entered it: nobody else will release it.
+                reader.release();
+                evict(table.fileNumber());
+                throw closedException();
+            }
+            return reader;
+        }
+    }
+
+    private static IllegalStateException closedException() {
+        return new IllegalStateException("database closed");
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw closedException();
         }
     }
 
@@ -52,6 +71,7 @@ public final class TableCache implements AutoCloseable {
      * that must not wait on disk (a cached-only read) can use it. Null when the table is not open.
      */
     public TableReader acquireIfOpen(TableMeta table) {
+        checkOpen();
         TableReader reader = open.get(table.fileNumber());
         if (reader == null) {
             return null;
@@ -98,8 +118,14 @@ public final class TableCache implements AutoCloseable {
         return open.size();
     }
 
+    /**
+     * Drops the cache's reference to every table; readers still holding their own keep theirs. Later
+     * acquisitions throw {@link IllegalStateException}. A table an acquisition opened concurrently is either
+     * seen here (closed is set first) or sees {@code closed} after entering the map and evicts it itself.
+     */
     @Override
     public void close() {
+        closed = true;
         for (Long number : open.keySet()) {
             evict(number);
         }

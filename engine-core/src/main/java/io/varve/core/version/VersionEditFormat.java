@@ -1,6 +1,8 @@
 package io.varve.core.version;
 
 import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * The encoding of a {@link VersionEdit}: the payload of one manifest record (manifest records use the WAL's
@@ -66,7 +68,7 @@ public final class VersionEditFormat {
         }
         if (edit.addedColumnFamily() != null) {
             putVarint(out, TAG_ADD_COLUMN_FAMILY);
-            putBytes(out, edit.addedColumnFamily().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            putBytes(out, edit.addedColumnFamily().getBytes(StandardCharsets.UTF_8));
         }
         if (edit.droppedColumnFamily()) {
             putVarint(out, TAG_DROP_COLUMN_FAMILY);
@@ -111,7 +113,7 @@ public final class VersionEditFormat {
                 }
                 case TAG_COLUMN_FAMILY -> edit.columnFamily(in.columnFamily());
                 case TAG_ADD_COLUMN_FAMILY -> edit.addColumnFamily(
-                        new String(in.bytes(), java.nio.charset.StandardCharsets.UTF_8));
+                        new String(in.bytes(), StandardCharsets.UTF_8));
                 case TAG_DROP_COLUMN_FAMILY -> edit.dropColumnFamily();
                 case TAG_NEXT_COLUMN_FAMILY -> edit.nextColumnFamily(in.columnFamily());
                 case TAG_LOG_NUMBER -> edit.logNumber(in.varint());
@@ -206,7 +208,7 @@ public final class VersionEditFormat {
             if (length < 0 || length > data.length - position) {
                 throw new MalformedEditException("length " + length + " at byte " + position + " runs past the end");
             }
-            byte[] b = java.util.Arrays.copyOfRange(data, position, position + (int) length);
+            byte[] b = Arrays.copyOfRange(data, position, position + (int) length);
             position += (int) length;
             return b;
         }

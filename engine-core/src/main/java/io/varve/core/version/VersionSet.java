@@ -11,11 +11,12 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.StampedLock;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.LongFunction;
 import java.util.function.UnaryOperator;
 
@@ -49,19 +50,15 @@ import java.util.function.UnaryOperator;
  * version drops, the freeing is handed to the {@link Reclaimer} thread: memtable arenas, table unmapping
  * and file deletion never run on a reader's or writer's thread, nor under a lock.
  *
- * <h2>Finding obsolete tables without touching every table</h2>
- * Versions get increasing ids, and this bookkeeping runs per column family (a family's tables are only in its
- * own versions, and an idle family's old current version must not hold back another family's deletions). A table removed by the edit that created version {@code r} is contained only
- * in versions older than {@code r}, so it is obsolete once the oldest live version is {@code r} or newer.
- * The reclaimer keeps removed tables ordered by {@code r} and, whenever a version dies, deletes those whose
- * {@code r} the oldest live version has passed. Creating or dropping a version therefore costs nothing per
- * table it merely contains — unlike per-table reference counts, which cost O(tables) for every version.
- * (A long-lived old version delays deletion of tables it never contained; that only delays reclaiming
- * space, never frees early.)
+ * <h2>Obsolete tables</h2>
+ * {@link ObsoleteTables} deletes a table once no live version lists it, without per-table reference counts.
+ *
+ * <h2>Closing</h2>
+ * {@link #close()} sets {@code closed} and uninstalls every family's view under the swap lock: from then on
+ * {@link #acquire} throws the closed state instead of retrying on a view that can never be retained again,
+ * and edits, family changes and memtable publications are refused. Views still held finish normally.
  */
 public final class VersionSet implements AutoCloseable {
-
-    private static final System.Logger LOG = System.getLogger(VersionSet.class.getName());
 
     /** The column family every single-family call uses; it always exists and cannot be dropped. */
     public static final int DEFAULT_FAMILY = 0;
@@ -70,8 +67,6 @@ public final class VersionSet implements AutoCloseable {
     private final FileSystem fs;
     private final Path dir;
     private final Reclaimer reclaimer;
-    private final TableCache tableCache;
-    private final LongFunction<Path> tablePath;
 
     private final ReentrantLock manifestLock = new ReentrantLock();
     private final ReentrantLock viewLock = new ReentrantLock();
@@ -85,9 +80,9 @@ public final class VersionSet implements AutoCloseable {
     private int nextFamilyId;
 
     private final AtomicLong nextFileNumber;
-    /** Every family with live versions, dropped ones included until their last version dies. */
-    private final java.util.concurrent.CopyOnWriteArrayList<ColumnFamilyVersions> withVersions =
-            new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final ObsoleteTables obsolete;
+    /** Set once, under manifestLock and viewLock, before the views are uninstalled. */
+    private volatile boolean closed;
     private final LongAdder acquisitions = new LongAdder();
 
     private VersionSet(FileSystem fs, Path dir, Reclaimer reclaimer, TableCache tableCache,
@@ -95,9 +90,8 @@ public final class VersionSet implements AutoCloseable {
         this.fs = fs;
         this.dir = dir;
         this.reclaimer = reclaimer;
-        this.tableCache = tableCache;
-        this.tablePath = tablePath;
         this.nextFileNumber = new AtomicLong(nextFileNumber);
+        this.obsolete = new ObsoleteTables(fs, reclaimer, tableCache, tablePath);
     }
 
     /** One column family as the manifest left it: its tables (as one edit) and its log number. */
@@ -138,84 +132,12 @@ public final class VersionSet implements AutoCloseable {
         }
     }
 
-    /** Replay state of one family. */
-    private static final class FamilyReplay {
-        final String name;
-        long logNumber;
-        final List<Map<Long, TableMeta>> levels = new ArrayList<>();
-
-        FamilyReplay(String name) {
-            this.name = name;
-            for (int i = 0; i < Version.NUM_LEVELS; i++) {
-                levels.add(new LinkedHashMap<>());
-            }
-        }
-    }
-
     /**
      * Reads the current manifest, if any. A directory without CURRENT is a new database. Any damage except a
      * torn last edit is a {@link CorruptionException}.
      */
     public static Recovered recover(FileSystem fs, Path dir) throws IOException {
-        long manifestNumber = Manifest.currentNumber(fs, dir);
-        TreeMap<Integer, FamilyReplay> families = new TreeMap<>();
-        families.put(DEFAULT_FAMILY, new FamilyReplay(DEFAULT_FAMILY_NAME));
-        if (manifestNumber < 0) {
-            return new Recovered(0, 1, -1, 1, List.of(new RecoveredFamily(DEFAULT_FAMILY, DEFAULT_FAMILY_NAME, 0,
-                    new VersionEdit())));
-        }
-        List<VersionEdit> edits = Manifest.read(fs, dir, manifestNumber);
-        long last = 0;
-        long nextFile = manifestNumber + 1;
-        int nextFamily = 1;
-        // Map-based replay: O(total edits), where applying edit by edit to sorted arrays would be quadratic.
-        Path manifestPath = Manifest.path(dir, manifestNumber);
-        for (VersionEdit edit : edits) {
-            int id = edit.columnFamily();
-            nextFamily = Math.max(nextFamily, Math.max(edit.nextColumnFamily(), id + 1));
-            if (edit.addedColumnFamily() != null) {
-                if (families.containsKey(id)) {
-                    throw new CorruptionException(manifestPath, 0, "edit creates column family " + id
-                            + " which already exists");
-                }
-                families.put(id, new FamilyReplay(edit.addedColumnFamily()));
-            }
-            FamilyReplay family = families.get(id);
-            if (family == null) {
-                throw new CorruptionException(manifestPath, 0, "edit for unknown column family " + id);
-            }
-            last = Math.max(last, edit.lastSequence());
-            nextFile = Math.max(nextFile, edit.nextFileNumber());
-            if (edit.droppedColumnFamily()) {
-                if (id == DEFAULT_FAMILY) {
-                    throw new CorruptionException(manifestPath, 0, "edit drops the default column family");
-                }
-                families.remove(id); // its tables are leftovers now, deleted by the open-time scan
-                continue;
-            }
-            family.logNumber = Math.max(family.logNumber, edit.logNumber());
-            for (VersionEdit.Removed r : edit.removed()) {
-                if (family.levels.get(r.level()).remove(r.fileNumber()) == null) {
-                    throw new CorruptionException(manifestPath, 0, "edit removes table " + r.fileNumber()
-                            + " that is not at level " + r.level() + " of column family " + id);
-                }
-            }
-            for (VersionEdit.Added a : edit.added()) {
-                family.levels.get(a.level()).put(a.table().fileNumber(), a.table());
-                nextFile = Math.max(nextFile, a.table().fileNumber() + 1);
-            }
-        }
-        List<RecoveredFamily> result = new ArrayList<>();
-        for (Map.Entry<Integer, FamilyReplay> e : families.entrySet()) {
-            VersionEdit all = new VersionEdit().columnFamily(e.getKey());
-            for (int level = 0; level < Version.NUM_LEVELS; level++) {
-                for (TableMeta t : e.getValue().levels.get(level).values()) {
-                    all.add(level, t);
-                }
-            }
-            result.add(new RecoveredFamily(e.getKey(), e.getValue().name, e.getValue().logNumber, all));
-        }
-        return new Recovered(last, nextFile, manifestNumber, nextFamily, List.copyOf(result));
+        return ManifestRecovery.recover(fs, dir);
     }
 
     /** Single-family form of {@link #open(FileSystem, Path, Recovered, List, Map, Reclaimer, TableCache, LongFunction, long)}. */
@@ -256,7 +178,7 @@ public final class VersionSet implements AutoCloseable {
             Version v = new Version(set.nextVersionId++, levels, set);
             family.currentVersion = v;
             family.live.put(v.id(), v);
-            set.withVersions.add(family);
+            set.obsolete.track(family);
             Memtable mutable = mutables.get(rf.id());
             if (mutable == null) {
                 throw new IllegalArgumentException("no mutable memtable for column family " + rf.id());
@@ -337,7 +259,7 @@ public final class VersionSet implements AutoCloseable {
     }
 
     /** Runs {@code action} on each live family's current view, pinned for the call (dropped families are skipped). */
-    public void forEachView(java.util.function.Consumer<ReadView> action) {
+    public void forEachView(Consumer<ReadView> action) {
         for (int family : columnFamilies().keySet()) {
             ReadView view;
             try {
@@ -363,8 +285,12 @@ public final class VersionSet implements AutoCloseable {
      * writers of views.
      *
      * @throws IllegalArgumentException if the family does not exist or was dropped
+     * @throws IllegalStateException once the version set is closed
      */
     public ReadView acquire(int id) {
+        if (closed) {
+            throw closedException();
+        }
         ColumnFamilyVersions family = family(id);
         StampedLock swapLock = family.swapLock;
         acquisitions.increment();
@@ -386,9 +312,23 @@ public final class VersionSet implements AutoCloseable {
                     return view;
                 }
             }
+            if (closed) {
+                throw closedException();
+            }
             if (family.dropped) {
                 throw new IllegalArgumentException("column family " + family.name + " was dropped");
             }
+        }
+    }
+
+    private static IllegalStateException closedException() {
+        return new IllegalStateException("database closed");
+    }
+
+    /** Caller holds manifestLock or viewLock. */
+    private void checkOpen() {
+        if (closed) {
+            throw closedException();
         }
     }
 
@@ -404,7 +344,7 @@ public final class VersionSet implements AutoCloseable {
             ColumnFamilyVersions[] all = families;
             ColumnFamilyVersions family = id < all.length ? all[id] : null;
             if (family == null || family.current == null) {
-                return;
+                return; // dropped, or closed
             }
             ReadView current = family.current;
             ReadView next = new ReadView(mutable, immutables.apply(current.immutables()), current.version(), reclaimer);
@@ -446,6 +386,7 @@ public final class VersionSet implements AutoCloseable {
         List<Version> created = new ArrayList<>();
         manifestLock.lock();
         try {
+            checkOpen();
             List<Change> applicable = new ArrayList<>();
             List<LevelFiles[]> levels = new ArrayList<>();
             List<VersionEdit> edits = new ArrayList<>();
@@ -455,7 +396,7 @@ public final class VersionSet implements AutoCloseable {
                 int id = edit.columnFamily();
                 ColumnFamilyVersions family = id < all.length ? all[id] : null;
                 if (family == null) {
-                    deleteOrphans(edit);
+                    obsolete.deleteOrphans(edit);
                     continue;
                 }
                 if (edit.logNumber() == VersionEdit.UNSET) {
@@ -480,7 +421,7 @@ public final class VersionSet implements AutoCloseable {
                 Version next = new Version(nextVersionId++, levels.get(i), this);
                 family.live.put(next.id(), next);
                 created.add(next);
-                scheduleRemoval(family, edit.removed().stream().map(VersionEdit.Removed::fileNumber).toList(),
+                obsolete.scheduleRemoval(family, edit.removed().stream().map(VersionEdit.Removed::fileNumber).toList(),
                         next.id());
                 Version previous = family.currentVersion;
                 family.currentVersion = next;
@@ -511,9 +452,10 @@ public final class VersionSet implements AutoCloseable {
      * @return whether an edit was applied
      * @throws IllegalArgumentException if the family does not exist or was dropped
      */
-    public boolean logAndApply(int id, java.util.function.Function<Version, VersionEdit> decide) throws IOException {
+    public boolean logAndApply(int id, Function<Version, VersionEdit> decide) throws IOException {
         manifestLock.lock();
         try {
+            checkOpen();
             VersionEdit edit = decide.apply(family(id).currentVersion);
             if (edit == null) {
                 return false;
@@ -528,17 +470,6 @@ public final class VersionSet implements AutoCloseable {
         }
     }
 
-    private void scheduleRemoval(ColumnFamilyVersions family, List<Long> fileNumbers, long removedBy) {
-        if (!fileNumbers.isEmpty()) {
-            reclaimer.submit(() -> fileNumbers.forEach(n -> family.removedTables.add(new long[] {n, removedBy})));
-        }
-    }
-
-    private void deleteOrphans(VersionEdit edit) {
-        List<Long> numbers = edit.added().stream().map(a -> a.table().fileNumber()).toList();
-        reclaimer.submit(() -> numbers.forEach(this::deleteTable));
-    }
-
     /**
      * Creates column family {@code name}, durable once this returns, with {@code mutable} as its first
      * memtable (the view takes its own reference). {@code logNumber}: the log its first writes go to.
@@ -549,6 +480,7 @@ public final class VersionSet implements AutoCloseable {
     public int createColumnFamily(String name, long logNumber, Memtable mutable) throws IOException {
         manifestLock.lock();
         try {
+            checkOpen();
             for (ColumnFamilyVersions family : families) {
                 if (family != null && family.name.equals(name)) {
                     throw new IllegalArgumentException("column family '" + name + "' already exists");
@@ -575,7 +507,7 @@ public final class VersionSet implements AutoCloseable {
             family.logNumber = logNumber;
             Version v = new Version(nextVersionId++, Version.empty(this).applied(new VersionEdit()), this);
             family.live.put(v.id(), v);
-            withVersions.add(family);
+            obsolete.track(family);
             family.currentVersion = v;
             family.current = new ReadView(mutable, List.of(), v, reclaimer);
             ColumnFamilyVersions[] grown = Arrays.copyOf(families, Math.max(families.length, id + 1));
@@ -598,6 +530,7 @@ public final class VersionSet implements AutoCloseable {
         ReadView last;
         manifestLock.lock();
         try {
+            checkOpen();
             ColumnFamilyVersions family = family(id);
             manifest.append(List.of(new VersionEdit().columnFamily(id).dropColumnFamily()
                     .lastSequence(lastSequence).nextFileNumber(nextFileNumber.get())));
@@ -609,7 +542,7 @@ public final class VersionSet implements AutoCloseable {
                     tables.add(t.fileNumber());
                 }
             }
-            scheduleRemoval(family, tables, removedBy);
+            obsolete.scheduleRemoval(family, tables, removedBy);
             viewLock.lock();
             try {
                 long stamp = family.swapLock.writeLock();
@@ -661,32 +594,9 @@ public final class VersionSet implements AutoCloseable {
         }
     }
 
-    /** Called by {@link Version#release()} on the last reference: the rest happens on the reclaimer thread. */
+    /** Called by {@link Version#release()} on the last reference. */
     void versionReleased(Version version) {
-        reclaimer.submit(() -> {
-            for (ColumnFamilyVersions family : withVersions) {
-                if (family.live.remove(version.id()) == null) {
-                    continue;
-                }
-                long oldestLive = family.live.isEmpty() ? Long.MAX_VALUE : family.live.firstKey();
-                while (!family.removedTables.isEmpty() && family.removedTables.peekFirst()[1] <= oldestLive) {
-                    deleteTable(family.removedTables.pollFirst()[0]);
-                }
-                if (family.dropped && family.live.isEmpty()) {
-                    withVersions.remove(family);
-                }
-                return;
-            }
-        });
-    }
-
-    private void deleteTable(long fileNumber) {
-        tableCache.evict(fileNumber);
-        try {
-            fs.delete(tablePath.apply(fileNumber));
-        } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, "could not delete obsolete table " + fileNumber, e);
-        }
+        obsolete.versionReleased(version);
     }
 
     /** Calls of {@link #acquire()} so far, for metrics. */
@@ -696,12 +606,13 @@ public final class VersionSet implements AutoCloseable {
 
     /** Number of versions still referenced, the current ones included; for tests and metrics. */
     public int liveVersionCount() {
-        return withVersions.stream().mapToInt(family -> family.live.size()).sum();
+        return obsolete.liveVersionCount();
     }
 
     /**
-     * Releases the current views. Readers still holding views finish normally; their memory is freed by the
-     * reclaimer when they release.
+     * Uninstalls and releases the current views and versions, and closes the manifest. Idempotent. Readers
+     * still holding views finish normally (their memory is freed by the reclaimer when they release); new
+     * acquisitions and edits throw {@link IllegalStateException}.
      */
     @Override
     public void close() throws IOException {
@@ -709,11 +620,15 @@ public final class VersionSet implements AutoCloseable {
         List<Version> versions = new ArrayList<>();
         manifestLock.lock();
         try {
+            if (closed) {
+                return;
+            }
             viewLock.lock();
             try {
+                closed = true;
                 for (ColumnFamilyVersions family : families) {
                     if (family != null) {
-                        last.add(family.current);
+                        last.add(swap(family, null));
                         versions.add(family.currentVersion);
                     }
                 }

@@ -4,6 +4,7 @@ import io.varve.core.compaction.CompactionFilter;
 
 import java.nio.ByteBuffer;
 import java.util.function.LongSupplier;
+import java.util.Arrays;
 
 /**
  * Removes values whose expiry time has passed. Values carry their expiry in their first 8 bytes, big-endian
@@ -32,7 +33,7 @@ public final class TtlCompactionFilter implements CompactionFilter {
     }
 
     public static byte[] payload(byte[] stored) {
-        return java.util.Arrays.copyOfRange(stored, EXPIRY_BYTES, stored.length);
+        return Arrays.copyOfRange(stored, EXPIRY_BYTES, stored.length);
     }
 
     public static boolean isExpired(byte[] stored, long nowMillis) {
