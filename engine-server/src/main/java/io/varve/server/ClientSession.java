@@ -270,6 +270,7 @@ final class ClientSession {
 
     void closed() {
         closed = true;
+        dispatcher.connectionClosed(connection);
         if (inline != null) {
             inline.release();
             inline = null;

@@ -40,6 +40,7 @@ public final class CommandTable {
         StringCommands.register(b);
         KeyCommands.register(b);
         HashCommands.register(b);
+        TransactionCommands.register(b);
         return b.build();
     }
 

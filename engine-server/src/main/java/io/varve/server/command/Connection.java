@@ -25,6 +25,9 @@ public final class Connection {
     private volatile String lastCommand = "NULL";
     private volatile boolean closeAfterReply;
     private volatile boolean closeWithoutReply;
+    private final Transaction transaction = new Transaction();
+    /** The logical database SELECT chose. */
+    private volatile int database;
 
     public Connection(InetSocketAddress remote, InetSocketAddress local, boolean authenticated) {
         this.remote = remote;
@@ -105,6 +108,18 @@ public final class Connection {
         this.lastCommandAtMillis = nowMillis;
     }
 
+    public Transaction transaction() {
+        return transaction;
+    }
+
+    public int database() {
+        return database;
+    }
+
+    public void database(int index) {
+        this.database = index;
+    }
+
     /** Reply to this command, then close (QUIT). */
     public boolean closeAfterReply() {
         return closeAfterReply;
@@ -138,7 +153,8 @@ public final class Connection {
                 + " name=" + (n == null ? "" : n)
                 + " age=" + (nowMillis - createdAtMillis) / 1000
                 + " idle=" + (nowMillis - lastCommandAtMillis) / 1000
-                + " flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 watch=0 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0"
+                + " flags=" + (transaction.active() ? "x" : "N") + " db=" + database + " sub=0 psub=0 ssub=0 multi="
+                + transaction.queuedCount() + " watch=" + transaction.watchedCount() + " qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0"
                 + " rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r"
                 + " cmd=" + lastCommand + " user=default redir=-1 resp=" + protocol
                 + " lib-name=" + (libName == null ? "" : libName)

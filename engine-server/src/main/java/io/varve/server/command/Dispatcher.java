@@ -7,6 +7,8 @@ import io.varve.server.store.Metadata;
 import io.varve.server.store.RedisType;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * Runs one request: finds the command, checks arity and authentication, calls the handler, and turns a
@@ -39,6 +41,8 @@ public final class Dispatcher {
     private final ServerContext server;
     private final Observer observer;
     private final CommandSpec get;
+    private final CommandGate gate = new CommandGate();
+    private final WatchRegistry watches = new WatchRegistry();
 
     public Dispatcher(CommandTable table, ServerContext server, Observer observer) {
         this.table = table;
@@ -52,22 +56,46 @@ public final class Dispatcher {
     }
 
     public void execute(Connection connection, byte[][] args, Reply reply) {
+        Transaction tx = connection.transaction();
         CommandSpec spec = table.lookup(args[0]);
         if (spec == null) {
-            observer.rejected();
-            reply.error(unknownCommand(args));
+            reject(tx, reply, unknownCommand(args));
             return;
         }
         if (!spec.arityAccepts(args.length)) {
-            observer.rejected();
-            reply.error("ERR wrong number of arguments for '" + spec.name() + "' command");
+            reject(tx, reply, "ERR wrong number of arguments for '" + spec.name() + "' command");
             return;
         }
         if (!connection.authenticated() && !spec.allowedBeforeAuth()) {
-            observer.rejected();
-            reply.error(RedisError.NOAUTH);
+            reject(tx, reply, RedisError.NOAUTH);
             return;
         }
+        if (tx.active() && TransactionCommands.queuedInsideMulti(spec)) {
+            tx.queue(args);
+            reply.simple("QUEUED");
+            return;
+        }
+        if (spec.handler() instanceof CoordinatedHandler || spec.flags().contains("blocking")) {
+            run(spec, connection, args, reply); // they take the gate themselves, or must not hold it while waiting
+            return;
+        }
+        try (CommandGate.Held shared = gate.shared()) {
+            run(spec, connection, args, reply);
+        }
+    }
+
+    private void reject(Transaction tx, Reply reply, String error) {
+        observer.rejected();
+        tx.fail();
+        reply.error(error);
+    }
+
+    /** Runs one queued command of an EXEC, whose caller holds the gate's exclusive side. */
+    void executeInsideExec(Connection connection, byte[][] args, Reply reply) {
+        run(table.lookup(args[0]), connection, args, reply); // looked up and checked when it was queued
+    }
+
+    private void run(CommandSpec spec, Connection connection, byte[][] args, Reply reply) {
         connection.commandStarted(spec.name());
         int mark = reply.buffer().writerIndex();
         // Two clock reads per command show in profiles of pipelined GETs: skip them unless someone observes.
@@ -75,7 +103,12 @@ public final class Dispatcher {
         long started = timed ? System.nanoTime() : 0;
         boolean failed = false;
         try {
-            spec.handler().handle(new CommandCall(spec, args, connection, server, reply));
+            CommandCall call = new CommandCall(spec, args, connection, server, reply);
+            if (spec.handler() instanceof CoordinatedHandler coordinated) {
+                coordinated.handle(call, this);
+            } else {
+                spec.handler().handle(call);
+            }
         } catch (RedisError e) {
             failed = true;
             reply.buffer().writerIndex(mark);
@@ -85,9 +118,55 @@ public final class Dispatcher {
             reply.buffer().writerIndex(mark);
             reply.error(internalError(spec, e));
         }
+        if (!failed && spec.flags().contains("write")) {
+            touchWritten(spec, connection, args);
+        }
         if (timed) {
             observer.executed(spec, System.nanoTime() - started, failed);
         }
+    }
+
+    /** Marks the transactions watching the keys a write command named (see {@link WatchRegistry}). */
+    private void touchWritten(CommandSpec spec, Connection connection, byte[][] args) {
+        switch (spec.name()) {
+            case "flushall", "swapdb" -> watches.touchDatabase(-1);
+            case "flushdb" -> watches.touchDatabase(connection.database());
+            default -> {
+                if (spec.firstKey() <= 0) {
+                    return;
+                }
+                int last = spec.lastKey() < 0 ? args.length + spec.lastKey() : spec.lastKey();
+                int step = Math.max(1, spec.keyStep());
+                for (int i = spec.firstKey(); i <= last && i < args.length; i += step) {
+                    watches.touch(connection.database(), args[i]);
+                }
+            }
+        }
+    }
+
+    /** Keys written outside {@link #execute} (runs of SETs) touch their watchers through here. */
+    void touchWritten(int database, List<byte[]> keys) {
+        for (byte[] key : keys) {
+            watches.touch(database, key);
+        }
+    }
+
+    /** The connection is gone: its watched keys are forgotten. Any thread. */
+    public void connectionClosed(Connection connection) {
+        TransactionCommands.unwatchAll(connection, this);
+    }
+
+    CommandGate gate() {
+        return gate;
+    }
+
+    WatchRegistry watches() {
+        return watches;
+    }
+
+    /** Runs {@code action} in the connection's database. */
+    <T> T inDatabase(Connection connection, Supplier<T> action) {
+        return action.get();
     }
 
     /**
@@ -99,9 +178,16 @@ public final class Dispatcher {
      * so event loops may call it.
      */
     public boolean executeFromMemory(Connection connection, byte[][] args, Reply reply) {
-        if (get == null || args.length != 2 || !connection.authenticated() || !Args.isKeyword(args[0], "get")) {
+        if (get == null || args.length != 2 || !connection.authenticated() || !Args.isKeyword(args[0], "get")
+                || connection.transaction().active()) {
             return false;
         }
+        try (CommandGate.Held shared = gate.tryShared()) {
+            return shared != null && getFromMemory(connection, args, reply);
+        }
+    }
+
+    private boolean getFromMemory(Connection connection, byte[][] args, Reply reply) {
         boolean timed = observer != Observer.NONE;
         long started = timed ? System.nanoTime() : 0;
         Metadata meta;
