@@ -115,6 +115,9 @@ final class InfoReport {
         f.put("total_net_input_bytes", stats.inputBytes());
         f.put("total_net_output_bytes", stats.replyBytes());
         f.put("rejected_connections", stats.connectionsRejected());
+        f.put("client_output_buffer_limit_disconnections", stats.outputLimitDisconnections());
+        f.put("pubsub_channels", server.dispatcherForInfo().pubSub().channelCount());
+        f.put("pubsub_patterns", server.dispatcherForInfo().pubSub().patternCount());
         f.put("total_error_replies_protocol", stats.protocolErrors());
         f.put("expired_keys", ks.expiredKeysRemoved());
         f.put("keyspace_hits", ks.hits());

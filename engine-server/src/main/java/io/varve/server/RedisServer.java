@@ -102,6 +102,8 @@ public final class RedisServer implements AutoCloseable {
     private ScheduledExecutorService background;
     private SslContext sslContext;
     private final Context context = new Context();
+    /** Changed by CONFIG SET; read by every subscriber's outbox on each message. */
+    private volatile OutputBufferLimit pubsubOutputLimit;
 
     private RedisServer(Builder b) {
         this.config = b.config;
@@ -114,6 +116,7 @@ public final class RedisServer implements AutoCloseable {
         this.activeExpiry = b.activeExpiry;
         this.loopSetCommitter = b.loopSetCommitter;
         this.commitSharedSetsOnLoop = b.commitSharedSetsOnLoop;
+        this.pubsubOutputLimit = b.config.pubsubOutputLimit();
     }
 
     public static Builder builder(ServerConfig config) {
@@ -261,6 +264,8 @@ public final class RedisServer implements AutoCloseable {
         LoopSetBatch loopSets = this.loopSets.computeIfAbsent(ch.eventLoop(),
                 loop -> new LoopSetBatch(loop, dispatcher, stats, loopSetCommitter, commitSharedSetsOnLoop));
         ClientSession session = new ClientSession(ch, connection, dispatcher, decoder, stats, loopSets);
+        session.attachPushes(new PushOutbox(ch, connection, session, () -> pubsubOutputLimit,
+                stats::outputLimitDisconnection));
         ChannelPipeline p = ch.pipeline();
         if (sslContext != null) {
             p.addLast("tls", sslContext.newHandler(ch.alloc()));
@@ -529,6 +534,10 @@ public final class RedisServer implements AutoCloseable {
     }
 
     // ---- for InfoReport
+
+    Dispatcher dispatcherForInfo() {
+        return dispatcher;
+    }
 
     Keyspace keyspaceForInfo() {
         return keyspace;

@@ -46,6 +46,7 @@ public final class ServerConfig {
         d.put("timeout", "0");
         d.put("proto-max-bulk-len", "536870912");
         d.put("client-query-buffer-limit", "1073741824");
+        d.put("client-output-buffer-limit", OutputBufferLimit.DEFAULT);
         d.put("metrics-port", "0");
         d.put("tls-cert-file", "");
         d.put("tls-key-file", "");
@@ -176,6 +177,12 @@ public final class ServerConfig {
             throw new IllegalArgumentException("bind needs at least one address");
         }
         writeBufferSize();
+        pubsubOutputLimit();
+    }
+
+    /** The output buffer limit of subscribed clients. */
+    OutputBufferLimit pubsubOutputLimit() {
+        return OutputBufferLimit.pubsub(values.get("client-output-buffer-limit"));
     }
 
     public String get(String name) {

@@ -15,8 +15,17 @@ final class ServerStats {
     private final LongAdder sharedSets = new LongAdder();
     private final LongAdder sharedSetRunsOnLoop = new LongAdder();
     private final LongAdder sharedSetRunsHandedOff = new LongAdder();
+    private final LongAdder outputLimitDisconnections = new LongAdder();
     private final long startedAtMillis = System.currentTimeMillis();
     private volatile long recoveryMillis;
+
+    void outputLimitDisconnection() {
+        outputLimitDisconnections.increment();
+    }
+
+    long outputLimitDisconnections() {
+        return outputLimitDisconnections.sum();
+    }
 
     void commandProcessed() {
         commands.increment();

@@ -92,7 +92,10 @@ final class RespClient implements AutoCloseable {
         return read();
     }
 
-    /** Reads one reply: String (simple/bulk/verbatim), Long, Double, Boolean, List, Map, Err, null or NULL. */
+    /**
+     * Reads one reply: String (simple/bulk/verbatim), Long, Double, Boolean, List (arrays, sets and pushes),
+     * Map, Err, null or NULL.
+     */
     Object read() throws IOException {
         int type = in.read();
         if (type < 0) {
@@ -119,7 +122,7 @@ final class RespClient implements AutoCloseable {
                 readLine();
                 yield new String(data, StandardCharsets.UTF_8).substring(4);
             }
-            case '*', '~' -> {
+            case '*', '~', '>' -> {
                 int n = Integer.parseInt(line);
                 if (n < 0) {
                     yield null;

@@ -41,6 +41,7 @@ public final class CommandTable {
         KeyCommands.register(b);
         HashCommands.register(b);
         TransactionCommands.register(b);
+        PubSubCommands.register(b);
         return b.build();
     }
 

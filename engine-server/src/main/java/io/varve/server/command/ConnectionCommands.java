@@ -30,6 +30,13 @@ final class ConnectionCommands {
         if (c.argCount() > 2) {
             throw RedisError.wrongArity("ping");
         }
+        if (c.connection().protocol() == 2 && c.connection().subscriptions().any()) {
+            // Subscriber mode answers with an array, so clients can tell it from a message.
+            c.reply().arrayHeader(2);
+            c.reply().bulk("pong");
+            c.reply().bulk(c.argCount() == 2 ? c.arg(1) : new byte[0]);
+            return;
+        }
         if (c.argCount() == 2) {
             c.reply().bulk(c.arg(1));
         } else {

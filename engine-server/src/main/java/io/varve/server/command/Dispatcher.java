@@ -1,5 +1,6 @@
 package io.varve.server.command;
 
+import io.varve.server.pubsub.PubSubRegistry;
 import io.varve.server.resp.RedisError;
 import io.varve.server.resp.Reply;
 import io.varve.server.store.Keyspace;
@@ -43,6 +44,7 @@ public final class Dispatcher {
     private final CommandSpec get;
     private final CommandGate gate = new CommandGate();
     private final WatchRegistry watches = new WatchRegistry();
+    private final PubSubRegistry pubSub = new PubSubRegistry(pattern -> new Glob(pattern)::matches);
 
     public Dispatcher(CommandTable table, ServerContext server, Observer observer) {
         this.table = table;
@@ -68,6 +70,10 @@ public final class Dispatcher {
         }
         if (!connection.authenticated() && !spec.allowedBeforeAuth()) {
             reject(tx, reply, RedisError.NOAUTH);
+            return;
+        }
+        if (!PubSubCommands.allowedWhenSubscribed(spec) && connection.inSubscriberMode()) {
+            reject(tx, reply, PubSubCommands.notAllowedWhenSubscribed(spec));
             return;
         }
         if (tx.active() && TransactionCommands.queuedInsideMulti(spec)) {
@@ -154,6 +160,11 @@ public final class Dispatcher {
     /** The connection is gone: its watched keys are forgotten. Any thread. */
     public void connectionClosed(Connection connection) {
         TransactionCommands.unwatchAll(connection, this);
+        PubSubCommands.unsubscribeAll(connection, this);
+    }
+
+    public PubSubRegistry pubSub() {
+        return pubSub;
     }
 
     CommandGate gate() {
@@ -179,7 +190,7 @@ public final class Dispatcher {
      */
     public boolean executeFromMemory(Connection connection, byte[][] args, Reply reply) {
         if (get == null || args.length != 2 || !connection.authenticated() || !Args.isKeyword(args[0], "get")
-                || connection.transaction().active()) {
+                || connection.transaction().active() || connection.inSubscriberMode()) {
             return false;
         }
         try (CommandGate.Held shared = gate.tryShared()) {

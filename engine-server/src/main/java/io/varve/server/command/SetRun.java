@@ -54,7 +54,8 @@ public final class SetRun {
      */
     public boolean offer(Connection connection, byte[][] args) {
         if (args.length < 3 || !connection.authenticated() || dispatcher.table().lookup(args[0]) != set
-                || connection.transaction().active() || connection.database() != 0) {
+                || connection.transaction().active() || connection.database() != 0
+                || connection.inSubscriberMode()) {
             return false;
         }
         long size = args[1].length + args[2].length;
