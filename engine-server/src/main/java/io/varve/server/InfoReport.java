@@ -130,9 +130,12 @@ final class InfoReport {
     }
 
     private void keyspaceSection(Map<String, Object> f) {
-        long[] counts = server.keyspaceForInfo().countKeys();
-        if (counts[0] > 0) {
-            f.put("db0", "keys=" + counts[0] + ",expires=" + counts[1] + ",avg_ttl=0");
+        Keyspace ks = server.keyspaceForInfo();
+        for (int i = 0; i < ks.databases().count(); i++) {
+            long[] counts = ks.databases().in(i, ks::countKeys);
+            if (counts[0] > 0) {
+                f.put("db" + i, "keys=" + counts[0] + ",expires=" + counts[1] + ",avg_ttl=" + counts[2]);
+            }
         }
     }
 

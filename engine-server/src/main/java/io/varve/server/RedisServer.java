@@ -199,7 +199,8 @@ public final class RedisServer implements AutoCloseable {
         compactionFilter.attach(db);
         long millis = (System.nanoTime() - t0) / 1_000_000;
         stats.recoveryMillis(millis);
-        keyspace = new Keyspace(db, config.fsync() == ServerConfig.Fsync.ALWAYS, clock);
+        keyspace = new Keyspace(db, config.fsync() == ServerConfig.Fsync.ALWAYS, clock, config.databases());
+        compactionFilter.physicalDatabases(keyspace.databases().physicalCount());
         hashes = new HashStore(keyspace);
         LOG.log(System.Logger.Level.INFO, "database ready in {0} ms", millis);
         if (config.metricsPort() > 0) {

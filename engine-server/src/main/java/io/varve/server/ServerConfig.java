@@ -52,7 +52,7 @@ public final class ServerConfig {
         d.put("tls-key-file", "");
         d.put("io-threads", Integer.toString(Math.min(4, Runtime.getRuntime().availableProcessors())));
         d.put("tcp-backlog", "1024");
-        d.put("databases", "1");
+        d.put("databases", "16");
         d.put("save", "");
         // Smaller than the engine's 64 MiB: memtable lookups and inserts are bound by cache misses in the
         // skiplist, and 8 MiB memtables measured faster for both (docs/benchmarks.md, redis-benchmark).
@@ -178,6 +178,11 @@ public final class ServerConfig {
         }
         writeBufferSize();
         pubsubOutputLimit();
+        databases();
+    }
+
+    public int databases() {
+        return intIn("databases", 1, 1 << 16);
     }
 
     /** The output buffer limit of subscribed clients. */

@@ -42,6 +42,7 @@ public final class CommandTable {
         HashCommands.register(b);
         TransactionCommands.register(b);
         PubSubCommands.register(b);
+        DatabaseCommands.register(b);
         return b.build();
     }
 

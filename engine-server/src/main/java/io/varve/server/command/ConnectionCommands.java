@@ -22,7 +22,6 @@ final class ConnectionCommands {
             c.connection().requestCloseAfterReply();
             c.reply().ok();
         });
-        b.add("select", 2, "fast", ConnectionCommands::select);
         b.add("client", -2, "", ConnectionCommands::client);
     }
 
@@ -130,14 +129,6 @@ final class ConnectionCommands {
         r.bulk("master");
         r.bulk("modules");
         r.arrayHeader(0);
-    }
-
-    private static void select(CommandCall c) {
-        long db = c.argLong(1);
-        if (db != 0) {
-            throw new RedisError("ERR DB index is out of range");
-        }
-        c.reply().ok();
     }
 
     private static void client(CommandCall c) {

@@ -2,6 +2,7 @@ package io.varve.server.command;
 
 import io.varve.server.pubsub.PubSubRegistry;
 import io.varve.server.resp.RedisError;
+import io.varve.server.store.Databases;
 import io.varve.server.resp.Reply;
 import io.varve.server.store.Keyspace;
 import io.varve.server.store.Metadata;
@@ -101,7 +102,15 @@ public final class Dispatcher {
         run(table.lookup(args[0]), connection, args, reply); // looked up and checked when it was queued
     }
 
+    /** Runs the command bound to its connection's physical database (see {@link Databases}). */
     private void run(CommandSpec spec, Connection connection, byte[][] args, Reply reply) {
+        server.keyspace().databases().in(connection.database(), () -> {
+            runInDatabase(spec, connection, args, reply);
+            return null;
+        });
+    }
+
+    private void runInDatabase(CommandSpec spec, Connection connection, byte[][] args, Reply reply) {
         connection.commandStarted(spec.name());
         int mark = reply.buffer().writerIndex();
         // Two clock reads per command show in profiles of pipelined GETs: skip them unless someone observes.
@@ -137,6 +146,14 @@ public final class Dispatcher {
         switch (spec.name()) {
             case "flushall", "swapdb" -> watches.touchDatabase(-1);
             case "flushdb" -> watches.touchDatabase(connection.database());
+            case "move" -> {
+                watches.touch(connection.database(), args[1]);
+                try {
+                    watches.touch(Integer.parseInt(new String(args[2], StandardCharsets.US_ASCII)), args[1]);
+                } catch (NumberFormatException notMoved) {
+                    // MOVE refused the index, so it moved nothing
+                }
+            }
             default -> {
                 if (spec.firstKey() <= 0) {
                     return;
@@ -177,7 +194,7 @@ public final class Dispatcher {
 
     /** Runs {@code action} in the connection's database. */
     <T> T inDatabase(Connection connection, Supplier<T> action) {
-        return action.get();
+        return server.keyspace().databases().in(connection.database(), action);
     }
 
     /**
@@ -190,8 +207,9 @@ public final class Dispatcher {
      */
     public boolean executeFromMemory(Connection connection, byte[][] args, Reply reply) {
         if (get == null || args.length != 2 || !connection.authenticated() || !Args.isKeyword(args[0], "get")
-                || connection.transaction().active() || connection.inSubscriberMode()) {
-            return false;
+                || connection.transaction().active() || connection.inSubscriberMode()
+                || server.keyspace().databases().physical(connection.database()) != 0) {
+            return false; // the event loop answers only database 0, where no binding is needed
         }
         try (CommandGate.Held shared = gate.tryShared()) {
             return shared != null && getFromMemory(connection, args, reply);

@@ -132,7 +132,11 @@ final class ServerCommands {
         if (c.argCount() > 2 || (c.argCount() == 2 && !c.argIs(1, "async") && !c.argIs(1, "sync"))) {
             throw RedisError.syntax();
         }
-        c.keyspace().flushAll();
+        if (c.spec().name().equals("flushdb")) {
+            c.keyspace().flushDatabase();
+        } else {
+            c.keyspace().flushAll();
+        }
         c.reply().ok();
     }
 

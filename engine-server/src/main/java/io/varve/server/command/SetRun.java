@@ -54,7 +54,7 @@ public final class SetRun {
      */
     public boolean offer(Connection connection, byte[][] args) {
         if (args.length < 3 || !connection.authenticated() || dispatcher.table().lookup(args[0]) != set
-                || connection.transaction().active() || connection.database() != 0
+                || connection.transaction().active() || dispatcher.server().keyspace().databases().physical(connection.database()) != 0
                 || connection.inSubscriberMode()) {
             return false;
         }
