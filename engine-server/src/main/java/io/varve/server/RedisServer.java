@@ -194,8 +194,15 @@ public final class RedisServer implements AutoCloseable {
     private void startEngine() throws IOException {
         LOG.log(System.Logger.Level.INFO, "opening database in {0} (replaying the write-ahead log)",
                 config.dir().toAbsolutePath());
+        if (config.metricsPort() > 0) {
+            metrics = new ServerMetrics(CommandTable.standard(), connected::get);
+        }
         long t0 = System.nanoTime();
-        db = Db.open(config.dir(), engineOptions.withCompactionFilter(compactionFilter));
+        Options options = engineOptions.withCompactionFilter(compactionFilter);
+        if (metrics != null) {
+            options = options.withMeterRegistry(metrics.registry()); // the engine's meters on the same endpoint
+        }
+        db = Db.open(config.dir(), options);
         compactionFilter.attach(db);
         long millis = (System.nanoTime() - t0) / 1_000_000;
         stats.recoveryMillis(millis);
@@ -203,9 +210,6 @@ public final class RedisServer implements AutoCloseable {
         compactionFilter.physicalDatabases(keyspace.databases().physicalCount());
         hashes = new HashStore(keyspace);
         LOG.log(System.Logger.Level.INFO, "database ready in {0} ms", millis);
-        if (config.metricsPort() > 0) {
-            metrics = new ServerMetrics(CommandTable.standard(), connected::get);
-        }
         dispatcher = new Dispatcher(CommandTable.standard(), context,
                 metrics == null ? Dispatcher.Observer.NONE : metrics);
     }
@@ -430,6 +434,9 @@ public final class RedisServer implements AutoCloseable {
             }
             if (metricsEndpoint != null) {
                 metricsEndpoint.stop();
+            }
+            if (metrics != null) {
+                metrics.close();
             }
             if (workers != null) {
                 workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
