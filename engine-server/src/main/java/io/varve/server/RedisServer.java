@@ -26,6 +26,7 @@ import io.varve.server.command.Connection;
 import io.varve.server.command.Dispatcher;
 import io.varve.server.command.ServerContext;
 import io.varve.server.resp.DecoderLimits;
+import io.varve.server.resp.RedisError;
 import io.varve.server.resp.RespDecoder;
 import io.varve.server.store.ExpirySweeper;
 import io.varve.server.store.HashStore;
@@ -39,6 +40,7 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
@@ -70,9 +72,15 @@ public final class RedisServer implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RedisServer.class.getName());
     public static final String VERSION = "7.2.0";
 
-    private final ServerConfig config;
-    /** Parsed once: every accepted connection's decoder uses them, and the configuration never changes. */
-    private final DecoderLimits decoderLimits;
+    /** Parameters CONFIG SET may change while the server runs; the rest need a restart. */
+    private static final Set<String> MUTABLE = Set.of("timeout", "maxclients", "appendfsync",
+            "requirepass", "client-output-buffer-limit", "slowlog-log-slower-than", "slowlog-max-len",
+            "proto-max-bulk-len", "client-query-buffer-limit", "protected-mode");
+
+    /** Replaced whole by CONFIG SET (see {@link #configSet}); every read sees one consistent configuration. */
+    private volatile ServerConfig config;
+    /** Parsed once per configuration: each accepted connection's decoder keeps the limits it started with. */
+    private volatile DecoderLimits decoderLimits;
     private final LongSupplier clock;
     private final Predicate<InetAddress> isLoopback;
     private final Options engineOptions;
@@ -91,6 +99,7 @@ public final class RedisServer implements AutoCloseable {
     private final ScanCursors cursors = new ScanCursors();
     private Dispatcher dispatcher;
     private ServerMetrics metrics;
+    private CommandStats commandStats;
     private MetricsEndpoint metricsEndpoint;
     private EventLoopGroup acceptor;
     private EventLoopGroup workers;
@@ -210,8 +219,9 @@ public final class RedisServer implements AutoCloseable {
         compactionFilter.physicalDatabases(keyspace.databases().physicalCount());
         hashes = new HashStore(keyspace);
         LOG.log(System.Logger.Level.INFO, "database ready in {0} ms", millis);
-        dispatcher = new Dispatcher(CommandTable.standard(), context,
-                metrics == null ? Dispatcher.Observer.NONE : metrics);
+        commandStats = new CommandStats(metrics == null ? Dispatcher.Observer.NONE : metrics);
+        dispatcher = new Dispatcher(CommandTable.standard(), context, commandStats);
+        dispatcher.slowLog().configure(config.slowlogSlowerThan(), config.slowlogMaxLength());
     }
 
     private void startNetwork() throws IOException {
@@ -306,16 +316,15 @@ public final class RedisServer implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        if (config.fsync() == ServerConfig.Fsync.EVERYSEC) {
-            long[] lastSynced = {keyspace.commits()};
-            background.scheduleWithFixedDelay(() -> guarded("everysec fsync", () -> {
-                long commits = keyspace.commits();
-                if (commits != lastSynced[0]) {
-                    keyspace.syncLog();
-                    lastSynced[0] = commits;
-                }
-            }), 1, 1, TimeUnit.SECONDS);
-        }
+        // Scheduled whatever appendfsync is now: CONFIG SET may switch to everysec later.
+        long[] lastSynced = {keyspace.commits()};
+        background.scheduleWithFixedDelay(() -> guarded("everysec fsync", () -> {
+            long commits = keyspace.commits();
+            if (config.fsync() == ServerConfig.Fsync.EVERYSEC && commits != lastSynced[0]) {
+                keyspace.syncLog();
+                lastSynced[0] = commits;
+            }
+        }), 1, 1, TimeUnit.SECONDS);
         if (activeExpiry) {
             ExpirySweeper sweeper = new ExpirySweeper(keyspace);
             background.scheduleWithFixedDelay(() -> guarded("active expiry", () -> sweeper.sweep(500)),
@@ -539,9 +548,79 @@ public final class RedisServer implements AutoCloseable {
         public String version() {
             return VERSION;
         }
+
+        @Override
+        public void configSet(Map<String, String> settings) {
+            RedisServer.this.configSet(settings);
+        }
+
+        @Override
+        public void resetStats() {
+            stats.reset();
+            commandStats.reset();
+            keyspace.resetStats();
+        }
+
+        @Override
+        public int killClients(Predicate<Connection> which, Connection caller) {
+            return RedisServer.this.killClients(which, caller);
+        }
+    }
+
+    // ---- run-time configuration
+
+    /**
+     * CONFIG SET: validates all settings together, then publishes the new configuration and applies what
+     * running parts cache. Connections keep the decoder limits and idle timeout they were accepted with;
+     * everything else (maxclients, requirepass, appendfsync, output buffer and slow log limits) applies at once.
+     */
+    private synchronized void configSet(Map<String, String> settings) {
+        for (String name : settings.keySet()) {
+            if (!config.asMap().containsKey(name)) {
+                throw new RedisError(
+                        "ERR Unknown option or number of arguments for CONFIG SET - '" + name + "'");
+            }
+            if (!MUTABLE.contains(name)) {
+                throw new RedisError("ERR CONFIG SET failed (possibly related to argument '"
+                        + name + "') - can't set immutable config");
+            }
+        }
+        ServerConfig next;
+        try {
+            next = config.with(settings);
+        } catch (IllegalArgumentException e) {
+            throw new RedisError("ERR CONFIG SET failed (possibly related to argument '"
+                    + settings.keySet().iterator().next() + "') - " + e.getMessage());
+        }
+        config = next;
+        decoderLimits = DecoderLimits.of(next.protoMaxBulkLength(), next.queryBufferLimit());
+        pubsubOutputLimit = next.pubsubOutputLimit();
+        keyspace.syncEveryWrite(next.fsync() == ServerConfig.Fsync.ALWAYS);
+        dispatcher.slowLog().configure(next.slowlogSlowerThan(), next.slowlogMaxLength());
+    }
+
+    private int killClients(Predicate<Connection> which, Connection caller) {
+        int killed = 0;
+        for (ClientSession s : sessions.values()) {
+            Connection c = s.connection();
+            if (!which.test(c)) {
+                continue;
+            }
+            killed++;
+            if (c == caller) {
+                c.requestCloseAfterReply();
+            } else {
+                s.channel().close();
+            }
+        }
+        return killed;
     }
 
     // ---- for InfoReport
+
+    CommandStats commandStatsForInfo() {
+        return commandStats;
+    }
 
     Dispatcher dispatcherForInfo() {
         return dispatcher;

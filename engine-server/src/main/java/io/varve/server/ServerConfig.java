@@ -47,6 +47,8 @@ public final class ServerConfig {
         d.put("proto-max-bulk-len", "536870912");
         d.put("client-query-buffer-limit", "1073741824");
         d.put("client-output-buffer-limit", OutputBufferLimit.DEFAULT);
+        d.put("slowlog-log-slower-than", "10000");
+        d.put("slowlog-max-len", "128");
         d.put("metrics-port", "0");
         d.put("tls-cert-file", "");
         d.put("tls-key-file", "");
@@ -179,6 +181,20 @@ public final class ServerConfig {
         writeBufferSize();
         pubsubOutputLimit();
         databases();
+        slowlogSlowerThan();
+        slowlogMaxLength();
+    }
+
+    public long slowlogSlowerThan() {
+        try {
+            return Long.parseLong(values.get("slowlog-log-slower-than").trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("slowlog-log-slower-than must be an integer (microseconds)");
+        }
+    }
+
+    public int slowlogMaxLength() {
+        return intIn("slowlog-max-len", 0, Integer.MAX_VALUE);
     }
 
     public int databases() {

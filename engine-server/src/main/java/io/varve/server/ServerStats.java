@@ -19,6 +19,15 @@ final class ServerStats {
     private final long startedAtMillis = System.currentTimeMillis();
     private volatile long recoveryMillis;
 
+    /** CONFIG RESETSTAT: zeroes the counters (not the start time or the recovery duration). */
+    void reset() {
+        for (LongAdder a : new LongAdder[] {commands, connectionsReceived, connectionsRejected, protocolErrors,
+            replyBytes, inputBytes, inlineReads, sharedSets, sharedSetRunsOnLoop, sharedSetRunsHandedOff,
+            outputLimitDisconnections}) {
+            a.reset();
+        }
+    }
+
     void outputLimitDisconnection() {
         outputLimitDisconnections.increment();
     }

@@ -166,6 +166,11 @@ final class RespClient implements AutoCloseable {
         }
     }
 
+    /** Whether reply bytes have arrived and wait to be read (never blocks). */
+    boolean replyWaiting() throws IOException {
+        return in.available() > 0;
+    }
+
     /** Whether the server closed the connection (reads to end of stream; bounded by the socket timeout). */
     boolean closedByServer() throws IOException {
         try {

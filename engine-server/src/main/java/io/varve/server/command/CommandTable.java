@@ -43,6 +43,7 @@ public final class CommandTable {
         TransactionCommands.register(b);
         PubSubCommands.register(b);
         DatabaseCommands.register(b);
+        SlowLogCommand.register(b);
         return b.build();
     }
 

@@ -22,11 +22,19 @@ public final class Dispatcher {
 
     private static final System.Logger LOG = System.getLogger(Dispatcher.class.getName());
 
-    /** Told about every executed command, for metrics. */
+    /** Told about every executed command, for metrics and INFO commandstats/errorstats. */
     public interface Observer {
         void executed(CommandSpec spec, long nanos, boolean failed);
 
         void rejected();
+
+        /** A known command refused before running (wrong arity, not authenticated, subscriber mode). */
+        default void rejectedCall(CommandSpec spec) {
+        }
+
+        /** An error reply was sent, e.g. "ERR ..." or "WRONGTYPE ...". */
+        default void errorReplied(String error) {
+        }
 
         Observer NONE = new Observer() {
             @Override
@@ -44,6 +52,8 @@ public final class Dispatcher {
     private final Observer observer;
     private final CommandSpec get;
     private final CommandGate gate = new CommandGate();
+    private final SlowLog slowLog = new SlowLog();
+    private final ClientPause pause = new ClientPause();
     private final WatchRegistry watches = new WatchRegistry();
     private final PubSubRegistry pubSub = new PubSubRegistry(pattern -> new Glob(pattern)::matches);
 
@@ -62,19 +72,19 @@ public final class Dispatcher {
         Transaction tx = connection.transaction();
         CommandSpec spec = table.lookup(args[0]);
         if (spec == null) {
-            reject(tx, reply, unknownCommand(args));
+            reject(tx, reply, null, unknownCommand(args));
             return;
         }
         if (!spec.arityAccepts(args.length)) {
-            reject(tx, reply, "ERR wrong number of arguments for '" + spec.name() + "' command");
+            reject(tx, reply, spec, "ERR wrong number of arguments for '" + spec.name() + "' command");
             return;
         }
         if (!connection.authenticated() && !spec.allowedBeforeAuth()) {
-            reject(tx, reply, RedisError.NOAUTH);
+            reject(tx, reply, spec, RedisError.NOAUTH);
             return;
         }
         if (!PubSubCommands.allowedWhenSubscribed(spec) && connection.inSubscriberMode()) {
-            reject(tx, reply, PubSubCommands.notAllowedWhenSubscribed(spec));
+            reject(tx, reply, spec, PubSubCommands.notAllowedWhenSubscribed(spec));
             return;
         }
         if (tx.active() && TransactionCommands.queuedInsideMulti(spec)) {
@@ -82,6 +92,7 @@ public final class Dispatcher {
             reply.simple("QUEUED");
             return;
         }
+        pause.awaitFor(spec);
         if (spec.handler() instanceof CoordinatedHandler || spec.flags().contains("blocking")) {
             run(spec, connection, args, reply); // they take the gate themselves, or must not hold it while waiting
             return;
@@ -91,8 +102,12 @@ public final class Dispatcher {
         }
     }
 
-    private void reject(Transaction tx, Reply reply, String error) {
+    private void reject(Transaction tx, Reply reply, CommandSpec spec, String error) {
         observer.rejected();
+        if (spec != null) {
+            observer.rejectedCall(spec);
+        }
+        observer.errorReplied(error);
         tx.fail();
         reply.error(error);
     }
@@ -114,7 +129,7 @@ public final class Dispatcher {
         connection.commandStarted(spec.name());
         int mark = reply.buffer().writerIndex();
         // Two clock reads per command show in profiles of pipelined GETs: skip them unless someone observes.
-        boolean timed = observer != Observer.NONE;
+        boolean timed = observer != Observer.NONE || slowLog.enabled();
         long started = timed ? System.nanoTime() : 0;
         boolean failed = false;
         try {
@@ -128,16 +143,23 @@ public final class Dispatcher {
             failed = true;
             reply.buffer().writerIndex(mark);
             reply.error(e.getMessage());
+            observer.errorReplied(e.getMessage());
         } catch (RuntimeException e) {
             failed = true;
             reply.buffer().writerIndex(mark);
-            reply.error(internalError(spec, e));
+            String error = internalError(spec, e);
+            reply.error(error);
+            observer.errorReplied(error);
         }
         if (!failed && spec.flags().contains("write")) {
             touchWritten(spec, connection, args);
         }
         if (timed) {
-            observer.executed(spec, System.nanoTime() - started, failed);
+            long nanos = System.nanoTime() - started;
+            observer.executed(spec, nanos, failed);
+            if (slowLog.isSlow(nanos) && !spec.flags().contains("skip-slowlog")) {
+                slowLog.record(args, nanos, connection);
+            }
         }
     }
 
@@ -184,6 +206,14 @@ public final class Dispatcher {
         return pubSub;
     }
 
+    public SlowLog slowLog() {
+        return slowLog;
+    }
+
+    ClientPause pause() {
+        return pause;
+    }
+
     CommandGate gate() {
         return gate;
     }
@@ -207,7 +237,7 @@ public final class Dispatcher {
      */
     public boolean executeFromMemory(Connection connection, byte[][] args, Reply reply) {
         if (get == null || args.length != 2 || !connection.authenticated() || !Args.isKeyword(args[0], "get")
-                || connection.transaction().active() || connection.inSubscriberMode()
+                || connection.transaction().active() || connection.inSubscriberMode() || pause.active()
                 || server.keyspace().databases().physical(connection.database()) != 0) {
             return false; // the event loop answers only database 0, where no binding is needed
         }

@@ -121,9 +121,27 @@ final class ServerCommands {
                     c.reply().bulk(e.getValue());
                 }
             }
-            case "set", "rewrite", "resetstat" ->
-                    throw new RedisError("ERR CONFIG " + sub.toUpperCase(java.util.Locale.ROOT)
-                            + " is not supported: the configuration is read-only while the server runs");
+            case "set" -> {
+                if (c.argCount() < 4 || c.argCount() % 2 != 0) {
+                    throw RedisError.wrongArity("config|set");
+                }
+                Map<String, String> settings = new java.util.LinkedHashMap<>();
+                for (int i = 2; i < c.argCount(); i += 2) {
+                    String name = c.argText(i).toLowerCase(java.util.Locale.ROOT);
+                    if (settings.put(name, c.argText(i + 1)) != null) {
+                        throw new RedisError("ERR CONFIG SET failed (possibly related to argument '" + name
+                                + "') - duplicate parameter");
+                    }
+                }
+                c.server().configSet(settings);
+                c.reply().ok();
+            }
+            case "resetstat" -> {
+                c.server().resetStats();
+                c.reply().ok();
+            }
+            case "rewrite" -> throw new RedisError("ERR CONFIG REWRITE is not supported: settings changed at run"
+                    + " time last until the server restarts; put them in the configuration file to keep them");
             default -> throw new RedisError("ERR unknown subcommand '" + c.argText(1) + "'. Try CONFIG HELP.");
         }
     }

@@ -55,7 +55,7 @@ public final class SetRun {
     public boolean offer(Connection connection, byte[][] args) {
         if (args.length < 3 || !connection.authenticated() || dispatcher.table().lookup(args[0]) != set
                 || connection.transaction().active() || dispatcher.server().keyspace().databases().physical(connection.database()) != 0
-                || connection.inSubscriberMode()) {
+                || connection.inSubscriberMode() || dispatcher.pause().active()) {
             return false;
         }
         long size = args[1].length + args[2].length;

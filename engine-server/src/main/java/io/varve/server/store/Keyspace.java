@@ -33,7 +33,8 @@ public final class Keyspace {
     private static final WriteOptions NO_WAITING = WriteOptions.DEFAULT.withNoSlowdown(true);
 
     private final Db db;
-    private final WriteOptions writeOptions;
+    /** Changed at run time by CONFIG SET appendfsync. */
+    private volatile WriteOptions writeOptions;
     private final LockStripes locks;
     private final VersionClock versions;
     private final LongSupplier clock;
@@ -68,6 +69,18 @@ public final class Keyspace {
 
     public Databases databases() {
         return databases;
+    }
+
+    /** Whether each commit is fsynced before it returns, from now on (CONFIG SET appendfsync). */
+    public void syncEveryWrite(boolean sync) {
+        this.writeOptions = sync ? WriteOptions.SYNC : WriteOptions.DEFAULT;
+    }
+
+    /** CONFIG RESETSTAT: zeroes the hit, miss and expiry counters. */
+    public void resetStats() {
+        hits.reset();
+        misses.reset();
+        expired.reset();
     }
 
     public long now() {
