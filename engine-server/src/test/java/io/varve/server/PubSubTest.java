@@ -77,6 +77,24 @@ class PubSubTest {
     }
 
     @Test
+    void resetLeavesSubscriberModeTransactionsAndDatabase() throws Exception {
+        try (TestServer server = TestServer.start(dir); RespClient c = RespClient.connect(server.port());
+             RespClient pub = RespClient.connect(server.port())) {
+            c.call("SELECT", "3");
+            c.call("SET", "k", "in3");
+            assertEquals(List.of("subscribe", "a", 1L), c.call("SUBSCRIBE", "a"));
+            assertEquals("RESET", c.call("RESET"));
+            assertEquals(0L, pub.call("PUBLISH", "a", "x"), "unsubscribed");
+            assertEquals(null, c.call("GET", "k"), "back in database 0");
+            c.call("MULTI");
+            c.call("SET", "k", "queued");
+            assertEquals("RESET", c.call("RESET"));
+            assertEquals(new RespClient.Err("ERR EXEC without MULTI"), c.call("EXEC"));
+            assertEquals(null, c.call("GET", "k"));
+        }
+    }
+
+    @Test
     void shardChannels() throws Exception {
         try (TestServer server = TestServer.start(dir); RespClient sub = RespClient.connect(server.port());
              RespClient pub = RespClient.connect(server.port())) {

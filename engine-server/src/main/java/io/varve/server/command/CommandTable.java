@@ -44,6 +44,7 @@ public final class CommandTable {
         PubSubCommands.register(b);
         DatabaseCommands.register(b);
         SlowLogCommand.register(b);
+        ResetCommand.register(b);
         return b.build();
     }
 
