@@ -13,10 +13,19 @@ import java.util.List;
 import java.util.function.Supplier;
 
 /**
- * Runs one request: finds the command, checks arity and authentication, calls the handler, and turns a
- * {@link RedisError} into an error reply. A handler that fails after writing part of its reply has that
- * part discarded, so the reply stream always stays one well-formed reply per request. Stateless and
- * thread-safe; the caller guarantees one connection's requests run one at a time, in order.
+ * Runs one request: finds the command, checks arity, authentication and subscriber mode, queues it inside
+ * MULTI, waits out a CLIENT PAUSE, and runs the handler bound to the connection's physical database, inside
+ * the {@link CommandGate}'s shared side; turns a {@link RedisError} into an error reply. A handler that fails
+ * after writing part of its reply has that part discarded, so the reply stream always stays one well-formed
+ * reply per request.
+ *
+ * <p>Thread-safe; the caller guarantees one connection's requests run one at a time, in order. The
+ * dispatcher owns the server-wide coordination state that commands share beyond the keyspace — the command
+ * gate, the {@link WatchRegistry}, the pub/sub registry, the slow log and the client pause — and hands it to
+ * the commands that need it ({@link CoordinatedHandler}). Invariants: the gate is taken before any stripe
+ * lock and never while waiting for a client (pauses are waited out before it, blocking commands run outside
+ * it); a write touches its watched keys before it leaves the gate, so EXEC, in the exclusive side, sees
+ * every earlier write.
  */
 public final class Dispatcher {
 

@@ -16,13 +16,28 @@ public final class Transaction {
 
     private final List<byte[][]> queued = new ArrayList<>();
     private final List<Watched> watched = new ArrayList<>();
-    private boolean active;
+    /** Volatile: read on every command's fast paths (inline GETs, SET runs) without the monitor. */
+    private volatile boolean active;
+    private volatile boolean executing;
     private boolean failed;
     private volatile boolean dirty;
 
     /** Inside MULTI: commands are queued, not run. */
-    public synchronized boolean active() {
+    public boolean active() {
         return active;
+    }
+
+    /**
+     * EXEC is running this connection's queued commands, holding the command gate's exclusive side: a
+     * blocking command must then not wait (Redis runs them as if their timeout had passed), or it would
+     * stop the whole server.
+     */
+    public boolean executing() {
+        return executing;
+    }
+
+    void executing(boolean value) {
+        executing = value;
     }
 
     synchronized void begin() {

@@ -104,8 +104,13 @@ final class TransactionCommands {
                 return;
             }
             c.reply().arrayHeader(commands.size());
-            for (byte[][] args : commands) {
-                d.executeInsideExec(connection, args, c.reply());
+            tx.executing(true);
+            try {
+                for (byte[][] args : commands) {
+                    d.executeInsideExec(connection, args, c.reply());
+                }
+            } finally {
+                tx.executing(false);
             }
         }
     }

@@ -24,7 +24,8 @@ import java.util.function.BooleanSupplier;
  * already parsed for the command in progress may not exceed the query buffer limit. An argument is charged
  * what it costs on the heap ({@link DecoderLimits#argumentCost}), not its payload alone, so a flood of empty
  * arguments is bounded too; and a multibulk count whose arguments could not fit the limit even if all were
- * empty is refused at its header, as Redis refuses one over its own count limit. Any violation emits one
+ * empty is refused at its header, as Redis refuses one over its own count limit, and so is a negative count
+ * other than the null array {@code *-1}. Any violation emits one
  * {@link ProtocolError} and the decoder discards everything after it; the connection replies and closes.
  *
  * <p>Authentication gate: while the connection is unauthenticated, an emitted AUTH or HELLO pauses
@@ -135,7 +136,8 @@ public final class RespDecoder extends ByteToMessageDecoder {
             return fail(out, "ERR Protocol error: too big mbulk count string");
         }
         long count = parseLength(in, in.readerIndex() + 1, eol);
-        if (count == BAD_NUMBER || count < 0 || count > limits.maxArguments()) {
+        // *-1 (a null array) is nothing, as in Redis; any other negative count is malformed.
+        if (count == BAD_NUMBER || count < -1 || count > limits.maxArguments()) {
             return fail(out, "ERR Protocol error: invalid multibulk length");
         }
         boolean preAuth = !authenticated.getAsBoolean();
@@ -143,8 +145,8 @@ public final class RespDecoder extends ByteToMessageDecoder {
             return fail(out, "ERR Protocol error: unauthenticated multibulk length");
         }
         in.readerIndex(eol + 2);
-        if (count == 0) {
-            return true; // an empty multibulk is no command at all; Redis ignores it too
+        if (count <= 0) {
+            return true; // an empty or null multibulk is no command at all; Redis ignores it too
         }
         args = new ArrayList<>((int) Math.min(count, 16));
         argsRemaining = count;
