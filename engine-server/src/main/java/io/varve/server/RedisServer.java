@@ -18,7 +18,6 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.varve.core.Db;
 import io.varve.core.Options;
 import io.varve.server.command.CommandTable;
@@ -285,9 +284,6 @@ public final class RedisServer implements AutoCloseable {
         if (sslContext != null) {
             p.addLast("tls", sslContext.newHandler(ch.alloc()));
         }
-        if (config.timeoutSeconds() > 0) {
-            p.addLast("idle", new IdleStateHandler(config.timeoutSeconds(), 0, 0, TimeUnit.SECONDS));
-        }
         p.addLast("count", new InputCounter(stats));
         p.addLast("decoder", decoder);
         p.addLast("client", new ConnectionHandler(this, session));
@@ -325,10 +321,32 @@ public final class RedisServer implements AutoCloseable {
                 lastSynced[0] = commits;
             }
         }), 1, 1, TimeUnit.SECONDS);
+        background.scheduleWithFixedDelay(() -> guarded("idle clients", this::closeIdleClients),
+                1, 1, TimeUnit.SECONDS);
         if (activeExpiry) {
             ExpirySweeper sweeper = new ExpirySweeper(keyspace);
             background.scheduleWithFixedDelay(() -> guarded("active expiry", () -> sweeper.sweep(500)),
                     100, 100, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * Closes connections that sent no command for {@code timeout} seconds, checked once a second as Redis's
+     * cron does, so CONFIG SET timeout applies to every connection at once. A connection with a command
+     * running, or a subscriber (which waits for messages, not commands), is never idle.
+     */
+    private void closeIdleClients() {
+        long timeoutMillis = config.timeoutSeconds() * 1000L;
+        if (timeoutMillis <= 0) {
+            return;
+        }
+        long now = System.currentTimeMillis();
+        for (ClientSession s : sessions.values()) {
+            Connection c = s.connection();
+            if (now - c.lastCommandAtMillis() >= timeoutMillis && s.idle() && !c.subscriptions().any()) {
+                LOG.log(System.Logger.Level.DEBUG, "closing idle client {0}", c.id());
+                s.channel().close();
+            }
         }
     }
 
@@ -571,8 +589,8 @@ public final class RedisServer implements AutoCloseable {
 
     /**
      * CONFIG SET: validates all settings together, then publishes the new configuration and applies what
-     * running parts cache. Connections keep the decoder limits and idle timeout they were accepted with;
-     * everything else (maxclients, requirepass, appendfsync, output buffer and slow log limits) applies at once.
+     * running parts cache. Connections keep the decoder limits they were accepted with; everything else
+     * (timeout, maxclients, requirepass, appendfsync, output buffer and slow log limits) applies at once.
      */
     private synchronized void configSet(Map<String, String> settings) {
         for (String name : settings.keySet()) {

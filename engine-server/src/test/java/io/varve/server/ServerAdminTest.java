@@ -84,6 +84,16 @@ class ServerAdminTest {
     }
 
     @Test
+    void timeoutSetAtRunTimeClosesConnectionsAlreadyOpen() throws Exception {
+        try (TestServer server = TestServer.start(dir); RespClient idle = RespClient.connect(server.port());
+             RespClient admin = RespClient.connect(server.port())) {
+            assertEquals("PONG", idle.call("PING"));
+            assertEquals("OK", admin.call("CONFIG", "SET", "timeout", "1"));
+            assertTrue(idle.closedByServer(), "bounded by the client's 10 s read timeout");
+        }
+    }
+
+    @Test
     void maxclientsSetAtRunTimeRefusesTheOneTooMany() throws Exception {
         try (TestServer server = TestServer.start(dir); RespClient c = RespClient.connect(server.port())) {
             assertEquals("OK", c.call("CONFIG", "SET", "maxclients", "1"));
