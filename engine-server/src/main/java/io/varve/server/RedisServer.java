@@ -23,7 +23,6 @@ import io.varve.core.Options;
 import io.varve.server.command.CommandTable;
 import io.varve.server.command.Connection;
 import io.varve.server.command.Dispatcher;
-import io.varve.server.command.ServerContext;
 import io.varve.server.resp.DecoderLimits;
 import io.varve.server.resp.RedisError;
 import io.varve.server.resp.RespDecoder;
@@ -37,6 +36,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -109,7 +109,7 @@ public final class RedisServer implements AutoCloseable {
     private final boolean commitSharedSetsOnLoop;
     private ScheduledExecutorService background;
     private SslContext sslContext;
-    private final Context context = new Context();
+    private final CommandContext context = new CommandContext(this);
     /** Changed by CONFIG SET; read by every subscriber's outbox on each message. */
     private volatile OutputBufferLimit pubsubOutputLimit;
 
@@ -514,77 +514,6 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
-    /** What commands see of the server. */
-    private final class Context implements ServerContext {
-        @Override
-        public Keyspace keyspace() {
-            return keyspace;
-        }
-
-        @Override
-        public HashStore hashes() {
-            return hashes;
-        }
-
-        @Override
-        public ScanCursors scanCursors() {
-            return cursors;
-        }
-
-        @Override
-        public String requirePass() {
-            return config.requirePass();
-        }
-
-        @Override
-        public long maxBulkLength() {
-            return config.protoMaxBulkLength();
-        }
-
-        @Override
-        public Map<String, String> configuration() {
-            return config.asMap();
-        }
-
-        @Override
-        public List<Connection> clients() {
-            return sessions.values().stream().map(ClientSession::connection)
-                    .sorted(java.util.Comparator.comparingLong(Connection::id)).toList();
-        }
-
-        @Override
-        public String info(List<String> sections) {
-            return new InfoReport(RedisServer.this).render(sections);
-        }
-
-        @Override
-        public void requestShutdown() {
-            RedisServer.this.requestShutdown();
-        }
-
-        @Override
-        public String version() {
-            return VERSION;
-        }
-
-        @Override
-        public void configSet(Map<String, String> settings) {
-            RedisServer.this.configSet(settings);
-        }
-
-        @Override
-        public void resetStats() {
-            stats.reset();
-            commandStats.reset();
-            keyspace.resetStats();
-        }
-
-        @Override
-        public int killClients(Predicate<Connection> which, Connection caller) {
-            return RedisServer.this.killClients(which, caller);
-        }
-    }
-
     // ---- run-time configuration
 
     /**
@@ -592,7 +521,7 @@ public final class RedisServer implements AutoCloseable {
      * running parts cache. Connections keep the decoder limits they were accepted with; everything else
      * (timeout, maxclients, requirepass, appendfsync, output buffer and slow log limits) applies at once.
      */
-    private synchronized void configSet(Map<String, String> settings) {
+    synchronized void configSet(Map<String, String> settings) {
         for (String name : settings.keySet()) {
             if (!config.asMap().containsKey(name)) {
                 throw new RedisError(
@@ -617,21 +546,24 @@ public final class RedisServer implements AutoCloseable {
         dispatcher.slowLog().configure(next.slowlogSlowerThan(), next.slowlogMaxLength());
     }
 
-    private int killClients(Predicate<Connection> which, Connection caller) {
-        int killed = 0;
-        for (ClientSession s : sessions.values()) {
-            Connection c = s.connection();
-            if (!which.test(c)) {
-                continue;
-            }
-            killed++;
-            if (c == caller) {
-                c.requestCloseAfterReply();
-            } else {
-                s.channel().close();
-            }
-        }
-        return killed;
+    /** CONFIG RESETSTAT. */
+    void resetStats() {
+        stats.reset();
+        commandStats.reset();
+        keyspace.resetStats();
+    }
+
+    /** The connections' sessions, for CLIENT LIST and CLIENT KILL. */
+    Collection<ClientSession> sessions() {
+        return sessions.values();
+    }
+
+    HashStore hashStore() {
+        return hashes;
+    }
+
+    ScanCursors scanCursors() {
+        return cursors;
     }
 
     // ---- for InfoReport

@@ -10,6 +10,8 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -194,7 +196,7 @@ class DatabaseTest {
     }
 
     private static byte[] concat(byte[]... parts) {
-        ByteBuffer b = ByteBuffer.allocate(java.util.Arrays.stream(parts).mapToInt(p -> p.length).sum());
+        ByteBuffer b = ByteBuffer.allocate(Arrays.stream(parts).mapToInt(p -> p.length).sum());
         for (byte[] p : parts) {
             b.put(p);
         }
@@ -207,7 +209,7 @@ class DatabaseTest {
 
     private static Map<Object, Object> pairs(Object flat) {
         List<?> l = (List<?>) flat;
-        Map<Object, Object> m = new java.util.HashMap<>();
+        Map<Object, Object> m = new HashMap<>();
         for (int i = 0; i < l.size(); i += 2) {
             m.put(l.get(i), l.get(i + 1));
         }

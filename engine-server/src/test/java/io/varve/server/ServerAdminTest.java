@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -19,7 +20,7 @@ class ServerAdminTest {
     Path dir;
 
     private static Map<String, String> fields(Object info) {
-        Map<String, String> out = new java.util.HashMap<>();
+        Map<String, String> out = new HashMap<>();
         for (String line : ((String) info).split("\r\n")) {
             int colon = line.indexOf(':');
             if (colon > 0 && !line.startsWith("#")) {

@@ -5,7 +5,9 @@ import io.varve.server.resp.Reply;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /** COMMAND, INFO, CONFIG, DBSIZE, FLUSHDB, FLUSHALL, SHUTDOWN, TIME: commands about the server. */
@@ -40,7 +42,7 @@ final class ServerCommands {
             }
             return;
         }
-        String sub = c.argText(1).toLowerCase(java.util.Locale.ROOT);
+        String sub = c.argText(1).toLowerCase(Locale.ROOT);
         switch (sub) {
             case "count" -> r.integer(table.size());
             case "list" -> {
@@ -92,13 +94,13 @@ final class ServerCommands {
     private static void info(CommandCall c) {
         List<String> sections = new ArrayList<>();
         for (int i = 1; i < c.argCount(); i++) {
-            sections.add(c.argText(i).toLowerCase(java.util.Locale.ROOT));
+            sections.add(c.argText(i).toLowerCase(Locale.ROOT));
         }
         c.reply().bulk(c.server().info(sections));
     }
 
     private static void config(CommandCall c) {
-        String sub = c.argText(1).toLowerCase(java.util.Locale.ROOT);
+        String sub = c.argText(1).toLowerCase(Locale.ROOT);
         switch (sub) {
             case "get" -> {
                 if (c.argCount() < 3) {
@@ -108,7 +110,7 @@ final class ServerCommands {
                 List<Map.Entry<String, String>> matched = new ArrayList<>();
                 for (Map.Entry<String, String> e : all.entrySet()) {
                     for (int i = 2; i < c.argCount(); i++) {
-                        Glob glob = new Glob(c.argText(i).toLowerCase(java.util.Locale.ROOT).getBytes(StandardCharsets.UTF_8));
+                        Glob glob = new Glob(c.argText(i).toLowerCase(Locale.ROOT).getBytes(StandardCharsets.UTF_8));
                         if (glob.matches(e.getKey().getBytes(StandardCharsets.UTF_8))) {
                             matched.add(e);
                             break;
@@ -125,9 +127,9 @@ final class ServerCommands {
                 if (c.argCount() < 4 || c.argCount() % 2 != 0) {
                     throw RedisError.wrongArity("config|set");
                 }
-                Map<String, String> settings = new java.util.LinkedHashMap<>();
+                Map<String, String> settings = new LinkedHashMap<>();
                 for (int i = 2; i < c.argCount(); i += 2) {
-                    String name = c.argText(i).toLowerCase(java.util.Locale.ROOT);
+                    String name = c.argText(i).toLowerCase(Locale.ROOT);
                     if (settings.put(name, c.argText(i + 1)) != null) {
                         throw new RedisError("ERR CONFIG SET failed (possibly related to argument '" + name
                                 + "') - duplicate parameter");
