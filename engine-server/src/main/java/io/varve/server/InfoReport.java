@@ -46,6 +46,7 @@ final class InfoReport {
         builders.put("errorstats", f -> f.putAll(server.commandStatsForInfo().errorLines()));
         builders.put("keyspace", this::keyspaceSection);
         builders.put("varve", this::engineSection);
+        builders.put("engine", this::engineSection); // the same fields, for those who ask by what they hold
         List<String> sections = requested.contains("all") || requested.contains("everything") ? ALL_SECTIONS
                 : requested.isEmpty() || requested.contains("default") ? DEFAULT_SECTIONS : requested;
         StringBuilder out = new StringBuilder();
