@@ -11,6 +11,7 @@ import io.varve.server.resp.Reply;
 import io.varve.server.resp.RespDecoder;
 import io.varve.server.resp.RespRequest;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -109,6 +110,9 @@ final class ClientSession implements Parking {
     private volatile ByteBuf parkedReply;
     /** Arrivals for the parked reply: the drainer's batch handed over, and the reply made. The second one writes. */
     private final AtomicInteger parkArrivals = new AtomicInteger();
+    /** Event loop only: pub/sub messages held back until the replies owed before them are written. */
+    private final ArrayDeque<ByteBuf> heldPushes = new ArrayDeque<>();
+    private PushOutbox pushes;
     /** Event loop only: replies answered on the event loop during this read, not yet written. */
     private ByteBuf inline;
     private Reply inlineReply;
@@ -128,6 +132,50 @@ final class ClientSession implements Parking {
 
     Connection connection() {
         return connection;
+    }
+
+    /** Routes the connection's pub/sub messages through {@code outbox}; called once, before any command runs. */
+    void attachPushes(PushOutbox outbox) {
+        this.pushes = outbox;
+        connection.subscriptions().sink(outbox);
+    }
+
+    /**
+     * Event loop: writes a pub/sub message, after the replies this connection is still owed. A message is
+     * published only after the SUBSCRIBE that asked for it registered, and that SUBSCRIBE's reply is counted
+     * in {@link #unwritten} until written; so holding messages while anything is unwritten keeps
+     * confirmations ahead of the messages they announce.
+     */
+    void writePush(ByteBuf message) {
+        if (closed) {
+            pushes.left(message.readableBytes());
+            message.release();
+            return;
+        }
+        if (unwritten.get() != 0 || !heldPushes.isEmpty()) {
+            heldPushes.add(message);
+            flushHeldPushes();
+            return;
+        }
+        pushes.left(message.readableBytes());
+        channel.writeAndFlush(message);
+    }
+
+    /** Event loop: writes the held messages once no reply is owed ahead of them. */
+    private void flushHeldPushes() {
+        if (heldPushes.isEmpty() || unwritten.get() != 0) {
+            return;
+        }
+        ByteBuf message;
+        while ((message = heldPushes.poll()) != null) {
+            pushes.left(message.readableBytes());
+            if (closed) {
+                message.release();
+            } else {
+                channel.write(message);
+            }
+        }
+        channel.flush();
     }
 
     Channel channel() {
@@ -261,6 +309,7 @@ final class ClientSession implements Parking {
         stats.replyBytes(out.readableBytes());
         channel.writeAndFlush(out);
         unwritten.decrementAndGet();
+        flushHeldPushes();
         running.set(false);
         startDrainer(); // requests that arrived meanwhile were queued behind the token
     }
@@ -353,6 +402,7 @@ final class ClientSession implements Parking {
         if (parked && disconnect != null) {
             disconnect.run();
         }
+        dispatcher.connectionClosed(connection);
         if (inline != null) {
             inline.release();
             inline = null;
@@ -361,6 +411,11 @@ final class ClientSession implements Parking {
         reading.clear();
         decoding = false;
         inbox.clear();
+        ByteBuf message;
+        while ((message = heldPushes.poll()) != null) {
+            pushes.left(message.readableBytes());
+            message.release();
+        }
     }
 
     /** Requests were handed off and not yet executed (the count drops only after they ran). */
@@ -428,6 +483,7 @@ final class ClientSession implements Parking {
             channel.eventLoop().execute(() -> {
                 var future = channel.writeAndFlush(out);
                 unwritten.decrementAndGet();
+                flushHeldPushes();
                 if (lingerClose) {
                     LingeringClose.after(future);
                 }

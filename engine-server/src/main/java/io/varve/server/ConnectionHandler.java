@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.varve.server.resp.RespDecoder;
 import io.varve.server.resp.ProtocolError;
@@ -13,7 +12,7 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The last handler of a client pipeline: admits or refuses the connection (maxclients, protected mode),
- * hands decoded requests to the connection's {@link ClientSession}, and relays writability and idle events.
+ * hands decoded requests to the connection's {@link ClientSession}, and relays writability events.
  * Runs on the channel's event loop and never blocks.
  */
 final class ConnectionHandler extends ChannelInboundHandlerAdapter {
@@ -78,16 +77,6 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             session.writable();
         }
         ctx.fireChannelWritabilityChanged();
-    }
-
-    @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-        if (evt instanceof IdleStateEvent && session.idle() && !session.parked()) {
-            LOG.log(System.Logger.Level.DEBUG, "closing idle client {0}", session.connection().id());
-            ctx.close();
-            return;
-        }
-        ctx.fireUserEventTriggered(evt);
     }
 
     @Override

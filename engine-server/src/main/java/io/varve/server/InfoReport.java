@@ -23,7 +23,10 @@ import java.util.stream.Stream;
 final class InfoReport {
 
     private static final List<String> DEFAULT_SECTIONS =
-            List.of("server", "clients", "memory", "persistence", "stats", "keyspace", "varve");
+            List.of("server", "clients", "memory", "persistence", "stats", "cpu", "keyspace", "varve");
+    /** "all" adds the per-command and per-error sections, which are long. */
+    private static final List<String> ALL_SECTIONS = List.of("server", "clients", "memory", "persistence", "stats",
+            "cpu", "commandstats", "errorstats", "keyspace", "varve");
 
     private final RedisServer server;
 
@@ -38,10 +41,14 @@ final class InfoReport {
         builders.put("memory", this::memorySection);
         builders.put("persistence", this::persistenceSection);
         builders.put("stats", this::statsSection);
+        builders.put("cpu", this::cpuSection);
+        builders.put("commandstats", f -> f.putAll(server.commandStatsForInfo().commandLines()));
+        builders.put("errorstats", f -> f.putAll(server.commandStatsForInfo().errorLines()));
         builders.put("keyspace", this::keyspaceSection);
         builders.put("varve", this::engineSection);
-        List<String> sections = requested.isEmpty() || requested.contains("default") || requested.contains("all")
-                || requested.contains("everything") ? DEFAULT_SECTIONS : requested;
+        builders.put("engine", this::engineSection); // the same fields, for those who ask by what they hold
+        List<String> sections = requested.contains("all") || requested.contains("everything") ? ALL_SECTIONS
+                : requested.isEmpty() || requested.contains("default") ? DEFAULT_SECTIONS : requested;
         StringBuilder out = new StringBuilder();
         for (String name : sections) {
             Consumer<Map<String, Object>> builder = builders.get(name);
@@ -115,7 +122,11 @@ final class InfoReport {
         f.put("total_net_input_bytes", stats.inputBytes());
         f.put("total_net_output_bytes", stats.replyBytes());
         f.put("rejected_connections", stats.connectionsRejected());
+        f.put("client_output_buffer_limit_disconnections", stats.outputLimitDisconnections());
+        f.put("pubsub_channels", server.dispatcherForInfo().pubSub().channelCount());
+        f.put("pubsub_patterns", server.dispatcherForInfo().pubSub().patternCount());
         f.put("total_error_replies_protocol", stats.protocolErrors());
+        f.put("total_error_replies", server.commandStatsForInfo().totalErrorReplies());
         f.put("expired_keys", ks.expiredKeysRemoved());
         f.put("keyspace_hits", ks.hits());
         f.put("keyspace_misses", ks.misses());
@@ -126,10 +137,25 @@ final class InfoReport {
         f.put("total_set_runs_handed_off", stats.sharedSetRunsHandedOff());
     }
 
+    /**
+     * CPU seconds of the process, split into user and system time where the OS tells ({@code /proc/self/stat}
+     * on Linux); elsewhere the JVM's total is reported as user time.
+     */
+    private void cpuSection(Map<String, Object> f) {
+        double[] userSystem = ProcessCpu.userAndSystemSeconds();
+        f.put("used_cpu_sys", String.format(java.util.Locale.ROOT, "%.6f", userSystem[1]));
+        f.put("used_cpu_user", String.format(java.util.Locale.ROOT, "%.6f", userSystem[0]));
+        f.put("used_cpu_sys_children", "0.000000");
+        f.put("used_cpu_user_children", "0.000000");
+    }
+
     private void keyspaceSection(Map<String, Object> f) {
-        long[] counts = server.keyspaceForInfo().countKeys();
-        if (counts[0] > 0) {
-            f.put("db0", "keys=" + counts[0] + ",expires=" + counts[1] + ",avg_ttl=0");
+        Keyspace ks = server.keyspaceForInfo();
+        for (int i = 0; i < ks.databases().count(); i++) {
+            long[] counts = ks.databases().in(i, ks::countKeys);
+            if (counts[0] > 0) {
+                f.put("db" + i, "keys=" + counts[0] + ",expires=" + counts[1] + ",avg_ttl=" + counts[2]);
+            }
         }
     }
 

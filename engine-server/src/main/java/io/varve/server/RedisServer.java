@@ -18,14 +18,13 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.varve.core.Db;
 import io.varve.core.Options;
 import io.varve.server.command.CommandTable;
 import io.varve.server.command.Connection;
 import io.varve.server.command.Dispatcher;
-import io.varve.server.command.ServerContext;
 import io.varve.server.resp.DecoderLimits;
+import io.varve.server.resp.RedisError;
 import io.varve.server.resp.RespDecoder;
 import io.varve.server.store.ExpirySweeper;
 import io.varve.server.store.HashStore;
@@ -37,8 +36,10 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
@@ -70,9 +71,15 @@ public final class RedisServer implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RedisServer.class.getName());
     public static final String VERSION = "7.2.0";
 
-    private final ServerConfig config;
-    /** Parsed once: every accepted connection's decoder uses them, and the configuration never changes. */
-    private final DecoderLimits decoderLimits;
+    /** Parameters CONFIG SET may change while the server runs; the rest need a restart. */
+    private static final Set<String> MUTABLE = Set.of("timeout", "maxclients", "appendfsync",
+            "requirepass", "client-output-buffer-limit", "slowlog-log-slower-than", "slowlog-max-len",
+            "proto-max-bulk-len", "client-query-buffer-limit", "protected-mode");
+
+    /** Replaced whole by CONFIG SET (see {@link #configSet}); every read sees one consistent configuration. */
+    private volatile ServerConfig config;
+    /** Parsed once per configuration: each accepted connection's decoder keeps the limits it started with. */
+    private volatile DecoderLimits decoderLimits;
     private final LongSupplier clock;
     private final Predicate<InetAddress> isLoopback;
     private final Options engineOptions;
@@ -91,6 +98,7 @@ public final class RedisServer implements AutoCloseable {
     private final ScanCursors cursors = new ScanCursors();
     private Dispatcher dispatcher;
     private ServerMetrics metrics;
+    private CommandStats commandStats;
     private MetricsEndpoint metricsEndpoint;
     private EventLoopGroup acceptor;
     private EventLoopGroup workers;
@@ -101,7 +109,9 @@ public final class RedisServer implements AutoCloseable {
     private final boolean commitSharedSetsOnLoop;
     private ScheduledExecutorService background;
     private SslContext sslContext;
-    private final Context context = new Context();
+    private final CommandContext context = new CommandContext(this);
+    /** Changed by CONFIG SET; read by every subscriber's outbox on each message. */
+    private volatile OutputBufferLimit pubsubOutputLimit;
 
     private RedisServer(Builder b) {
         this.config = b.config;
@@ -114,6 +124,7 @@ public final class RedisServer implements AutoCloseable {
         this.activeExpiry = b.activeExpiry;
         this.loopSetCommitter = b.loopSetCommitter;
         this.commitSharedSetsOnLoop = b.commitSharedSetsOnLoop;
+        this.pubsubOutputLimit = b.config.pubsubOutputLimit();
     }
 
     public static Builder builder(ServerConfig config) {
@@ -191,19 +202,25 @@ public final class RedisServer implements AutoCloseable {
     private void startEngine() throws IOException {
         LOG.log(System.Logger.Level.INFO, "opening database in {0} (replaying the write-ahead log)",
                 config.dir().toAbsolutePath());
-        long t0 = System.nanoTime();
-        db = Db.open(config.dir(), engineOptions.withCompactionFilter(compactionFilter));
-        compactionFilter.attach(db);
-        long millis = (System.nanoTime() - t0) / 1_000_000;
-        stats.recoveryMillis(millis);
-        keyspace = new Keyspace(db, config.fsync() == ServerConfig.Fsync.ALWAYS, clock);
-        hashes = new HashStore(keyspace);
-        LOG.log(System.Logger.Level.INFO, "database ready in {0} ms", millis);
         if (config.metricsPort() > 0) {
             metrics = new ServerMetrics(CommandTable.standard(), connected::get);
         }
-        dispatcher = new Dispatcher(CommandTable.standard(), context,
-                metrics == null ? Dispatcher.Observer.NONE : metrics);
+        long t0 = System.nanoTime();
+        Options options = engineOptions.withCompactionFilter(compactionFilter);
+        if (metrics != null) {
+            options = options.withMeterRegistry(metrics.registry()); // the engine's meters on the same endpoint
+        }
+        db = Db.open(config.dir(), options);
+        compactionFilter.attach(db);
+        long millis = (System.nanoTime() - t0) / 1_000_000;
+        stats.recoveryMillis(millis);
+        keyspace = new Keyspace(db, config.fsync() == ServerConfig.Fsync.ALWAYS, clock, config.databases());
+        compactionFilter.physicalDatabases(keyspace.databases().physicalCount());
+        hashes = new HashStore(keyspace);
+        LOG.log(System.Logger.Level.INFO, "database ready in {0} ms", millis);
+        commandStats = new CommandStats(metrics == null ? Dispatcher.Observer.NONE : metrics);
+        dispatcher = new Dispatcher(CommandTable.standard(), context, commandStats);
+        dispatcher.slowLog().configure(config.slowlogSlowerThan(), config.slowlogMaxLength());
     }
 
     private void startNetwork() throws IOException {
@@ -261,12 +278,11 @@ public final class RedisServer implements AutoCloseable {
         LoopSetBatch loopSets = this.loopSets.computeIfAbsent(ch.eventLoop(),
                 loop -> new LoopSetBatch(loop, dispatcher, stats, loopSetCommitter, commitSharedSetsOnLoop));
         ClientSession session = new ClientSession(ch, connection, dispatcher, decoder, stats, loopSets);
+        session.attachPushes(new PushOutbox(ch, connection, session, () -> pubsubOutputLimit,
+                stats::outputLimitDisconnection));
         ChannelPipeline p = ch.pipeline();
         if (sslContext != null) {
             p.addLast("tls", sslContext.newHandler(ch.alloc()));
-        }
-        if (config.timeoutSeconds() > 0) {
-            p.addLast("idle", new IdleStateHandler(config.timeoutSeconds(), 0, 0, TimeUnit.SECONDS));
         }
         p.addLast("count", new InputCounter(stats));
         p.addLast("decoder", decoder);
@@ -296,20 +312,42 @@ public final class RedisServer implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        if (config.fsync() == ServerConfig.Fsync.EVERYSEC) {
-            long[] lastSynced = {keyspace.commits()};
-            background.scheduleWithFixedDelay(() -> guarded("everysec fsync", () -> {
-                long commits = keyspace.commits();
-                if (commits != lastSynced[0]) {
-                    keyspace.syncLog();
-                    lastSynced[0] = commits;
-                }
-            }), 1, 1, TimeUnit.SECONDS);
-        }
+        // Scheduled whatever appendfsync is now: CONFIG SET may switch to everysec later.
+        long[] lastSynced = {keyspace.commits()};
+        background.scheduleWithFixedDelay(() -> guarded("everysec fsync", () -> {
+            long commits = keyspace.commits();
+            if (config.fsync() == ServerConfig.Fsync.EVERYSEC && commits != lastSynced[0]) {
+                keyspace.syncLog();
+                lastSynced[0] = commits;
+            }
+        }), 1, 1, TimeUnit.SECONDS);
+        background.scheduleWithFixedDelay(() -> guarded("idle clients", this::closeIdleClients),
+                1, 1, TimeUnit.SECONDS);
         if (activeExpiry) {
             ExpirySweeper sweeper = new ExpirySweeper(keyspace);
             background.scheduleWithFixedDelay(() -> guarded("active expiry", () -> sweeper.sweep(500)),
                     100, 100, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * Closes connections that sent no command for {@code timeout} seconds, checked once a second as Redis's
+     * cron does, so CONFIG SET timeout applies to every connection at once. A connection with a command
+     * running, a client parked in a blocking command, or a subscriber (which waits for messages, not
+     * commands), is never idle.
+     */
+    private void closeIdleClients() {
+        long timeoutMillis = config.timeoutSeconds() * 1000L;
+        if (timeoutMillis <= 0) {
+            return;
+        }
+        long now = System.currentTimeMillis();
+        for (ClientSession s : sessions.values()) {
+            Connection c = s.connection();
+            if (now - c.lastCommandAtMillis() >= timeoutMillis && s.idle() && !s.parked() && !c.subscriptions().any()) {
+                LOG.log(System.Logger.Level.DEBUG, "closing idle client {0}", c.id());
+                s.channel().close();
+            }
         }
     }
 
@@ -425,6 +463,9 @@ public final class RedisServer implements AutoCloseable {
             if (metricsEndpoint != null) {
                 metricsEndpoint.stop();
             }
+            if (metrics != null) {
+                metrics.close();
+            }
             if (workers != null) {
                 workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
             }
@@ -474,61 +515,67 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
-    /** What commands see of the server. */
-    private final class Context implements ServerContext {
-        @Override
-        public Keyspace keyspace() {
-            return keyspace;
-        }
+    // ---- run-time configuration
 
-        @Override
-        public HashStore hashes() {
-            return hashes;
+    /**
+     * CONFIG SET: validates all settings together, then publishes the new configuration and applies what
+     * running parts cache. Connections keep the decoder limits they were accepted with; everything else
+     * (timeout, maxclients, requirepass, appendfsync, output buffer and slow log limits) applies at once.
+     */
+    synchronized void configSet(Map<String, String> settings) {
+        for (String name : settings.keySet()) {
+            if (!config.asMap().containsKey(name)) {
+                throw new RedisError(
+                        "ERR Unknown option or number of arguments for CONFIG SET - '" + name + "'");
+            }
+            if (!MUTABLE.contains(name)) {
+                throw new RedisError("ERR CONFIG SET failed (possibly related to argument '"
+                        + name + "') - can't set immutable config");
+            }
         }
+        ServerConfig next;
+        try {
+            next = config.with(settings);
+        } catch (IllegalArgumentException e) {
+            throw new RedisError("ERR CONFIG SET failed (possibly related to argument '"
+                    + settings.keySet().iterator().next() + "') - " + e.getMessage());
+        }
+        config = next;
+        decoderLimits = DecoderLimits.of(next.protoMaxBulkLength(), next.queryBufferLimit());
+        pubsubOutputLimit = next.pubsubOutputLimit();
+        keyspace.syncEveryWrite(next.fsync() == ServerConfig.Fsync.ALWAYS);
+        dispatcher.slowLog().configure(next.slowlogSlowerThan(), next.slowlogMaxLength());
+    }
 
-        @Override
-        public ScanCursors scanCursors() {
-            return cursors;
-        }
+    /** CONFIG RESETSTAT. */
+    void resetStats() {
+        stats.reset();
+        commandStats.reset();
+        keyspace.resetStats();
+    }
 
-        @Override
-        public String requirePass() {
-            return config.requirePass();
-        }
+    /** The connections' sessions, for CLIENT LIST and CLIENT KILL. */
+    Collection<ClientSession> sessions() {
+        return sessions.values();
+    }
 
-        @Override
-        public long maxBulkLength() {
-            return config.protoMaxBulkLength();
-        }
+    HashStore hashStore() {
+        return hashes;
+    }
 
-        @Override
-        public Map<String, String> configuration() {
-            return config.asMap();
-        }
-
-        @Override
-        public List<Connection> clients() {
-            return sessions.values().stream().map(ClientSession::connection)
-                    .sorted(java.util.Comparator.comparingLong(Connection::id)).toList();
-        }
-
-        @Override
-        public String info(List<String> sections) {
-            return new InfoReport(RedisServer.this).render(sections);
-        }
-
-        @Override
-        public void requestShutdown() {
-            RedisServer.this.requestShutdown();
-        }
-
-        @Override
-        public String version() {
-            return VERSION;
-        }
+    ScanCursors scanCursors() {
+        return cursors;
     }
 
     // ---- for InfoReport
+
+    CommandStats commandStatsForInfo() {
+        return commandStats;
+    }
+
+    Dispatcher dispatcherForInfo() {
+        return dispatcher;
+    }
 
     Keyspace keyspaceForInfo() {
         return keyspace;

@@ -46,12 +46,15 @@ public final class ServerConfig {
         d.put("timeout", "0");
         d.put("proto-max-bulk-len", "536870912");
         d.put("client-query-buffer-limit", "1073741824");
+        d.put("client-output-buffer-limit", OutputBufferLimit.DEFAULT);
+        d.put("slowlog-log-slower-than", "10000");
+        d.put("slowlog-max-len", "128");
         d.put("metrics-port", "0");
         d.put("tls-cert-file", "");
         d.put("tls-key-file", "");
         d.put("io-threads", Integer.toString(Math.min(4, Runtime.getRuntime().availableProcessors())));
         d.put("tcp-backlog", "1024");
-        d.put("databases", "1");
+        d.put("databases", "16");
         d.put("save", "");
         // Smaller than the engine's 64 MiB: memtable lookups and inserts are bound by cache misses in the
         // skiplist, and 8 MiB memtables measured faster for both (docs/benchmarks.md, redis-benchmark).
@@ -176,6 +179,31 @@ public final class ServerConfig {
             throw new IllegalArgumentException("bind needs at least one address");
         }
         writeBufferSize();
+        pubsubOutputLimit();
+        databases();
+        slowlogSlowerThan();
+        slowlogMaxLength();
+    }
+
+    public long slowlogSlowerThan() {
+        try {
+            return Long.parseLong(values.get("slowlog-log-slower-than").trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("slowlog-log-slower-than must be an integer (microseconds)");
+        }
+    }
+
+    public int slowlogMaxLength() {
+        return intIn("slowlog-max-len", 0, Integer.MAX_VALUE);
+    }
+
+    public int databases() {
+        return intIn("databases", 1, 1 << 16);
+    }
+
+    /** The output buffer limit of subscribed clients. */
+    OutputBufferLimit pubsubOutputLimit() {
+        return OutputBufferLimit.pubsub(values.get("client-output-buffer-limit"));
     }
 
     public String get(String name) {

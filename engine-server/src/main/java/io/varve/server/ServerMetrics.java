@@ -2,7 +2,14 @@ package io.varve.server;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.varve.server.command.CommandSpec;
@@ -19,14 +26,20 @@ import java.util.function.IntSupplier;
  * Server meters in a Prometheus registry: a latency histogram per command (its count is the number of calls),
  * failures per command, rejected requests, connections. Meters are created up front for the known commands
  * only; unknown command names are counted together, so clients cannot create unbounded label values.
+ * The same registry carries the engine's meters (given to it through {@code Options.withMeterRegistry}) and
+ * Micrometer's standard JVM and process binders, under the names Prometheus users know
+ * ({@code jvm_memory_used_bytes}, {@code jvm_gc_pause_seconds}, {@code process_cpu_usage},
+ * {@code process_open_fds}, {@code process_uptime_seconds} ...).
  */
-final class ServerMetrics implements Dispatcher.Observer {
+final class ServerMetrics implements Dispatcher.Observer, AutoCloseable {
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final Map<String, Timer> latency = new HashMap<>();
     private final Map<String, Counter> failures = new HashMap<>();
     private final Counter rejected;
     private final Counter connectionsOpened;
+    /** Listens to GC notifications until closed. */
+    private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
 
     ServerMetrics(CommandTable table, IntSupplier connectedClients) {
         for (CommandSpec spec : table.all()) {
@@ -52,6 +65,22 @@ final class ServerMetrics implements Dispatcher.Observer {
         Gauge.builder("varve.connections.active", connectedClients, IntSupplier::getAsInt)
                 .strongReference(true)
                 .description("Client connections open now").register(registry);
+        new JvmMemoryMetrics().bindTo(registry);
+        gcMetrics.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new FileDescriptorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+    }
+
+    /** The registry the engine publishes its meters in. */
+    MeterRegistry registry() {
+        return registry;
+    }
+
+    @Override
+    public void close() {
+        gcMetrics.close();
     }
 
     @Override

@@ -15,8 +15,26 @@ final class ServerStats {
     private final LongAdder sharedSets = new LongAdder();
     private final LongAdder sharedSetRunsOnLoop = new LongAdder();
     private final LongAdder sharedSetRunsHandedOff = new LongAdder();
+    private final LongAdder outputLimitDisconnections = new LongAdder();
     private final long startedAtMillis = System.currentTimeMillis();
     private volatile long recoveryMillis;
+
+    /** CONFIG RESETSTAT: zeroes the counters (not the start time or the recovery duration). */
+    void reset() {
+        for (LongAdder a : new LongAdder[] {commands, connectionsReceived, connectionsRejected, protocolErrors,
+            replyBytes, inputBytes, inlineReads, sharedSets, sharedSetRunsOnLoop, sharedSetRunsHandedOff,
+            outputLimitDisconnections}) {
+            a.reset();
+        }
+    }
+
+    void outputLimitDisconnection() {
+        outputLimitDisconnections.increment();
+    }
+
+    long outputLimitDisconnections() {
+        return outputLimitDisconnections.sum();
+    }
 
     void commandProcessed() {
         commands.increment();

@@ -28,7 +28,7 @@ class ConnectionAndServerCommandsTest extends OneServerPerClass {
             assertEquals("PONG", r.ping());
             assertEquals("hi there", r.echo("hi there"));
             assertEquals("OK", r.select(0));
-            var e = assertThrows(RedisCommandExecutionException.class, () -> r.select(1));
+            var e = assertThrows(RedisCommandExecutionException.class, () -> r.select(16));
             assertEquals("ERR DB index is out of range", e.getMessage());
             assertNull(r.clientGetname());
             assertEquals("OK", r.clientSetname("tester"));
@@ -60,7 +60,7 @@ class ConnectionAndServerCommandsTest extends OneServerPerClass {
                     "# Keyspace", "# Varve")) {
                 assertTrue(info.contains(section + "\r\n"), "INFO lacks " + section);
             }
-            assertTrue(info.contains("db0:keys=3,expires=1,avg_ttl=0"), info);
+            assertTrue(info.contains("db0:keys=3,expires=1,avg_ttl=100000"), info); // the test clock stands still
             assertTrue(info.contains("connected_clients:"), info);
             assertTrue(info.contains("engine_last_sequence:"), info);
             String only = r.info("keyspace");
@@ -69,7 +69,7 @@ class ConnectionAndServerCommandsTest extends OneServerPerClass {
             assertEquals(Map.of("maxclients", "10000"), config);
             Map<String, String> several = r.configGet("*max*");
             assertTrue(several.containsKey("proto-max-bulk-len") && several.containsKey("maxclients"), several.toString());
-            assertThrows(RedisCommandExecutionException.class, () -> r.configSet("maxclients", "5"));
+            assertThrows(RedisCommandExecutionException.class, () -> r.configSet("port", "5"), "immutable");
             assertTrue(r.commandCount() > 60);
             assertEquals("OK", r.flushdb());
             assertEquals(0, r.dbsize());

@@ -43,6 +43,13 @@ class MetricsTest {
             assertTrue(body.contains("varve_command_errors_total{command=\"incr\"} 1"), body);
             assertTrue(body.contains("varve_command_rejected_total 1"), body);
             assertTrue(body.contains("varve_connections_active 1"), body);
+            for (String standard : new String[] {"jvm_memory_used_bytes{", "jvm_threads_live_threads ",
+                    "process_cpu_usage ", "system_cpu_count ", "process_uptime_seconds ", "process_files_open_files ",
+                    "jvm_gc_"}) {
+                assertTrue(body.contains(standard), "JVM and process meters: " + standard);
+            }
+            assertTrue(body.contains("varve_read_views_total{db="), "the engine's meters are on the endpoint: " + body);
+            assertTrue(body.contains("varve_write_stall_events_total{"), body);
         }
     }
 }

@@ -92,7 +92,10 @@ final class RespClient implements AutoCloseable {
         return read();
     }
 
-    /** Reads one reply: String (simple/bulk/verbatim), Long, Double, Boolean, List, Map, Err, null or NULL. */
+    /**
+     * Reads one reply: String (simple/bulk/verbatim), Long, Double, Boolean, List (arrays, sets and pushes),
+     * Map, Err, null or NULL.
+     */
     Object read() throws IOException {
         int type = in.read();
         if (type < 0) {
@@ -119,7 +122,7 @@ final class RespClient implements AutoCloseable {
                 readLine();
                 yield new String(data, StandardCharsets.UTF_8).substring(4);
             }
-            case '*', '~' -> {
+            case '*', '~', '>' -> {
                 int n = Integer.parseInt(line);
                 if (n < 0) {
                     yield null;
@@ -161,6 +164,11 @@ final class RespClient implements AutoCloseable {
             }
             b.write(c);
         }
+    }
+
+    /** Whether reply bytes have arrived and wait to be read (never blocks). */
+    boolean replyWaiting() throws IOException {
+        return in.available() > 0;
     }
 
     /** Whether the server closed the connection (reads to end of stream; bounded by the socket timeout). */

@@ -62,9 +62,12 @@ final class BlockedClient implements BlockingKeys.Waiter {
         }
     }
 
-    /** Whether this connection can park at all (else blocking commands answer at once, as inside MULTI). */
+    /**
+     * Whether this connection can park at all. Inside EXEC it cannot: the transaction holds the server
+     * exclusively, so a blocking command answers at once as if its timeout had passed (Redis does the same).
+     */
     static boolean canPark(CommandCall c) {
-        return c.connection().parking() != null;
+        return c.connection().parking() != null && !c.connection().transaction().executing();
     }
 
     @Override

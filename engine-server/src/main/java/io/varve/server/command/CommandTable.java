@@ -43,6 +43,11 @@ public final class CommandTable {
         ListCommands.register(b);
         BlockingCommands.register(b);
         SetCommands.register(b);
+        TransactionCommands.register(b);
+        PubSubCommands.register(b);
+        DatabaseCommands.register(b);
+        SlowLogCommand.register(b);
+        ResetCommand.register(b);
         return b.build();
     }
 

@@ -1,5 +1,7 @@
 package io.varve.server.command;
 
+import io.varve.server.pubsub.Subscriptions;
+
 import java.net.InetSocketAddress;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -26,6 +28,10 @@ public final class Connection {
     private volatile boolean closeAfterReply;
     private volatile boolean closeWithoutReply;
     private volatile Parking parking;
+    private final Transaction transaction = new Transaction();
+    private final Subscriptions subscriptions = new Subscriptions();
+    /** The logical database SELECT chose. */
+    private volatile int database;
 
     public Connection(InetSocketAddress remote, InetSocketAddress local, boolean authenticated) {
         this.remote = remote;
@@ -106,6 +112,27 @@ public final class Connection {
         this.lastCommandAtMillis = nowMillis;
     }
 
+    public Subscriptions subscriptions() {
+        return subscriptions;
+    }
+
+    /** RESP2 with a subscription: only the subscription commands, PING, QUIT and RESET may run. */
+    public boolean inSubscriberMode() {
+        return protocol == 2 && subscriptions.any();
+    }
+
+    public Transaction transaction() {
+        return transaction;
+    }
+
+    public int database() {
+        return database;
+    }
+
+    public void database(int index) {
+        this.database = index;
+    }
+
     /** Reply to this command, then close (QUIT). */
     public boolean closeAfterReply() {
         return closeAfterReply;
@@ -148,7 +175,11 @@ public final class Connection {
                 + " name=" + (n == null ? "" : n)
                 + " age=" + (nowMillis - createdAtMillis) / 1000
                 + " idle=" + (nowMillis - lastCommandAtMillis) / 1000
-                + " flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 watch=0 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0"
+                + " flags=" + (transaction.active() ? "x" : "N") + " db=" + database
+                + " sub=" + subscriptions.count(Subscriptions.Kind.CHANNEL)
+                + " psub=" + subscriptions.count(Subscriptions.Kind.PATTERN)
+                + " ssub=" + subscriptions.count(Subscriptions.Kind.SHARD) + " multi="
+                + transaction.queuedCount() + " watch=" + transaction.watchedCount() + " qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0"
                 + " rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r"
                 + " cmd=" + lastCommand + " user=default redir=-1 resp=" + protocol
                 + " lib-name=" + (libName == null ? "" : libName)

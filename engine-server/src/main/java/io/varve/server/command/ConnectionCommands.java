@@ -22,13 +22,19 @@ final class ConnectionCommands {
             c.connection().requestCloseAfterReply();
             c.reply().ok();
         });
-        b.add("select", 2, "fast", ConnectionCommands::select);
-        b.add("client", -2, "", ConnectionCommands::client);
+        b.add("client", -2, "", (CoordinatedHandler) ConnectionCommands::client);
     }
 
     private static void ping(CommandCall c) {
         if (c.argCount() > 2) {
             throw RedisError.wrongArity("ping");
+        }
+        if (c.connection().protocol() == 2 && c.connection().subscriptions().any()) {
+            // Subscriber mode answers with an array, so clients can tell it from a message.
+            c.reply().arrayHeader(2);
+            c.reply().bulk("pong");
+            c.reply().bulk(c.argCount() == 2 ? c.arg(1) : new byte[0]);
+            return;
         }
         if (c.argCount() == 2) {
             c.reply().bulk(c.arg(1));
@@ -125,15 +131,7 @@ final class ConnectionCommands {
         r.arrayHeader(0);
     }
 
-    private static void select(CommandCall c) {
-        long db = c.argLong(1);
-        if (db != 0) {
-            throw new RedisError("ERR DB index is out of range");
-        }
-        c.reply().ok();
-    }
-
-    private static void client(CommandCall c) {
+    private static void client(CommandCall c, Dispatcher d) {
         String sub = c.argText(1).toLowerCase(java.util.Locale.ROOT);
         Connection me = c.connection();
         Reply r = c.reply();
@@ -203,13 +201,22 @@ final class ConnectionCommands {
                     "SETINFO <LIB-NAME|LIB-VER> <value>", "    Record the client library's name or version.",
                     "INFO", "    Return information about the current client connection.",
                     "LIST [TYPE normal] [ID <id> ...]", "    Return information about client connections.",
+                    "KILL <ip:port> | KILL [ID <id>] [ADDR <ip:port>] [LADDR <ip:port>] [USER <name>] [SKIPME yes|no]",
+                    "    Close connections, by address or by the filters given.",
+                    "PAUSE <timeout> [WRITE|ALL]", "    Suspend all, or only writing, clients for <timeout> milliseconds.",
+                    "UNPAUSE", "    Stop the pause in force.",
+                    "NO-EVICT (ON|OFF)", "    Accepted; nothing is evicted.",
                     "HELP", "    Print this help."};
                 r.arrayHeader(lines.length);
                 for (String line : lines) {
                     r.simple(line);
                 }
             }
-            default -> throw new RedisError("ERR unknown subcommand '" + c.argText(1) + "'. Try CLIENT HELP.");
+            default -> {
+                if (!ClientAdminCommands.handle(sub, c, d)) {
+                    throw new RedisError("ERR unknown subcommand '" + c.argText(1) + "'. Try CLIENT HELP.");
+                }
+            }
         }
     }
 

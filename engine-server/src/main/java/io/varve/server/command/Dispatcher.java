@@ -1,28 +1,49 @@
 package io.varve.server.command;
 
+import io.varve.server.pubsub.PubSubRegistry;
 import io.varve.server.resp.RedisError;
+import io.varve.server.store.Databases;
 import io.varve.server.resp.Reply;
 import io.varve.server.store.Keyspace;
 import io.varve.server.store.Metadata;
 import io.varve.server.store.RedisType;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.function.Supplier;
 
 /**
- * Runs one request: finds the command, checks arity and authentication, calls the handler, and turns a
- * {@link RedisError} into an error reply. A handler that fails after writing part of its reply has that
- * part discarded, so the reply stream always stays one well-formed reply per request. Stateless and
- * thread-safe; the caller guarantees one connection's requests run one at a time, in order.
+ * Runs one request: finds the command, checks arity, authentication and subscriber mode, queues it inside
+ * MULTI, waits out a CLIENT PAUSE, and runs the handler bound to the connection's physical database, inside
+ * the {@link CommandGate}'s shared side; turns a {@link RedisError} into an error reply. A handler that fails
+ * after writing part of its reply has that part discarded, so the reply stream always stays one well-formed
+ * reply per request.
+ *
+ * <p>Thread-safe; the caller guarantees one connection's requests run one at a time, in order. The
+ * dispatcher owns the server-wide coordination state that commands share beyond the keyspace — the command
+ * gate, the {@link WatchRegistry}, the pub/sub registry, the slow log and the client pause — and hands it to
+ * the commands that need it ({@link CoordinatedHandler}). Invariants: the gate is taken before any stripe
+ * lock and never while waiting for a client (pauses are waited out before it, blocking commands run outside
+ * it); a write touches its watched keys before it leaves the gate, so EXEC, in the exclusive side, sees
+ * every earlier write.
  */
 public final class Dispatcher {
 
     private static final System.Logger LOG = System.getLogger(Dispatcher.class.getName());
 
-    /** Told about every executed command, for metrics. */
+    /** Told about every executed command, for metrics and INFO commandstats/errorstats. */
     public interface Observer {
         void executed(CommandSpec spec, long nanos, boolean failed);
 
         void rejected();
+
+        /** A known command refused before running (wrong arity, not authenticated, subscriber mode). */
+        default void rejectedCall(CommandSpec spec) {
+        }
+
+        /** An error reply was sent, e.g. "ERR ..." or "WRONGTYPE ...". */
+        default void errorReplied(String error) {
+        }
 
         Observer NONE = new Observer() {
             @Override
@@ -39,6 +60,11 @@ public final class Dispatcher {
     private final ServerContext server;
     private final Observer observer;
     private final CommandSpec get;
+    private final CommandGate gate = new CommandGate();
+    private final SlowLog slowLog = new SlowLog();
+    private final ClientPause pause = new ClientPause();
+    private final WatchRegistry watches = new WatchRegistry();
+    private final PubSubRegistry pubSub = new PubSubRegistry(pattern -> new Glob(pattern)::matches);
 
     public Dispatcher(CommandTable table, ServerContext server, Observer observer) {
         this.table = table;
@@ -52,42 +78,162 @@ public final class Dispatcher {
     }
 
     public void execute(Connection connection, byte[][] args, Reply reply) {
+        Transaction tx = connection.transaction();
         CommandSpec spec = table.lookup(args[0]);
         if (spec == null) {
-            observer.rejected();
-            reply.error(unknownCommand(args));
+            reject(tx, reply, null, unknownCommand(args));
             return;
         }
         if (!spec.arityAccepts(args.length)) {
-            observer.rejected();
-            reply.error("ERR wrong number of arguments for '" + spec.name() + "' command");
+            reject(tx, reply, spec, "ERR wrong number of arguments for '" + spec.name() + "' command");
             return;
         }
         if (!connection.authenticated() && !spec.allowedBeforeAuth()) {
-            observer.rejected();
-            reply.error(RedisError.NOAUTH);
+            reject(tx, reply, spec, RedisError.NOAUTH);
             return;
         }
+        if (!PubSubCommands.allowedWhenSubscribed(spec) && connection.inSubscriberMode()) {
+            reject(tx, reply, spec, PubSubCommands.notAllowedWhenSubscribed(spec));
+            return;
+        }
+        if (tx.active() && TransactionCommands.queuedInsideMulti(spec)) {
+            tx.queue(args);
+            reply.simple("QUEUED");
+            return;
+        }
+        pause.awaitFor(spec);
+        if (spec.handler() instanceof CoordinatedHandler || spec.flags().contains("blocking")) {
+            run(spec, connection, args, reply); // they take the gate themselves, or must not hold it while waiting
+            return;
+        }
+        try (CommandGate.Held shared = gate.shared()) {
+            run(spec, connection, args, reply);
+        }
+    }
+
+    private void reject(Transaction tx, Reply reply, CommandSpec spec, String error) {
+        observer.rejected();
+        if (spec != null) {
+            observer.rejectedCall(spec);
+        }
+        observer.errorReplied(error);
+        tx.fail();
+        reply.error(error);
+    }
+
+    /** Runs one queued command of an EXEC, whose caller holds the gate's exclusive side. */
+    void executeInsideExec(Connection connection, byte[][] args, Reply reply) {
+        run(table.lookup(args[0]), connection, args, reply); // looked up and checked when it was queued
+    }
+
+    /** Runs the command bound to its connection's physical database (see {@link Databases}). */
+    private void run(CommandSpec spec, Connection connection, byte[][] args, Reply reply) {
+        server.keyspace().databases().in(connection.database(), () -> {
+            runInDatabase(spec, connection, args, reply);
+            return null;
+        });
+    }
+
+    private void runInDatabase(CommandSpec spec, Connection connection, byte[][] args, Reply reply) {
         connection.commandStarted(spec.name());
         int mark = reply.buffer().writerIndex();
         // Two clock reads per command show in profiles of pipelined GETs: skip them unless someone observes.
-        boolean timed = observer != Observer.NONE;
+        boolean timed = observer != Observer.NONE || slowLog.enabled();
         long started = timed ? System.nanoTime() : 0;
         boolean failed = false;
         try {
-            spec.handler().handle(new CommandCall(spec, args, connection, server, reply));
+            CommandCall call = new CommandCall(spec, args, connection, server, reply);
+            if (spec.handler() instanceof CoordinatedHandler coordinated) {
+                coordinated.handle(call, this);
+            } else {
+                spec.handler().handle(call);
+            }
         } catch (RedisError e) {
             failed = true;
             reply.buffer().writerIndex(mark);
             reply.error(e.getMessage());
+            observer.errorReplied(e.getMessage());
         } catch (RuntimeException e) {
             failed = true;
             reply.buffer().writerIndex(mark);
-            reply.error(internalError(spec, e));
+            String error = internalError(spec, e);
+            reply.error(error);
+            observer.errorReplied(error);
+        }
+        if (!failed && spec.flags().contains("write")) {
+            touchWritten(spec, connection, args);
         }
         if (timed) {
-            observer.executed(spec, System.nanoTime() - started, failed);
+            long nanos = System.nanoTime() - started;
+            observer.executed(spec, nanos, failed);
+            if (slowLog.isSlow(nanos) && !spec.flags().contains("skip-slowlog")) {
+                slowLog.record(args, nanos, connection);
+            }
         }
+    }
+
+    /** Marks the transactions watching the keys a write command named (see {@link WatchRegistry}). */
+    private void touchWritten(CommandSpec spec, Connection connection, byte[][] args) {
+        switch (spec.name()) {
+            case "flushall", "swapdb" -> watches.touchDatabase(-1);
+            case "flushdb" -> watches.touchDatabase(connection.database());
+            case "move" -> {
+                watches.touch(connection.database(), args[1]);
+                try {
+                    watches.touch(Integer.parseInt(new String(args[2], StandardCharsets.US_ASCII)), args[1]);
+                } catch (NumberFormatException notMoved) {
+                    // MOVE refused the index, so it moved nothing
+                }
+            }
+            default -> {
+                if (spec.firstKey() <= 0) {
+                    return;
+                }
+                int last = spec.lastKey() < 0 ? args.length + spec.lastKey() : spec.lastKey();
+                int step = Math.max(1, spec.keyStep());
+                for (int i = spec.firstKey(); i <= last && i < args.length; i += step) {
+                    watches.touch(connection.database(), args[i]);
+                }
+            }
+        }
+    }
+
+    /** Keys written outside {@link #execute} (runs of SETs) touch their watchers through here. */
+    void touchWritten(int database, List<byte[]> keys) {
+        for (byte[] key : keys) {
+            watches.touch(database, key);
+        }
+    }
+
+    /** The connection is gone: its watched keys are forgotten. Any thread. */
+    public void connectionClosed(Connection connection) {
+        TransactionCommands.unwatchAll(connection, this);
+        PubSubCommands.unsubscribeAll(connection, this);
+    }
+
+    public PubSubRegistry pubSub() {
+        return pubSub;
+    }
+
+    public SlowLog slowLog() {
+        return slowLog;
+    }
+
+    ClientPause pause() {
+        return pause;
+    }
+
+    CommandGate gate() {
+        return gate;
+    }
+
+    WatchRegistry watches() {
+        return watches;
+    }
+
+    /** Runs {@code action} in the connection's database. */
+    <T> T inDatabase(Connection connection, Supplier<T> action) {
+        return server.keyspace().databases().in(connection.database(), action);
     }
 
     /**
@@ -99,9 +245,17 @@ public final class Dispatcher {
      * so event loops may call it.
      */
     public boolean executeFromMemory(Connection connection, byte[][] args, Reply reply) {
-        if (get == null || args.length != 2 || !connection.authenticated() || !Args.isKeyword(args[0], "get")) {
-            return false;
+        if (get == null || args.length != 2 || !connection.authenticated() || !Args.isKeyword(args[0], "get")
+                || connection.transaction().active() || connection.inSubscriberMode() || pause.active()
+                || server.keyspace().databases().physical(connection.database()) != 0) {
+            return false; // the event loop answers only database 0, where no binding is needed
         }
+        try (CommandGate.Held shared = gate.tryShared()) {
+            return shared != null && getFromMemory(connection, args, reply);
+        }
+    }
+
+    private boolean getFromMemory(Connection connection, byte[][] args, Reply reply) {
         boolean timed = observer != Observer.NONE;
         long started = timed ? System.nanoTime() : 0;
         Metadata meta;

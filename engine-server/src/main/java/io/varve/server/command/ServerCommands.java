@@ -5,7 +5,9 @@ import io.varve.server.resp.Reply;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /** COMMAND, INFO, CONFIG, DBSIZE, FLUSHDB, FLUSHALL, SHUTDOWN, TIME: commands about the server. */
@@ -40,7 +42,7 @@ final class ServerCommands {
             }
             return;
         }
-        String sub = c.argText(1).toLowerCase(java.util.Locale.ROOT);
+        String sub = c.argText(1).toLowerCase(Locale.ROOT);
         switch (sub) {
             case "count" -> r.integer(table.size());
             case "list" -> {
@@ -92,13 +94,13 @@ final class ServerCommands {
     private static void info(CommandCall c) {
         List<String> sections = new ArrayList<>();
         for (int i = 1; i < c.argCount(); i++) {
-            sections.add(c.argText(i).toLowerCase(java.util.Locale.ROOT));
+            sections.add(c.argText(i).toLowerCase(Locale.ROOT));
         }
         c.reply().bulk(c.server().info(sections));
     }
 
     private static void config(CommandCall c) {
-        String sub = c.argText(1).toLowerCase(java.util.Locale.ROOT);
+        String sub = c.argText(1).toLowerCase(Locale.ROOT);
         switch (sub) {
             case "get" -> {
                 if (c.argCount() < 3) {
@@ -108,7 +110,7 @@ final class ServerCommands {
                 List<Map.Entry<String, String>> matched = new ArrayList<>();
                 for (Map.Entry<String, String> e : all.entrySet()) {
                     for (int i = 2; i < c.argCount(); i++) {
-                        Glob glob = new Glob(c.argText(i).toLowerCase(java.util.Locale.ROOT).getBytes(StandardCharsets.UTF_8));
+                        Glob glob = new Glob(c.argText(i).toLowerCase(Locale.ROOT).getBytes(StandardCharsets.UTF_8));
                         if (glob.matches(e.getKey().getBytes(StandardCharsets.UTF_8))) {
                             matched.add(e);
                             break;
@@ -121,9 +123,27 @@ final class ServerCommands {
                     c.reply().bulk(e.getValue());
                 }
             }
-            case "set", "rewrite", "resetstat" ->
-                    throw new RedisError("ERR CONFIG " + sub.toUpperCase(java.util.Locale.ROOT)
-                            + " is not supported: the configuration is read-only while the server runs");
+            case "set" -> {
+                if (c.argCount() < 4 || c.argCount() % 2 != 0) {
+                    throw RedisError.wrongArity("config|set");
+                }
+                Map<String, String> settings = new LinkedHashMap<>();
+                for (int i = 2; i < c.argCount(); i += 2) {
+                    String name = c.argText(i).toLowerCase(Locale.ROOT);
+                    if (settings.put(name, c.argText(i + 1)) != null) {
+                        throw new RedisError("ERR CONFIG SET failed (possibly related to argument '" + name
+                                + "') - duplicate parameter");
+                    }
+                }
+                c.server().configSet(settings);
+                c.reply().ok();
+            }
+            case "resetstat" -> {
+                c.server().resetStats();
+                c.reply().ok();
+            }
+            case "rewrite" -> throw new RedisError("ERR CONFIG REWRITE is not supported: settings changed at run"
+                    + " time last until the server restarts; put them in the configuration file to keep them");
             default -> throw new RedisError("ERR unknown subcommand '" + c.argText(1) + "'. Try CONFIG HELP.");
         }
     }
@@ -132,7 +152,11 @@ final class ServerCommands {
         if (c.argCount() > 2 || (c.argCount() == 2 && !c.argIs(1, "async") && !c.argIs(1, "sync"))) {
             throw RedisError.syntax();
         }
-        c.keyspace().flushAll();
+        if (c.spec().name().equals("flushdb")) {
+            c.keyspace().flushDatabase();
+        } else {
+            c.keyspace().flushAll();
+        }
         c.reply().ok();
     }
 

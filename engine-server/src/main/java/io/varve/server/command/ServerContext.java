@@ -4,8 +4,11 @@ import io.varve.server.store.HashStore;
 import io.varve.server.store.Keyspace;
 import io.varve.server.store.ScanCursors;
 
+import io.varve.server.resp.RedisError;
+
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /** What commands may ask of the server they run in. Implemented by the server; tests may fake it. */
 public interface ServerContext {
@@ -36,4 +39,24 @@ public interface ServerContext {
 
     /** The server's version as reported by HELLO and INFO. */
     String version();
+
+    /**
+     * CONFIG SET: applies every name/value pair or none; throws a RedisError naming the parameter refused.
+     * Servers without run-time configuration refuse it.
+     */
+    default void configSet(Map<String, String> settings) {
+        throw new RedisError("ERR CONFIG SET is not supported by this server");
+    }
+
+    /** CONFIG RESETSTAT: zeroes the statistics INFO reports. */
+    default void resetStats() {
+    }
+
+    /**
+     * Closes the connections {@code which} selects and returns how many. {@code caller} is closed only after
+     * its reply, if selected.
+     */
+    default int killClients(Predicate<Connection> which, Connection caller) {
+        return 0;
+    }
 }

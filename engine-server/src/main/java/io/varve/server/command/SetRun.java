@@ -53,7 +53,9 @@ public final class SetRun {
      * the request through {@link Dispatcher#execute}.
      */
     public boolean offer(Connection connection, byte[][] args) {
-        if (args.length < 3 || !connection.authenticated() || dispatcher.table().lookup(args[0]) != set) {
+        if (args.length < 3 || !connection.authenticated() || dispatcher.table().lookup(args[0]) != set
+                || connection.transaction().active() || dispatcher.server().keyspace().databases().physical(connection.database()) != 0
+                || connection.inSubscriberMode() || dispatcher.pause().active()) {
             return false;
         }
         long size = args[1].length + args[2].length;
@@ -128,14 +130,21 @@ public final class SetRun {
         Keyspace ks = dispatcher.server().keyspace();
         byte[][] locked = keys.toArray(new byte[0][]);
         String failure = null;
-        try (LockStripes.Held held = withoutWaiting ? ks.tryLockAll(locked) : ks.lockAll(locked)) {
-            if (withoutWaiting) {
-                if (held == null || !ks.commitWithoutWaiting(batch)) {
-                    return Attempt.NOT_NOW;
-                }
-            } else {
-                ks.commit(batch);
+        // The gate's shared side, as every command holds it: an EXEC never sees part of the run.
+        try (CommandGate.Held gate = withoutWaiting ? dispatcher.gate().tryShared() : dispatcher.gate().shared()) {
+            if (gate == null) {
+                return Attempt.NOT_NOW;
             }
+            try (LockStripes.Held held = withoutWaiting ? ks.tryLockAll(locked) : ks.lockAll(locked)) {
+                if (withoutWaiting) {
+                    if (held == null || !ks.commitWithoutWaiting(batch)) {
+                        return Attempt.NOT_NOW;
+                    }
+                } else {
+                    ks.commit(batch);
+                }
+            }
+            dispatcher.touchWritten(0, keys);
         } catch (RuntimeException e) {
             failure = Dispatcher.internalError(set, e);
         }

@@ -21,6 +21,25 @@ public record DecoderLimits(long maxBulkLength, long queryBufferLimit, int maxIn
     /** Redis caps a multibulk count at INT_MAX; we also never pre-size an array from it. */
     public static final long MAX_MULTIBULK = Integer.MAX_VALUE;
 
+    /**
+     * Heap bytes an argument costs beyond its payload: the array's object header and the two references that
+     * hold it while the command is assembled (the argument list, then the request's array).
+     */
+    public static final int ARGUMENT_OVERHEAD = 32;
+
+    /** What one decoded argument of {@code payloadLength} bytes costs on the heap, as charged to the query buffer. */
+    public static long argumentCost(long payloadLength) {
+        return payloadLength + ARGUMENT_OVERHEAD;
+    }
+
+    /**
+     * The largest multibulk count accepted: one whose arguments fit the query buffer limit even if every one
+     * is empty, and never more than Redis's own cap.
+     */
+    public long maxArguments() {
+        return Math.min(MAX_MULTIBULK, queryBufferLimit / ARGUMENT_OVERHEAD);
+    }
+
     public DecoderLimits {
         if (maxBulkLength < 1 || queryBufferLimit < 1 || maxInlineLength < 1 || preAuthMaxArguments < 1
                 || preAuthMaxBulkLength < 1) {

@@ -118,6 +118,11 @@ public final class Reply {
         aggregate('*', count);
     }
 
+    /** An out-of-band message (pub/sub): RESP3 push type, RESP2 plain array. */
+    public void pushHeader(long count) {
+        aggregate(resp3() ? '>' : '*', count);
+    }
+
     /** A map of {@code pairs} key/value pairs; RESP2 gets a flat array of twice the length. */
     public void mapHeader(long pairs) {
         if (resp3()) {

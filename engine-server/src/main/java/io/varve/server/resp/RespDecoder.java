@@ -21,7 +21,11 @@ import java.util.function.BooleanSupplier;
  *
  * <p>Memory is bounded by construction: a bulk's bytes stay in Netty's cumulation buffer until the whole
  * bulk arrived (nothing is pre-allocated from a declared length), and the cumulation plus the arguments
- * already parsed for the command in progress may not exceed the query buffer limit. Any violation emits one
+ * already parsed for the command in progress may not exceed the query buffer limit. An argument is charged
+ * what it costs on the heap ({@link DecoderLimits#argumentCost}), not its payload alone, so a flood of empty
+ * arguments is bounded too; and a multibulk count whose arguments could not fit the limit even if all were
+ * empty is refused at its header, as Redis refuses one over its own count limit, and so is a negative count
+ * other than the null array {@code *-1}. Any violation emits one
  * {@link ProtocolError} and the decoder discards everything after it; the connection replies and closes.
  *
  * <p>Authentication gate: while the connection is unauthenticated, an emitted AUTH or HELLO pauses
@@ -31,6 +35,8 @@ import java.util.function.BooleanSupplier;
 public final class RespDecoder extends ByteToMessageDecoder {
 
     private static final int MAX_LENGTH_LINE = 32;
+    /** Every zero-length argument is this one array: a million {@code $0} cost a million references, no more. */
+    private static final byte[] EMPTY = new byte[0];
 
     private final DecoderLimits limits;
     private final BooleanSupplier authenticated;
@@ -130,7 +136,8 @@ public final class RespDecoder extends ByteToMessageDecoder {
             return fail(out, "ERR Protocol error: too big mbulk count string");
         }
         long count = parseLength(in, in.readerIndex() + 1, eol);
-        if (count == BAD_NUMBER || count > DecoderLimits.MAX_MULTIBULK) {
+        // *-1 (a null array) is nothing, as in Redis; any other negative count is malformed.
+        if (count == BAD_NUMBER || count < -1 || count > limits.maxArguments()) {
             return fail(out, "ERR Protocol error: invalid multibulk length");
         }
         boolean preAuth = !authenticated.getAsBoolean();
@@ -139,7 +146,7 @@ public final class RespDecoder extends ByteToMessageDecoder {
         }
         in.readerIndex(eol + 2);
         if (count <= 0) {
-            return true; // an empty (or null) multibulk is no command at all; Redis ignores it too
+            return true; // an empty or null multibulk is no command at all; Redis ignores it too
         }
         args = new ArrayList<>((int) Math.min(count, 16));
         argsRemaining = count;
@@ -168,7 +175,7 @@ public final class RespDecoder extends ByteToMessageDecoder {
             if (!authenticated.getAsBoolean() && length > limits.preAuthMaxBulkLength()) {
                 return fail(out, "ERR Protocol error: unauthenticated bulk length");
             }
-            if (argBytes + length > limits.queryBufferLimit()) {
+            if (argBytes + DecoderLimits.argumentCost(length) > limits.queryBufferLimit()) {
                 return fail(out, "ERR Protocol error: query buffer limit exceeded");
             }
             in.readerIndex(eol + 2);
@@ -184,11 +191,11 @@ public final class RespDecoder extends ByteToMessageDecoder {
         if (in.getByte(end) != '\r' || in.getByte(end + 1) != '\n') {
             return fail(out, "ERR Protocol error: bulk string not terminated by CRLF");
         }
-        byte[] arg = new byte[(int) bulkLength];
+        byte[] arg = bulkLength == 0 ? EMPTY : new byte[(int) bulkLength];
         in.readBytes(arg);
         in.skipBytes(2);
         args.add(arg);
-        argBytes += arg.length;
+        argBytes += DecoderLimits.argumentCost(arg.length);
         bulkLength = -1;
         if (--argsRemaining == 0) {
             out.add(new RespRequest(args.toArray(new byte[0][]), argBytes));
@@ -225,7 +232,7 @@ public final class RespDecoder extends ByteToMessageDecoder {
         }
         long bytes = 0;
         for (byte[] a : parsed) {
-            bytes += a.length;
+            bytes += DecoderLimits.argumentCost(a.length);
         }
         out.add(new RespRequest(parsed.toArray(new byte[0][]), bytes));
         return true;

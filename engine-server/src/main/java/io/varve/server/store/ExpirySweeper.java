@@ -49,7 +49,7 @@ public final class ExpirySweeper {
         List<byte[]> candidates = new ArrayList<>();
         long now = keyspace.now();
         boolean wrapped = false;
-        try (DbIterator it = keyspace.metadataIterator(ReadOptions.DEFAULT)) {
+        try (DbIterator it = keyspace.allMetadataIterator(ReadOptions.DEFAULT)) {
             if (resumeAfter == null) {
                 it.seekToFirst();
             } else {
@@ -65,7 +65,7 @@ public final class ExpirySweeper {
                 Metadata header = Metadata.decodeHeader(it.value());
                 sawExpiry |= header.hasExpiry();
                 if (header.isExpired(now)) {
-                    candidates.add(KeyEncoding.userKeyOfMetadata(metaKey));
+                    candidates.add(metaKey);
                 }
             }
             if (!it.valid()) {
@@ -78,12 +78,12 @@ public final class ExpirySweeper {
             idleSince = System.nanoTime();
         }
         int removed = 0;
-        for (byte[] key : candidates) {
-            try (LockStripes.Held held = keyspace.lock(key)) {
-                byte[] raw = keyspace.db().get(KeyEncoding.metadataKey(key));
+        for (byte[] metaKey : candidates) {
+            try (LockStripes.Held held = keyspace.lock(KeyEncoding.userKeyOfMetadata(metaKey))) {
+                byte[] raw = keyspace.db().get(metaKey);
                 if (raw != null && Metadata.decodeHeader(raw).isExpired(keyspace.now())) {
                     WriteBatch batch = new WriteBatch();
-                    keyspace.deleteMetadata(batch, key);
+                    batch.delete(metaKey); // any database's: the sweep runs outside every command's binding
                     keyspace.commit(batch);
                     keyspace.countExpiredRemoval();
                     removed++;

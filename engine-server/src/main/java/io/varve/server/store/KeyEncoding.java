@@ -1,6 +1,7 @@
 package io.varve.server.store;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -10,8 +11,11 @@ import java.util.Arrays;
  *
  * <pre>
  *  metadata key   +------+---------------------+
- *                 | 'm'  | user key (n bytes)  |
+ *  (database 0)   | 'm'  | user key (n bytes)  |
  *                 +------+---------------------+
+ *  metadata key   +------+-------------+---------------------+
+ *  (database d>0) | 'n'  | d (2 bytes) | user key (n bytes)  |
+ *                 +------+-------------+---------------------+
  *
  *  metadata value +------+----------------+-------------------------------------------+
  *  (string)       | type | expire-at (8)  | value bytes ...                           |
@@ -33,13 +37,25 @@ import java.util.Arrays;
  * bytes. The key length in a subkey stops one user key's subkeys from interleaving with those of another key
  * that has it as a prefix. Deleting or overwriting a collection only rewrites its metadata; its subkeys keep
  * the old version, which no reader looks up again, and are garbage that {@link KeyspaceCompactionFilter}
- * drops (a subkey whose key's metadata is gone, expired, or carries another version). When column families exist,
+ * drops (a subkey whose key's metadata is gone, expired, or carries another version).
+ *
+ * <p>Databases (SELECT): only metadata keys carry the database, and only for databases other than 0, whose
+ * layout is the one every earlier release wrote. Which database a command works in is the scoped value
+ * {@link #DATABASE}, bound by the dispatcher around each command (unbound means 0), so the per-type stores
+ * build keys with {@link #metadataKey} unaware of databases. The number is a <em>physical</em> database:
+ * {@link Databases} maps SELECT's logical numbers onto them, which makes SWAPDB a swap of two entries.
+ * Subkeys need no database: a collection's version is unique server-wide, so a subkey's (key, version)
+ * belongs to exactly one metadata record, in whatever database; MOVE of a collection rewrites only its
+ * metadata. Metadata of database d sorts after all of database 0's ('n' follows 'm') and before d+1's.
+ * When column families exist,
  * metadata and subkeys move to their own families and the one-byte prefixes become the family choice.
  */
 public final class KeyEncoding {
 
     /** First byte of metadata keys. */
     public static final byte METADATA_PREFIX = 'm';
+    /** First byte of metadata keys of databases other than 0; sorts right after database 0's. */
+    public static final byte OTHER_DATABASE_METADATA_PREFIX = METADATA_PREFIX + 1;
     /** First byte of subkeys. */
     public static final byte SUBKEY_PREFIX = 's';
     /** First byte of the server's own bookkeeping keys (never visible to clients). */
@@ -55,26 +71,72 @@ public final class KeyEncoding {
     private KeyEncoding() {
     }
 
+    /** The physical database of the running command; unbound (background work, database 0) means 0. */
+    public static final ScopedValue<Integer> DATABASE = ScopedValue.newInstance();
+
+    /** Most physical databases: their number must fit the two bytes of a metadata key. */
+    public static final int MAX_DATABASES = 1 << 16;
+
+    /** The physical database the calling command works in. */
+    public static int currentDatabase() {
+        return DATABASE.orElse(0);
+    }
+
+    /** The metadata key of {@code userKey} in the current database. */
     public static byte[] metadataKey(byte[] userKey) {
-        byte[] k = new byte[1 + userKey.length];
-        k[0] = METADATA_PREFIX;
-        System.arraycopy(userKey, 0, k, 1, userKey.length);
+        return metadataKey(currentDatabase(), userKey);
+    }
+
+    /** The metadata key of {@code userKey} in physical database {@code database}. */
+    public static byte[] metadataKey(int database, byte[] userKey) {
+        if (database == 0) {
+            byte[] k = new byte[1 + userKey.length];
+            k[0] = METADATA_PREFIX;
+            System.arraycopy(userKey, 0, k, 1, userKey.length);
+            return k;
+        }
+        byte[] k = new byte[3 + userKey.length];
+        k[0] = OTHER_DATABASE_METADATA_PREFIX;
+        k[1] = (byte) (database >>> 8);
+        k[2] = (byte) database;
+        System.arraycopy(userKey, 0, k, 3, userKey.length);
         return k;
     }
 
-    /** The user key of a metadata key. */
+    /** Whether an engine key is a metadata key of any database. */
+    public static boolean isMetadataKey(byte[] key) {
+        return key.length > 0 && (key[0] == METADATA_PREFIX || (key[0] == OTHER_DATABASE_METADATA_PREFIX && key.length >= 3));
+    }
+
+    /** The user key of a metadata key of any database. */
     public static byte[] userKeyOfMetadata(byte[] metadataKey) {
-        return Arrays.copyOfRange(metadataKey, 1, metadataKey.length);
+        int header = metadataKey[0] == METADATA_PREFIX ? 1 : 3;
+        return Arrays.copyOfRange(metadataKey, header, metadataKey.length);
     }
 
-    /** The first metadata key of the keyspace (inclusive lower bound for whole-keyspace scans). */
+    /** The first metadata key of the current database (inclusive lower bound for whole-database scans). */
     public static byte[] metadataStart() {
-        return new byte[] {METADATA_PREFIX};
+        return databaseStart(currentDatabase());
     }
 
-    /** Exclusive upper bound of all metadata keys. */
+    /** Exclusive upper bound of the current database's metadata keys. */
     public static byte[] metadataEnd() {
-        return new byte[] {METADATA_PREFIX + 1};
+        return databaseStart(currentDatabase() + 1);
+    }
+
+    private static byte[] databaseStart(int database) {
+        if (database == 0) {
+            return new byte[] {METADATA_PREFIX};
+        }
+        if (database >= MAX_DATABASES) {
+            return new byte[] {OTHER_DATABASE_METADATA_PREFIX + 1};
+        }
+        return new byte[] {OTHER_DATABASE_METADATA_PREFIX, (byte) (database >>> 8), (byte) database};
+    }
+
+    /** Bounds [start, end) of every database's metadata keys (the expiry sweep visits them all). */
+    public static byte[][] allMetadataBounds() {
+        return new byte[][] {{METADATA_PREFIX}, {OTHER_DATABASE_METADATA_PREFIX + 1}};
     }
 
     /** Exclusive upper bound of all metadata keys whose user key starts with {@code userPrefix}. */
@@ -137,7 +199,7 @@ public final class KeyEncoding {
 
     /** Key of an internal record, e.g. the persisted version floor. */
     public static byte[] internalKey(String name) {
-        byte[] n = name.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] n = name.getBytes(StandardCharsets.US_ASCII);
         byte[] k = new byte[1 + n.length];
         k[0] = INTERNAL_PREFIX;
         System.arraycopy(n, 0, k, 1, n.length);

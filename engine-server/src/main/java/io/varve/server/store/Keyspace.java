@@ -33,7 +33,8 @@ public final class Keyspace {
     private static final WriteOptions NO_WAITING = WriteOptions.DEFAULT.withNoSlowdown(true);
 
     private final Db db;
-    private final WriteOptions writeOptions;
+    /** Changed at run time by CONFIG SET appendfsync. */
+    private volatile WriteOptions writeOptions;
     private final LockStripes locks;
     private final VersionClock versions;
     private final LongSupplier clock;
@@ -43,13 +44,20 @@ public final class Keyspace {
     private final LongAdder expired = new LongAdder();
     private final LongAdder writes = new LongAdder();
     private final LongAdder expiringWrites = new LongAdder();
+    private final Databases databases;
 
     /**
      * @param syncEveryWrite whether each commit is fsynced before it returns (appendfsync always)
      * @param clock          current time in Unix milliseconds; tests inject a controllable one
      */
     public Keyspace(Db db, boolean syncEveryWrite, LongSupplier clock) {
+        this(db, syncEveryWrite, clock, 16);
+    }
+
+    /** @param databases how many databases SELECT accepts (see {@link Databases}) */
+    public Keyspace(Db db, boolean syncEveryWrite, LongSupplier clock, int databases) {
         this.db = db;
+        this.databases = Databases.open(db, databases);
         this.writeOptions = syncEveryWrite ? WriteOptions.SYNC : WriteOptions.DEFAULT;
         this.locks = new LockStripes(4096);
         this.versions = new VersionClock(db);
@@ -58,6 +66,22 @@ public final class Keyspace {
 
     public Db db() {
         return db;
+    }
+
+    public Databases databases() {
+        return databases;
+    }
+
+    /** Whether each commit is fsynced before it returns, from now on (CONFIG SET appendfsync). */
+    public void syncEveryWrite(boolean sync) {
+        this.writeOptions = sync ? WriteOptions.SYNC : WriteOptions.DEFAULT;
+    }
+
+    /** CONFIG RESETSTAT: zeroes the hit, miss and expiry counters. */
+    public void resetStats() {
+        hits.reset();
+        misses.reset();
+        expired.reset();
     }
 
     public long now() {
@@ -238,15 +262,45 @@ public final class Keyspace {
 
     // ---- whole keyspace
 
-    /** An iterator over the metadata records (seek with {@link KeyEncoding#metadataKey}). */
+    /** An iterator over the metadata records of every database (the expiry sweep's walk). */
+    public DbIterator allMetadataIterator(ReadOptions base) {
+        byte[][] bounds = KeyEncoding.allMetadataBounds();
+        return db.iterator(base.withLowerBound(bounds[0]).withUpperBound(bounds[1]));
+    }
+
+    /**
+     * FLUSHDB: deletes the current database's keys, holding every write lock so no write interleaves. Only
+     * metadata is deleted; the subkeys of its collections become garbage that compaction drops (their
+     * versions are referenced by no metadata any more), so other databases are untouched.
+     */
+    public void flushDatabase() {
+        try (LockStripes.Held all = lockEverything(); Snapshot snapshot = db.snapshot();
+             DbIterator it = metadataIterator(ReadOptions.at(snapshot))) {
+            WriteBatch batch = new WriteBatch();
+            for (it.seekToFirst(); it.valid(); it.next()) {
+                batch.delete(it.key());
+                if (batch.count() >= 1024) {
+                    commit(batch);
+                    batch = new WriteBatch();
+                }
+            }
+            commit(batch);
+        }
+    }
+
+    /** An iterator over the current database's metadata records (seek with {@link KeyEncoding#metadataKey}). */
     public DbIterator metadataIterator(ReadOptions base) {
         return db.iterator(base.withLowerBound(KeyEncoding.metadataStart()).withUpperBound(KeyEncoding.metadataEnd()));
     }
 
-    /** Counts live keys, and how many of them have an expiry, by a scan of the metadata records. */
+    /**
+     * Counts the current database's live keys by a scan of its metadata records: {keys, keys with an expiry,
+     * their average remaining time to live in milliseconds (0 when none)}.
+     */
     public long[] countKeys() {
         long keys = 0;
         long withExpiry = 0;
+        long ttlSum = 0;
         long now = now();
         try (Snapshot snapshot = db.snapshot(); DbIterator it = metadataIterator(ReadOptions.at(snapshot))) {
             for (it.seekToFirst(); it.valid(); it.next()) {
@@ -255,15 +309,16 @@ public final class Keyspace {
                     keys++;
                     if (meta.hasExpiry()) {
                         withExpiry++;
+                        ttlSum += meta.expireAt() - now;
                     }
                 }
             }
         }
-        return new long[] {keys, withExpiry};
+        return new long[] {keys, withExpiry, withExpiry == 0 ? 0 : ttlSum / withExpiry};
     }
 
     /**
-     * Deletes every client-visible record (metadata and subkeys), holding every write lock so no write
+     * FLUSHALL: deletes every client-visible record of every database (metadata and subkeys), holding every write lock so no write
      * interleaves. Readers running meanwhile may see part of the keyspace gone. Internal records stay.
      */
     public void flushAll() {

@@ -55,6 +55,8 @@ public final class KeyspaceCompactionFilter implements CompactionFilter {
 
     private final LongSupplier clock;
     private volatile Db db;
+    /** Physical databases whose metadata may own a subkey; the configured default until the server says. */
+    private volatile int physicalDatabases = 16;
     private final LongAdder metadataRemoved = new LongAdder();
     private final LongAdder subkeysRemoved = new LongAdder();
     private final ThreadLocal<Verdict> lastVerdict = new ThreadLocal<>();
@@ -104,12 +106,17 @@ public final class KeyspaceCompactionFilter implements CompactionFilter {
         this.db = database;
     }
 
+    /** How many physical databases exist ({@link Databases#physicalCount}). */
+    public void physicalDatabases(int count) {
+        this.physicalDatabases = count;
+    }
+
     @Override
     public Decision filter(int level, byte[] key, byte[] value) {
         if (key.length == 0) {
             return KEEP;
         }
-        if (key[0] == KeyEncoding.METADATA_PREFIX) {
+        if (KeyEncoding.isMetadataKey(key)) {
             long expireAt = expireAt(value);
             if (expireAt != 0 && expireAt <= clock.getAsLong()) {
                 metadataRemoved.increment();
@@ -148,13 +155,19 @@ public final class KeyspaceCompactionFilter implements CompactionFilter {
         if (database == null) {
             return false;
         }
-        byte[] meta;
-        try {
-            meta = database.get(KeyEncoding.metadataKey(KeyEncoding.userKeyOfSubkey(subkey, prefixLength)));
-        } catch (RuntimeException closingOrFailed) {
-            return false;
+        byte[] userKey = KeyEncoding.userKeyOfSubkey(subkey, prefixLength);
+        long version = KeyEncoding.versionOfSubkey(subkey, prefixLength);
+        boolean dead = true;
+        // Subkeys carry no database: the collection lives if any database's metadata of the key has its version.
+        for (int d = 0; d < physicalDatabases && dead; d++) {
+            byte[] meta;
+            try {
+                meta = database.get(KeyEncoding.metadataKey(d, userKey));
+            } catch (RuntimeException closingOrFailed) {
+                return false;
+            }
+            dead = !isLive(meta, version);
         }
-        boolean dead = !isLive(meta, KeyEncoding.versionOfSubkey(subkey, prefixLength));
         lastVerdict.set(new Verdict(Arrays.copyOf(subkey, prefixLength), dead, System.nanoTime(), subkey));
         return dead;
     }

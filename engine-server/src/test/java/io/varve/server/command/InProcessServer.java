@@ -53,8 +53,13 @@ final class InProcessServer implements AutoCloseable {
 
     /** Runs one command and returns its reply as RESP2 text. */
     String call(String... args) {
+        return callAs(connection, args);
+    }
+
+    /** Runs one command as another connection of the same server. */
+    String callAs(Connection client, String... args) {
         ByteBuf out = Unpooled.buffer();
-        dispatcher.execute(connection, bytes(args), new Reply(out, 2));
+        dispatcher.execute(client, bytes(args), new Reply(out, 2));
         return text(out);
     }
 

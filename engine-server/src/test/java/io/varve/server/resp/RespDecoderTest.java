@@ -70,7 +70,7 @@ class RespDecoderTest {
         channel.writeInbound(Unpooled.wrappedBuffer(value), Unpooled.copiedBuffer("\r\n".getBytes()));
         RespRequest request = channel.readInbound();
         assertArrayEquals(value, request.args()[1]);
-        assertEquals(260, request.bytes());
+        assertEquals(260 + 2 * DecoderLimits.ARGUMENT_OVERHEAD, request.bytes(), "payload plus each argument's heap overhead");
     }
 
     @Test

@@ -1,0 +1,78 @@
+package io.varve.server.command;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * CLIENT PAUSE: until a deadline or CLIENT UNPAUSE, commands wait before they run — all of them, or in WRITE
+ * mode only those that may write (and PUBLISH, as Redis pauses it too). Waiting happens on the connection's
+ * drainer (a virtual thread), before the command gate, so a paused command holds nothing. CLIENT commands are
+ * never paused, so UNPAUSE can always run. The event loop's fast paths ask {@link #active} and hand their
+ * requests to the drainer while a pause lasts.
+ */
+final class ClientPause {
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    /** System.nanoTime() at which the pause ends; meaningful while {@link #paused}. */
+    private volatile long untilNanos;
+    private volatile boolean paused;
+    private volatile boolean writesOnly;
+
+    void pause(long millis, boolean onlyWrites) {
+        lock.lock();
+        try {
+            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+            // A shorter pause never cuts one in force short, as in Redis.
+            if (!paused || until - untilNanos > 0) {
+                untilNanos = until;
+            }
+            writesOnly = paused ? writesOnly && onlyWrites : onlyWrites;
+            paused = true;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void unpause() {
+        lock.lock();
+        try {
+            paused = false;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A pause is in force (cheap; for the event loop's fast paths). */
+    boolean active() {
+        return paused && untilNanos - System.nanoTime() > 0;
+    }
+
+    private boolean holds(CommandSpec spec) {
+        if (!active() || spec.name().equals("client")) {
+            return false;
+        }
+        return !writesOnly || spec.flags().contains("write") || spec.name().equals("publish")
+                || spec.name().equals("spublish");
+    }
+
+    /** Waits while the pause holds {@code spec}. */
+    void awaitFor(CommandSpec spec) {
+        if (!holds(spec)) {
+            return;
+        }
+        lock.lock();
+        try {
+            while (holds(spec)) {
+                changed.awaitNanos(untilNanos - System.nanoTime());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            lock.unlock();
+        }
+    }
+}

@@ -1,0 +1,49 @@
+package io.varve.server.command;
+
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * The server-wide section that makes EXEC atomic. Every command runs in the gate's shared side (many at once,
+ * as before); EXEC runs its queued commands in the exclusive side, so no other client's command — read or
+ * write — runs between them, and no reader sees part of an EXEC's writes.
+ *
+ * <p>Why one gate rather than the stripe locks of the queued commands' keys: readers take no stripe lock
+ * (a commit is atomic, so a single-key reader needs none), so stripes alone would let a GET see the first
+ * half of an EXEC. Making every reader take stripes would cost every GET; the shared side of a read-write
+ * lock costs one uncontended CAS. An EXEC is short and rare next to plain commands, so stopping the world
+ * for it is the cheaper trade.
+ *
+ * <p>Invariants: nothing waits for a client while holding either side (blocking commands run outside the
+ * gate, otherwise a waiting EXEC would stop the push that wakes them); the exclusive holder may take the
+ * stripe locks (its commands do), and shared holders take stripes in the usual order, so the gate is always
+ * taken before any stripe. The lock is non-fair: a waiting EXEC makes new shared entries wait behind it,
+ * so a steady stream of commands cannot starve it.
+ */
+public final class CommandGate {
+
+    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+    private final Lock shared = lock.readLock();
+    private final Lock exclusive = lock.writeLock();
+
+    /** A held side of the gate; closing releases it. */
+    public interface Held extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    public Held shared() {
+        shared.lock();
+        return shared::unlock;
+    }
+
+    /** The shared side if it is free right now (no EXEC runs or waits), else null. For event loops. */
+    public Held tryShared() {
+        return shared.tryLock() ? shared::unlock : null;
+    }
+
+    public Held exclusive() {
+        exclusive.lock();
+        return exclusive::unlock;
+    }
+}

@@ -1,0 +1,110 @@
+package io.varve.server.command;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One connection's MULTI state and WATCHed keys. Its own commands change it one at a time; other clients'
+ * writes only {@link #markDirty} it (through the {@link WatchRegistry}), and the connection's close may
+ * unwatch it from the event loop, hence the synchronized methods (never contended in practice).
+ */
+public final class Transaction {
+
+    /** A watched key and the expiry it had when watched (0: none, or absent). */
+    record Watched(WatchRegistry.Key key, long expireAt) {
+    }
+
+    private final List<byte[][]> queued = new ArrayList<>();
+    private final List<Watched> watched = new ArrayList<>();
+    /** Volatile: read on every command's fast paths (inline GETs, SET runs) without the monitor. */
+    private volatile boolean active;
+    private volatile boolean executing;
+    private boolean failed;
+    private volatile boolean dirty;
+
+    /** Inside MULTI: commands are queued, not run. */
+    public boolean active() {
+        return active;
+    }
+
+    /**
+     * EXEC is running this connection's queued commands, holding the command gate's exclusive side: a
+     * blocking command must then not wait (Redis runs them as if their timeout had passed), or it would
+     * stop the whole server.
+     */
+    public boolean executing() {
+        return executing;
+    }
+
+    void executing(boolean value) {
+        executing = value;
+    }
+
+    synchronized void begin() {
+        active = true;
+        failed = false;
+        queued.clear();
+    }
+
+    synchronized void queue(byte[][] args) {
+        queued.add(args);
+    }
+
+    /** A command was refused while queuing (unknown, wrong arity, not allowed): EXEC will abort. */
+    synchronized void fail() {
+        if (active) {
+            failed = true;
+        }
+    }
+
+    synchronized boolean failed() {
+        return failed;
+    }
+
+    synchronized int queuedCount() {
+        return active ? queued.size() : -1;
+    }
+
+    /** Ends MULTI and returns what was queued. */
+    synchronized List<byte[][]> end() {
+        List<byte[][]> commands = List.copyOf(queued);
+        queued.clear();
+        active = false;
+        failed = false;
+        return commands;
+    }
+
+    synchronized void watch(WatchRegistry.Key key, long expireAt) {
+        for (Watched w : watched) {
+            if (w.key().equals(key)) {
+                return;
+            }
+        }
+        watched.add(new Watched(key, expireAt));
+    }
+
+    synchronized List<Watched> watched() {
+        return List.copyOf(watched);
+    }
+
+    synchronized int watchedCount() {
+        return watched.size();
+    }
+
+    /** Forgets every watched key and the dirty mark; returns the keys to remove from the registry. */
+    synchronized List<Watched> clearWatches() {
+        List<Watched> was = List.copyOf(watched);
+        watched.clear();
+        dirty = false;
+        return was;
+    }
+
+    /** A watched key was written by someone: the next EXEC answers a null array. */
+    void markDirty() {
+        dirty = true;
+    }
+
+    boolean dirty() {
+        return dirty;
+    }
+}

@@ -1,0 +1,127 @@
+package io.varve.server.command;
+
+import io.varve.server.resp.RedisError;
+import io.varve.server.store.Metadata;
+
+import java.util.List;
+import java.util.Set;
+
+/**
+ * MULTI, EXEC, DISCARD, WATCH and UNWATCH with Redis's semantics, built on the server's own locks (the
+ * engine has no transactions): queued commands reply QUEUED; a command refused while queuing (unknown,
+ * wrong arity, not authenticated) makes EXEC abort with EXECABORT; a command failing inside EXEC leaves the
+ * others applied, its error in EXEC's array; EXEC runs in the {@link CommandGate}'s exclusive side, so it
+ * is atomic to every other client. WATCH makes EXEC answer a null array once a watched key was written
+ * by anyone (see {@link WatchRegistry}), flushed, or has expired since it was watched.
+ */
+final class TransactionCommands {
+
+    /** Commands that run at once even inside MULTI, as in Redis. */
+    private static final Set<String> NOT_QUEUED = Set.of("exec", "discard", "multi", "watch", "unwatch", "quit",
+            "reset");
+
+    private TransactionCommands() {
+    }
+
+    static void register(CommandTable.Builder b) {
+        b.add("multi", 1, "noscript loading stale fast allow-busy", (CoordinatedHandler) TransactionCommands::multi);
+        b.add("exec", 1, "noscript loading stale skip-slowlog", (CoordinatedHandler) TransactionCommands::exec);
+        b.add("discard", 1, "noscript loading stale fast allow-busy", (CoordinatedHandler) TransactionCommands::discard);
+        b.add("watch", -2, "noscript loading stale fast allow-busy", 1, -1, 1,
+                (CoordinatedHandler) TransactionCommands::watch);
+        b.add("unwatch", 1, "noscript loading stale fast allow-busy", (CoordinatedHandler) TransactionCommands::unwatch);
+    }
+
+    static boolean queuedInsideMulti(CommandSpec spec) {
+        return !NOT_QUEUED.contains(spec.name());
+    }
+
+    private static void multi(CommandCall c, Dispatcher d) {
+        Transaction tx = c.connection().transaction();
+        if (tx.active()) {
+            throw new RedisError("ERR MULTI calls can not be nested");
+        }
+        tx.begin();
+        c.reply().ok();
+    }
+
+    private static void discard(CommandCall c, Dispatcher d) {
+        Transaction tx = c.connection().transaction();
+        if (!tx.active()) {
+            throw new RedisError("ERR DISCARD without MULTI");
+        }
+        tx.end();
+        unwatchAll(c.connection(), d);
+        c.reply().ok();
+    }
+
+    private static void watch(CommandCall c, Dispatcher d) {
+        Transaction tx = c.connection().transaction();
+        if (tx.active()) {
+            throw new RedisError("ERR WATCH inside MULTI is not allowed");
+        }
+        int database = c.connection().database();
+        for (int i = 1; i < c.argCount(); i++) {
+            byte[] name = c.arg(i);
+            WatchRegistry.Key key = new WatchRegistry.Key(database, name);
+            d.watches().watch(key, tx); // before reading the expiry: a write after this point is seen
+            Metadata header = d.inDatabase(c.connection(), () -> c.keyspace().header(name));
+            tx.watch(key, header == null ? 0 : header.expireAt());
+        }
+        c.reply().ok();
+    }
+
+    private static void unwatch(CommandCall c, Dispatcher d) {
+        unwatchAll(c.connection(), d);
+        c.reply().ok();
+    }
+
+    /** Forgets the connection's watched keys (after EXEC, DISCARD, UNWATCH, RESET, or when it closes). */
+    static void unwatchAll(Connection connection, Dispatcher d) {
+        Transaction tx = connection.transaction();
+        for (Transaction.Watched w : tx.clearWatches()) {
+            d.watches().unwatch(w.key(), tx);
+        }
+    }
+
+    private static void exec(CommandCall c, Dispatcher d) {
+        Connection connection = c.connection();
+        Transaction tx = connection.transaction();
+        if (!tx.active()) {
+            throw new RedisError("ERR EXEC without MULTI");
+        }
+        if (tx.failed()) {
+            tx.end();
+            unwatchAll(connection, d);
+            throw new RedisError("EXECABORT Transaction discarded because of previous errors.");
+        }
+        try (CommandGate.Held exclusive = d.gate().exclusive()) {
+            List<byte[][]> commands = tx.end();
+            boolean abort = tx.dirty() || watchedKeyExpired(tx, c.keyspace().now());
+            unwatchAll(connection, d);
+            if (abort) {
+                c.reply().nullArray();
+                return;
+            }
+            c.reply().arrayHeader(commands.size());
+            tx.executing(true);
+            try {
+                for (byte[][] args : commands) {
+                    d.executeInsideExec(connection, args, c.reply());
+                }
+            } finally {
+                tx.executing(false);
+            }
+        }
+    }
+
+    /** Redis counts a watched key that expired after WATCH as modified; an expiry is a deletion nobody wrote. */
+    private static boolean watchedKeyExpired(Transaction tx, long now) {
+        for (Transaction.Watched w : tx.watched()) {
+            if (w.expireAt() != 0 && w.expireAt() <= now) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,79 @@
+package io.varve.server.command;
+
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Which transactions watch which keys, so a write can mark them dirty. A write touches its keys after its
+ * commit and before it leaves the {@link CommandGate}'s shared side, so an EXEC (exclusive side) sees every
+ * write that happened before it as a dirty mark. Registration and touching are per-key atomic
+ * ({@code ConcurrentHashMap.compute}); a write racing a WATCH of its key may mark it dirty, which only
+ * makes the EXEC fail safe.
+ *
+ * <p>Conservative by design: any successful write command naming a key touches it, even when it changed
+ * nothing (SET NX on an existing key). Redis touches only real changes; an extra abort is safe (the client
+ * retries), a missed one is not.
+ */
+public final class WatchRegistry {
+
+    /** A key in one logical database. */
+    public record Key(int database, byte[] key) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && k.database == database && Arrays.equals(k.key, key);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * database + Arrays.hashCode(key);
+        }
+    }
+
+    private final ConcurrentHashMap<Key, Set<Transaction>> watchers = new ConcurrentHashMap<>();
+
+    void watch(Key key, Transaction transaction) {
+        watchers.compute(key, (k, set) -> {
+            Set<Transaction> s = set != null ? set : Collections.newSetFromMap(new IdentityHashMap<>());
+            s.add(transaction);
+            return s;
+        });
+    }
+
+    void unwatch(Key key, Transaction transaction) {
+        watchers.computeIfPresent(key, (k, set) -> {
+            set.remove(transaction);
+            return set.isEmpty() ? null : set;
+        });
+    }
+
+    /** A write to {@code key} of {@code database} happened. */
+    void touch(int database, byte[] key) {
+        if (watchers.isEmpty()) {
+            return;
+        }
+        watchers.computeIfPresent(new Key(database, key), (k, set) -> {
+            set.forEach(Transaction::markDirty);
+            return set;
+        });
+    }
+
+    /** Every key of {@code database} changed (FLUSHDB, SWAPDB), or of every database when it is negative. */
+    void touchDatabase(int database) {
+        for (Key key : watchers.keySet()) {
+            if (database < 0 || key.database() == database) {
+                watchers.computeIfPresent(key, (k, set) -> {
+                    set.forEach(Transaction::markDirty);
+                    return set;
+                });
+            }
+        }
+    }
+
+    /** Keys watched by anyone (INFO, tests). */
+    public int watchedKeys() {
+        return watchers.size();
+    }
+}

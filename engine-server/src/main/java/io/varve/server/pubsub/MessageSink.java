@@ -1,0 +1,16 @@
+package io.varve.server.pubsub;
+
+/**
+ * Where a subscriber's messages go: its connection, which encodes each as a push (RESP3) or array (RESP2)
+ * and bounds what it holds for a client that does not read. Called from publishers' threads.
+ */
+@FunctionalInterface
+public interface MessageSink {
+
+    /** Sends one message, e.g. {@code ["message", channel, payload]}; never blocks. */
+    void push(byte[]... parts);
+
+    /** Drops everything: for connections without a network (tests of the command layer). */
+    MessageSink DISCARD = parts -> {
+    };
+}

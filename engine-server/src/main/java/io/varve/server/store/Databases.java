@@ -1,0 +1,114 @@
+package io.varve.server.store;
+
+import io.varve.core.Db;
+import io.varve.core.WriteBatch;
+import io.varve.core.WriteOptions;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.function.Supplier;
+
+/**
+ * The logical databases SELECT numbers (0 .. count-1) and the physical databases their keys are stored under
+ * ({@link KeyEncoding}). The map starts as the identity; SWAPDB swaps two entries, so it costs one small
+ * synced write whatever the databases hold, and is persisted in an internal record so a restart finds every
+ * key where the clients last saw it.
+ *
+ * <p>Concurrency: the map is an immutable array replaced on each swap; commands read it once, when the
+ * dispatcher binds the physical database, and SWAPDB runs in the command gate's exclusive side, so no
+ * command is between its lookup and its last key access during a swap. {@link #swap} is synchronized only
+ * against itself.
+ */
+public final class Databases {
+
+    static final byte[] MAP_KEY = KeyEncoding.internalKey("database-map");
+
+    private final Db db;
+    private final int count;
+    private volatile int[] physicalOf;
+
+    private Databases(Db db, int count, int[] physicalOf) {
+        this.db = db;
+        this.count = count;
+        this.physicalOf = physicalOf;
+    }
+
+    /**
+     * Reads the persisted map, or starts the identity. A map persisted with more databases than {@code count}
+     * is kept whole (the extra databases are unreachable but not lost); a shorter one is extended with the
+     * physical numbers it does not use.
+     */
+    public static Databases open(Db db, int count) {
+        if (count < 1 || count > KeyEncoding.MAX_DATABASES) {
+            throw new IllegalArgumentException("databases must be between 1 and " + KeyEncoding.MAX_DATABASES);
+        }
+        byte[] raw = db.get(MAP_KEY);
+        int[] stored = raw == null ? new int[0] : decode(raw);
+        int[] map = Arrays.copyOf(stored, Math.max(stored.length, count));
+        BitSet used = new BitSet();
+        for (int p : stored) {
+            used.set(p);
+        }
+        int next = 0;
+        for (int i = stored.length; i < map.length; i++) {
+            next = used.nextClearBit(next);
+            map[i] = next;
+            used.set(next);
+        }
+        return new Databases(db, count, map);
+    }
+
+    /** How many logical databases SELECT accepts. */
+    public int count() {
+        return count;
+    }
+
+    /** How many physical databases may hold keys (at least {@link #count}). */
+    public int physicalCount() {
+        return physicalOf.length;
+    }
+
+    public int physical(int logical) {
+        return physicalOf[logical];
+    }
+
+    /** Runs {@code action} with {@link KeyEncoding#DATABASE} bound to {@code logical}'s physical database. */
+    public <T> T in(int logical, Supplier<T> action) {
+        int physical = physical(logical);
+        if (physical == 0 && !KeyEncoding.DATABASE.isBound()) {
+            return action.get();
+        }
+        return ScopedValue.where(KeyEncoding.DATABASE, physical).call(action::get);
+    }
+
+    /** SWAPDB: the two logical databases exchange their contents, durably, in O(1). */
+    public synchronized void swap(int a, int b) {
+        int[] next = physicalOf.clone();
+        int t = next[a];
+        next[a] = next[b];
+        next[b] = t;
+        db.write(new WriteBatch().put(MAP_KEY, encode(next)), WriteOptions.SYNC);
+        physicalOf = next;
+    }
+
+    private static byte[] encode(int[] map) {
+        ByteBuffer b = ByteBuffer.allocate(2 * map.length);
+        for (int p : map) {
+            b.putShort((short) p);
+        }
+        return b.array();
+    }
+
+    private static int[] decode(byte[] raw) {
+        if (raw.length % 2 != 0) {
+            throw new IllegalStateException("database map record is damaged: " + raw.length + " bytes");
+        }
+        int[] map = new int[raw.length / 2];
+        ByteBuffer b = ByteBuffer.wrap(raw);
+        for (int i = 0; i < map.length; i++) {
+            map[i] = Short.toUnsignedInt(b.getShort());
+        }
+        return map;
+    }
+}
