@@ -19,8 +19,10 @@ import java.util.OptionalLong;
  * crashed flush's leftovers, and the logs that held those writes are already gone. Two facts tell such a
  * manifest from one a crash left behind:
  * <ul>
- *   <li>Every table it lists must exist with its recorded size. Tables are deleted only after an edit that
- *       removes them is durable, so a listed table that is missing means the manifest lost that edit.</li>
+ *   <li>Every table it lists must exist. Tables are deleted only after an edit that removes them is durable,
+ *       so a listed table that is missing means the manifest lost that edit. A listed table of another size
+ *       than recorded is itself damaged (tables are synced whole before they are listed), and is refused
+ *       here rather than on some later read.</li>
  *   <li>The oldest log any family still needs (the smallest recorded log number) must exist whenever a newer
  *       log or table does. Logs are deleted only below the smallest log number a durable edit recorded, and
  *       the database creates the log it records at open before it creates anything numbered above it; so
@@ -88,8 +90,9 @@ final class ManifestCheck {
         }
         long size = fs.size(path);
         if (size != table.fileSize()) {
-            throw new CorruptionException(manifest, manifestEnd, "the manifest lists table " + path.getFileName()
-                    + " with " + table.fileSize() + " bytes, but the file has " + size);
+            // The table changed after it was written whole and synced: the table is damaged, not the manifest.
+            throw new CorruptionException(path, Math.min(size, table.fileSize()), "table has " + size
+                    + " bytes, but " + manifest.getFileName() + " recorded " + table.fileSize());
         }
     }
 
