@@ -3,6 +3,7 @@ package io.varve.core;
 import io.varve.core.ingest.IngestOptions;
 import io.varve.core.ingest.IngestRequiresFlushException;
 import io.varve.core.ingest.RangeLatch;
+import io.varve.core.txn.TransactionOptions;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -62,6 +63,17 @@ public interface Db extends AutoCloseable {
 
     /** A snapshot of the current state. Close it when done. */
     Snapshot snapshot();
+
+    /**
+     * Begins a transaction whose commit writes with {@code options}; see {@link Transaction} and
+     * {@link TransactionOptions} for optimistic and pessimistic concurrency control.
+     */
+    Transaction beginTransaction(WriteOptions options, TransactionOptions transactionOptions);
+
+    /** An optimistic transaction with default write options. */
+    default Transaction beginTransaction() {
+        return beginTransaction(WriteOptions.DEFAULT, TransactionOptions.optimistic());
+    }
 
     DbIterator iterator();
 

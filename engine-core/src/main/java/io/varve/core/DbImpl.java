@@ -8,6 +8,9 @@ import io.varve.core.ingest.ExternalTables;
 import io.varve.core.ingest.ImportThreads;
 import io.varve.core.ingest.IngestOptions;
 import io.varve.core.ingest.RangeLatch;
+import io.varve.core.txn.CommitStripes;
+import io.varve.core.txn.KeyLocks;
+import io.varve.core.txn.TransactionOptions;
 import io.varve.core.sst.BlockCache;
 import io.varve.core.version.Reclaimer;
 import io.varve.core.version.TableCache;
@@ -65,6 +68,8 @@ final class DbImpl implements Db {
     private final SnapshotList snapshots = new SnapshotList();
     private final ReadPath reads;
     private final RangeLatch rangeLatch = new RangeLatch();
+    private final KeyLocks keyLocks = new KeyLocks();
+    private final CommitStripes transactionStripes = new CommitStripes(256);
     private final Ingestion ingestion;
     private final DbStatistics statistics;
     private volatile boolean closed;
@@ -323,6 +328,30 @@ final class DbImpl implements Db {
     @Override
     public long get(ReadOptions options, ColumnFamily family, MemorySegment key, MemorySegment destination) {
         return reads.get(options, families.id(family), key, destination);
+    }
+
+    // ---- transactions
+
+    @Override
+    public Transaction beginTransaction(WriteOptions options, TransactionOptions transactionOptions) {
+        checkOpen();
+        return new Transaction(this, options, transactionOptions);
+    }
+
+    long newestSequence(int family, byte[] key) {
+        return reads.newestSequence(family, key);
+    }
+
+    int familyIdOf(ColumnFamily family) {
+        return families.id(family);
+    }
+
+    KeyLocks keyLocks() {
+        return keyLocks;
+    }
+
+    CommitStripes transactionStripes() {
+        return transactionStripes;
     }
 
     @Override

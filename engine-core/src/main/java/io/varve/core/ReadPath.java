@@ -1,6 +1,7 @@
 package io.varve.core;
 
 import io.varve.core.base.InternalIterator;
+import io.varve.core.base.InternalKey;
 import io.varve.core.base.LookupResult;
 import io.varve.core.iterator.MergingIterator;
 import io.varve.core.memtable.Memtable;
@@ -187,6 +188,20 @@ final class ReadPath {
         } finally {
             reader.release();
         }
+    }
+
+    /**
+     * The sequence of the newest entry of {@code key} (a value or a deletion) visible now, or 0 when it has
+     * none: how an optimistic transaction learns that someone wrote a key after its snapshot. Compaction
+     * keeps the sequences of entries newer than the oldest snapshot, which the transaction holds.
+     */
+    long newestSequence(int family, byte[] key) {
+        PointRead read = new PointRead(null);
+        long found = lookup(null, family, MemorySegment.ofArray(key), read);
+        if (found == -1 && read.result.status() == LookupResult.Status.NOT_FOUND) {
+            return 0;
+        }
+        return InternalKey.sequence(read.result.trailer());
     }
 
     DbIterator iterator(ReadOptions options, int family) {
