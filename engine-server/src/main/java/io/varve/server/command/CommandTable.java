@@ -40,6 +40,10 @@ public final class CommandTable {
         StringCommands.register(b);
         KeyCommands.register(b);
         HashCommands.register(b);
+        ZSetCommands.register(b);
+        ZRangeCommands.register(b);
+        ZSetAlgebra.register(b);
+        ZSetSampling.register(b);
         return b.build();
     }
 
