@@ -44,6 +44,8 @@ public final class CommandTable {
         ZRangeCommands.register(b);
         ZSetAlgebra.register(b);
         ZSetSampling.register(b);
+        BitCommands.register(b);
+        ObjectCommands.register(b);
         return b.build();
     }
 
