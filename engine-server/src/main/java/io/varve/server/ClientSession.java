@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.varve.server.command.Connection;
 import io.varve.server.command.Dispatcher;
+import io.varve.server.command.Parking;
 import io.varve.server.command.SetRun;
 import io.varve.server.resp.ProtocolError;
 import io.varve.server.resp.Reply;
@@ -48,11 +49,19 @@ import java.util.concurrent.atomic.AtomicLong;
  * drainer stops taking requests until Netty reports the channel writable again. Memory per connection is
  * so bounded by the decoder's limits plus these thresholds plus the outbound high-water mark.
  *
+ * <h2>Blocked commands</h2>
+ * A blocking command with nothing to take {@link #park}s: the drainer writes the replies before it and
+ * returns <em>keeping</em> the {@link #running} token, so no later request of the connection runs and no
+ * thread is held. The parked reply counts in {@link #unwritten}, so nothing is answered inline either. Whoever
+ * {@link #resume}s (a writer serving the waiter, or the timeout on the event loop) hands the reply over; it is
+ * written once both the drainer's batch is handed to the event loop and the reply exists
+ * ({@link #parkArrivals}), so it follows the batch, and then the token is released and draining goes on.
+ *
  * <h2>Errors and closing</h2>
  * A {@link ProtocolError} is queued like a request, so the replies before it are still sent; it is answered
  * and the connection closed. QUIT closes after its reply, SHUTDOWN without one.
  */
-final class ClientSession {
+final class ClientSession implements Parking {
 
     static final int PAUSE_REQUESTS = 1024;
     static final long PAUSE_BYTES = 64L << 20;
@@ -89,6 +98,14 @@ final class ClientSession {
      * its first request). While any is pending or requests are queued, the event loop answers nothing itself.
      */
     private final AtomicInteger unwritten = new AtomicInteger();
+    /** Drainer only: the command just executed parked. */
+    private boolean parkRequested;
+    /** From a park until its reply is written. */
+    private volatile boolean parked;
+    private volatile Runnable onDisconnect;
+    private volatile ByteBuf parkedReply;
+    /** Arrivals for the parked reply: the drainer's batch handed over, and the reply made. The second one writes. */
+    private final AtomicInteger parkArrivals = new AtomicInteger();
     /** Event loop only: replies answered on the event loop during this read, not yet written. */
     private ByteBuf inline;
     private Reply inlineReply;
@@ -103,6 +120,7 @@ final class ClientSession {
         this.stats = stats;
         this.sets = dispatcher.newSetRun();
         this.drainers = Thread.ofVirtual().name("varve-client-" + connection.id()).factory();
+        connection.parking(this);
     }
 
     Connection connection() {
@@ -118,7 +136,7 @@ final class ClientSession {
      * run): every command received so far has been answered.
      */
     boolean idle() {
-        return !running.get() && (closed || (!decoding && queuedRequests.get() == 0));
+        return parked || !running.get() && (closed || (!decoding && queuedRequests.get() == 0));
     }
 
     /**
@@ -268,8 +286,65 @@ final class ClientSession {
         startDrainer();
     }
 
+    /** A blocking command waits for data (the connection is quiet, but not idle in Redis's sense). */
+    boolean parked() {
+        return parked;
+    }
+
+    @Override
+    public void park(Runnable disconnect) {
+        parkRequested = true;
+        onDisconnect = disconnect;
+        unwritten.incrementAndGet();
+        parked = true;
+    }
+
+    @Override
+    public void resume(java.util.function.Consumer<Reply> writer) {
+        ByteBuf out = channel.alloc().ioBuffer(64);
+        writer.accept(new Reply(out, connection.protocol()));
+        parkedReply = out;
+        arriveAtPark();
+    }
+
+    @Override
+    public Runnable schedule(Runnable task, long delayNanos) {
+        var future = channel.eventLoop().schedule(task, delayNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        return () -> future.cancel(false);
+    }
+
+    private void arriveAtPark() {
+        if (parkArrivals.incrementAndGet() < 2) {
+            return;
+        }
+        parkArrivals.set(0);
+        ByteBuf out = parkedReply;
+        parkedReply = null;
+        onDisconnect = null;
+        try {
+            channel.eventLoop().execute(() -> {
+                connection.touch(System.currentTimeMillis());
+                stats.replyBytes(out.readableBytes());
+                channel.writeAndFlush(out);
+                unwritten.decrementAndGet();
+                parked = false;
+                running.set(false);
+                startDrainer();
+            });
+        } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+            out.release();
+            unwritten.decrementAndGet();
+            parked = false;
+            running.set(false);
+        }
+    }
+
     void closed() {
         closed = true;
+        Runnable disconnect = onDisconnect;
+        if (parked && disconnect != null) {
+            disconnect.run();
+        }
         if (inline != null) {
             inline.release();
             inline = null;
@@ -303,6 +378,11 @@ final class ClientSession {
                     return;
                 }
                 runBatch();
+                if (parkRequested) {
+                    parkRequested = false;
+                    arriveAtPark(); // keeps the token: the parked reply's writer releases it
+                    return;
+                }
             }
         } catch (Throwable t) {
             running.set(false);
@@ -402,6 +482,9 @@ final class ClientSession {
             }
             if (connection.closeAfterReply()) {
                 closeAfter = true;
+                break;
+            }
+            if (parkRequested) {
                 break;
             }
         }

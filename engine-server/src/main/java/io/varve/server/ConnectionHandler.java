@@ -82,7 +82,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-        if (evt instanceof IdleStateEvent && session.idle()) {
+        if (evt instanceof IdleStateEvent && session.idle() && !session.parked()) {
             LOG.log(System.Logger.Level.DEBUG, "closing idle client {0}", session.connection().id());
             ctx.close();
             return;

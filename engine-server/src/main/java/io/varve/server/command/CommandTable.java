@@ -40,6 +40,9 @@ public final class CommandTable {
         StringCommands.register(b);
         KeyCommands.register(b);
         HashCommands.register(b);
+        ListCommands.register(b);
+        BlockingCommands.register(b);
+        SetCommands.register(b);
         ZSetCommands.register(b);
         ZRangeCommands.register(b);
         ZSetAlgebra.register(b);

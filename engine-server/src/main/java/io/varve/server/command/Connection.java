@@ -25,6 +25,7 @@ public final class Connection {
     private volatile String lastCommand = "NULL";
     private volatile boolean closeAfterReply;
     private volatile boolean closeWithoutReply;
+    private volatile Parking parking;
 
     public Connection(InetSocketAddress remote, InetSocketAddress local, boolean authenticated) {
         this.remote = remote;
@@ -121,6 +122,15 @@ public final class Connection {
 
     public void requestCloseWithoutReply() {
         this.closeWithoutReply = true;
+    }
+
+    /** Where a blocking command parks; null when this connection cannot park. */
+    public Parking parking() {
+        return parking;
+    }
+
+    public void parking(Parking value) {
+        this.parking = value;
     }
 
     static String address(InetSocketAddress a) {

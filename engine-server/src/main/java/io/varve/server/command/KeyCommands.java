@@ -151,8 +151,9 @@ final class KeyCommands {
     }
 
     /**
-     * RENAME moves a string's metadata in one batch. A hash's fields are copied under a fresh version for the
-     * new key (O(fields), as in Kvrocks); the source's subkeys become garbage like on DEL.
+     * RENAME moves a string's metadata in one batch. A collection's subkeys (hash fields, list positions, set
+     * members) are copied under a fresh version for the new key (O(elements), as in Kvrocks); the source's
+     * subkeys become garbage like on DEL. Clients blocked on the new name are then served.
      */
     private static void rename(CommandCall c, boolean onlyIfAbsent) {
         Keyspace ks = c.keyspace();
@@ -174,7 +175,7 @@ final class KeyCommands {
                     ks.putMetadata(batch, to, meta);
                 } else {
                     HashStore hashes = c.server().hashes();
-                    Metadata moved = Metadata.collection(meta.type(), meta.expireAt(), ks.newVersion(), meta.size());
+                    Metadata moved = meta.withVersion(ks.newVersion());
                     hashes.forEach(ReadOptions.DEFAULT, from, meta, null, (field, value) -> {
                         hashes.put(batch, to, moved, field, value);
                         return true;
@@ -184,11 +185,12 @@ final class KeyCommands {
                 ks.deleteMetadata(batch, from);
                 ks.commit(batch);
             }
-            if (onlyIfAbsent) {
-                c.reply().integer(1);
-            } else {
-                c.reply().ok();
-            }
+        }
+        ks.blocking().signal(to);
+        if (onlyIfAbsent) {
+            c.reply().integer(1);
+        } else {
+            c.reply().ok();
         }
     }
 

@@ -37,6 +37,7 @@ public final class Keyspace {
     private final LockStripes locks;
     private final VersionClock versions;
     private final LongSupplier clock;
+    private final BlockingKeys blocking = new BlockingKeys();
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
     private final LongAdder expired = new LongAdder();
@@ -61,6 +62,11 @@ public final class Keyspace {
 
     public long now() {
         return clock.getAsLong();
+    }
+
+    /** Clients blocked on keys of this keyspace, to {@link BlockingKeys#signal} after a write fills a key. */
+    public BlockingKeys blocking() {
+        return blocking;
     }
 
     public long newVersion() {

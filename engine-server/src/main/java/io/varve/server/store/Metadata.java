@@ -4,8 +4,9 @@ import java.nio.ByteBuffer;
 
 /**
  * The decoded metadata record of one Redis key (layout in {@link KeyEncoding}). For strings the value is
- * inline and version/size are zero; for collections the value is null and elements live in subkeys tagged
- * with {@code version}.
+ * inline and version/size are zero; for collections elements live in subkeys tagged with {@code version},
+ * and the value holds the type's own header bytes after the common collection header (a list's head and
+ * tail positions), or null when the type has none.
  *
  * @param expireAt Unix milliseconds after which the key is gone, or 0 for never
  */
@@ -35,14 +36,27 @@ public record Metadata(RedisType type, long expireAt, long version, long size, b
         return new Metadata(type, expireAt, version, newSize, value);
     }
 
+    /** The same collection under another version (RENAME copies the elements to fresh subkeys). */
+    public Metadata withVersion(long newVersion) {
+        return new Metadata(type, expireAt, newVersion, size, value);
+    }
+
+    /** The same collection with other type-specific header bytes. */
+    public Metadata withExtra(byte[] extra) {
+        return new Metadata(type, expireAt, version, size, extra);
+    }
+
     public byte[] encode() {
         if (type == RedisType.STRING) {
             ByteBuffer b = ByteBuffer.allocate(KeyEncoding.STRING_VALUE_OFFSET + value.length);
             b.put((byte) type.code()).putLong(expireAt).put(value);
             return b.array();
         }
-        ByteBuffer b = ByteBuffer.allocate(KeyEncoding.COLLECTION_HEADER);
+        ByteBuffer b = ByteBuffer.allocate(KeyEncoding.COLLECTION_HEADER + (value == null ? 0 : value.length));
         b.put((byte) type.code()).putLong(expireAt).putLong(version).putLong(size);
+        if (value != null) {
+            b.put(value);
+        }
         return b.array();
     }
 
@@ -70,7 +84,12 @@ public record Metadata(RedisType type, long expireAt, long version, long size, b
         if (length < KeyEncoding.COLLECTION_HEADER) {
             throw new IllegalStateException("collection metadata too short: " + length + " bytes");
         }
-        return new Metadata(type, expireAt, b.getLong(KeyEncoding.VERSION_OFFSET), b.getLong(KeyEncoding.SIZE_OFFSET), null);
+        byte[] extra = null;
+        if (length > KeyEncoding.COLLECTION_HEADER) {
+            extra = new byte[length - KeyEncoding.COLLECTION_HEADER];
+            System.arraycopy(raw, KeyEncoding.COLLECTION_HEADER, extra, 0, extra.length);
+        }
+        return new Metadata(type, expireAt, b.getLong(KeyEncoding.VERSION_OFFSET), b.getLong(KeyEncoding.SIZE_OFFSET), extra);
     }
 
     /** The type and expiry only, without copying a string's value (for TYPE, TTL, EXISTS, SCAN filters). */

@@ -26,18 +26,29 @@ import java.util.concurrent.atomic.AtomicLong;
 final class InProcessServer implements AutoCloseable {
 
     final AtomicLong clock = new AtomicLong(1_700_000_000_000L);
-    final Db db;
-    final Keyspace keyspace;
+    final MemFileSystem files = new MemFileSystem();
     final KeyspaceCompactionFilter filter = new KeyspaceCompactionFilter(clock::get);
-    final Dispatcher dispatcher;
+    Db db;
+    Keyspace keyspace;
+    Dispatcher dispatcher;
     final Connection connection = new Connection(null, null, true);
 
     InProcessServer() throws IOException {
-        db = Db.open(Path.of("/db"), Options.defaults().withFileSystem(new MemFileSystem())
+        open();
+    }
+
+    private void open() throws IOException {
+        db = Db.open(Path.of("/db"), Options.defaults().withFileSystem(files)
                 .withWriteBufferSize(64 << 10).withCompactionFilter(filter));
         filter.attach(db);
         keyspace = new Keyspace(db, false, clock::get);
         dispatcher = new Dispatcher(CommandTable.standard(), new Context(keyspace), Dispatcher.Observer.NONE);
+    }
+
+    /** Closes the database and opens it again from the same in-memory files, as a server restart does. */
+    void restart() throws IOException {
+        db.close();
+        open();
     }
 
     /** Runs one command and returns its reply as RESP2 text. */

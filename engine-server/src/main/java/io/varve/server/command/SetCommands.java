@@ -1,0 +1,301 @@
+package io.varve.server.command;
+
+import io.varve.core.ReadOptions;
+import io.varve.core.Snapshot;
+import io.varve.core.WriteBatch;
+import io.varve.server.resp.RedisError;
+import io.varve.server.resp.Reply;
+import io.varve.server.store.Keyspace;
+import io.varve.server.store.LockStripes;
+import io.varve.server.store.Metadata;
+import io.varve.server.store.RedisType;
+import io.varve.server.store.SetStore;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Set commands on one key over {@link SetStore}; the multi-key algebra is in {@link SetAlgebraCommands}.
+ * Writers hold the key's lock and commit members and metadata in one batch; a set that runs empty is
+ * deleted. SPOP and SRANDMEMBER read the member list to draw from it (O(members)), since the subkeys have no
+ * rank to pick a random one by.
+ */
+final class SetCommands {
+
+    private SetCommands() {
+    }
+
+    static void register(CommandTable.Builder b) {
+        b.add("sadd", -3, "write denyoom fast", 1, 1, 1, SetCommands::sadd);
+        b.add("srem", -3, "write fast", 1, 1, 1, SetCommands::srem);
+        b.add("smembers", 2, "readonly", 1, 1, 1, c -> {
+            List<byte[]> members = readAll(c.keyspace(), c.arg(1));
+            c.reply().setHeader(members.size());
+            members.forEach(c.reply()::bulk);
+        });
+        b.add("sismember", 3, "readonly fast", 1, 1, 1, c -> {
+            Metadata meta = c.keyspace().lookup(c.arg(1), RedisType.SET);
+            c.reply().integer(meta != null && sets(c).contains(ReadOptions.DEFAULT, c.arg(1), meta, c.arg(2)) ? 1 : 0);
+        });
+        b.add("smismember", -3, "readonly fast", 1, 1, 1, SetCommands::smismember);
+        b.add("scard", 2, "readonly fast", 1, 1, 1, c -> {
+            Metadata meta = c.keyspace().lookup(c.arg(1), RedisType.SET);
+            c.reply().integer(meta == null ? 0 : meta.size());
+        });
+        b.add("spop", -2, "write random fast", 1, 1, 1, SetCommands::spop);
+        b.add("srandmember", -2, "readonly random", 1, 1, 1, SetCommands::srandmember);
+        b.add("smove", 4, "write fast", 1, 2, 1, SetCommands::smove);
+        b.add("sscan", -3, "readonly random", 1, 1, 1, SetCommands::sscan);
+        SetAlgebraCommands.register(b);
+    }
+
+    static SetStore sets(CommandCall c) {
+        return new SetStore(c.keyspace());
+    }
+
+    /** Every member of the set at {@code key} (empty when absent), read at one snapshot. */
+    static List<byte[]> readAll(Keyspace ks, byte[] key) {
+        try (Snapshot snapshot = ks.snapshot()) {
+            ReadOptions at = ReadOptions.at(snapshot);
+            Metadata meta = ks.lookup(at, key, RedisType.SET);
+            return meta == null ? List.of() : new SetStore(ks).members(at, key, meta);
+        }
+    }
+
+    private static void sadd(CommandCall c) {
+        Keyspace ks = c.keyspace();
+        SetStore sets = sets(c);
+        byte[] key = c.arg(1);
+        try (LockStripes.Held held = ks.lock(key)) {
+            Metadata meta = ks.lookup(key, RedisType.SET);
+            if (meta == null) {
+                meta = sets.create();
+            }
+            WriteBatch batch = new WriteBatch();
+            Set<ByteBuffer> addedHere = new HashSet<>();
+            long added = 0;
+            for (int i = 2; i < c.argCount(); i++) {
+                byte[] member = c.arg(i);
+                if (!addedHere.contains(ByteBuffer.wrap(member)) && !sets.contains(ReadOptions.DEFAULT, key, meta, member)) {
+                    sets.add(batch, key, meta, member);
+                    addedHere.add(ByteBuffer.wrap(member));
+                    added++;
+                }
+            }
+            if (added > 0) {
+                ks.putMetadata(batch, key, meta.withSize(meta.size() + added));
+                ks.commit(batch);
+            }
+            c.reply().integer(added);
+        }
+    }
+
+    private static void srem(CommandCall c) {
+        Keyspace ks = c.keyspace();
+        SetStore sets = sets(c);
+        byte[] key = c.arg(1);
+        try (LockStripes.Held held = ks.lock(key)) {
+            Metadata meta = ks.lookup(key, RedisType.SET);
+            long removed = 0;
+            if (meta != null) {
+                WriteBatch batch = new WriteBatch();
+                Set<ByteBuffer> removedHere = new HashSet<>();
+                for (int i = 2; i < c.argCount(); i++) {
+                    byte[] member = c.arg(i);
+                    if (!removedHere.contains(ByteBuffer.wrap(member)) && sets.contains(ReadOptions.DEFAULT, key, meta, member)) {
+                        sets.remove(batch, key, meta, member);
+                        removedHere.add(ByteBuffer.wrap(member));
+                        removed++;
+                    }
+                }
+                if (removed > 0) {
+                    storeSize(ks, batch, key, meta, meta.size() - removed);
+                    ks.commit(batch);
+                }
+            }
+            c.reply().integer(removed);
+        }
+    }
+
+    /** Puts the set's metadata with its new size, or deletes the key when it ran empty. */
+    static void storeSize(Keyspace ks, WriteBatch batch, byte[] key, Metadata meta, long size) {
+        if (size <= 0) {
+            ks.deleteMetadata(batch, key);
+        } else {
+            ks.putMetadata(batch, key, meta.withSize(size));
+        }
+    }
+
+    private static void smismember(CommandCall c) {
+        Keyspace ks = c.keyspace();
+        try (Snapshot snapshot = ks.snapshot()) {
+            ReadOptions at = ReadOptions.at(snapshot);
+            Metadata meta = ks.lookup(at, c.arg(1), RedisType.SET);
+            c.reply().arrayHeader(c.argCount() - 2);
+            for (int i = 2; i < c.argCount(); i++) {
+                c.reply().integer(meta != null && sets(c).contains(at, c.arg(1), meta, c.arg(i)) ? 1 : 0);
+            }
+        }
+    }
+
+    private static void spop(CommandCall c) {
+        if (c.argCount() > 3) {
+            throw RedisError.syntax();
+        }
+        boolean hasCount = c.argCount() == 3;
+        long count = hasCount ? ListCommands.positive(c.arg(2)) : 1;
+        Keyspace ks = c.keyspace();
+        SetStore sets = sets(c);
+        byte[] key = c.arg(1);
+        List<byte[]> popped = new ArrayList<>();
+        try (LockStripes.Held held = ks.lock(key)) {
+            Metadata meta = ks.lookup(key, RedisType.SET);
+            if (meta != null && count > 0) {
+                List<byte[]> members = new ArrayList<>(sets.members(ReadOptions.DEFAULT, key, meta));
+                Collections.shuffle(members, ThreadLocalRandom.current());
+                popped.addAll(members.subList(0, (int) Math.min(count, members.size())));
+                WriteBatch batch = new WriteBatch();
+                for (byte[] m : popped) {
+                    sets.remove(batch, key, meta, m);
+                }
+                storeSize(ks, batch, key, meta, meta.size() - popped.size());
+                ks.commit(batch);
+            }
+        }
+        Reply r = c.reply();
+        if (!hasCount) {
+            r.bulk(popped.isEmpty() ? null : popped.getFirst());
+            return;
+        }
+        r.setHeader(popped.size());
+        popped.forEach(r::bulk);
+    }
+
+    private static void srandmember(CommandCall c) {
+        if (c.argCount() > 3) {
+            throw RedisError.syntax();
+        }
+        boolean hasCount = c.argCount() == 3;
+        long count = hasCount ? c.argLong(2) : 1;
+        if (count == Long.MIN_VALUE) {
+            throw new RedisError("ERR value is out of range");
+        }
+        List<byte[]> members = new ArrayList<>(readAll(c.keyspace(), c.arg(1)));
+        Reply r = c.reply();
+        if (!hasCount) {
+            r.bulk(members.isEmpty() ? null : members.get(ThreadLocalRandom.current().nextInt(members.size())));
+            return;
+        }
+        List<byte[]> out = new ArrayList<>();
+        if (!members.isEmpty()) {
+            if (count < 0) {
+                for (long i = 0; i < -count; i++) {
+                    out.add(members.get(ThreadLocalRandom.current().nextInt(members.size())));
+                }
+            } else {
+                Collections.shuffle(members, ThreadLocalRandom.current());
+                out = members.subList(0, (int) Math.min(count, members.size()));
+            }
+        }
+        r.arrayHeader(out.size());
+        out.forEach(r::bulk);
+    }
+
+    private static void smove(CommandCall c) {
+        Keyspace ks = c.keyspace();
+        SetStore sets = sets(c);
+        byte[] source = c.arg(1);
+        byte[] destination = c.arg(2);
+        byte[] member = c.arg(3);
+        try (LockStripes.Held held = ks.lockAll(source, destination)) {
+            Metadata src = ks.lookup(source);
+            Metadata dst = ks.lookup(destination);
+            if (src == null) {
+                c.reply().integer(0);
+                return;
+            }
+            if (src.type() != RedisType.SET || (dst != null && dst.type() != RedisType.SET)) {
+                throw RedisError.wrongType();
+            }
+            if (!sets.contains(ReadOptions.DEFAULT, source, src, member)) {
+                c.reply().integer(0);
+                return;
+            }
+            if (java.util.Arrays.equals(source, destination)) {
+                c.reply().integer(1);
+                return;
+            }
+            WriteBatch batch = new WriteBatch();
+            sets.remove(batch, source, src, member);
+            storeSize(ks, batch, source, src, src.size() - 1);
+            if (dst == null) {
+                dst = sets.create();
+            }
+            if (!sets.contains(ReadOptions.DEFAULT, destination, dst, member)) {
+                sets.add(batch, destination, dst, member);
+                ks.putMetadata(batch, destination, dst.withSize(dst.size() + 1));
+            }
+            ks.commit(batch);
+            c.reply().integer(1);
+        }
+    }
+
+    private static void sscan(CommandCall c) {
+        long cursor = KeyCommands.parseCursor(c.arg(2));
+        Glob glob = null;
+        long count = 10;
+        for (int i = 3; i < c.argCount(); i++) {
+            if (i + 1 < c.argCount() && c.argIs(i, "match")) {
+                glob = new Glob(c.arg(++i));
+            } else if (i + 1 < c.argCount() && c.argIs(i, "count")) {
+                count = c.argLong(++i);
+                if (count < 1) {
+                    throw RedisError.syntax();
+                }
+            } else {
+                throw RedisError.syntax();
+            }
+        }
+        Keyspace ks = c.keyspace();
+        byte[] key = c.arg(1);
+        byte[] owner = new byte[key.length + 1];
+        owner[0] = 'S';
+        System.arraycopy(key, 0, owner, 1, key.length);
+        byte[] resume = c.server().scanCursors().resume(owner, cursor);
+        List<byte[]> out = new ArrayList<>();
+        byte[][] last = new byte[1][];
+        long[] examined = {0};
+        boolean[] more = {false};
+        Glob pattern = glob;
+        long limit = count;
+        try (Snapshot snapshot = ks.snapshot()) {
+            ReadOptions at = ReadOptions.at(snapshot);
+            Metadata meta = ks.lookup(at, key, RedisType.SET);
+            if (meta != null) {
+                sets(c).forEach(at, key, meta, resume, m -> {
+                    if (examined[0] == limit) {
+                        more[0] = true;
+                        return false;
+                    }
+                    examined[0]++;
+                    last[0] = m;
+                    if (pattern == null || pattern.matches(m)) {
+                        out.add(m);
+                    }
+                    return true;
+                });
+            }
+        }
+        long next = more[0] ? c.server().scanCursors().save(owner, last[0]) : 0;
+        Reply r = c.reply();
+        r.arrayHeader(2);
+        r.bulk(Long.toString(next));
+        r.arrayHeader(out.size());
+        out.forEach(r::bulk);
+    }
+}
