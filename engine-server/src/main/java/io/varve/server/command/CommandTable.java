@@ -47,6 +47,7 @@ public final class CommandTable {
         ZRangeCommands.register(b);
         ZSetAlgebra.register(b);
         ZSetSampling.register(b);
+        ZSetBlockingCommands.register(b);
         BitCommands.register(b);
         ObjectCommands.register(b);
         return b.build();

@@ -69,6 +69,7 @@ final class ObjectCommands {
             ks.commit(batch);
             c.reply().integer(1);
         }
+        ks.blocking().signal(to);
     }
 
     private static void object(CommandCall c) {

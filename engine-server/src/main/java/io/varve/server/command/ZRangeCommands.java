@@ -142,6 +142,7 @@ final class ZRangeCommands {
             storeResult(c, destination, items);
             c.reply().integer(items.size());
         }
+        ks.blocking().signal(destination);
     }
 
     /**

@@ -7,6 +7,7 @@ import io.varve.server.store.Keyspace;
 import io.varve.server.store.LockStripes;
 import io.varve.server.store.Metadata;
 import io.varve.server.store.RedisType;
+import io.varve.server.store.SetStore;
 import io.varve.server.store.ZSetStore;
 
 import java.nio.ByteBuffer;
@@ -20,7 +21,8 @@ import java.util.Map;
 /**
  * ZUNION, ZINTER, ZDIFF, their STORE forms, and ZINTERCARD, with Redis's argument order, WEIGHTS and
  * AGGREGATE. The result is built in memory (as Redis builds it) and replied, or stored, in (score, member)
- * order. An intersection walks the smallest input and looks each member up in the others.
+ * order. An intersection walks the smallest input and looks each member up in the others. Inputs may be
+ * sorted sets or plain sets (every member scoring 1), as in Redis.
  */
 final class ZSetAlgebra {
 
@@ -124,6 +126,7 @@ final class ZSetAlgebra {
             ZRangeCommands.storeResult(c, c.arg(1), result);
             c.reply().integer(result.size());
         }
+        ks.blocking().signal(c.arg(1));
     }
 
     private static void interCard(CommandCall c) {
@@ -133,33 +136,66 @@ final class ZSetAlgebra {
         }
     }
 
+    /**
+     * One input of the algebra: a sorted set, or a plain set whose members all score 1 (Redis accepts both);
+     * an absent key is an empty input.
+     */
+    private record Input(ZSetStore zsets, SetStore sets, ReadOptions at, byte[] key, Metadata meta) {
+
+        long size() {
+            return meta == null ? 0 : meta.size();
+        }
+
+        void forEach(ZSetStore.Visitor visitor) {
+            if (meta == null) {
+                return;
+            }
+            if (meta.type() == RedisType.ZSET) {
+                zsets.scanAll(at, key, meta, false, visitor);
+            } else {
+                sets.forEach(at, key, meta, null, member -> visitor.visit(member, 1));
+            }
+        }
+
+        Double score(byte[] member) {
+            if (meta == null) {
+                return null;
+            }
+            if (meta.type() == RedisType.ZSET) {
+                return zsets.score(at, key, meta, member);
+            }
+            return sets.contains(at, key, meta, member) ? 1.0 : null;
+        }
+    }
+
     /** The result in (score, member) order; for an intersection at most {@code limit} members (0: all). */
     private static List<Scored> evaluate(CommandCall c, ReadOptions at, Inputs in, Op op, long limit) {
         Keyspace ks = c.keyspace();
-        ZSetStore store = ZSetCommands.store(c);
-        Metadata[] metas = new Metadata[in.keys.length];
-        for (int i = 0; i < metas.length; i++) {
-            metas[i] = ks.lookup(at, in.keys[i], RedisType.ZSET);
+        ZSetStore zsets = ZSetCommands.store(c);
+        SetStore sets = new SetStore(ks);
+        Input[] inputs = new Input[in.keys.length];
+        for (int i = 0; i < inputs.length; i++) {
+            Metadata meta = ks.lookup(at, in.keys[i]);
+            if (meta != null && meta.type() != RedisType.ZSET && meta.type() != RedisType.SET) {
+                throw RedisError.wrongType();
+            }
+            inputs[i] = new Input(zsets, sets, at, in.keys[i], meta);
         }
         List<Scored> out = switch (op) {
-            case UNION -> union(store, at, in, metas);
-            case INTER -> intersection(store, at, in, metas, limit);
-            case DIFF -> difference(store, at, in, metas);
+            case UNION -> union(in, inputs);
+            case INTER -> intersection(in, inputs, limit);
+            case DIFF -> difference(inputs);
         };
         out.sort(ORDER);
         return out;
     }
 
-    private static List<Scored> union(ZSetStore store, ReadOptions at, Inputs in, Metadata[] metas) {
+    private static List<Scored> union(Inputs in, Input[] inputs) {
         Map<ByteBuffer, Double> scores = new HashMap<>();
-        for (int i = 0; i < metas.length; i++) {
-            if (metas[i] == null) {
-                continue;
-            }
+        for (int i = 0; i < inputs.length; i++) {
             double weight = in.weights[i];
-            store.scanAll(at, in.keys[i], metas[i], false, (member, score) -> {
-                double weighted = weighted(weight, score);
-                scores.merge(ByteBuffer.wrap(member), weighted, (a, b) -> aggregate(in.aggregate, a, b));
+            inputs[i].forEach((member, score) -> {
+                scores.merge(ByteBuffer.wrap(member), weighted(weight, score), (a, b) -> aggregate(in.aggregate, a, b));
                 return true;
             });
         }
@@ -168,52 +204,46 @@ final class ZSetAlgebra {
         return out;
     }
 
-    private static List<Scored> intersection(ZSetStore store, ReadOptions at, Inputs in, Metadata[] metas,
-                                             long limit) {
+    private static List<Scored> intersection(Inputs in, Input[] inputs, long limit) {
         int smallest = 0;
-        for (int i = 0; i < metas.length; i++) {
-            if (metas[i] == null) {
+        for (int i = 0; i < inputs.length; i++) {
+            if (inputs[i].meta == null) {
                 return new ArrayList<>();
             }
-            if (metas[i].size() < metas[smallest].size()) {
+            if (inputs[i].size() < inputs[smallest].size()) {
                 smallest = i;
             }
         }
         int first = smallest;
         List<Scored> out = new ArrayList<>();
-        store.scanAll(at, in.keys[first], metas[first], false, (member, score) -> {
-            double total = weighted(in.weights[first], score);
-            boolean everywhere = true;
+        inputs[first].forEach((member, score) -> {
             // Aggregate in input order, as Redis does, so MIN/MAX/SUM see the same operand order.
-            Double[] found = new Double[metas.length];
-            found[first] = total;
-            for (int i = 0; i < metas.length && everywhere; i++) {
+            double[] found = new double[inputs.length];
+            found[first] = weighted(in.weights[first], score);
+            for (int i = 0; i < inputs.length; i++) {
                 if (i != first) {
-                    Double s = store.score(at, in.keys[i], metas[i], member);
-                    everywhere = s != null;
-                    found[i] = s == null ? null : weighted(in.weights[i], s);
+                    Double s = inputs[i].score(member);
+                    if (s == null) {
+                        return true;
+                    }
+                    found[i] = weighted(in.weights[i], s);
                 }
             }
-            if (everywhere) {
-                double agg = found[0];
-                for (int i = 1; i < found.length; i++) {
-                    agg = aggregate(in.aggregate, agg, found[i]);
-                }
-                out.add(new Scored(member, agg));
+            double total = found[0];
+            for (int i = 1; i < found.length; i++) {
+                total = aggregate(in.aggregate, total, found[i]);
             }
+            out.add(new Scored(member, total));
             return limit == 0 || out.size() < limit;
         });
         return out;
     }
 
-    private static List<Scored> difference(ZSetStore store, ReadOptions at, Inputs in, Metadata[] metas) {
+    private static List<Scored> difference(Input[] inputs) {
         List<Scored> out = new ArrayList<>();
-        if (metas[0] == null) {
-            return out;
-        }
-        store.scanAll(at, in.keys[0], metas[0], false, (member, score) -> {
-            for (int i = 1; i < metas.length; i++) {
-                if (metas[i] != null && store.score(at, in.keys[i], metas[i], member) != null) {
+        inputs[0].forEach((member, score) -> {
+            for (int i = 1; i < inputs.length; i++) {
+                if (inputs[i].score(member) != null) {
                     return true;
                 }
             }

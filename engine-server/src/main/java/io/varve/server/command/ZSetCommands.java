@@ -12,6 +12,7 @@ import io.varve.server.store.ZSetEdit;
 import io.varve.server.store.ZSetStore;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -146,6 +147,7 @@ final class ZSetCommands {
                 c.reply().integer(ch ? added + updated : added);
             }
         }
+        ks.blocking().signal(key);
     }
 
     private static void zincrby(CommandCall c) {
@@ -163,6 +165,7 @@ final class ZSetCommands {
             edit.commit(ks);
             c.reply().doubleValue(next);
         }
+        ks.blocking().signal(key);
     }
 
     private static void zrem(CommandCall c) {
@@ -285,54 +288,65 @@ final class ZSetCommands {
         return out;
     }
 
-    private static void zmpop(CommandCall c) {
-        Long numKeys = Args.tryParseLong(c.arg(1));
-        if (numKeys == null) {
-            throw RedisError.notInteger();
-        }
-        if (numKeys < 1) {
-            throw new RedisError("ERR numkeys should be greater than 0");
-        }
-        long whereIndex = 2 + numKeys;
-        if (whereIndex >= c.argCount()) {
-            throw RedisError.syntax();
-        }
-        boolean max;
-        if (c.argIs((int) whereIndex, "min")) {
-            max = false;
-        } else if (c.argIs((int) whereIndex, "max")) {
-            max = true;
-        } else {
-            throw RedisError.syntax();
-        }
-        long count = -1;
-        for (int i = (int) whereIndex + 1; i < c.argCount(); i++) {
-            if (count == -1 && c.argIs(i, "count") && i + 1 < c.argCount()) {
-                Long n = Args.tryParseLong(c.arg(++i));
-                if (n == null) {
-                    throw RedisError.notInteger();
-                }
-                if (n < 1) {
-                    throw new RedisError("ERR count should be greater than 0");
-                }
-                count = n;
+    /** The parsed arguments of ZMPOP and BZMPOP: numkeys key... MIN|MAX [COUNT n]. */
+    record MultiPop(List<byte[]> keys, boolean max, long count) {
+
+        /** Parses from the numkeys argument at {@code numKeysIndex}, with Redis's error words. */
+        static MultiPop parse(CommandCall c, int numKeysIndex) {
+            Long numKeys = Args.tryParseLong(c.arg(numKeysIndex));
+            if (numKeys == null) {
+                throw RedisError.notInteger();
+            }
+            if (numKeys < 1) {
+                throw new RedisError("ERR numkeys should be greater than 0");
+            }
+            long whereIndex = numKeysIndex + 1 + numKeys;
+            if (whereIndex >= c.argCount()) {
+                throw RedisError.syntax();
+            }
+            boolean max;
+            if (c.argIs((int) whereIndex, "min")) {
+                max = false;
+            } else if (c.argIs((int) whereIndex, "max")) {
+                max = true;
             } else {
                 throw RedisError.syntax();
             }
+            long count = -1;
+            for (int i = (int) whereIndex + 1; i < c.argCount(); i++) {
+                if (count == -1 && c.argIs(i, "count") && i + 1 < c.argCount()) {
+                    Long n = Args.tryParseLong(c.arg(++i));
+                    if (n == null) {
+                        throw RedisError.notInteger();
+                    }
+                    if (n < 1) {
+                        throw new RedisError("ERR count should be greater than 0");
+                    }
+                    count = n;
+                } else {
+                    throw RedisError.syntax();
+                }
+            }
+            List<byte[]> keys = Arrays.asList(c.args()).subList(numKeysIndex + 1, (int) whereIndex);
+            return new MultiPop(keys, max, count == -1 ? 1 : count);
         }
-        long wanted = count == -1 ? 1 : count;
-        byte[][] keys = new byte[numKeys.intValue()][];
-        for (int k = 0; k < keys.length; k++) {
-            keys[k] = c.arg(2 + k);
+
+        /** [key, [[member, score], ...]], in both protocols. */
+        static void reply(Reply r, byte[] key, List<Scored> popped) {
+            r.arrayHeader(2);
+            r.bulk(key);
+            Scored.replyPairs(r, popped);
         }
+    }
+
+    private static void zmpop(CommandCall c) {
+        MultiPop request = MultiPop.parse(c, 1);
         Keyspace ks = c.keyspace();
-        try (LockStripes.Held held = ks.lockAll(keys)) {
-            for (byte[] key : keys) {
-                List<Scored> popped = popLocked(c, key, max, wanted);
+        try (LockStripes.Held held = ks.lockAll(request.keys().toArray(new byte[0][]))) {
+            for (byte[] key : request.keys()) {
+                List<Scored> popped = popLocked(c, key, request.max(), request.count());
                 if (!popped.isEmpty()) {
-                    c.reply().arrayHeader(2);
-                    c.reply().bulk(key);
-                    Scored.replyPairs(c.reply(), popped);
+                    MultiPop.reply(c.reply(), key, popped);
                     return;
                 }
             }
