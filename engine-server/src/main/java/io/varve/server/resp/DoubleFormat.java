@@ -1,6 +1,8 @@
 package io.varve.server.resp;
 
 import java.math.BigDecimal;
+import java.math.MathContext;
+import java.math.RoundingMode;
 
 /**
  * Redis's text for a double reply (ZSCORE, ZINCRBY, RESP3 doubles): the shortest digits that read back as
@@ -25,6 +27,13 @@ public final class DoubleFormat {
         }
         // Double.toString gives the shortest round-tripping digits; BigDecimal takes them apart.
         BigDecimal exact = new BigDecimal(Double.toString(value)).stripTrailingZeros();
+        if (exact.precision() == 2) {
+            // Java prints at least two digits in scientific form (4.9E-324) even when one reads back (5e-324).
+            BigDecimal one = exact.round(new MathContext(1, RoundingMode.HALF_EVEN));
+            if (one.doubleValue() == value) {
+                exact = one.stripTrailingZeros();
+            }
+        }
         String digits = exact.unscaledValue().abs().toString();
         int exponent = digits.length() - 1 - exact.scale();
         StringBuilder out = new StringBuilder(24);
