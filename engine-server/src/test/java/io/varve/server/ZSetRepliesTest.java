@@ -87,6 +87,7 @@ class ZSetRepliesTest extends OneServerPerClass {
                     c.call("ZADD", "z", "INCR", "1", "a", "2", "b"));
             assertEquals(err("ERR value is not a valid float"), c.call("ZADD", "z", "abc", "a"));
             assertEquals(err("ERR value is not a valid float"), c.call("ZADD", "z", "nan", "a"));
+            assertEquals(err("ERR value is not a valid float"), c.call("ZADD", "z", "1e400", "a"));
             assertEquals(err("ERR value is not a valid float"), c.call("ZINCRBY", "z", "x", "a"));
             assertEquals(err("ERR min or max is not a float"), c.call("ZRANGEBYSCORE", "z", "x", "1"));
             assertEquals(err("ERR min or max is not a float"), c.call("ZCOUNT", "z", "(", "1"));

@@ -1,6 +1,9 @@
 package io.varve.server.command;
 
+import io.varve.core.DbIterator;
 import io.varve.server.resp.DoubleFormat;
+import io.varve.server.store.KeyEncoding;
+import io.varve.server.store.Metadata;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -9,6 +12,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.Tuple;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -17,6 +21,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Random sorted-set programs against a model of member→score maps ordered by (score, member): every reply
@@ -62,13 +68,46 @@ class ZSetModelProperties {
                     }
                     case "RESTART" -> s.restart();
                     case "FLUSH" -> s.db.flush();
-                    case "COMPACT" -> s.db.compactRange(null, null);
+                    case "COMPACT" -> {
+                        s.db.compactRange(null, null);
+                        assertOnlyLiveSubkeys(s, where);
+                    }
                     default -> assertEquals(expected(op, s.clock.get()), RespText.parse(s.call(op)), where);
                 }
                 for (String k : KEYS) {
                     check(s, k, where);
                 }
             }
+        }
+    }
+
+    /**
+     * After a full compaction every subkey on disk belongs to the live version of a live sorted set, and each
+     * set has exactly its two subkeys per member: the filter dropped both kinds of garbage.
+     */
+    private void assertOnlyLiveSubkeys(InProcessServer s, String where) {
+        Map<String, Metadata> live = new HashMap<>();
+        Map<String, Long> subkeys = new HashMap<>();
+        try (DbIterator it = s.db.iterator()) {
+            for (it.seekToFirst(); it.valid(); it.next()) {
+                byte[] key = it.key();
+                if (key[0] == KeyEncoding.METADATA_PREFIX) {
+                    Metadata meta = Metadata.decode(it.value());
+                    assertFalse(meta.isExpired(s.clock.get()), where + ": expired metadata left after compaction");
+                    live.put(new String(KeyEncoding.userKeyOfMetadata(key), StandardCharsets.UTF_8), meta);
+                } else if (key[0] == KeyEncoding.SUBKEY_PREFIX) {
+                    int prefix = KeyEncoding.subkeyPrefixLength(key);
+                    String user = new String(KeyEncoding.userKeyOfSubkey(key, prefix), StandardCharsets.UTF_8);
+                    Metadata owner = live.get(user);
+                    assertTrue(owner != null && owner.version() == KeyEncoding.versionOfSubkey(key, prefix),
+                            where + ": a subkey of " + user + " outlived its version");
+                    subkeys.merge(user, 1L, Long::sum);
+                }
+            }
+        }
+        for (String k : KEYS) {
+            long members = zsets.getOrDefault(k, Map.of()).size();
+            assertEquals(2 * members, subkeys.getOrDefault(k, 0L).longValue(), where + ": subkeys of " + k);
         }
     }
 
