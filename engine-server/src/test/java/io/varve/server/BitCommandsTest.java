@@ -15,6 +15,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import static io.lettuce.core.BitFieldArgs.OverflowType.FAIL;
 import static io.lettuce.core.BitFieldArgs.OverflowType.SAT;
@@ -173,6 +174,17 @@ class BitCommandsTest extends OneServerPerClass {
             r.zrem("z", "x");
             assertEquals(2, r.zcard("z2"));
             assertEquals(false, r.copy("missing", "z3"));
+            r.rpush("list", "a", "b", "c");
+            assertTrue(r.copy("list", "list2"));
+            r.lpop("list");
+            assertEquals(List.of("a", "b", "c"), r.lrange("list2", 0, -1), "lists copy with their positions");
+            r.sadd("set", "1", "2");
+            assertTrue(r.copy("set", "set2"));
+            assertEquals(Set.of("1", "2"), r.smembers("set2"));
+            assertEquals("intset", r.objectEncoding("set2"));
+            r.sadd("set2", "word");
+            assertEquals("listpack", r.objectEncoding("set2"));
+            assertEquals("listpack", r.objectEncoding("list2"));
             assertEquals("int", r.objectEncoding("s"));
             r.set("e", "hello");
             assertEquals("embstr", r.objectEncoding("e"));
