@@ -116,6 +116,9 @@ class ZSetRepliesTest extends OneServerPerClass {
             assertEquals(err("ERR syntax error"), c.call("ZUNIONSTORE", "d", "1", "z", "WITHSCORES"));
             assertEquals(err("ERR LIMIT can't be negative"), c.call("ZINTERCARD", "1", "z", "LIMIT", "-1"));
             assertEquals(err("ERR syntax error"), c.call("ZRANDMEMBER", "z", "1", "bogus"));
+            assertEquals(err("ERR value is out of range, value must between -16777216 and 9223372036854775807"),
+                    c.call("ZRANDMEMBER", "z", "-16777217"));
+            assertEquals(err("ERR syntax error"), c.call("ZMPOP", "9223372036854775807", "z", "MIN"));
             assertEquals(err("ERR invalid cursor"), c.call("ZSCAN", "z", "x"));
             c.call("ZADD", "inf", "inf", "a");
             assertEquals(err("ERR resulting score is not a number (NaN)"), c.call("ZINCRBY", "inf", "-inf", "a"));

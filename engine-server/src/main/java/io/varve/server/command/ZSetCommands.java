@@ -300,6 +300,9 @@ final class ZSetCommands {
             if (numKeys < 1) {
                 throw new RedisError("ERR numkeys should be greater than 0");
             }
+            if (numKeys >= c.argCount()) {
+                throw RedisError.syntax();
+            }
             long whereIndex = numKeysIndex + 1 + numKeys;
             if (whereIndex >= c.argCount()) {
                 throw RedisError.syntax();

@@ -43,12 +43,17 @@ final class ZSetSampling {
         if (counted) {
             count = c.argLong(2);
             withScores = c.argCount() == 4;
-            if (count == Long.MIN_VALUE || (withScores && count < -Long.MAX_VALUE / 2)) {
+            if (count == Long.MIN_VALUE) {
+                throw new RedisError("ERR value is out of range, value must between -9223372036854775807 and "
+                        + "9223372036854775807");
+            }
+            if (withScores && count < -Long.MAX_VALUE / 2) {
                 throw new RedisError("ERR value is out of range");
             }
             if (count < -MAX_REPEATED_PICKS) {
-                // Redis streams such a reply; this one is built in memory first, so it is bounded.
-                throw new RedisError("ERR value is out of range");
+                // Redis builds any size; here one request must not exhaust the heap.
+                throw new RedisError("ERR value is out of range, value must between -" + MAX_REPEATED_PICKS
+                        + " and 9223372036854775807");
             }
         }
         Keyspace ks = c.keyspace();
