@@ -14,9 +14,12 @@ import io.varve.server.resp.RespRequest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * Runs one connection's commands off the event loop, one at a time and in arrival order, and writes their
@@ -297,10 +300,15 @@ final class ClientSession implements Parking {
         onDisconnect = disconnect;
         unwritten.incrementAndGet();
         parked = true;
+        // closed() reads parked after writing closed, this reads closed after writing parked: one of the two
+        // sees the other, so a client that went away meanwhile is always told (the callback is idempotent).
+        if (closed) {
+            disconnect.run();
+        }
     }
 
     @Override
-    public void resume(java.util.function.Consumer<Reply> writer) {
+    public void resume(Consumer<Reply> writer) {
         ByteBuf out = channel.alloc().ioBuffer(64);
         writer.accept(new Reply(out, connection.protocol()));
         parkedReply = out;
@@ -309,7 +317,7 @@ final class ClientSession implements Parking {
 
     @Override
     public Runnable schedule(Runnable task, long delayNanos) {
-        var future = channel.eventLoop().schedule(task, delayNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        var future = channel.eventLoop().schedule(task, delayNanos, TimeUnit.NANOSECONDS);
         return () -> future.cancel(false);
     }
 
@@ -331,7 +339,7 @@ final class ClientSession implements Parking {
                 running.set(false);
                 startDrainer();
             });
-        } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+        } catch (RejectedExecutionException shuttingDown) {
             out.release();
             unwritten.decrementAndGet();
             parked = false;

@@ -80,7 +80,7 @@ final class InfoReport {
     private void clientsSection(Map<String, Object> f) {
         f.put("connected_clients", server.connectedClients());
         f.put("maxclients", server.config().maxClients());
-        f.put("blocked_clients", 0);
+        f.put("blocked_clients", server.keyspaceForInfo().blocking().blockedCount());
     }
 
     private void memorySection(Map<String, Object> f) {

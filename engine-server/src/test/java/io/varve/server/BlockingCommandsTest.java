@@ -5,6 +5,10 @@ import io.lettuce.core.LMPopArgs;
 import io.lettuce.core.LMoveArgs;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.protocol.ProtocolVersion;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -75,6 +79,7 @@ class BlockingCommandsTest extends OneServerPerClass {
             awaitWaiting("k", 2);
             RedisFuture<KeyValue<String, String>> f3 = c3.async().brpop(0, "k");
             awaitWaiting("k", 3);
+            assertTrue(pusher.sync().info("clients").contains("blocked_clients:3\r\n"));
             pusher.sync().rpush("k", "first");
             assertEquals("first", get(f1).getValue());
             awaitWaiting("k", 2);
@@ -95,10 +100,8 @@ class BlockingCommandsTest extends OneServerPerClass {
             awaitWaiting("k", 0);
             assertEquals("PONG", l.sync().ping());
             error(() -> l.sync().blpop(-1, "k"), "ERR timeout is negative");
-            error(() -> l.sync().dispatch(io.lettuce.core.protocol.CommandType.BLPOP,
-                    new io.lettuce.core.output.StatusOutput<>(io.lettuce.core.codec.StringCodec.UTF8),
-                    new io.lettuce.core.protocol.CommandArgs<>(io.lettuce.core.codec.StringCodec.UTF8).addKey("k").add("x")),
-                    "ERR timeout is not a float or out of range");
+            error(() -> l.sync().dispatch(CommandType.BLPOP, new StatusOutput<>(StringCodec.UTF8),
+                    new CommandArgs<>(StringCodec.UTF8).addKey("k").add("x")), "ERR timeout is not a float or out of range");
         }
     }
 

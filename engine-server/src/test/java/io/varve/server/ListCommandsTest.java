@@ -199,6 +199,7 @@ class ListCommandsTest extends OneServerPerClass {
             error(() -> raw(r, "LMPOP", "0", "a", "LEFT"), "ERR numkeys should be greater than 0");
             error(() -> raw(r, "LMPOP", "x", "a", "LEFT"), "ERR numkeys should be greater than 0");
             error(() -> raw(r, "LMPOP", "3", "a", "LEFT"), "ERR syntax error");
+            error(() -> raw(r, "LMPOP", "9223372036854775807", "a", "LEFT"), "ERR syntax error");
             error(() -> raw(r, "LMPOP", "1", "a", "UP"), "ERR syntax error");
             error(() -> raw(r, "LMPOP", "1", "a", "LEFT", "COUNT", "0"), "ERR count should be greater than 0");
             error(() -> raw(r, "LMPOP", "1", "a", "LEFT", "COUNT"), "ERR syntax error");

@@ -71,6 +71,8 @@ class SetCommandsTest extends OneServerPerClass {
             assertEquals(20, repeated.size(), "a negative count repeats members");
             assertTrue(all.containsAll(repeated));
             assertEquals(List.of(), r.srandmember("s", 0));
+            error(() -> r.srandmember("s", -(1L << 24) - 1),
+                    "ERR value is out of range, value must between -16777216 and 9223372036854775807");
             assertNull(r.srandmember("nokey"));
             assertEquals(List.of(), r.srandmember("nokey", 3));
             assertEquals(5, r.scard("s"), "SRANDMEMBER removes nothing");
@@ -205,6 +207,22 @@ class SetCommandsTest extends OneServerPerClass {
             assertTrue(r.pttl("t") > 0, "RENAME keeps the expiry");
             assertEquals(Set.of("a", "b"), r.smembers("t"));
             assertEquals(0, r.exists("s"));
+            r.set("str", "v");
+            r.rpush("list", "v");
+            for (String key : List.of("str", "list")) {
+                error(() -> r.sadd(key, "m"), WRONGTYPE);
+                error(() -> r.srem(key, "m"), WRONGTYPE);
+                error(() -> r.smembers(key), WRONGTYPE);
+                error(() -> r.sismember(key, "m"), WRONGTYPE);
+                error(() -> r.smismember(key, "m"), WRONGTYPE);
+                error(() -> r.scard(key), WRONGTYPE);
+                error(() -> r.spop(key), WRONGTYPE);
+                error(() -> r.spop(key, 2), WRONGTYPE);
+                error(() -> r.srandmember(key), WRONGTYPE);
+                error(() -> r.srandmember(key, 2), WRONGTYPE);
+                error(() -> r.sscan(key), WRONGTYPE);
+            }
+            r.del("str", "list");
             error(() -> r.lpush("t", "x"), WRONGTYPE);
             error(() -> r.hset("t", "f", "v"), WRONGTYPE);
             error(() -> r.incr("t"), WRONGTYPE);

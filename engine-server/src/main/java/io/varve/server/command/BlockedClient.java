@@ -55,8 +55,8 @@ final class BlockedClient implements BlockingKeys.Waiter {
         Parking parking = c.connection().parking();
         BlockingKeys registry = c.keyspace().blocking();
         BlockedClient blocked = new BlockedClient(registry, parking, attempt, onTimeout);
+        registry.register(blocked, keys); // first: a disconnect reported by park() must find it registered
         parking.park(blocked::disconnected);
-        registry.register(blocked, keys);
         if (timeoutNanos > 0) {
             blocked.cancelTimer = parking.schedule(blocked::expire, timeoutNanos);
         }

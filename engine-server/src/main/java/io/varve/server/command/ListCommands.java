@@ -135,12 +135,12 @@ final class ListCommands {
     }
 
     private static void lindex(CommandCall c) {
-        long index = c.argLong(2);
         Metadata meta = c.keyspace().lookup(c.arg(1), RedisType.LIST);
         if (meta == null) {
-            c.reply().nil();
+            c.reply().nil(); // before the index is parsed, as in Redis
             return;
         }
+        long index = c.argLong(2);
         if (index < 0) {
             index += meta.size();
         }
@@ -270,7 +270,7 @@ final class ListCommands {
             if (numKeys == null || numKeys <= 0) {
                 throw new RedisError("ERR numkeys should be greater than 0");
             }
-            long whereIndex = numKeysIndex + numKeys + 1;
+            long whereIndex = numKeysIndex + Math.min(numKeys, c.argCount()) + 1;
             if (whereIndex >= c.argCount()) {
                 throw RedisError.syntax();
             }

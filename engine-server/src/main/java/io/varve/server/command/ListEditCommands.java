@@ -33,14 +33,14 @@ final class ListEditCommands {
     }
 
     private static void lset(CommandCall c) {
-        long index = c.argLong(2);
         Keyspace ks = c.keyspace();
         byte[] key = c.arg(1);
         try (LockStripes.Held held = ks.lock(key)) {
             Metadata meta = ks.lookup(key, RedisType.LIST);
             if (meta == null) {
-                throw new RedisError(RedisError.NO_SUCH_KEY);
+                throw new RedisError(RedisError.NO_SUCH_KEY); // before the index is parsed, as in Redis
             }
+            long index = c.argLong(2);
             if (index < 0) {
                 index += meta.size();
             }

@@ -18,6 +18,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.Arrays;
 
 /**
  * Set commands on one key over {@link SetStore}; the multi-key algebra is in {@link SetAlgebraCommands}.
@@ -26,6 +27,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * rank to pick a random one by.
  */
 final class SetCommands {
+
+    /** Most members SRANDMEMBER with a negative count may return (each may repeat, so the set does not bound it). */
+    static final long MAX_REPEATED_MEMBERS = 1L << 24;
 
     private SetCommands() {
     }
@@ -183,7 +187,13 @@ final class SetCommands {
         boolean hasCount = c.argCount() == 3;
         long count = hasCount ? c.argLong(2) : 1;
         if (count == Long.MIN_VALUE) {
-            throw new RedisError("ERR value is out of range");
+            throw new RedisError("ERR value is out of range, value must between -9223372036854775807 and "
+                    + "9223372036854775807");
+        }
+        if (count < -MAX_REPEATED_MEMBERS) {
+            // Redis would build the reply however large; here one request must not exhaust the heap.
+            throw new RedisError("ERR value is out of range, value must between -" + MAX_REPEATED_MEMBERS
+                    + " and 9223372036854775807");
         }
         List<byte[]> members = new ArrayList<>(readAll(c.keyspace(), c.arg(1)));
         Reply r = c.reply();
@@ -226,7 +236,7 @@ final class SetCommands {
                 c.reply().integer(0);
                 return;
             }
-            if (java.util.Arrays.equals(source, destination)) {
+            if (Arrays.equals(source, destination)) {
                 c.reply().integer(1);
                 return;
             }

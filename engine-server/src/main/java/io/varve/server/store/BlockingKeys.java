@@ -53,12 +53,20 @@ public final class BlockingKeys {
     private final Map<Waiter, List<byte[]>> keysOf = new IdentityHashMap<>();
     private volatile int waiters;
 
-    /** Adds {@code waiter} at the end of each key's queue. Caller holds the keys' stripe locks. */
+    /**
+     * Adds {@code waiter} at the end of each key's queue (once per key, however often the command named it).
+     * Caller holds the keys' stripe locks.
+     */
     public synchronized void register(Waiter waiter, List<byte[]> keys) {
-        keysOf.put(waiter, keys);
+        List<byte[]> distinct = new ArrayList<>();
         for (byte[] key : keys) {
-            queues.computeIfAbsent(ByteBuffer.wrap(key), k -> new ArrayDeque<>()).addLast(waiter);
+            ArrayDeque<Waiter> queue = queues.computeIfAbsent(ByteBuffer.wrap(key), k -> new ArrayDeque<>());
+            if (queue.peekLast() != waiter) {
+                queue.addLast(waiter);
+                distinct.add(key);
+            }
         }
+        keysOf.put(waiter, distinct);
         waiters = keysOf.size();
         notifyAll();
     }

@@ -16,8 +16,10 @@ import java.util.Arrays;
  *  metadata value +------+----------------+-------------------------------------------+
  *  (string)       | type | expire-at (8)  | value bytes ...                           |
  *                 +------+----------------+-------------------------------------------+
- *  (hash)         | type | expire-at (8)  | version (8)    | size (8)                 |
+ *  (hash, set)    | type | expire-at (8)  | version (8)    | size (8)                 |
  *                 +------+----------------+----------------+--------------------------+
+ *  (list)         | same 25 bytes as above ...                  | head (8) | tail (8)  |  see ListStore
+ *                 +---------------------------------------------+----------+-----------+
  *                 type: low 4 bits = RedisType code, high 4 bits = format (0)
  *                 expire-at: Unix epoch milliseconds, big-endian; 0 = no expiry
  *

@@ -2,7 +2,7 @@ package io.varve.server.store;
 
 /**
  * The Redis data types and their one-byte codes in metadata values (see {@link KeyEncoding}). Codes are
- * persisted: never renumber. Only strings and hashes exist today; the others are reserved so data written
+ * persisted: never renumber. Codes of types this server does not implement yet are reserved so data written
  * by a later version is recognised as "some other type" rather than misread.
  */
 public enum RedisType {

@@ -21,10 +21,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Random string and hash commands with expiries, moves of the clock, flushes and compactions. Whenever
+ * Random string, hash, list and set commands with expiries, moves of the clock, flushes and compactions. Whenever
  * compaction runs: (1) what clients can read is exactly what they could read before it, and (2) after a
  * full compaction nothing is left on disk that no client can reach — no expired metadata, and no subkey
- * whose hash is gone, expired, overwritten by a string or re-created under a new version.
+ * whose collection is gone, expired, overwritten by a string or re-created under a new version.
  */
 class CompactionFilterProperties {
 
@@ -58,7 +58,8 @@ class CompactionFilterProperties {
         StringBuilder b = new StringBuilder();
         for (String k : KEYS) {
             b.append(k).append(": ").append(s.call("TYPE", k)).append(s.call("PTTL", k))
-                    .append(s.call("GET", k)).append(s.call("HGETALL", k)).append(s.call("HLEN", k)).append('\n');
+                    .append(s.call("GET", k)).append(s.call("HGETALL", k)).append(s.call("HLEN", k))
+                    .append(s.call("LRANGE", k, "0", "-1")).append(s.call("SMEMBERS", k)).append('\n');
         }
         return b.append(s.call("DBSIZE")).toString();
     }
@@ -112,6 +113,12 @@ class CompactionFilterProperties {
                 net.jqwik.api.Tuple.of(6, Combinators.combine(key, field, value)
                         .as((k, f, v) -> new String[] {"HSET", k, f, v})),
                 net.jqwik.api.Tuple.of(2, Combinators.combine(key, field).as((k, f) -> new String[] {"HDEL", k, f})),
+                net.jqwik.api.Tuple.of(3, Combinators.combine(Arbitraries.of("LPUSH", "RPUSH", "SADD", "SREM"), key, field)
+                        .as((c, k, f) -> new String[] {c, k, f})),
+                net.jqwik.api.Tuple.of(2, Combinators.combine(Arbitraries.of("LPOP", "RPOP", "SPOP"), key)
+                        .as((c, k) -> new String[] {c, k})),
+                net.jqwik.api.Tuple.of(1, Combinators.combine(key, key).as((a, b) -> new String[] {"LMOVE", a, b, "LEFT", "RIGHT"})),
+                net.jqwik.api.Tuple.of(1, Combinators.combine(key, field).as((k, f) -> new String[] {"LREM", k, "0", f})),
                 net.jqwik.api.Tuple.of(2, key.map(k -> new String[] {"DEL", k})),
                 net.jqwik.api.Tuple.of(2, Combinators.combine(key, millis).as((k, t) -> new String[] {"PEXPIRE", k, t})),
                 net.jqwik.api.Tuple.of(1, key.map(k -> new String[] {"PERSIST", k})),
