@@ -30,6 +30,9 @@ class ZSetRepliesTest extends OneServerPerClass {
             assertEquals("1.2345678901234568e+17", c.call("ZSCORE", "z", "long"));
             assertEquals(List.of("lo", "-inf", "negzero", "0"), c.call("ZRANGE", "z", "0", "1", "WITHSCORES"));
             assertEquals("3.5", c.call("ZINCRBY", "z", "2.5", "one"));
+            assertEquals("0", c.call("ZINCRBY", "z", "-0", "fresh"), "-0 is stored and replied as 0");
+            assertEquals("0", c.call("ZADD", "z", "INCR", "-0", "fresh2"));
+            c.call("ZREM", "z", "fresh", "fresh2");
             assertEquals(List.of(5L, "3.5"), c.call("ZRANK", "z", "one", "WITHSCORE"));
             assertEquals(null, c.call("ZRANK", "z", "nope", "WITHSCORE"));
             assertEquals(null, c.call("ZRANK", "z", "nope"));

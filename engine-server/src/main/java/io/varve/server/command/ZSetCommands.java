@@ -8,6 +8,7 @@ import io.varve.server.store.Keyspace;
 import io.varve.server.store.LockStripes;
 import io.varve.server.store.Metadata;
 import io.varve.server.store.RedisType;
+import io.varve.server.store.ScoreCodec;
 import io.varve.server.store.ZSetEdit;
 import io.varve.server.store.ZSetStore;
 
@@ -142,7 +143,7 @@ final class ZSetCommands {
             }
             edit.commit(ks);
             if (incr) {
-                replyScore(c.reply(), result);
+                replyScore(c.reply(), result == null ? null : ScoreCodec.normalize(result));
             } else {
                 c.reply().integer(ch ? added + updated : added);
             }
@@ -163,7 +164,7 @@ final class ZSetCommands {
             }
             edit.put(c.arg(3), next);
             edit.commit(ks);
-            c.reply().doubleValue(next);
+            c.reply().doubleValue(ScoreCodec.normalize(next));
         }
         ks.blocking().signal(key);
     }
