@@ -47,13 +47,16 @@ final class ZRanges {
      */
     record LexRange(byte[] min, boolean minExclusive, byte[] max, boolean maxExclusive) {
 
+        /** "+" as a lower bound: above every member (an empty range). */
+        private static final Bound EMPTY_ABOVE_ALL = new Bound(null, true);
+
+        private record Bound(byte[] value, boolean exclusive) {
+        }
+
         static LexRange parse(byte[] min, byte[] max) {
             Bound lo = bound(min, true);
             Bound hi = bound(max, false);
             return new LexRange(lo.value, lo.exclusive, hi.value, hi.exclusive);
-        }
-
-        private record Bound(byte[] value, boolean exclusive) {
         }
 
         private static Bound bound(byte[] arg, boolean lower) {
@@ -68,9 +71,6 @@ final class ZRanges {
             }
             throw new RedisError("ERR min or max not valid string range item");
         }
-
-        /** "+" as a lower bound: above every member (an empty range). */
-        private static final Bound EMPTY_ABOVE_ALL = new Bound(null, true);
 
         boolean emptyBecauseMinIsPlus() {
             return min == null && minExclusive;
