@@ -217,6 +217,9 @@ class ZSetModelProperties {
         }
         Map<String, Double> z = zsets.get(k);
         switch (op[0]) {
+            case "ZRANGE" -> {
+                return range(op);
+            }
             case "ZADD" -> {
                 List<String> flags = new ArrayList<>();
                 int i = 2;
@@ -347,6 +350,100 @@ class ZSetModelProperties {
         }
     }
 
+    /** ZRANGE k a b [BYSCORE|BYLEX] [REV] [LIMIT o n] [WITHSCORES], computed from the model. */
+    private Object range(String[] op) {
+        List<String> words = List.of(op).subList(4, op.length);
+        boolean rev = words.contains("REV");
+        boolean byScore = words.contains("BYSCORE");
+        boolean byLex = words.contains("BYLEX");
+        boolean withScores = words.contains("WITHSCORES");
+        int limitAt = words.indexOf("LIMIT");
+        List<Map.Entry<String, Double>> sorted = sorted(op[1]);
+        List<Map.Entry<String, Double>> picked = new ArrayList<>();
+        if (!byScore && !byLex) {
+            long size = sorted.size();
+            long start = Long.parseLong(op[2]);
+            long stop = Long.parseLong(op[3]);
+            start = start < 0 ? Math.max(0, start + size) : start;
+            stop = stop < 0 ? stop + size : Math.min(stop, size - 1);
+            List<Map.Entry<String, Double>> ordered = rev ? sorted.reversed() : sorted;
+            if (start <= stop && start < size) {
+                picked.addAll(ordered.subList((int) start, (int) stop + 1));
+            }
+        } else {
+            String lo = rev ? op[3] : op[2];
+            String hi = rev ? op[2] : op[3];
+            List<Map.Entry<String, Double>> ordered = sorted;
+            if (byLex) {
+                ordered = new ArrayList<>(sorted);
+                ordered.sort(Map.Entry.comparingByKey());
+            }
+            for (Map.Entry<String, Double> e : rev ? ordered.reversed() : ordered) {
+                boolean in = byScore ? scoreAbove(e.getValue(), lo) && scoreBelow(e.getValue(), hi)
+                        : lexAbove(e.getKey(), lo) && lexBelow(e.getKey(), hi);
+                if (in) {
+                    picked.add(e);
+                }
+            }
+            if (limitAt >= 0) {
+                long offset = Long.parseLong(words.get(limitAt + 1));
+                long count = Long.parseLong(words.get(limitAt + 2));
+                if (offset < 0) {
+                    picked.clear();
+                } else {
+                    picked = new ArrayList<>(picked.subList((int) Math.min(offset, picked.size()), picked.size()));
+                    if (count >= 0 && count < picked.size()) {
+                        picked = picked.subList(0, (int) count);
+                    }
+                }
+            }
+        }
+        if (withScores) {
+            return withScores(picked);
+        }
+        List<Object> members = new ArrayList<>();
+        picked.forEach(e -> members.add(e.getKey()));
+        return members;
+    }
+
+    private static String[] query(List<String> base, String rev, String withScores, List<String> limit) {
+        List<String> a = new ArrayList<>(base);
+        if (!rev.isEmpty()) {
+            a.add(rev);
+        }
+        a.addAll(limit);
+        if (!withScores.isEmpty()) {
+            a.add(withScores);
+        }
+        return a.toArray(String[]::new);
+    }
+
+    private static boolean scoreAbove(double v, String bound) {
+        return bound.startsWith("(") ? v > score(bound.substring(1)) : v >= score(bound);
+    }
+
+    private static boolean scoreBelow(double v, String bound) {
+        return bound.startsWith("(") ? v < score(bound.substring(1)) : v <= score(bound);
+    }
+
+    private static boolean lexAbove(String m, String bound) {
+        return switch (bound.charAt(0)) {
+            case '-' -> true;
+            case '+' -> false;
+            case '(' -> m.compareTo(bound.substring(1)) > 0;
+            default -> m.compareTo(bound.substring(1)) >= 0;
+        };
+    }
+
+    private static boolean lexBelow(String m, String bound) {
+        return switch (bound.charAt(0)) {
+            case '+' -> true;
+            case '-' -> false;
+            case '(' -> m.compareTo(bound.substring(1)) < 0;
+            default -> m.compareTo(bound.substring(1)) <= 0;
+        };
+    }
+
     @Provide
     Arbitrary<List<String[]>> programs() {
         Arbitrary<String> key = Arbitraries.of(KEYS);
@@ -364,7 +461,21 @@ class ZSetModelProperties {
                     a.addAll(List.of(s1, m1, s2, m2));
                     return a.toArray(String[]::new);
                 });
+        Arbitrary<String> scoreBound = Arbitraries.of("-inf", "+inf", "-1", "(-1", "0", "(0", "0.5", "(1", "1", "2",
+                "(2");
+        Arbitrary<String> lexBound = Arbitraries.of("-", "+", "[m1", "(m1", "[m3", "(m3", "[x", "(x", "[", "[m");
+        Arbitrary<List<String>> limit = Arbitraries.oneOf(Arbitraries.just(List.<String>of()),
+                Combinators.combine(Arbitraries.integers().between(-1, 4), Arbitraries.integers().between(-1, 4))
+                        .as((o, n) -> List.of("LIMIT", o.toString(), n.toString())));
+        Arbitrary<String[]> rangeQuery = Arbitraries.oneOf(
+                Combinators.combine(key, index, index, Arbitraries.of("", "REV"), Arbitraries.of("", "WITHSCORES"))
+                        .as((k, a, b, r, w) -> query(List.of("ZRANGE", k, a, b), r, w, List.of())),
+                Combinators.combine(key, scoreBound, scoreBound, Arbitraries.of("", "REV"), Arbitraries.of("", "WITHSCORES"), limit)
+                        .as((k, a, b, r, w, l) -> query(List.of("ZRANGE", k, a, b, "BYSCORE"), r, w, l)),
+                Combinators.combine(key, lexBound, lexBound, Arbitraries.of("", "REV"), limit)
+                        .as((k, a, b, r, l) -> query(List.of("ZRANGE", k, a, b, "BYLEX"), r, "", l)));
         Arbitrary<String[]> op = Arbitraries.frequencyOf(
+                Tuple.of(4, rangeQuery),
                 Tuple.of(8, zadd),
                 Tuple.of(2, Combinators.combine(key, Arbitraries.of("", "NX", "XX"), score, member)
                         .as((k, f, s, m) -> f.isEmpty() ? new String[] {"ZADD", k, "INCR", s, m}
