@@ -100,6 +100,9 @@ public final class Args {
                 } catch (NumberFormatException e) {
                     throw new RedisError(RedisError.NOT_FLOAT);
                 }
+                if (Double.isInfinite(d)) {
+                    throw new RedisError(RedisError.NOT_FLOAT); // out of range ("1e400"), as strtod's ERANGE in Redis
+                }
             }
         }
         if (Double.isNaN(d)) {

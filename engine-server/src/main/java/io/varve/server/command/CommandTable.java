@@ -48,6 +48,13 @@ public final class CommandTable {
         DatabaseCommands.register(b);
         SlowLogCommand.register(b);
         ResetCommand.register(b);
+        ZSetCommands.register(b);
+        ZRangeCommands.register(b);
+        ZSetAlgebra.register(b);
+        ZSetSampling.register(b);
+        ZSetBlockingCommands.register(b);
+        BitCommands.register(b);
+        ObjectCommands.register(b);
         return b.build();
     }
 

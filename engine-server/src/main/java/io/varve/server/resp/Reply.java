@@ -136,13 +136,15 @@ public final class Reply {
         aggregate(resp3() ? '~' : '*', count);
     }
 
+    /** A double as Redis replies it (text from {@link DoubleFormat}): RESP3 double, RESP2 bulk string. */
     public void doubleValue(double value) {
+        String text = DoubleFormat.format(value);
         if (resp3()) {
             out.writeByte(',');
-            ByteBufUtil.writeAscii(out, formatDouble(value));
+            ByteBufUtil.writeAscii(out, text);
             out.writeBytes(CRLF);
         } else {
-            bulk(formatDouble(value));
+            bulk(text);
         }
     }
 

@@ -33,6 +33,9 @@ import java.util.Arrays;
  *  subkey value   | field value bytes ...                                                         |
  * </pre>
  *
+ * A sorted set keeps two subkeys per member under the same prefix, told apart by a tag byte at the start
+ * of the field (see {@link ZSetStore}).
+ *
  * <p>All integers are big-endian, so subkeys of one collection version are contiguous and sort by field
  * bytes. The key length in a subkey stops one user key's subkeys from interleaving with those of another key
  * that has it as a prefix. Deleting or overwriting a collection only rewrites its metadata; its subkeys keep

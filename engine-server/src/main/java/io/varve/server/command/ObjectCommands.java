@@ -1,0 +1,177 @@
+package io.varve.server.command;
+
+import io.varve.core.ReadOptions;
+import io.varve.core.WriteBatch;
+import io.varve.server.resp.RedisError;
+import io.varve.server.resp.Reply;
+import io.varve.server.store.HashStore;
+import io.varve.server.store.KeyCopier;
+import io.varve.server.store.Keyspace;
+import io.varve.server.store.LockStripes;
+import io.varve.server.store.Metadata;
+import io.varve.server.store.RedisType;
+
+import java.util.Arrays;
+import java.util.Locale;
+
+/**
+ * COPY and OBJECT. COPY works on any type through {@link KeyCopier} (a collection's subkeys are copied
+ * under a fresh version). OBJECT ENCODING names the encoding Redis 7.2 would pick for the value with its
+ * default thresholds, so clients and tools that branch on it see the familiar names; Varve's own layout
+ * is the same for every size. There is no LRU/LFU bookkeeping, so IDLETIME is 0, REFCOUNT 1, and FREQ
+ * fails as Redis's does under the reported maxmemory-policy (noeviction).
+ */
+final class ObjectCommands {
+
+    /** Redis 7.2's defaults for the compact encodings. */
+    static final int LISTPACK_ENTRIES = 128;
+    static final int LISTPACK_VALUE = 64;
+    static final int INTSET_ENTRIES = 512;
+    static final int EMBSTR_LIMIT = 44;
+
+    private ObjectCommands() {
+    }
+
+    static void register(CommandTable.Builder b) {
+        b.add("copy", -3, "write denyoom", 1, 2, 1, ObjectCommands::copy);
+        b.add("object", -2, "readonly", ObjectCommands::object);
+    }
+
+    private static void copy(CommandCall c) {
+        boolean replace = false;
+        for (int i = 3; i < c.argCount(); i++) {
+            if (c.argIs(i, "replace")) {
+                replace = true;
+            } else if (c.argIs(i, "db") && i + 1 < c.argCount()) {
+                long db = c.argLong(++i);
+                if (db != 0) {
+                    throw new RedisError("ERR DB index is out of range");
+                }
+            } else {
+                throw RedisError.syntax();
+            }
+        }
+        byte[] from = c.arg(1);
+        byte[] to = c.arg(2);
+        if (Arrays.equals(from, to)) {
+            throw new RedisError("ERR source and destination objects are the same");
+        }
+        Keyspace ks = c.keyspace();
+        KeyCopier copier = new KeyCopier(ks);
+        try (LockStripes.Held held = ks.lockAll(from, to)) {
+            byte[] raw = copier.liveRawMetadata(ReadOptions.DEFAULT, from);
+            if (raw == null || (!replace && ks.header(to) != null)) {
+                c.reply().integer(0);
+                return;
+            }
+            WriteBatch batch = new WriteBatch();
+            copier.copy(ReadOptions.DEFAULT, batch, from, raw, to);
+            ks.commit(batch);
+            c.reply().integer(1);
+        }
+        ks.blocking().signal(to);
+    }
+
+    private static void object(CommandCall c) {
+        String sub = c.argText(1).toLowerCase(Locale.ROOT);
+        if (sub.equals("help")) {
+            help(c.reply());
+            return;
+        }
+        if (!sub.equals("encoding") && !sub.equals("refcount") && !sub.equals("idletime") && !sub.equals("freq")) {
+            throw new RedisError("ERR unknown subcommand '" + c.argText(1) + "'. Try OBJECT HELP.");
+        }
+        if (c.argCount() != 3) {
+            throw RedisError.wrongArity("object|" + sub);
+        }
+        Metadata meta = c.keyspace().lookup(c.arg(2));
+        Reply r = c.reply();
+        if (meta == null) {
+            r.nil();
+            return;
+        }
+        switch (sub) {
+            case "encoding" -> r.bulk(encoding(c, c.arg(2), meta));
+            case "refcount" -> r.integer(1);
+            case "idletime" -> r.integer(0);
+            default -> throw new RedisError("ERR An LFU maxmemory policy is not selected, access frequency not "
+                    + "tracked. Please note that when switching between policies at runtime LRU and LFU data "
+                    + "will take some time to adjust.");
+        }
+    }
+
+    /** The encoding name Redis would report for this value. */
+    static String encoding(CommandCall c, byte[] key, Metadata meta) {
+        return switch (meta.type()) {
+            case STRING -> {
+                byte[] v = meta.value();
+                if (v.length <= 20 && Args.tryParseLong(v) != null) {
+                    yield "int";
+                }
+                yield v.length <= EMBSTR_LIMIT ? "embstr" : "raw";
+            }
+            case HASH -> compactFields(c, key, meta, false) ? "listpack" : "hashtable";
+            case ZSET -> compactFields(c, key, meta, true) ? "listpack" : "skiplist";
+            case LIST -> meta.size() <= LISTPACK_ENTRIES ? "listpack" : "quicklist";
+            case SET -> setEncoding(c, key, meta);
+        };
+    }
+
+    /**
+     * Whether a hash or sorted set is small enough for a listpack: at most 128 elements, none longer than
+     * 64 bytes (hash fields and values; sorted-set members). Reads at most 128 elements.
+     */
+    private static boolean compactFields(CommandCall c, byte[] key, Metadata meta, boolean zset) {
+        if (meta.size() > LISTPACK_ENTRIES) {
+            return false;
+        }
+        boolean[] small = {true};
+        if (zset) {
+            ZSetCommands.store(c).scanByMember(ReadOptions.DEFAULT, key, meta, null, true, false, (m, s) -> {
+                small[0] = m.length <= LISTPACK_VALUE;
+                return small[0];
+            });
+        } else {
+            new HashStore(c.keyspace()).forEach(ReadOptions.DEFAULT, key, meta, null, (f, v) -> {
+                small[0] = f.length <= LISTPACK_VALUE && v.length <= LISTPACK_VALUE;
+                return small[0];
+            });
+        }
+        return small[0];
+    }
+
+    /** Sets keep members as subkey fields: all integers and at most 512 is an intset. */
+    private static String setEncoding(CommandCall c, byte[] key, Metadata meta) {
+        if (meta.size() > INTSET_ENTRIES) {
+            return "hashtable";
+        }
+        boolean[] integers = {true};
+        boolean[] small = {true};
+        new HashStore(c.keyspace()).forEach(ReadOptions.DEFAULT, key, meta, null, (f, v) -> {
+            integers[0] &= Args.tryParseLong(f) != null;
+            small[0] &= f.length <= LISTPACK_VALUE;
+            return true;
+        });
+        if (integers[0]) {
+            return "intset";
+        }
+        return small[0] && meta.size() <= LISTPACK_ENTRIES ? "listpack" : "hashtable";
+    }
+
+    private static void help(Reply r) {
+        String[] lines = {"OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+            "ENCODING <key>", "    Return the kind of internal representation used in order to store the value",
+            "    associated with a <key>.",
+            "FREQ <key>", "    Return the access frequency index of the <key>. The returned integer is",
+            "    proportional to the logarithm of the recent access frequency of the key.",
+            "IDLETIME <key>", "    Return the idle time of the <key>, that is the approximated number of",
+            "    seconds elapsed since the last access to the key.",
+            "REFCOUNT <key>", "    Return the number of references of the value associated with the specified",
+            "    <key>.",
+            "HELP", "    Print this help."};
+        r.arrayHeader(lines.length);
+        for (String line : lines) {
+            r.simple(line);
+        }
+    }
+}

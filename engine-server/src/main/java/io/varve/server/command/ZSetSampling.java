@@ -1,0 +1,149 @@
+package io.varve.server.command;
+
+import io.varve.core.ReadOptions;
+import io.varve.core.Snapshot;
+import io.varve.server.resp.DoubleFormat;
+import io.varve.server.resp.RedisError;
+import io.varve.server.resp.Reply;
+import io.varve.server.store.Keyspace;
+import io.varve.server.store.Metadata;
+import io.varve.server.store.RedisType;
+import io.varve.server.store.ZSetStore;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * ZRANDMEMBER and ZSCAN: the sorted-set reads that walk members rather than a range. ZRANDMEMBER reads the
+ * set at a snapshot and picks from it (the layout has no random access); ZSCAN resumes after the last
+ * member it returned, in member byte order, like HSCAN.
+ */
+final class ZSetSampling {
+
+    /** Most members one ZRANDMEMBER with a negative count returns. */
+    static final long MAX_REPEATED_PICKS = 1L << 24;
+
+    private ZSetSampling() {
+    }
+
+    static void register(CommandTable.Builder b) {
+        b.add("zrandmember", -2, "readonly", 1, 1, 1, ZSetSampling::randomMember);
+        b.add("zscan", -3, "readonly", 1, 1, 1, ZSetSampling::zscan);
+    }
+
+    private static void randomMember(CommandCall c) {
+        boolean withScores = false;
+        long count = 1;
+        boolean counted = c.argCount() >= 3;
+        if (c.argCount() > 4 || (c.argCount() == 4 && !c.argIs(3, "withscores"))) {
+            throw RedisError.syntax();
+        }
+        if (counted) {
+            count = c.argLong(2);
+            withScores = c.argCount() == 4;
+            if (count == Long.MIN_VALUE) {
+                throw new RedisError("ERR value is out of range, value must between -9223372036854775807 and "
+                        + "9223372036854775807");
+            }
+            if (withScores && count < -Long.MAX_VALUE / 2) {
+                throw new RedisError("ERR value is out of range");
+            }
+            if (count < -MAX_REPEATED_PICKS) {
+                // Redis builds any size; here one request must not exhaust the heap.
+                throw new RedisError("ERR value is out of range, value must between -" + MAX_REPEATED_PICKS
+                        + " and 9223372036854775807");
+            }
+        }
+        Keyspace ks = c.keyspace();
+        List<Scored> all = new ArrayList<>();
+        try (Snapshot snapshot = ks.snapshot()) {
+            ReadOptions at = ReadOptions.at(snapshot);
+            Metadata meta = ks.lookup(at, c.arg(1), RedisType.ZSET);
+            if (meta != null && count != 0) {
+                new ZSetStore(ks).scanAll(at, c.arg(1), meta, false, (member, score) -> {
+                    all.add(new Scored(member, score));
+                    return true;
+                });
+            }
+        }
+        Reply r = c.reply();
+        if (!counted) {
+            r.bulk(all.isEmpty() ? null : all.get(ThreadLocalRandom.current().nextInt(all.size())).member());
+            return;
+        }
+        List<Scored> picked;
+        if (all.isEmpty()) {
+            picked = List.of();
+        } else if (count < 0) {
+            // With repetition: each pick independent, |count| of them.
+            long n = -count;
+            picked = new ArrayList<>((int) Math.min(n, 1 << 16));
+            for (long i = 0; i < n; i++) {
+                picked.add(all.get(ThreadLocalRandom.current().nextInt(all.size())));
+            }
+        } else {
+            Collections.shuffle(all, ThreadLocalRandom.current());
+            picked = all.subList(0, (int) Math.min(count, all.size()));
+        }
+        Scored.reply(r, picked, withScores);
+    }
+
+    private static void zscan(CommandCall c) {
+        long cursor = KeyCommands.parseCursor(c.arg(2));
+        Glob glob = null;
+        long count = 10;
+        for (int i = 3; i < c.argCount(); i++) {
+            if (i + 1 < c.argCount() && c.argIs(i, "match")) {
+                glob = new Glob(c.arg(++i));
+            } else if (i + 1 < c.argCount() && c.argIs(i, "count")) {
+                count = c.argLong(++i);
+                if (count < 1) {
+                    throw RedisError.syntax();
+                }
+            } else {
+                throw RedisError.syntax();
+            }
+        }
+        Keyspace ks = c.keyspace();
+        byte[] key = c.arg(1);
+        byte[] owner = new byte[key.length + 1];
+        owner[0] = 'z';
+        System.arraycopy(key, 0, owner, 1, key.length);
+        byte[] resume = c.server().scanCursors().resume(owner, cursor);
+        List<Scored> out = new ArrayList<>();
+        byte[][] last = new byte[1][];
+        boolean[] more = {false};
+        Glob pattern = glob;
+        long limit = count;
+        try (Snapshot snapshot = ks.snapshot()) {
+            ReadOptions at = ReadOptions.at(snapshot);
+            Metadata meta = ks.lookup(at, key, RedisType.ZSET);
+            if (meta != null) {
+                long[] examined = {0};
+                new ZSetStore(ks).scanByMember(at, key, meta, resume, false, false, (member, score) -> {
+                    if (examined[0] == limit) {
+                        more[0] = true;
+                        return false;
+                    }
+                    examined[0]++;
+                    last[0] = member;
+                    if (pattern == null || pattern.matches(member)) {
+                        out.add(new Scored(member, score));
+                    }
+                    return true;
+                });
+            }
+        }
+        long next = more[0] ? c.server().scanCursors().save(owner, last[0]) : 0;
+        Reply r = c.reply();
+        r.arrayHeader(2);
+        r.bulk(Long.toString(next));
+        r.arrayHeader(out.size() * 2L);
+        for (Scored s : out) {
+            r.bulk(s.member());
+            r.bulk(DoubleFormat.format(s.score()));
+        }
+    }
+}
