@@ -56,7 +56,9 @@ import java.util.function.LongSupplier;
  * <h2>Locks</h2>
  * <ul>
  *   <li>{@code logLock} (here): the sequence counter, {@code closed}, and, on behalf of the parts, the log's
- *       buffer and set of logs and the memtable set. Held for copies, never across an fsync.</li>
+ *       buffer and set of logs and the memtable set. Held for copies and a rotation's {@code write}, never
+ *       across a log's fsync; only a rotation that finds no spare log ready creates one (a file creation and a
+ *       directory sync) under it.</li>
  *   <li>{@code syncLock} (the log's): held by the fsync leader, the log worker and {@code syncLogsBelow}. It
  *       is taken before {@code logLock} and never while holding it.</li>
  *   <li>{@code publishLock} (the queue's): waited for only in unordered mode, holding nothing else; otherwise
@@ -70,14 +72,14 @@ import java.util.function.LongSupplier;
  *
  * <h2>Failure</h2>
  * The write path shares one {@link StickyFailure}. A failed log write, fsync or file creation (on a writer or
- * the log worker), a failed background flush, and any throwable after a batch was sequenced (an
- * out-of-memory error or a bug while applying it) record it; it is final. Its wakers release every thread
+ * the log worker), a failed background flush, anything thrown by a rotation, and any throwable after a batch
+ * was sequenced (an out-of-memory error or a bug while applying it) record it; it is final. Its wakers release every thread
  * that waits for something the failure now prevents: queued writers and synced writers see it and throw it.
  * Every later operation is refused. A log worker failure that no caller saw is reported by {@link #close()}.
  *
  * <h2>Shutdown</h2>
  * {@link #close()} sets {@code closed} under {@code logLock}, so every later commit, {@link #syncLog},
- * {@link #rotateNow}, reservation or family change throws {@code IllegalStateException} with the database's
+ * {@link #rotateNow}, reservation or family addition throws {@code IllegalStateException} with the database's
  * closed message. Operations admitted before that are <em>in flight</em> ({@code inFlight}): a commit from
  * sequencing to return, a {@link #syncLog} from its check to its fsync, an ingestion from reservation to
  * {@link #finishIngest}. Close waits for them without a time bound: each ends on its own, since it waits only
@@ -355,11 +357,19 @@ final class CommitPipeline {
      * Seals the log and every column family's memtable that holds anything (or that is too small for the batch
      * that asked, {@code reserve} bytes for {@code families}), starting fresh ones. All families rotate
      * together, so one flush empties every log before the new one. Caller holds logLock.
+     *
+     * <p>Anything thrown here fails the write path: the log may have moved on while the memtables did not, and
+     * no later write may land in that state.
      */
     private void rotate(int[] families, long reserve) throws IOException {
-        long newLogNumber = wal.rotate();
-        List<Sealed> sealed = memtables.rotate(families, reserve);
-        listener.rotated(sealed, nextSequence - 1, newLogNumber);
+        try {
+            long newLogNumber = wal.rotate();
+            List<Sealed> sealed = memtables.rotate(families, reserve);
+            listener.rotated(sealed, nextSequence - 1, newLogNumber);
+        } catch (Throwable t) {
+            failure.record(t, false);
+            throw t;
+        }
     }
 
     /**

@@ -17,7 +17,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntFunction;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -159,7 +159,7 @@ class ApplyFailureTest {
             assertTrue(secondInterrupted.get(HANG, TimeUnit.SECONDS), "the interrupt flag is set again on return");
             assertEquals(0, parksWhileInterrupted.get(), "never parked with the flag set, which would spin");
             assertEquals(2, access.pipeline.visibleSequence(), "both writes are visible");
-            assertFalse(access.pipeline.failure() != null);
+            assertNull(access.pipeline.failure());
         }
     }
 }

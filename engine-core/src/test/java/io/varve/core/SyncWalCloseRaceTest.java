@@ -11,9 +11,12 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -21,6 +24,7 @@ import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -76,7 +80,7 @@ class SyncWalCloseRaceTest {
             for (Future<Integer> racer : racers) {
                 try {
                     racer.get(HANG, TimeUnit.SECONDS);
-                } catch (java.util.concurrent.ExecutionException e) {
+                } catch (ExecutionException e) {
                     fail("round " + round + ": a racer failed with something other than the closed exception",
                             e.getCause());
                 }
@@ -122,7 +126,8 @@ class SyncWalCloseRaceTest {
         while (true) {
             Thread.State state = thread.getState();
             if ((state == Thread.State.WAITING || state == Thread.State.BLOCKED)
-                    && java.util.Arrays.stream(thread.getStackTrace()).noneMatch(f -> f.getMethodName().equals(notIn))) {
+                    && Arrays.stream(thread.getStackTrace())
+                            .noneMatch(frame -> frame.getMethodName().equals(notIn))) {
                 return;
             }
             assertTrue(System.nanoTime() < deadline, thread.getName() + " never blocked: " + state);
@@ -142,7 +147,7 @@ class SyncWalCloseRaceTest {
             WritePathTestAccess access = WritePathTestAccess.over(fs);
             access.put("a", false, 0);
             Thread leader = new Thread(access.pipeline::syncLog, HeldSyncs.HELD);
-            java.util.concurrent.CompletableFuture<Void> led = new java.util.concurrent.CompletableFuture<>();
+            CompletableFuture<Void> led = new CompletableFuture<>();
             leader.setUncaughtExceptionHandler((t, e) -> led.completeExceptionally(e));
             leader.start();
             assertTrue(fs.inSync.await(HANG, TimeUnit.SECONDS));
@@ -171,10 +176,10 @@ class SyncWalCloseRaceTest {
             try {
                 waiter.get(HANG, TimeUnit.SECONDS);
                 closing.get(HANG, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException e) {
+            } catch (ExecutionException e) {
                 fail("round " + round, e.getCause());
             }
-            assertTrue(access.pipeline.failure() == null, "round " + round + ": failed by " + access.pipeline.failure());
+            assertNull(access.pipeline.failure(), "round " + round);
         }
     }
 }

@@ -14,6 +14,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
 import java.util.function.LongFunction;
 
 /**
@@ -77,7 +78,7 @@ final class WritePathTestAccess implements AutoCloseable {
     }
 
     /** The production insert. */
-    static void apply(MemorySegment batch, java.util.function.IntFunction<Memtable> memtableFor) {
+    static void apply(MemorySegment batch, IntFunction<Memtable> memtableFor) {
         CommitPipeline.apply(batch, memtableFor);
     }
 

@@ -52,8 +52,8 @@ import java.util.function.LongSupplier;
  * <ul>
  *   <li>{@code logLock} belongs to the commit pipeline, which also orders sequence numbers and memtable
  *       admission under it. Here it guards the current log, its writer's buffer, {@code base}, the spare log,
- *       {@code sealed} and {@code closing}. It is held only for buffer copies and the rare inline log
- *       creation, never across an fsync.</li>
+ *       {@code sealed} and {@code closing}. It is held for buffer copies and {@code write}s, never across a
+ *       log's fsync; only the rare inline log creation syncs the directory under it.</li>
  *   <li>{@code syncLock} is taken before {@code logLock}, never after. Its holder is the only thread that
  *       fsyncs or closes a sealed log, and the only one that raises {@code syncedPosition}. A leader snapshots,
  *       under {@code logLock}, the sealed logs and the current log's end together, fsyncs the sealed ones, then
