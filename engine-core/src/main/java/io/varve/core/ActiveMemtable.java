@@ -40,12 +40,12 @@ final class ActiveMemtable {
     }
 
     /**
-     * Whether a write whose bound is {@code reserve} ({@link CommitPipeline#reserve}) may be assigned here.
+     * Whether a write whose bound is {@code reserve} ({@link MemtableSet#reserve}) may be assigned here.
      * Caller holds logLock.
      *
      * <p>Why the arena never runs out. Let A be the arena's allocated bytes and, for each write assigned here
      * and not done inserting, r its reserve and a what it has allocated so far; a &lt;= r, since each of its
-     * nodes here takes at most its key and value bytes plus {@link CommitPipeline#ENTRY_OVERHEAD}. Claim:
+     * nodes here takes at most its key and value bytes plus {@link MemtableSet#ENTRY_OVERHEAD}. Claim:
      * I = A + sum(r - a) &lt;= capacity at all times. An allocation raises A and that write's a by the same
      * amount; a write finishing drops its r - a &gt;= 0; so between assignments I never grows. Assignments
      * happen only after this check, under logLock: {@code unapplied} (U, the sum of r) is read first and A

@@ -1,111 +1,97 @@
 package io.varve.core;
 
+import io.varve.base.fs.FileSystem;
 import io.varve.core.base.InternalKey;
+import io.varve.core.base.StickyFailure;
 import io.varve.core.batch.BatchFormat;
 import io.varve.core.batch.BatchReader;
-import io.varve.base.fs.FileSystem;
-import io.varve.base.fs.WritableFile;
 import io.varve.core.memtable.Memtable;
-import io.varve.core.wal.PredecessorRecord;
-import io.varve.core.wal.WalWriter;
-import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
+import io.varve.core.wal.WriteAheadLog;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntFunction;
+import java.util.function.LongFunction;
 import java.util.function.LongSupplier;
 
 /**
- * The write path: turns a batch into a sequenced, logged, applied and finally visible write.
+ * The write path: turns a batch into a sequenced, logged, applied and finally visible write. It orchestrates
+ * three parts: the {@link WriteAheadLog} (log files, group commit, the log worker), the {@link CommitQueue}
+ * (ordered publication and the visible sequence) and the {@link MemtableSet} (memtable admission, rotation,
+ * spare memtables).
  *
  * <h2>Stages</h2>
  * <ol>
- *   <li><b>Sequence and log</b>, under {@code logLock}: allocate the batch's sequence numbers, append it to
- *       the WAL's in-memory buffer, pick its memtable (rotating to a fresh memtable and log when the current
- *       one has no room), and, in ordered mode, enqueue it on {@code pending}. Because all four happen under
- *       one lock, log order = sequence order = queue order. The section copies bytes; its only I/O is the
- *       {@code write} of the old log's buffer on a rotation (see below).</li>
- *   <li><b>Apply</b>, with no lock: insert the records into the memtable. Writers apply concurrently; the
- *       memtable is a lock-free skiplist, and entries above the visible sequence are invisible to readers.</li>
- *   <li><b>Durable</b>: the batch's bytes must reach the OS (a {@code write} syscall) before the call
- *       returns, so a process crash never loses an acknowledged write. Whoever takes {@code logLock} next
- *       writes everything buffered, for all waiting writers at once. Synced writers then take
- *       {@code syncLock}; the holder writes out the buffer and fsyncs once for every batch logged so far,
- *       and writers queued behind it usually find their bytes already synced: group commit without a
- *       dedicated thread.</li>
- *   <li><b>Publish</b> (ordered mode): a batch that is applied and durable is marked ready; whoever holds
- *       {@code publishLock} pops ready batches off the head of {@code pending} and raises
- *       {@link #visibleSequence()} to each one's last sequence, then unparks its writer. Visibility therefore
- *       advances strictly in sequence order, so readers never see part of a batch, snapshots never change,
- *       and a writer that returns can read its own write.</li>
+ *   <li><b>Sequence and log</b>, under {@code logLock}: check the memtables have room (rotating to fresh
+ *       memtables and a fresh log when not), allocate the batch's sequence numbers, append it to the log's
+ *       in-memory buffer, promise it room in its memtables and, in ordered mode, queue it for publication.
+ *       Because all of this happens under one lock, log order = sequence order = queue order. The section
+ *       copies bytes; its only I/O is a rotation's {@code write} of the old log's buffer (and, rarely, creating
+ *       a log or a memtable when no spare is ready).</li>
+ *   <li><b>Apply</b>, with no lock: insert the records into the memtables. Writers apply concurrently; the
+ *       memtable is a lock-free skiplist, entries above the visible sequence are invisible to readers, and
+ *       admission guarantees the insert finds room ({@link ActiveMemtable#fits}).</li>
+ *   <li><b>Durable</b>: the batch's bytes reach the OS (a {@code write}) before the call returns, so a process
+ *       crash never loses an acknowledged write; with {@code sync}, they are fsynced too, by group commit
+ *       (see {@link WriteAheadLog#makeDurable}).</li>
+ *   <li><b>Publish</b> (ordered mode): the batch is marked ready, and the visible sequence passes it in queue
+ *       order (see {@link CommitQueue}); the writer returns once it has.</li>
  * </ol>
  *
- * <p>In unordered mode (see {@link Options#withUnorderedWrite}) there is no queue: a batch becomes visible
- * as soon as it is durable, before its memtable insert, and the writer returns after its own insert. That
- * keeps read-your-own-writes and drops batch atomicity for readers and snapshot immutability.
+ * <p>In unordered mode (see {@link Options#withUnorderedWrite}) there is no queue: a batch becomes visible as
+ * soon as it is durable, before its memtable insert, and the writer returns after its own insert. That keeps
+ * read-your-own-writes and drops batch atomicity for readers and snapshot immutability.
  *
  * <p>Ingestion ({@link #reserveIngest}) takes its sequence number from the same counter under the same lock
- * and, in ordered mode, publishes it through the same queue as a one-entry batch with nothing to apply: the
- * visible sequence stays a single watermark raised only in queue order.
+ * and, in ordered mode, publishes it through the same queue as an entry with nothing to apply: the visible
+ * sequence stays a single watermark raised only in queue order.
  *
- * <h2>Rotation without I/O under the log lock</h2>
- * The log worker thread keeps a <em>spare log</em> ready: the next log file, created and its name made durable
- * (directory sync) before it is needed. A rotation, under {@code logLock} alone, hands the old log's buffer
- * to the OS (one {@code write}, as any writer does under this lock), swaps the spare in, appends a
- * {@link PredecessorRecord} naming the old log and its final length, and queues the old log on
- * {@code sealedLogs}. The old log's final fsync then runs on the log worker, which also creates the next
- * spare. If no spare is ready (two rotations within one file creation), the rotation creates the log itself,
- * the only case where it still waits for file-system metadata I/O under the lock. Logs are used in the order of
- * their numbers, the order recovery replays them: a spare finished after such a rotation is numbered below the
- * log it created, so the worker deletes it and makes another.
- *
- * <h2>Locks and invariants</h2>
+ * <h2>Locks</h2>
  * <ul>
- *   <li>Lock order: {@code syncLock} before {@code logLock}; {@code publishLock} is never taken while holding
- *       either, so no cycle exists.</li>
- *   <li>{@code logLock} guards the sequence counter, the WAL writer's buffer, the current log, the spare
- *       log, {@code sealedLogs}, the current memtables and their reservations.</li>
- *   <li>{@code syncedPosition} (positions run on across logs) is written only under {@code syncLock}, and
- *       every byte below it is durable: an fsync covers logs strictly oldest first. A leader snapshots, under
- *       {@code logLock}, the sealed logs and the current log's end together, fsyncs the sealed ones, then the
- *       current one, and only then raises the position. So a SYNC write acknowledged in a new log implies the
- *       old logs' tails are durable, and any sync of a log implies every older log is completely synced.</li>
- *   <li>A sealed log is closed only after its fsync, by the {@code syncLock} holder, which is the only
- *       thread that may still use its file; rotation never closes a file.</li>
- *   <li>Recovery relies on the predecessor record: a log that lost its unsynced tail is followed by logs
- *       holding nothing synced (previous point), so dropping them keeps the recovered state a prefix.</li>
- *   <li>A flush calls {@link #syncLogsBelow} before its manifest edit moves the log number past a sealed log,
- *       so no family's edit can make a log obsolete whose tail another family may still need.</li>
- *   <li>Memtable room: a batch is admitted to a memtable when its bytes in use, plus a worst-case bound on
- *       what admitted writes have yet to insert, plus its own bound, fit the capacity; see
- *       {@link ActiveMemtable#fits}.
- *       A concurrent insert therefore never finds its memtable full.</li>
- *   <li>A failed log write, fsync or file creation, in a writer or on the log worker, is final:
- *       {@link #failure} is set once, every queued writer is woken with it, and every later commit is refused.
- *       The failed batches stay above the visible sequence, so readers never see a write whose durability is
- *       unknown. A log worker failure that no caller saw is reported by {@link #close()}.</li>
+ *   <li>{@code logLock} (here): the sequence counter, {@code closed}, and, on behalf of the parts, the log's
+ *       buffer and set of logs and the memtable set. Held for copies and a rotation's {@code write}, never
+ *       across a log's fsync; only a rotation that finds no spare log ready creates one (a file creation and a
+ *       directory sync) under it.</li>
+ *   <li>{@code syncLock} (the log's): held by the fsync leader, the log worker and {@code syncLogsBelow}. It
+ *       is taken before {@code logLock} and never while holding it.</li>
+ *   <li>{@code publishLock} (the queue's): waited for only in unordered mode, holding nothing else; otherwise
+ *       only try-locked. A failure's waker try-locks it from whatever thread fails, possibly inside
+ *       {@code logLock} or {@code syncLock}; a try-lock cannot wait, so it adds no edge to the lock order.</li>
+ *   <li>Leaf locks, under which nothing else is taken: the log's {@code syncWaitLock} (synced writers wait on
+ *       its condition for the leader), each {@link ActiveMemtable}'s (a flush waits for a sealed memtable's
+ *       inserts), {@code drainLock} (close waits for in-flight operations), and the failure's monitor.</li>
  * </ul>
+ * So no cycle exists. Writers wait for publication by parking with no lock held.
+ *
+ * <h2>Failure</h2>
+ * The write path shares one {@link StickyFailure}. A failed log write, fsync or file creation (on a writer or
+ * the log worker), a failed background flush, anything thrown by a rotation, and any throwable after a batch
+ * was sequenced (an out-of-memory error or a bug while applying it) record it; it is final. Its wakers release every thread
+ * that waits for something the failure now prevents: queued writers and synced writers see it and throw it.
+ * Every later operation is refused. A log worker failure that no caller saw is reported by {@link #close()}.
+ *
+ * <h2>Shutdown</h2>
+ * {@link #close()} sets {@code closed} under {@code logLock}, so every later commit, {@link #syncLog},
+ * {@link #rotateNow}, reservation or family addition throws {@code IllegalStateException} with the database's
+ * closed message. Operations admitted before that are <em>in flight</em> ({@code inFlight}): a commit from
+ * sequencing to return, a {@link #syncLog} from its check to its fsync, an ingestion from reservation to
+ * {@link #finishIngest}. Close waits for them without a time bound: each ends on its own, since it waits only
+ * for its own I/O and for earlier in-flight operations (publication order), or for the failure that releases
+ * everyone. Then close frees the spare memtables and closes the log ({@link WriteAheadLog#close()}: up to a
+ * minute for the log worker's current task, then a final sync and close of every log). So an operation racing
+ * close either completes against an open log or gets the closed exception, never a spurious I/O error.
  */
 final class CommitPipeline {
 
-    private static final System.Logger LOG = System.getLogger(CommitPipeline.class.getName());
-
-    /**
-     * Upper bound on a memtable node's bytes beyond its key and value: the skiplist node (see the memtable's
-     * {@code SkiplistNodeLayout}) has a 20-byte header, a tower of 4 bytes per level up to 20 levels and at most
-     * 7 bytes of alignment padding, 107 bytes in all. Only a bound: {@link ActiveMemtable#fits} charges it to
-     * writes not yet inserted, and counts inserted ones at their real size.
-     */
-    static final int ENTRY_OVERHEAD = 128;
-    private static final int MEMTABLE_SLACK = 64 << 10;
-    /** Memtable node links are int offsets, so an arena stays below 2 GiB. */
-    private static final long MAX_MEMTABLE_BYTES = (1L << 31) - (1L << 20);
+    /** See {@link MemtableSet#ENTRY_OVERHEAD}. */
+    static final int ENTRY_OVERHEAD = MemtableSet.ENTRY_OVERHEAD;
     private static final MemorySegment EMPTY = MemorySegment.ofArray(new byte[0]);
 
     /** One family's memtable sealed by a rotation, and the fresh one that replaced it. */
@@ -122,140 +108,80 @@ final class CommitPipeline {
          * Called under the log lock after {@code sealed} stopped taking writes and {@code fresh} took over.
          * Logs numbered below {@code newLogNumber} hold nothing written after {@code sealed}'s contents.
          */
-        void rotated(java.util.List<Sealed> sealed, long sealedLastSequence, long newLogNumber);
+        void rotated(List<Sealed> sealed, long sealedLastSequence, long newLogNumber);
     }
 
-    private static final class Commit {
-        final Thread writer = Thread.currentThread();
-        /** An ingestion's placeholder: its thread waits to reach the head of the queue (see reserveIngest). */
-        final boolean ingestion;
-        long firstSequence;
-        long lastSequence;
-        volatile boolean ready;
-        volatile boolean published;
+    /** Inserts a sequenced batch into memtables; {@link CommitPipeline#apply} outside tests. */
+    interface Applier {
+        void apply(MemorySegment batch, IntFunction<Memtable> memtableFor);
+    }
 
-        Commit(boolean ingestion) {
-            this.ingestion = ingestion;
+    /** Seams for tests (see {@code WritePathTestAccess}); the database uses {@link #defaults(Path)}. */
+    record Hooks(Applier applier, CommitQueue.Parker parker, LongFunction<Memtable> newMemtable) {
+        static Hooks defaults(Path dir) {
+            return new Hooks(CommitPipeline::apply, CommitQueue.Parker.LOCK_SUPPORT,
+                    capacity -> new Memtable(capacity, dir));
         }
     }
 
     /**
      * A sequence number reserved for an ingestion by {@link #reserveIngest}. Finish it exactly once with
-     * {@link #finishIngest}, whether the files were installed or the attempt was abandoned (an abandoned
-     * number is simply never used: sequences may have gaps, never repeats).
+     * {@link #finishIngest}, whether the files were installed or the attempt was abandoned (an abandoned number
+     * is simply never used: sequences may have gaps, never repeats).
      */
     static final class IngestReservation {
         final long sequence;
-        /** The placeholder in {@code pending}; null in unordered mode. */
-        private final Commit placeholder;
+        /** The placeholder in the queue; null in unordered mode. */
+        private final CommitQueue.Entry placeholder;
 
-        private IngestReservation(long sequence, Commit placeholder) {
+        private IngestReservation(long sequence, CommitQueue.Entry placeholder) {
             this.sequence = sequence;
             this.placeholder = placeholder;
         }
     }
 
-    private static final class Log {
-        final long number;
-        final WritableFile file;
-        final WalWriter writer;
-        /** Set when sealed (under logLock): the pipeline position of the log's last byte plus one. */
-        long end;
-
-        Log(long number, WritableFile file) {
-            this.number = number;
-            this.file = file;
-            this.writer = new WalWriter(file, number);
-        }
-    }
-
-    private final FileSystem fs;
     private final Path dir;
-    private final long writeBufferSize;
     private final boolean unordered;
-    private final LongSupplier fileNumbers;
     private final MemtableListener listener;
-    /** Runs {@link #prepareSpare()}: zeroing a 64 MiB arena belongs on a background thread, not a writer's. */
-    private final java.util.concurrent.Executor background;
-
+    private final Applier applier;
     private final ReentrantLock logLock = new ReentrantLock();
-    private final ReentrantLock syncLock = new ReentrantLock();
-    private final ReentrantLock publishLock = new ReentrantLock();
-    // The atomic-field-updater variant: the default JCTools queues use the JDK-internal Unsafe class.
-    private final MpscUnboundedAtomicArrayQueue<Commit> pending = new MpscUnboundedAtomicArrayQueue<>(1024);
-
-    // Guarded by logLock.
-    private long nextSequence;
-    private Log log;
-    private long logBase;
-    /**
-     * Each column family's mutable memtable, indexed by family id (null: no such family). Replaced, never
-     * changed in place, so a writer can keep the array it saw under the lock while it applies.
-     */
-    private ActiveMemtable[] mutables;
-    private boolean closed;
-    private volatile Memtable spare;
-    private long spareCapacity;
-    /** The next log, created and directory-synced by the log worker; null until it is ready. */
-    private Log spareLog;
-    /** Whether a spare log creation is queued or running on the log worker. */
-    private boolean spareLogRequested;
-    /** Logs sealed by rotations whose final fsync has not completed, oldest first. */
-    private final java.util.ArrayDeque<Log> sealedLogs = new java.util.ArrayDeque<>();
-    /** Rotations that found no spare log and created the next log under logLock. */
-    private long logsCreatedInline;
-
-    /** Runs old logs' final fsyncs and spare log creation, in submission order, off every writer's path. */
-    private final java.util.concurrent.ExecutorService logWorker;
-    /** A log worker failure no caller has been told about yet; close() reports it. */
-    private volatile boolean logFailureUnreported;
-
-    private volatile long flushedPosition;
-    private volatile long syncedPosition;
-    private volatile long visibleSequence;
-    private volatile Throwable failure;
-
+    private final StickyFailure failure = new StickyFailure();
+    private final WriteAheadLog wal;
+    private final CommitQueue queue;
+    private final MemtableSet memtables;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final ReentrantLock drainLock = new ReentrantLock();
     private final Condition drained = drainLock.newCondition();
 
+    // Guarded by logLock.
+    private long nextSequence;
+    /** Written under logLock; read without it by operations leaving, to wake a waiting close. */
+    private volatile boolean closed;
+
     CommitPipeline(FileSystem fs, Path dir, Options options, LongSupplier fileNumbers, long lastSequence,
-                   java.util.List<FamilyMemtable> families, long logNumber, MemtableListener listener,
-                   java.util.concurrent.Executor background) throws IOException {
-        this.fs = fs;
+                   List<FamilyMemtable> families, long logNumber, MemtableListener listener, Executor background)
+            throws IOException {
+        this(fs, dir, options, fileNumbers, lastSequence, families, logNumber, listener, background,
+                Hooks.defaults(dir));
+    }
+
+    CommitPipeline(FileSystem fs, Path dir, Options options, LongSupplier fileNumbers, long lastSequence,
+                   List<FamilyMemtable> families, long logNumber, MemtableListener listener, Executor background,
+                   Hooks hooks) throws IOException {
         this.dir = dir;
-        this.writeBufferSize = options.writeBufferSize();
         this.unordered = options.unorderedWrite();
-        this.fileNumbers = fileNumbers;
         this.listener = listener;
-        this.background = background;
+        this.applier = hooks.applier();
         this.nextSequence = lastSequence + 1;
-        this.visibleSequence = lastSequence;
-        int maxId = families.stream().mapToInt(FamilyMemtable::family).max().orElse(0);
-        this.mutables = new ActiveMemtable[maxId + 1];
-        for (FamilyMemtable f : families) {
-            mutables[f.family()] = new ActiveMemtable(f.family(), f.memtable(), memtableCapacity(f.writeBufferSize(), 0),
-                    f.writeBufferSize());
-        }
-        this.logWorker = java.util.concurrent.Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().daemon()
-                .name("varve-log " + dir.getFileName()).unstarted(r));
-        try {
-            this.log = openLog(logNumber);
-        } catch (IOException | RuntimeException e) {
-            logWorker.shutdown();
-            throw e;
-        }
-        logLock.lock();
-        try {
-            requestSpareLog();
-        } finally {
-            logLock.unlock();
-        }
+        this.wal = new WriteAheadLog(fs, dir, n -> DbFiles.log(dir, n), fileNumbers, logNumber, logLock, failure);
+        this.queue = new CommitQueue(lastSequence, failure, hooks.parker());
+        this.memtables = new MemtableSet(families, logLock, background, hooks.newMemtable());
+        memtables.prepareSparesLater();
     }
 
     /** The newest sequence readers may see. */
     long visibleSequence() {
-        return visibleSequence;
+        return queue.visibleSequence();
     }
 
     /** The sequence the next write will get, minus one: the newest sequence handed out so far. */
@@ -268,34 +194,24 @@ final class CommitPipeline {
         }
     }
 
-    /**
-     * Fsync rounds led for synced commits and syncWal (sealed logs synced in such a round, by the log worker or
-     * at close are not counted); with {@link #commitsSynced()} it shows how well group commit works.
-     */
+    /** Fsyncs led for synced commits and {@link #syncLog}; with {@link #commitsSynced()} it shows group commit. */
     long syncCount() {
-        return syncs.sum();
+        return wal.syncCount();
     }
 
     long commitsSynced() {
-        return syncedCommits.sum();
+        return wal.syncedCommits();
     }
 
     /** Log bytes handed to the OS since open: positions continue across rotations, so this is a byte count. */
     long logBytesWritten() {
-        return flushedPosition;
+        return wal.bytesWritten();
     }
 
     /** Batch bytes logged since open, record framing excluded: the figure RocksDB's WAL_FILE_BYTES counts. */
     long loggedBatchBytes() {
-        return loggedBatchBytes;
+        return wal.loggedBatchBytes();
     }
-
-    private volatile long loggedBatchBytes;
-
-    private final java.util.concurrent.atomic.LongAdder syncs = new java.util.concurrent.atomic.LongAdder();
-    private final java.util.concurrent.atomic.LongAdder syncedCommits = new java.util.concurrent.atomic.LongAdder();
-    private final ReentrantLock syncWaitLock = new ReentrantLock();
-    private final Condition syncDone = syncWaitLock.newCondition();
 
     /**
      * Runs one batch through the pipeline; returns once it is durable as requested and visible to reads.
@@ -306,12 +222,12 @@ final class CommitPipeline {
         if (count == 0) {
             return;
         }
-        Commit commit = new Commit(false);
+        CommitQueue.Entry entry = new CommitQueue.Entry(false);
         MemorySegment segment = MemorySegment.ofArray(batch);
-        long reserve = reserve(payloadBytes, count);
-        if (reserve > MAX_MEMTABLE_BYTES - MEMTABLE_SLACK) {
+        long reserve = MemtableSet.reserve(payloadBytes, count);
+        if (reserve > MemtableSet.MAX_RESERVE) {
             throw new IllegalArgumentException("write batch needs " + reserve + " bytes of memtable; the limit is "
-                    + (MAX_MEMTABLE_BYTES - MEMTABLE_SLACK));
+                    + MemtableSet.MAX_RESERVE);
         }
         ActiveMemtable[] targets;
         long end;
@@ -319,96 +235,91 @@ final class CommitPipeline {
         logLock.lock();
         try {
             checkUsable();
-            if (!fits(families, reserve)) {
+            if (!memtables.fits(families, reserve)) {
                 rotate(families, reserve);
                 rotated = true;
             }
-            commit.firstSequence = nextSequence;
-            commit.lastSequence = nextSequence + count - 1;
+            entry.firstSequence = nextSequence;
+            entry.lastSequence = nextSequence + count - 1;
             nextSequence += count;
-            BatchFormat.setSequence(segment, commit.firstSequence);
-            log.writer.append(ByteBuffer.wrap(batch));
-            loggedBatchBytes += batch.length; // under logLock: a single writer, so no lost update
-            end = logBase + log.writer.size();
-            targets = mutables;
-            for (int family : families) {
-                targets[family].assign(reserve);
-            }
+            BatchFormat.setSequence(segment, entry.firstSequence);
+            end = wal.append(batch);
+            targets = memtables.assign(families, reserve);
             inFlight.incrementAndGet();
             if (!unordered) {
-                pending.offer(commit);
+                queue.enqueue(entry);
             }
         } catch (IOException e) {
-            throw fail(e);
+            throw walFailed(e);
         } finally {
             logLock.unlock();
         }
-        if (rotated) {
-            background.execute(this::prepareSpare);
-        }
         try {
+            if (rotated) {
+                memtables.prepareSparesLater();
+            }
             if (unordered) {
-                makeDurable(end, sync);
-                raiseVisible(commit.lastSequence);
+                wal.makeDurable(end, sync);
+                queue.raiseVisible(entry.lastSequence);
                 applyTo(segment, targets, families, reserve);
                 return;
             }
             applyTo(segment, targets, families, reserve);
-            makeDurable(end, sync);
-            commit.ready = true;
-            publishReady();
-            awaitPublished(commit);
+            wal.makeDurable(end, sync);
+            queue.markReady(entry);
+            queue.awaitPublished(entry);
+        } catch (Throwable t) {
+            // The batch is sequenced: if it can never be published, the writers queued behind it would wait
+            // for good. Failing the write path releases them (a failure recorded earlier stays the cause).
+            failure.record(t, false);
+            throw t;
         } finally {
-            if (inFlight.decrementAndGet() == 0 && closedVolatile) {
-                signalDrained();
+            leave();
+        }
+    }
+
+    private void checkUsable() {
+        if (closed) {
+            throw closedException();
+        }
+        failure.check("database failed earlier and refuses writes; reopen to recover");
+    }
+
+    /** The exception every operation on the closed database throws, with the same message. */
+    private IllegalStateException closedException() {
+        return new IllegalStateException("database " + dir + " is closed");
+    }
+
+    /** Ends an in-flight operation, waking close() if it was the last. */
+    private void leave() {
+        if (inFlight.decrementAndGet() == 0 && closed) {
+            drainLock.lock();
+            try {
+                drained.signalAll();
+            } finally {
+                drainLock.unlock();
             }
         }
     }
 
-    private volatile boolean closedVolatile;
-
-    private void checkUsable() {
-        if (closed) {
-            throw new IllegalStateException("database is closed");
-        }
-        Throwable cause = failure;
-        if (cause != null) {
-            logFailureUnreported = false;
-            throw new UncheckedIOException("database failed earlier and refuses writes; reopen to recover",
-                    cause instanceof IOException io ? io : new IOException(cause));
-        }
+    private UncheckedIOException walFailed(IOException e) {
+        failure.record(e, false);
+        return new UncheckedIOException("write failed; the database now refuses writes, reopen to recover", e);
     }
 
     /** Memtable bytes to reserve for a batch: its keys and values plus a bound on each node's overhead. */
     static long reserve(long payloadBytes, long count) {
-        return payloadBytes + count * ENTRY_OVERHEAD;
+        return MemtableSet.reserve(payloadBytes, count);
     }
 
     /** Arena size for a memtable taking {@code writeBufferSize} of writes, or one batch of {@code reserve}. */
     static long memtableCapacity(long writeBufferSize, long reserve) {
-        return Math.max(writeBufferSize, reserve) + MEMTABLE_SLACK;
+        return MemtableSet.capacity(writeBufferSize, reserve);
     }
 
-    /**
-     * Whether every family the batch writes has room for {@code reserve} more bytes. Caller holds logLock.
-     *
-     * @throws IllegalArgumentException if one of the families does not exist (never created, or dropped)
-     */
-    private boolean fits(int[] families, long reserve) {
-        boolean fits = true;
-        for (int family : families) {
-            ActiveMemtable m = family < mutables.length ? mutables[family] : null;
-            if (m == null) {
-                throw new IllegalArgumentException("column family " + family + " does not exist or was dropped");
-            }
-            fits &= m.fits(reserve);
-        }
-        return fits;
-    }
-
-    private static void applyTo(MemorySegment batch, ActiveMemtable[] targets, int[] families, long reserve) {
+    private void applyTo(MemorySegment batch, ActiveMemtable[] targets, int[] families, long reserve) {
         try {
-            apply(batch, family -> targets[family].memtable);
+            applier.apply(batch, family -> targets[family].memtable);
         } finally {
             for (int family : families) {
                 targets[family].finishedApplying(reserve);
@@ -421,7 +332,7 @@ final class CommitPipeline {
      * family for which {@code memtableFor} returns null are skipped (recovery uses that for families that were
      * dropped or whose records are already in tables).
      */
-    static void apply(MemorySegment batch, java.util.function.IntFunction<Memtable> memtableFor) {
+    static void apply(MemorySegment batch, IntFunction<Memtable> memtableFor) {
         try {
             BatchReader reader = new BatchReader(batch);
             long sequence = reader.sequence();
@@ -442,509 +353,45 @@ final class CommitPipeline {
         }
     }
 
-    /** Writes buffered log bytes up to {@code end} to the OS, and fsyncs them if asked. */
-    private void makeDurable(long end, boolean sync) {
-        // A synced writer leaves the write syscall to the fsync leader, which writes out every buffered batch
-        // at once: one syscall per group instead of one per writer, so more writers fit into each fsync.
-        if (!sync && flushedPosition < end) {
-            logLock.lock();
-            try {
-                checkFailure();
-                if (flushedPosition < end) {
-                    log.writer.flush();
-                    flushedPosition = logBase + log.writer.size();
-                }
-            } catch (IOException e) {
-                throw fail(e);
-            } finally {
-                logLock.unlock();
-            }
-        }
-        if (sync) {
-            syncTo(end);
-            syncedCommits.increment();
-        }
-    }
-
     /**
-     * Group commit. The first writer to find no fsync running becomes the leader: it writes out every
-     * buffered batch and fsyncs once for all of them. The others wait on {@code syncWaitLock} until the
-     * synced position covers their bytes; the leader wakes them all at once, and those still not covered
-     * (they logged after the leader took its snapshot) race to lead the next fsync. Waiting on a condition
-     * rather than queueing on the leader's lock matters: a queue would hand the lock to followers one at
-     * a time just so each can find it has nothing to do, and writers arriving meanwhile would miss the
-     * next fsync.
-     */
-    private void syncTo(long end) {
-        while (syncedPosition < end) {
-            checkFailure();
-            if (syncLock.tryLock()) {
-                try {
-                    if (syncedPosition < end) {
-                        leadSync();
-                    }
-                } finally {
-                    syncLock.unlock();
-                    wakeSyncWaiters();
-                }
-            } else {
-                syncWaitLock.lock();
-                try {
-                    // Re-checked under syncWaitLock: the leader signals under it after unlocking syncLock.
-                    while (syncedPosition < end && syncLock.isLocked() && failure == null) {
-                        syncDone.awaitUninterruptibly();
-                    }
-                } finally {
-                    syncWaitLock.unlock();
-                }
-            }
-        }
-    }
-
-    /**
-     * Writes out the log buffer and fsyncs it, after any sealed log whose final fsync is still pending: the
-     * snapshot of both is taken under one hold of logLock, so a rotation cannot slip a newly sealed log in
-     * between. Caller holds syncLock.
-     */
-    private void leadSync() {
-        try {
-            WritableFile file;
-            long target;
-            Log[] sealed;
-            logLock.lock();
-            try {
-                checkFailure();
-                log.writer.flush();
-                target = logBase + log.writer.size();
-                flushedPosition = target;
-                file = log.file;
-                sealed = sealedLogs.isEmpty() ? NO_LOGS : sealedLogs.toArray(NO_LOGS);
-            } finally {
-                logLock.unlock();
-            }
-            syncSealed(sealed);
-            file.sync();
-            syncs.increment();
-            syncedPosition = target;
-        } catch (IOException e) {
-            throw fail(e);
-        }
-    }
-
-    private static final Log[] NO_LOGS = new Log[0];
-
-    /**
-     * Fsyncs sealed logs (oldest first, a prefix of {@code sealedLogs}), raises the synced position to the
-     * last one's end, then drops them from {@code sealedLogs} and closes them. Caller holds syncLock, which is
-     * what lets it close the files: every other user of a sealed log's file holds syncLock too.
-     */
-    private void syncSealed(Log[] sealed) throws IOException {
-        if (sealed.length == 0) {
-            return;
-        }
-        for (Log l : sealed) {
-            // Not counted in syncs: that counter is about fsyncs serving synced commits (group commit).
-            l.file.sync();
-        }
-        long end = sealed[sealed.length - 1].end;
-        if (end > syncedPosition) {
-            syncedPosition = end;
-        }
-        logLock.lock();
-        try {
-            for (Log l : sealed) {
-                if (sealedLogs.pollFirst() != l) {
-                    throw new IllegalStateException("sealed logs synced out of order");
-                }
-            }
-        } finally {
-            logLock.unlock();
-        }
-        for (Log l : sealed) {
-            l.writer.close();
-        }
-    }
-
-    /** Log worker: the final fsync of the logs sealed so far, so synced writers rarely have to do it. */
-    private void syncSealedLogs() {
-        syncLock.lock();
-        try {
-            Log[] sealed;
-            logLock.lock();
-            try {
-                if (failure != null || sealedLogs.isEmpty()) {
-                    return;
-                }
-                sealed = sealedLogs.toArray(NO_LOGS);
-            } finally {
-                logLock.unlock();
-            }
-            syncSealed(sealed);
-        } catch (IOException | RuntimeException e) {
-            failFromLogWorker(e);
-        } finally {
-            syncLock.unlock();
-            wakeSyncWaiters();
-        }
-    }
-
-    /**
-     * Makes every log numbered below {@code logNumber} durable, fsyncing any still waiting for its final
-     * fsync (normally the log worker has done it already). A flush calls this before its manifest edit moves
-     * the log number past those logs: one family's edit may survive a crash without another's, and the
-     * other family then replays the old log, which must not have lost its tail while the first family's
-     * table kept the same writes.
-     */
-    void syncLogsBelow(long logNumber) throws IOException {
-        syncLock.lock();
-        try {
-            Log[] sealed;
-            logLock.lock();
-            try {
-                Throwable cause = failure;
-                if (cause != null) {
-                    throw new IOException("the log failed earlier", cause);
-                }
-                java.util.List<Log> below = new java.util.ArrayList<>();
-                for (Log l : sealedLogs) {
-                    if (l.number >= logNumber) {
-                        break;
-                    }
-                    below.add(l);
-                }
-                sealed = below.toArray(NO_LOGS);
-            } finally {
-                logLock.unlock();
-            }
-            syncSealed(sealed);
-        } catch (IOException e) {
-            if (failure == null) {
-                fail(e);
-            }
-            throw e;
-        } finally {
-            syncLock.unlock();
-            wakeSyncWaiters();
-        }
-    }
-
-    /** Queues the creation of the next spare log unless one is ready or on its way. Caller holds logLock. */
-    private void requestSpareLog() {
-        if (spareLog == null && !spareLogRequested && !closed && failure == null) {
-            spareLogRequested = true;
-            logWorker.execute(this::prepareSpareLog);
-        }
-    }
-
-    /**
-     * Log worker: creates the next log and makes its name durable, so a rotation only swaps it in. A crash
-     * leaves it empty, numbered above every log in use: recovery reads nothing from it and deletes it with the
-     * other old logs, and the next file number passes it (recovery looks at every file name).
-     */
-    private void prepareSpareLog() {
-        try {
-            while (true) {
-                logLock.lock();
-                try {
-                    if (closed || failure != null) {
-                        spareLogRequested = false;
-                        return;
-                    }
-                } finally {
-                    logLock.unlock();
-                }
-                long number = fileNumbers.getAsLong();
-                Path path = DbFiles.log(dir, number);
-                WritableFile file = fs.create(path);
-                boolean kept = false;
-                boolean stale = false;
-                try {
-                    fs.syncDirectory(dir);
-                    logLock.lock();
-                    try {
-                        // Recovery replays logs in number order, so they must be used in that order. A rotation
-                        // that found no spare created a log meanwhile, numbered after this one: start over.
-                        stale = number < log.number;
-                        if (!stale) {
-                            spareLogRequested = false;
-                            if (!closed && failure == null) {
-                                spareLog = new Log(number, file);
-                                kept = true;
-                            }
-                        }
-                    } finally {
-                        logLock.unlock();
-                    }
-                } finally {
-                    if (!kept) {
-                        file.close(); // an empty file, harmless: recovery deletes empty logs
-                    }
-                }
-                if (!stale) {
-                    return;
-                }
-                try {
-                    fs.delete(path);
-                } catch (IOException e) {
-                    LOG.log(System.Logger.Level.WARNING, "could not delete unused log " + path, e);
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            failFromLogWorker(e);
-        }
-    }
-
-    private void failFromLogWorker(Exception e) {
-        if (failure == null) {
-            logFailureUnreported = true;
-        }
-        fail(e instanceof IOException io ? io : new IOException("log worker failed", e));
-    }
-
-    private void wakeSyncWaiters() {
-        syncWaitLock.lock();
-        try {
-            syncDone.signalAll();
-        } finally {
-            syncWaitLock.unlock();
-        }
-    }
-
-    private void checkFailure() {
-        Throwable cause = failure;
-        if (cause != null) {
-            logFailureUnreported = false;
-            throw new UncheckedIOException("database failed earlier; reopen to recover",
-                    cause instanceof IOException io ? io : new IOException(cause));
-        }
-    }
-
-    /**
-     * Publishes the ready batches at the head of the queue. Only the holder of {@code publishLock} touches
-     * the queue's consumer side: JCTools' MPSC queues allow a single consumer, and a {@code peek} from
-     * another thread racing a {@code poll} can spin forever on a slot that poll already cleared. A writer
-     * that finds the lock taken leaves a request instead, which the holder sees after unlocking.
-     */
-    private void publishReady() {
-        publishRequested = true;
-        while (publishRequested) {
-            if (!publishLock.tryLock()) {
-                // The holder re-reads publishRequested after unlocking, so this request cannot be missed.
-                return;
-            }
-            try {
-                // Cleared before draining: a ready flag set before a later request is seen by this drain.
-                publishRequested = false;
-                Commit head;
-                while ((head = pending.relaxedPeek()) != null && head.ready) {
-                    pending.relaxedPoll();
-                    visibleSequence = head.lastSequence;
-                    head.published = true;
-                    LockSupport.unpark(head.writer);
-                }
-                if (head != null && head.ingestion) {
-                    // Every write before the ingestion is published, hence applied: see awaitEarlierWrites.
-                    LockSupport.unpark(head.writer);
-                }
-            } finally {
-                publishLock.unlock();
-            }
-        }
-    }
-
-    private volatile boolean publishRequested;
-
-    private void awaitPublished(Commit commit) {
-        while (!commit.published) {
-            if (failure != null) {
-                checkFailure();
-            }
-            LockSupport.park(this);
-        }
-    }
-
-    private void raiseVisible(long sequence) {
-        publishLock.lock();
-        try {
-            if (sequence > visibleSequence) {
-                visibleSequence = sequence;
-            }
-        } finally {
-            publishLock.unlock();
-        }
-    }
-
-    // ---- ingestion
-
-    /**
-     * Takes the next sequence number for an ingestion, under {@code logLock} exactly like a batch's: there is
-     * one allocator, so no write can share the number, and the ingestion never writes the visible sequence
-     * itself (reading the watermark and writing it back is how tikv#19891 moved it backwards). The lock is
-     * held for the allocation only, never across I/O.
+     * Seals the log and every column family's memtable that holds anything (or that is too small for the batch
+     * that asked, {@code reserve} bytes for {@code families}), starting fresh ones. All families rotate
+     * together, so one flush empties every log before the new one. Caller holds logLock.
      *
-     * <p>In ordered mode a placeholder joins {@code pending}, so visibility passes the number in order like a
-     * batch's. With {@code holdLaterWrites} the placeholder is ready only at {@link #finishIngest}: writes
-     * sequenced after the ingestion are applied and made durable meanwhile but become visible only once the
-     * ingestion is installed. Without it the placeholder is ready at once and holds nobody back. Unordered
-     * mode has no queue and cannot hold later writes back.
+     * <p>Anything thrown here fails the write path: the log may have moved on while the memtables did not, and
+     * no later write may land in that state.
      */
-    IngestReservation reserveIngest(boolean holdLaterWrites) {
-        if (unordered && holdLaterWrites) {
-            throw new IllegalStateException("unordered writes cannot be held back behind an ingestion");
+    private void rotate(int[] families, long reserve) throws IOException {
+        try {
+            long newLogNumber = wal.rotate();
+            List<Sealed> sealed = memtables.rotate(families, reserve);
+            listener.rotated(sealed, nextSequence - 1, newLogNumber);
+        } catch (Throwable t) {
+            failure.record(t, false);
+            throw t;
         }
-        Commit placeholder = unordered ? null : new Commit(true);
-        long sequence;
+    }
+
+    /**
+     * Seals the mutable memtables now (for {@code Db.flush}) if any holds anything.
+     *
+     * @return whether a rotation happened
+     */
+    boolean rotateNow() {
         logLock.lock();
         try {
             checkUsable();
-            sequence = nextSequence++;
-            inFlight.incrementAndGet();
-            if (placeholder != null) {
-                placeholder.firstSequence = sequence;
-                placeholder.lastSequence = sequence;
-                placeholder.ready = !holdLaterWrites;
-                pending.offer(placeholder);
+            if (memtables.isEmpty()) {
+                return false;
             }
+            rotate(new int[0], 0);
+        } catch (IOException e) {
+            throw walFailed(e);
         } finally {
             logLock.unlock();
         }
-        return new IngestReservation(sequence, placeholder);
-    }
-
-    /**
-     * Blocks until every write sequenced before {@code reservation} is applied to its memtable, so a check
-     * of the memtables sees all of them. Needs a held placeholder (ordered mode): writes before it are
-     * published only after being applied, and the publisher wakes the placeholder's thread once it is the
-     * head of the queue. No lock is held while waiting.
-     *
-     * @throws UncheckedIOException if the pipeline failed meanwhile
-     */
-    void awaitEarlierWrites(IngestReservation reservation) {
-        if (reservation.placeholder == null || reservation.placeholder.ready) {
-            throw new IllegalStateException("only a reservation that holds later writes can wait for earlier ones");
-        }
-        while (visibleSequence < reservation.sequence - 1) {
-            checkFailure();
-            LockSupport.park(this);
-        }
-    }
-
-    /**
-     * Ends a reservation: makes its sequence visible in order (releasing any later writes held behind it)
-     * and waits until it is, so reads issued after this returns see what was installed at it.
-     *
-     * @throws UncheckedIOException if the pipeline failed (the number may then never become visible)
-     */
-    void finishIngest(IngestReservation reservation) {
-        try {
-            if (reservation.placeholder == null) {
-                raiseVisible(reservation.sequence);
-            } else {
-                reservation.placeholder.ready = true;
-                publishReady();
-                awaitPublished(reservation.placeholder);
-            }
-        } finally {
-            if (inFlight.decrementAndGet() == 0 && closedVolatile) {
-                signalDrained();
-            }
-        }
-    }
-
-    /** Whether the pipeline runs in unordered mode (no publication queue). */
-    boolean unordered() {
-        return unordered;
-    }
-
-    /**
-     * Records the first failure and wakes every writer waiting for publication, since the failed batch at
-     * the head of the queue will never become ready.
-     */
-    private UncheckedIOException fail(IOException e) {
-        synchronized (this) {
-            if (failure == null) {
-                failure = e;
-            }
-        }
-        publishLock.lock();
-        try {
-            Commit waiting;
-            while ((waiting = pending.relaxedPoll()) != null) {
-                LockSupport.unpark(waiting.writer);
-            }
-        } finally {
-            publishLock.unlock();
-        }
-        wakeSyncWaiters();
-        return new UncheckedIOException("write failed; the database now refuses writes, reopen to recover", e);
-    }
-
-    /**
-     * Seals the log and every column family's memtable that holds anything (or that is too small for the
-     * batch that asked, {@code reserve} bytes for {@code families}), starting fresh ones. A family whose memtable
-     * is empty keeps it: it has nothing in the sealed log. All families rotate together, so one flush empties
-     * every log before the new one. Caller holds logLock (only: see the type comment).
-     */
-    private void rotate(int[] families, long reserve) throws IOException {
-        Log old = log;
-        // Writers whose batches are in this buffer return once flushedPosition covers them: hand it to the
-        // OS now, as they would, since later flushes go to the new log.
-        old.writer.flush();
-        old.end = logBase + old.writer.size();
-        flushedPosition = old.end;
-        Log fresh = spareLog;
-        spareLog = null;
-        if (fresh == null) {
-            fresh = openLog(fileNumbers.getAsLong());
-            logsCreatedInline++;
-        }
-        fresh.writer.append(ByteBuffer.wrap(PredecessorRecord.encode(old.number, old.writer.size())));
-        sealedLogs.addLast(old);
-        logBase = old.end;
-        log = fresh;
-        long newNumber = fresh.number;
-        logWorker.execute(this::syncSealedLogs);
-        requestSpareLog();
-
-        ActiveMemtable[] next = mutables.clone();
-        java.util.List<Sealed> sealed = new java.util.ArrayList<>();
-        for (ActiveMemtable m : mutables) {
-            if (m == null) {
-                continue;
-            }
-            long need = contains(families, m.family) ? reserve : 0;
-            if (m.isEmpty() && m.fits(need)) {
-                continue;
-            }
-            m.seal();
-            long capacity = memtableCapacity(m.writeBufferSize, need);
-            Memtable memtable = null;
-            if (m.family == BatchFormat.DEFAULT_COLUMN_FAMILY && spare != null) {
-                if (spareCapacity >= capacity) {
-                    memtable = spare;
-                    capacity = spareCapacity;
-                } else {
-                    spare.release();
-                }
-                spare = null;
-            }
-            if (memtable == null) {
-                memtable = new Memtable(capacity);
-            }
-            next[m.family] = new ActiveMemtable(m.family, memtable, capacity, m.writeBufferSize);
-            sealed.add(new Sealed(m.family, m, memtable));
-        }
-        mutables = next;
-        listener.rotated(sealed, nextSequence - 1, newNumber);
-    }
-
-    private static boolean contains(int[] values, int value) {
-        for (int v : values) {
-            if (v == value) {
-                return true;
-            }
-        }
-        return false;
+        memtables.prepareSparesLater();
+        return true;
     }
 
     /**
@@ -955,94 +402,26 @@ final class CommitPipeline {
         logLock.lock();
         try {
             checkUsable();
-            ActiveMemtable[] next = java.util.Arrays.copyOf(mutables, Math.max(mutables.length, family + 1));
-            next[family] = new ActiveMemtable(family, memtable, memtableCapacity(writeBufferSize, 0), writeBufferSize);
-            mutables = next;
+            memtables.addFamily(family, memtable, writeBufferSize);
         } finally {
             logLock.unlock();
         }
+        memtables.prepareSparesLater();
     }
 
     /** Refuses further writes to {@code family}, then waits until the writes already assigned to it are applied. */
     void removeFamily(int family) {
-        ActiveMemtable removed;
-        logLock.lock();
-        try {
-            removed = family < mutables.length ? mutables[family] : null;
-            if (removed == null) {
-                return;
-            }
-            ActiveMemtable[] next = mutables.clone();
-            next[family] = null;
-            mutables = next;
-            removed.seal();
-        } finally {
-            logLock.unlock();
-        }
-        removed.awaitWritesApplied();
-    }
-
-    /** Allocates the next memtable's arena outside every lock, so the next rotation does not zero 64 MiB under one. */
-    private void prepareSpare() {
-        if (spare == null) {
-            Memtable fresh = new Memtable(memtableCapacity(writeBufferSize, 0));
-            logLock.lock();
-            try {
-                if (spare == null && !closed) {
-                    spare = fresh;
-                    spareCapacity = memtableCapacity(writeBufferSize, 0);
-                    fresh = null;
-                }
-            } finally {
-                logLock.unlock();
-            }
-            if (fresh != null) {
-                fresh.release();
-            }
-        }
-    }
-
-    private Log openLog(long number) throws IOException {
-        WritableFile file = fs.create(DbFiles.log(dir, number));
-        // The new name must be durable before any synced write in it is acknowledged.
-        fs.syncDirectory(dir);
-        return new Log(number, file);
-    }
-
-    /**
-     * Seals the mutable memtable now (for {@code Db.flush}) if it holds anything.
-     *
-     * @return whether a rotation happened
-     */
-    boolean rotateNow() {
-        logLock.lock();
-        try {
-            checkUsable();
-            boolean empty = true;
-            for (ActiveMemtable m : mutables) {
-                empty &= m == null || m.isEmpty();
-            }
-            if (empty) {
-                return false;
-            }
-            rotate(new int[0], 0);
-        } catch (IOException e) {
-            throw fail(e);
-        } finally {
-            logLock.unlock();
-        }
-        background.execute(this::prepareSpare);
-        return true;
+        memtables.removeFamily(family);
     }
 
     /** Puts the pipeline into the failed state because background work (a flush) failed. */
     void failFromBackground(IOException cause) {
-        fail(cause);
+        failure.record(cause, false);
     }
 
     /** The first failure, or null while healthy. */
     Throwable failure() {
-        return failure;
+        return failure.cause();
     }
 
     /** Makes every write logged so far durable on the device. */
@@ -1051,63 +430,135 @@ final class CommitPipeline {
         logLock.lock();
         try {
             checkUsable();
-            end = logBase + log.writer.size();
+            end = wal.end();
+            inFlight.incrementAndGet();
         } finally {
             logLock.unlock();
         }
-        makeDurable(end, true);
-    }
-
-    /** For tests: waits until the log worker has run everything queued so far (nothing if it has stopped). */
-    void awaitLogWorker() throws InterruptedException {
         try {
-            logWorker.submit(() -> { }).get();
-        } catch (java.util.concurrent.RejectedExecutionException | java.util.concurrent.ExecutionException stopped) {
-            // closed: nothing more will run
-        }
-    }
-
-    /** For tests: rotations that found no spare log ready and created the next log under logLock. */
-    long logsCreatedInline() {
-        logLock.lock();
-        try {
-            return logsCreatedInline;
+            wal.makeDurable(end, true);
         } finally {
-            logLock.unlock();
-        }
-    }
-
-    /** Current log number: logs numbered below it hold nothing the current memtable needs. */
-    long currentLogNumber() {
-        logLock.lock();
-        try {
-            return log.number;
-        } finally {
-            logLock.unlock();
+            leave();
         }
     }
 
     /**
-     * Refuses new commits, waits for the ones in flight and for the log worker, then syncs and closes the
-     * sealed logs and the current one. Idempotent. If the pipeline had failed, the logs are closed without a
-     * final sync; a log worker failure no caller was told about is thrown here.
+     * Makes every log numbered below {@code logNumber} durable; a flush calls it before its manifest edit moves
+     * the log number past them (see {@link WriteAheadLog#syncLogsBelow}).
      */
-    void close() throws IOException {
-        syncLock.lock();
+    void syncLogsBelow(long logNumber) throws IOException {
+        wal.syncLogsBelow(logNumber);
+    }
+
+    /**
+     * Takes the next sequence number for an ingestion, under {@code logLock} exactly like a batch's: there is
+     * one allocator, so no write can share the number, and the ingestion never writes the visible sequence
+     * itself (reading the watermark and writing it back is how tikv#19891 moved it backwards). The lock is held
+     * for the allocation only, never across I/O.
+     *
+     * <p>In ordered mode a placeholder joins the queue, so visibility passes the number in order like a batch's.
+     * With {@code holdLaterWrites} the placeholder is ready only at {@link #finishIngest}: writes sequenced after
+     * the ingestion are applied and made durable meanwhile but become visible only once the ingestion is
+     * installed. Without it the placeholder is ready at once and holds nobody back. Unordered mode has no queue
+     * and cannot hold later writes back.
+     */
+    IngestReservation reserveIngest(boolean holdLaterWrites) {
+        if (unordered && holdLaterWrites) {
+            throw new IllegalStateException("unordered writes cannot be held back behind an ingestion");
+        }
+        CommitQueue.Entry placeholder = unordered ? null : new CommitQueue.Entry(true);
+        long sequence;
+        logLock.lock();
         try {
-            logLock.lock();
-            try {
-                if (closed) {
-                    return;
-                }
-                closed = true;
-                closedVolatile = true;
-            } finally {
-                logLock.unlock();
+            checkUsable();
+            sequence = nextSequence++;
+            inFlight.incrementAndGet();
+            if (placeholder != null) {
+                placeholder.firstSequence = sequence;
+                placeholder.lastSequence = sequence;
+                placeholder.ready = !holdLaterWrites;
+                queue.enqueue(placeholder);
             }
         } finally {
-            syncLock.unlock();
-            wakeSyncWaiters();
+            logLock.unlock();
+        }
+        return new IngestReservation(sequence, placeholder);
+    }
+
+    /**
+     * Blocks until every write sequenced before {@code reservation} is applied to its memtable, so a check of
+     * the memtables sees all of them. Needs a held placeholder (ordered mode): writes before it are published
+     * only after being applied, and the publisher wakes the placeholder's thread once it is the head of the
+     * queue. No lock is held while waiting.
+     *
+     * @throws UncheckedIOException if the pipeline failed meanwhile
+     */
+    void awaitEarlierWrites(IngestReservation reservation) {
+        if (reservation.placeholder == null || reservation.placeholder.ready) {
+            throw new IllegalStateException("only a reservation that holds later writes can wait for earlier ones");
+        }
+        queue.awaitEarlier(reservation.sequence);
+    }
+
+    /**
+     * Ends a reservation: makes its sequence visible in order (releasing any later writes held behind it) and
+     * waits until it is, so reads issued after this returns see what was installed at it.
+     *
+     * @throws UncheckedIOException if the pipeline failed (the number may then never become visible)
+     */
+    void finishIngest(IngestReservation reservation) {
+        try {
+            if (reservation.placeholder == null) {
+                queue.raiseVisible(reservation.sequence);
+            } else {
+                queue.markReady(reservation.placeholder);
+                queue.awaitPublished(reservation.placeholder);
+            }
+        } finally {
+            leave();
+        }
+    }
+
+    /** Whether the pipeline runs in unordered mode (no publication queue). */
+    boolean unordered() {
+        return unordered;
+    }
+
+    /** For tests: waits until the log worker has run everything queued so far (nothing if it has stopped). */
+    void awaitLogWorker() throws InterruptedException {
+        wal.awaitWorker();
+    }
+
+    /** For tests: rotations that found no spare log ready and created the next log under logLock. */
+    long logsCreatedInline() {
+        return wal.createdInline();
+    }
+
+    /** For tests: rotations that found a family's spare memtable missing and allocated one under logLock. */
+    long memtablesCreatedInline() {
+        return memtables.createdInline();
+    }
+
+    /** Current log number: logs numbered below it hold nothing the current memtable needs. */
+    long currentLogNumber() {
+        return wal.currentLogNumber();
+    }
+
+    /**
+     * Refuses new operations, waits for the ones in flight, frees the spare memtables, then closes the log (see
+     * the type comment). Idempotent. If the pipeline had failed, the logs are closed without a final sync; a log
+     * worker failure no caller was told about is thrown here.
+     */
+    void close() throws IOException {
+        logLock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            wal.beginClose();
+        } finally {
+            logLock.unlock();
         }
         drainLock.lock();
         try {
@@ -1117,86 +568,10 @@ final class CommitPipeline {
         } finally {
             drainLock.unlock();
         }
-        logWorker.shutdown();
-        boolean interrupted = false;
-        while (true) {
-            try {
-                if (logWorker.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES)) {
-                    break;
-                }
-                throw new IOException("the log worker did not finish within a minute");
-            } catch (InterruptedException e) {
-                interrupted = true; // its tasks are short file operations: finish waiting, then re-interrupt
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-        Memtable unused = spare;
-        spare = null;
-        if (unused != null) {
-            unused.release();
-        }
-        syncLock.lock();
-        try {
-            closeLogs();
-        } finally {
-            syncLock.unlock();
-        }
-        if (logFailureUnreported) {
-            logFailureUnreported = false;
-            Throwable cause = failure;
-            throw new IOException("the write-ahead log failed in the background", cause);
-        }
-    }
-
-    /** Syncs (unless failed) and closes every log still open, oldest first. Caller holds syncLock. */
-    private void closeLogs() throws IOException {
-        java.util.List<Log> open;
-        Log unusedSpare;
-        logLock.lock();
-        try {
-            open = new java.util.ArrayList<>(sealedLogs);
-            sealedLogs.clear();
-            open.add(log);
-            unusedSpare = spareLog;
-            spareLog = null;
-            if (unusedSpare != null) {
-                open.add(unusedSpare); // empty; the next open deletes it
-            }
-        } finally {
-            logLock.unlock();
-        }
-        IOException error = null;
-        for (Log l : open) {
-            try {
-                if (failure == null && error == null && l != unusedSpare) {
-                    l.writer.sync();
-                }
-            } catch (IOException e) {
-                error = e;
-            }
-            try {
-                l.writer.close();
-            } catch (IOException e) {
-                if (error == null) {
-                    error = e;
-                } else {
-                    error.addSuppressed(e);
-                }
-            }
-        }
-        if (error != null) {
-            throw error;
-        }
-    }
-
-    private void signalDrained() {
-        drainLock.lock();
-        try {
-            drained.signalAll();
-        } finally {
-            drainLock.unlock();
+        memtables.close();
+        wal.close();
+        if (failure.takeUnreported()) {
+            throw new IOException("the write-ahead log failed in the background", failure.cause());
         }
     }
 }

@@ -1,5 +1,7 @@
 package io.varve.base.fs;
 
+import io.varve.base.LeakDetector;
+
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -38,7 +40,7 @@ public final class DiskFileSystem implements FileSystem {
     public WritableFile create(Path path) throws IOException {
         FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING);
-        return new DiskWritableFile(channel, 0);
+        return new DiskWritableFile(channel, 0, path);
     }
 
     @Override
@@ -46,7 +48,7 @@ public final class DiskFileSystem implements FileSystem {
         FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE);
         long size = channel.size();
         channel.position(size);
-        return new DiskWritableFile(channel, size);
+        return new DiskWritableFile(channel, size, path);
     }
 
     @Override
@@ -59,7 +61,7 @@ public final class DiskFileSystem implements FileSystem {
                 throw new IllegalArgumentException("position " + position + " outside [0, " + size + "] of " + path);
             }
             channel.position(position);
-            return new DiskWritableFile(channel, position);
+            return new DiskWritableFile(channel, position, path);
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;
@@ -68,7 +70,7 @@ public final class DiskFileSystem implements FileSystem {
 
     @Override
     public ReadableFile openReadable(Path path) throws IOException {
-        return new DiskReadableFile(FileChannel.open(path, StandardOpenOption.READ));
+        return new DiskReadableFile(FileChannel.open(path, StandardOpenOption.READ), path);
     }
 
     @Override
@@ -171,12 +173,14 @@ public final class DiskFileSystem implements FileSystem {
 
     private static final class DiskWritableFile implements WritableFile {
         private final FileChannel channel;
+        private final LeakDetector.Handle leak;
         private long size;
 
         /** {@code position}: where the channel is positioned, which is where the next write lands. */
-        DiskWritableFile(FileChannel channel, long position) {
+        DiskWritableFile(FileChannel channel, long position, Path path) {
             this.channel = channel;
             this.size = position;
+            this.leak = LeakDetector.track("file", path);
         }
 
         @Override
@@ -198,15 +202,21 @@ public final class DiskFileSystem implements FileSystem {
 
         @Override
         public void close() throws IOException {
-            channel.close();
+            try {
+                channel.close();
+            } finally {
+                leak.close();
+            }
         }
     }
 
     private static final class DiskReadableFile implements ReadableFile {
         private final FileChannel channel;
+        private final LeakDetector.Handle leak;
 
-        DiskReadableFile(FileChannel channel) {
+        DiskReadableFile(FileChannel channel, Path path) {
             this.channel = channel;
+            this.leak = LeakDetector.track("file", path);
         }
 
         @Override
@@ -230,7 +240,11 @@ public final class DiskFileSystem implements FileSystem {
 
         @Override
         public void close() throws IOException {
-            channel.close();
+            try {
+                channel.close();
+            } finally {
+                leak.close();
+            }
         }
     }
 }

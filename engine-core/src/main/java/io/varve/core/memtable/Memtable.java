@@ -84,16 +84,28 @@ public final class Memtable {
      *     {@link #CAPACITY_LIMIT}; allocated (and zeroed) up front
      */
     public Memtable(long capacityBytes) {
-        this(capacityBytes, PointIndex.slotCountFor(capacityBytes));
+        this(capacityBytes, "memtable");
+    }
+
+    /**
+     * @param owner who must release it, for the leak detector's report (the database directory)
+     * @see #Memtable(long)
+     */
+    public Memtable(long capacityBytes, Object owner) {
+        this(capacityBytes, PointIndex.slotCountFor(capacityBytes), owner);
     }
 
     /** Tests choose a tiny point index so that keys overflow it and lookups take the skiplist path. */
     Memtable(long capacityBytes, long indexSlots) {
+        this(capacityBytes, indexSlots, "memtable");
+    }
+
+    private Memtable(long capacityBytes, long indexSlots, Object owner) {
         if (capacityBytes < MIN_CAPACITY || capacityBytes >= CAPACITY_LIMIT) {
             throw new IllegalArgumentException("memtable capacity must be in [" + MIN_CAPACITY + ", "
                     + CAPACITY_LIMIT + "), got " + capacityBytes);
         }
-        this.arena = new MemtableArena(capacityBytes);
+        this.arena = new MemtableArena(capacityBytes, owner);
         this.list = new Skiplist(arena);
         this.index = new PointIndex(arena.allocateSide(indexSlots * Integer.BYTES), list);
         this.largestNodeSize = capacityBytes - arena.allocatedBytes();

@@ -1,5 +1,7 @@
 package io.varve.core.memtable;
 
+import io.varve.base.LeakDetector;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,15 +22,22 @@ final class MemtableArena {
     static final int NO_ROOM = -1;
 
     private final Arena arena;
+    private final LeakDetector.Handle leak;
     private final MemorySegment memory;
     private final long capacity;
     /** The first free byte. Starts past offset 0 so that no allocation ever returns the NIL link. */
     private final AtomicLong end = new AtomicLong(SkiplistNodeLayout.NODE_ALIGNMENT);
 
-    MemtableArena(long capacity) {
+    MemtableArena(long capacity, Object owner) {
         this.capacity = capacity;
         this.arena = Arena.ofShared();
-        this.memory = arena.allocate(capacity, SkiplistNodeLayout.NODE_ALIGNMENT);
+        try {
+            this.memory = arena.allocate(capacity, SkiplistNodeLayout.NODE_ALIGNMENT);
+        } catch (RuntimeException | Error e) {
+            arena.close();
+            throw e;
+        }
+        this.leak = LeakDetector.track("arena", owner);
     }
 
     MemorySegment memory() {
@@ -73,5 +82,6 @@ final class MemtableArena {
     /** Frees the segment. Threads still touching it afterwards get {@link IllegalStateException}. */
     void close() {
         arena.close();
+        leak.close();
     }
 }

@@ -14,6 +14,7 @@ import io.varve.core.base.ValueKind;
 import io.varve.base.fs.ReadableFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import io.varve.base.LeakDetector;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -76,6 +77,7 @@ public final class TableReader {
     private final long fileNumber;
     private final BlockCache cache;
     private final Arena arena;
+    private final LeakDetector.Handle leak;
     private final MemorySegment map;
     private final long globalSequence;
     private final TableProperties properties;
@@ -144,6 +146,7 @@ public final class TableReader {
 
     private static TableReader open(ReadableFile file, Path path, long fileNumber, BlockCache cache,
                                     long globalSequence, Arena arena, long readUpTo) throws IOException {
+        LeakDetector.Handle leak = null;
         try {
             Objects.requireNonNull(file, "file");
             Objects.requireNonNull(path, "path");
@@ -152,8 +155,12 @@ public final class TableReader {
                 throw new IllegalArgumentException("global sequence out of range: " + globalSequence);
             }
             MemorySegment map = (file.size() <= readUpTo ? read(file, arena) : file.map(arena)).asReadOnly();
-            return new TableReader(file, path, fileNumber, cache, arena, map, globalSequence);
+            leak = LeakDetector.track("mapping", path);
+            return new TableReader(file, path, fileNumber, cache, arena, map, globalSequence, leak);
         } catch (Throwable t) {
+            if (leak != null) {
+                leak.close();
+            }
             arena.close();
             try {
                 if (file != null) {
@@ -177,8 +184,9 @@ public final class TableReader {
     }
 
     private TableReader(ReadableFile file, Path path, long fileNumber, BlockCache cache, Arena arena,
-                        MemorySegment map, long globalSequence) throws CorruptionException {
+                        MemorySegment map, long globalSequence, LeakDetector.Handle leak) throws CorruptionException {
         this.file = file;
+        this.leak = leak;
         this.path = path;
         this.references = new RefCount("table " + path);
         this.fileNumber = fileNumber;
@@ -251,6 +259,7 @@ public final class TableReader {
 
     private void closeResources() {
         arena.close();
+        leak.close();
         try {
             file.close();
         } catch (IOException e) {

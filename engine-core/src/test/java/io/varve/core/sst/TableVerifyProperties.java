@@ -5,6 +5,7 @@ import static io.varve.core.sst.TableFixtures.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.varve.base.CorruptionException;
+import io.varve.core.base.InternalIterator;
 import io.varve.core.base.InternalKey;
 import io.varve.core.base.LookupResult;
 import io.varve.base.fs.MemFileSystem;
@@ -73,7 +74,9 @@ class TableVerifyProperties {
         TableReader reader = open(fs, PATH, 1, null);
         try {
             reader.verifyContents();
-            assertEquals(entries, scanForward(reader.newIterator()));
+            try (InternalIterator it = reader.newIterator()) {
+                assertEquals(entries, scanForward(it));
+            }
         } finally {
             reader.release();
         }
@@ -111,7 +114,10 @@ class TableVerifyProperties {
                 assertEquals(PATH, refused.file());
                 return;
             }
-            List<Entry> scanned = scanForward(changed.newIterator());
+            List<Entry> scanned;
+            try (InternalIterator it = changed.newIterator()) {
+                scanned = scanForward(it);
+            }
             assertEquals(changed.properties().entryCount(), scanned.size());
             for (int i = 1; i < scanned.size(); i++) {
                 assertTrue(ORDER.compare(scanned.get(i - 1), scanned.get(i)) < 0, "entry " + i + " out of order");

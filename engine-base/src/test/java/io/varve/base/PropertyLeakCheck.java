@@ -1,0 +1,58 @@
+package io.varve.base;
+
+import net.jqwik.api.lifecycle.AroundPropertyHook;
+import net.jqwik.api.lifecycle.PropagationMode;
+import net.jqwik.api.lifecycle.PropertyExecutionResult;
+import net.jqwik.api.lifecycle.PropertyExecutor;
+import net.jqwik.api.lifecycle.PropertyLifecycleContext;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * {@link LeakCheck} for jqwik properties: a property whose tries, taken together, leave open a resource they
+ * acquired fails. Registered for every property of a module that has this test-jar on its test class path
+ * (listed in {@code META-INF/services}); does nothing unless leak detection is on. {@link KnownLeak} exempts.
+ */
+public final class PropertyLeakCheck implements AroundPropertyHook {
+
+    /** Registered once for the whole engine run, it must reach every property below. */
+    @Override
+    public PropagationMode propagateTo() {
+        return PropagationMode.ALL_DESCENDANTS;
+    }
+
+    @Override
+    public PropertyExecutionResult aroundProperty(PropertyLifecycleContext context, PropertyExecutor property) {
+        if (!LeakDetector.enabled() || context.targetMethod().isAnnotationPresent(KnownLeak.class)
+                || exempt(context.containerClass())) {
+            return property.execute();
+        }
+        Set<LeakDetector.Handle> before = Collections.newSetFromMap(new IdentityHashMap<>());
+        before.addAll(LeakDetector.open());
+        PropertyExecutionResult result = property.execute();
+        if (result.status() != PropertyExecutionResult.Status.SUCCESSFUL) {
+            return result;
+        }
+        List<LeakDetector.Handle> leaked = new ArrayList<>();
+        for (LeakDetector.Handle handle : LeakDetector.open()) {
+            if (!before.contains(handle)) {
+                leaked.add(handle);
+            }
+        }
+        return leaked.isEmpty() ? result : result.mapToFailed(new AssertionError(context.label()
+                + " left resources open. " + LeakDetector.describe(leaked)));
+    }
+
+    private static boolean exempt(Class<?> type) {
+        for (Class<?> t = type; t != null; t = t.getEnclosingClass()) {
+            if (t.isAnnotationPresent(KnownLeak.class)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
