@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -71,7 +72,8 @@ public final class ReplicatedDb implements AutoCloseable {
      * Opens a member of {@code group} in a process of its own, listening at {@code address}, with everything
      * under {@code dataDir}. {@code peers} ({@code host:port}, including {@code address}) is the group's initial
      * membership; it is used only when the member has no Raft state yet. A new member joining a running group
-     * passes the current members and is then added with {@link #addPeer} on the leader.
+     * passes an empty list (it then waits to be contacted instead of standing for election) and is added with
+     * {@link #addPeer} on the leader.
      */
     public static ReplicatedDb open(String group, String address, List<String> peers, Path dataDir,
                                     ReplicatedDbOptions options) throws IOException {
@@ -289,6 +291,11 @@ public final class ReplicatedDb implements AutoCloseable {
         if (!s.isOk()) {
             throw failure(s, "snapshot");
         }
+    }
+
+    /** The first index of this member's Raft log in the shared engine, if it holds any. */
+    OptionalLong firstLogIndex() throws IOException {
+        return process.log().firstLogIndex(group + "/log");
     }
 
     DbStateMachine stateMachine() {
