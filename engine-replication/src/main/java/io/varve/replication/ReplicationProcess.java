@@ -1,8 +1,10 @@
 package io.varve.replication;
 
+import com.alipay.remoting.config.BoltServerOption;
 import com.alipay.sofa.jraft.entity.PeerId;
 import com.alipay.sofa.jraft.rpc.RaftRpcServerFactory;
 import com.alipay.sofa.jraft.rpc.RpcServer;
+import com.alipay.sofa.jraft.rpc.impl.BoltRpcServer;
 import io.varve.raftlog.RaftLogOptions;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -49,6 +51,10 @@ public final class ReplicationProcess implements AutoCloseable {
         Files.createDirectories(dataDir);
         SharedRaftLog log = SharedRaftLog.open(dataDir.resolve("raftlog"), logOptions);
         RpcServer server = RaftRpcServerFactory.createRaftRpcServer(peer.getEndpoint());
+        if (server instanceof BoltRpcServer bolt) {
+            // Stop synchronously, so a process reopened at the same address can bind the port at once.
+            bolt.getServer().option(BoltServerOption.SERVER_SYNC_STOP, true);
+        }
         boolean started = false;
         try {
             started = server.init(null);

@@ -12,16 +12,21 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Members of one group on loopback in this JVM, each a "process" with its own data directory and free port.
+ * Members of one group on loopback in this JVM (members may be stopped while other threads use the cluster), each a "process" with its own data directory and free port.
  * Waits go through futures; the timeout only detects hangs.
  */
 final class TestCluster implements AutoCloseable {
@@ -30,8 +35,8 @@ final class TestCluster implements AutoCloseable {
 
     private final Path root;
     private final ReplicatedDbOptions options;
-    private final List<String> addresses = new ArrayList<>();
-    private final Map<String, ReplicatedDb> members = new LinkedHashMap<>();
+    private final List<String> addresses = new CopyOnWriteArrayList<>();
+    private final Map<String, ReplicatedDb> members = Collections.synchronizedMap(new LinkedHashMap<>());
 
     TestCluster(Path root, int size, ReplicatedDbOptions options) throws IOException {
         this.root = root;
@@ -84,7 +89,9 @@ final class TestCluster implements AutoCloseable {
     }
 
     List<ReplicatedDb> running() {
-        return List.copyOf(members.values());
+        synchronized (members) {
+            return List.copyOf(members.values());
+        }
     }
 
     /** Waits until one of the running members is leader and returns it. */
@@ -148,18 +155,30 @@ final class TestCluster implements AutoCloseable {
         return Arrays.equals(a, b);
     }
 
+    /** Stops every member at once: each stop waits for its RPC server to release the port. */
     @Override
     public void close() throws IOException {
-        IOException first = null;
-        for (String address : new ArrayList<>(members.keySet())) {
-            try {
-                stop(address);
-            } catch (IOException e) {
-                first = first == null ? e : first;
-            }
+        closeAll(running());
+        members.clear();
+    }
+
+    static void closeAll(List<? extends AutoCloseable> resources) throws IOException {
+        List<CompletableFuture<Void>> closing = new ArrayList<>();
+        for (AutoCloseable resource : resources) {
+            closing.add(CompletableFuture.runAsync(() -> {
+                try {
+                    resource.close();
+                } catch (Exception e) {
+                    throw new CompletionException(e);
+                }
+            }));
         }
-        if (first != null) {
-            throw first;
+        try {
+            CompletableFuture.allOf(closing.toArray(CompletableFuture[]::new)).get(WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw new IOException("closing failed", e.getCause());
+        } catch (InterruptedException | TimeoutException e) {
+            throw new IOException("closing did not finish", e);
         }
     }
 }
