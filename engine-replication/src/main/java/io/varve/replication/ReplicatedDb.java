@@ -5,6 +5,7 @@ import com.alipay.sofa.jraft.RaftGroupService;
 import com.alipay.sofa.jraft.Status;
 import com.alipay.sofa.jraft.closure.ReadIndexClosure;
 import com.alipay.sofa.jraft.conf.Configuration;
+import com.alipay.sofa.jraft.core.NodeImpl;
 import com.alipay.sofa.jraft.entity.PeerId;
 import com.alipay.sofa.jraft.entity.Task;
 import com.alipay.sofa.jraft.error.RaftError;
@@ -248,10 +249,15 @@ public final class ReplicatedDb implements AutoCloseable {
         return node.isLeader();
     }
 
-    /** The group's current voting members as this member knows them. */
+    /**
+     * The group's voting members as this member knows them: the newest configuration in its log (on a
+     * follower possibly not yet committed, or behind the leader's until it catches up).
+     */
     public List<String> peers() {
+        // Node.listPeers answers only on the leader; NodeImpl knows the configuration on every member.
+        Configuration conf = ((NodeImpl) node).getCurrentConf();
         List<String> peers = new ArrayList<>();
-        for (PeerId peer : node.listPeers()) {
+        for (PeerId peer : conf.getPeers()) {
             peers.add(peer.getEndpoint().toString());
         }
         return peers;
