@@ -121,41 +121,53 @@ final class DbStateMachine extends StateMachineAdapter {
         WriteBatch batch = new WriteBatch();
         List<Closure> dones = new ArrayList<>();
         long last = -1;
-        while (iter.hasNext()) {
-            long index = iter.getIndex();
-            if (index <= appliedIndex) {
-                entriesSkipped.incrementAndGet();
-                complete(iter.done(), Status.OK());
-                iter.next();
-                continue;
-            }
-            List<ReplicatedBatch.Op> ops;
-            try {
-                ops = CommandCodec.decode(bytes(iter.getData()));
-            } catch (IllegalArgumentException e) {
-                commit(batch, last, dones);
-                LOG.log(Level.ERROR, name + ": entry " + index + " is not a command; stopping the node", e);
-                Status failed = new Status(RaftError.ESTATEMACHINE, "entry %d: %s", index, e.getMessage());
-                // jraft fails this entry's closure and every later one, and stops the node.
-                iter.setErrorAndRollback(1, failed);
-                return;
-            }
-            for (ReplicatedBatch.Op op : ops) {
-                ColumnFamily family = familyFor(op.family());
-                if (op.value() != null) {
-                    batch.put(family, op.key(), op.value());
-                } else {
-                    batch.delete(family, op.key());
+        try {
+            while (iter.hasNext()) {
+                long index = iter.getIndex();
+                if (index <= appliedIndex) {
+                    entriesSkipped.incrementAndGet();
+                    complete(iter.done(), Status.OK());
+                    iter.next();
+                    continue;
                 }
+                List<ReplicatedBatch.Op> ops;
+                try {
+                    ops = CommandCodec.decode(bytes(iter.getData()));
+                } catch (IllegalArgumentException e) {
+                    commit(batch, last, dones);
+                    LOG.log(Level.ERROR, name + ": entry " + index + " is not a command; stopping the node", e);
+                    // jraft fails this entry's closure and every later one, and stops the node.
+                    iter.setErrorAndRollback(1, new Status(RaftError.ESTATEMACHINE, "entry %d: %s", index,
+                            e.getMessage()));
+                    return;
+                }
+                for (ReplicatedBatch.Op op : ops) {
+                    ColumnFamily family = familyFor(op.family());
+                    if (op.value() != null) {
+                        batch.put(family, op.key(), op.value());
+                    } else {
+                        batch.delete(family, op.key());
+                    }
+                }
+                last = index;
+                dones.add(iter.done());
+                if (batch.byteSize() >= MAX_BATCH_BYTES) {
+                    commit(batch, last, dones);
+                    last = -1;
+                }
+                iter.next();
             }
-            last = index;
-            dones.add(iter.done());
-            if (batch.byteSize() >= MAX_BATCH_BYTES) {
-                commit(batch, last, dones);
+            commit(batch, last, dones);
+        } catch (RuntimeException e) {
+            // The database refused a write (it fails for good after an I/O error). Skipping the entries would
+            // make this replica differ from the others, so the node stops; a restart replays them.
+            LOG.log(Level.ERROR, name + ": applying to the database failed; stopping the node", e);
+            Status failed = new Status(RaftError.EIO, "applying to the database: %s", e);
+            for (Closure done : dones) {
+                complete(done, failed);
             }
-            iter.next();
+            iter.setErrorAndRollback(1, failed);
         }
-        commit(batch, last, dones);
     }
 
     /** Writes the gathered effects with the index of the last entry, then acknowledges their proposers. */
