@@ -128,7 +128,7 @@ class StateMachineModelProperties {
         return copy;
     }
 
-    @Property(tries = 10)
+    @Property(tries = 8)
     void appliesLikeAMapAcrossRestartsAndCrashes(@ForAll long seed) throws IOException {
         Random random = new Random(seed);
         MemFileSystem fs = new MemFileSystem();
@@ -187,7 +187,7 @@ class StateMachineModelProperties {
         }
     }
 
-    @Property(tries = 10)
+    @Property(tries = 5)
     void anEntryThatIsNotACommandStopsTheRoundAfterTheEntriesBeforeIt(@ForAll long seed) throws IOException {
         Random random = new Random(seed);
         MemFileSystem fs = new MemFileSystem();
