@@ -5,6 +5,7 @@ import io.varve.raftlog.RaftLogOptions;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -59,6 +60,11 @@ public final class SharedRaftLog implements AutoCloseable {
             openNames.remove(name);
             throw e;
         }
+    }
+
+    /** The first index the engine holds for the log named {@code logUri}, if any (for tests and metrics). */
+    OptionalLong firstLogIndex(String logUri) throws IOException {
+        return engine.firstIndex(directory.groupOf("log:" + logUri));
     }
 
     void release(String name) {

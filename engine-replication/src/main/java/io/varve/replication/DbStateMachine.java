@@ -1,0 +1,343 @@
+package io.varve.replication;
+
+import com.alipay.sofa.jraft.Closure;
+import com.alipay.sofa.jraft.Iterator;
+import com.alipay.sofa.jraft.Status;
+import com.alipay.sofa.jraft.core.StateMachineAdapter;
+import com.alipay.sofa.jraft.error.RaftError;
+import com.alipay.sofa.jraft.error.RaftException;
+import com.alipay.sofa.jraft.storage.snapshot.SnapshotReader;
+import com.alipay.sofa.jraft.storage.snapshot.SnapshotWriter;
+import io.varve.base.fs.DiskFileSystem;
+import io.varve.core.ColumnFamily;
+import io.varve.core.ColumnFamilyOptions;
+import io.varve.core.Db;
+import io.varve.core.DbIterator;
+import io.varve.core.ReadOptions;
+import io.varve.core.Snapshot;
+import io.varve.core.WriteBatch;
+import io.varve.core.WriteOptions;
+import io.varve.core.backup.TableExport;
+import io.varve.core.ingest.IngestOptions;
+import io.varve.core.sst.TableOptions;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Function;
+
+/**
+ * The Raft state machine of one group: an engine-core {@link Db}.
+ *
+ * <p><b>Applying.</b> Each committed entry is a {@link CommandCodec command}. The entries of one
+ * {@code onApply} call are gathered into one {@link WriteBatch} (cut at {@link #MAX_BATCH_BYTES}) together with
+ * the index of the last of them, stored under {@link #APPLIED_KEY} in the internal family {@link #STATE_FAMILY},
+ * and written with {@link WriteOptions#DEFAULT}: the Raft log, synced before an entry can commit, is what makes
+ * a write durable, so the database's own log need not be synced (docs/durability.md, "Replicated writes").
+ * Because the index and the effects are one atomic batch, the database always holds the state after exactly
+ * the entries up to its stored index. After a restart jraft replays the log from its last snapshot, and
+ * entries at or below the stored index are skipped, so replay is idempotent.
+ *
+ * <p><b>Snapshots.</b> Saving exports every user family at one database snapshot as external tables into
+ * jraft's snapshot directory, with a {@link SnapshotManifest}, and registers each file with the writer so
+ * jraft's own copier ships them to a follower. Loading (a follower installing a leader's snapshot) clears the
+ * state and ingests the tables; it is skipped when the database already holds a state at or after the
+ * snapshot, which is what happens on every restart. A load first records applied index 0, synced, so a crash
+ * in the middle leaves a state that the next start reloads instead of trusting.
+ *
+ * <p><b>Threads.</b> jraft calls {@code onApply}, {@code onSnapshotSave} and {@code onSnapshotLoad} from its
+ * one state-machine thread. Readers take {@link #read} under a read lock that a load holds exclusively, so a
+ * read never sees the half-cleared state of a load in progress.
+ */
+final class DbStateMachine extends StateMachineAdapter {
+    static final String STATE_FAMILY = ReplicatedBatch.RESERVED_PREFIX + "raft";
+    static final byte[] APPLIED_KEY = {'a', 'p', 'p', 'l', 'i', 'e', 'd'};
+    static final long MAX_BATCH_BYTES = 4 << 20;
+    private static final long SNAPSHOT_TABLE_BYTES = 64L << 20;
+    private static final int CLEAR_BATCH = 1024;
+    private static final System.Logger LOG = System.getLogger(DbStateMachine.class.getName());
+
+    private final Db db;
+    private final ColumnFamily state;
+    private final ReadWriteLock loadLock = new ReentrantReadWriteLock();
+    private final String name;
+    private volatile long appliedIndex;
+    private volatile long leaderTerm = -1;
+    private final AtomicLong entriesApplied = new AtomicLong();
+    private final AtomicLong entriesSkipped = new AtomicLong();
+    private final AtomicLong snapshotsLoaded = new AtomicLong();
+    /** Completed when this node becomes leader; replaced by a fresh one when it stops being leader. */
+    private CompletableFuture<Long> leadership = new CompletableFuture<>();
+
+    DbStateMachine(Db db, String name) {
+        this.db = db;
+        this.name = name;
+        this.state = db.columnFamily(STATE_FAMILY)
+                .orElseGet(() -> db.createColumnFamily(STATE_FAMILY, ColumnFamilyOptions.defaults()));
+        byte[] stored = db.get(state, APPLIED_KEY);
+        this.appliedIndex = stored == null ? 0 : ByteBuffer.wrap(stored).getLong();
+    }
+
+    /** The index of the last entry whose effects are in the database. */
+    long appliedIndex() {
+        return appliedIndex;
+    }
+
+    boolean isLeader() {
+        return leaderTerm > 0;
+    }
+
+    /** Test hooks: entries written to the database, entries skipped as already applied, snapshots loaded. */
+    long entriesApplied() {
+        return entriesApplied.get();
+    }
+
+    long entriesSkipped() {
+        return entriesSkipped.get();
+    }
+
+    long snapshotsLoaded() {
+        return snapshotsLoaded.get();
+    }
+
+    /** Runs a read of the database that must not overlap a snapshot load. */
+    <T> T read(Function<Db, T> reader) {
+        loadLock.readLock().lock();
+        try {
+            return reader.apply(db);
+        } finally {
+            loadLock.readLock().unlock();
+        }
+    }
+
+    @Override
+    public void onApply(Iterator iter) {
+        WriteBatch batch = new WriteBatch();
+        List<Closure> dones = new ArrayList<>();
+        long last = -1;
+        try {
+            while (iter.hasNext()) {
+                long index = iter.getIndex();
+                if (index <= appliedIndex) {
+                    entriesSkipped.incrementAndGet();
+                    complete(iter.done(), Status.OK());
+                    iter.next();
+                    continue;
+                }
+                List<ReplicatedBatch.Op> ops;
+                try {
+                    ops = CommandCodec.decode(bytes(iter.getData()));
+                } catch (IllegalArgumentException e) {
+                    commit(batch, last, dones);
+                    LOG.log(Level.ERROR, name + ": entry " + index + " is not a command; stopping the node", e);
+                    // jraft fails this entry's closure and every later one, and stops the node.
+                    iter.setErrorAndRollback(1, new Status(RaftError.ESTATEMACHINE, "entry %d: %s", index,
+                            e.getMessage()));
+                    return;
+                }
+                for (ReplicatedBatch.Op op : ops) {
+                    ColumnFamily family = familyFor(op.family());
+                    if (op.value() != null) {
+                        batch.put(family, op.key(), op.value());
+                    } else {
+                        batch.delete(family, op.key());
+                    }
+                }
+                last = index;
+                dones.add(iter.done());
+                if (batch.byteSize() >= MAX_BATCH_BYTES) {
+                    commit(batch, last, dones);
+                    last = -1;
+                }
+                iter.next();
+            }
+            commit(batch, last, dones);
+        } catch (RuntimeException e) {
+            // The database refused a write (it fails for good after an I/O error). Skipping the entries would
+            // make this replica differ from the others, so the node stops; a restart replays them.
+            LOG.log(Level.ERROR, name + ": applying to the database failed; stopping the node", e);
+            Status failed = new Status(RaftError.EIO, "applying to the database: %s", e);
+            for (Closure done : dones) {
+                complete(done, failed);
+            }
+            iter.setErrorAndRollback(1, failed);
+        }
+    }
+
+    /** Writes the gathered effects with the index of the last entry, then acknowledges their proposers. */
+    private void commit(WriteBatch batch, long last, List<Closure> dones) {
+        if (last < 0) {
+            return;
+        }
+        batch.put(state, APPLIED_KEY, longBytes(last));
+        db.write(batch, WriteOptions.DEFAULT);
+        appliedIndex = last;
+        entriesApplied.addAndGet(dones.size());
+        for (Closure done : dones) {
+            complete(done, Status.OK());
+        }
+        batch.clear();
+        dones.clear();
+    }
+
+    /**
+     * The family a command names, created when first used. Creation is durable on its own, ahead of the batch;
+     * an empty family left by a crash before the batch is harmless, since replay creates it anyway.
+     */
+    private ColumnFamily familyFor(String family) {
+        return db.columnFamily(family)
+                .orElseGet(() -> db.createColumnFamily(family, ColumnFamilyOptions.defaults()));
+    }
+
+    @Override
+    public void onSnapshotSave(SnapshotWriter writer, Closure done) {
+        Path dir = Path.of(writer.getPath());
+        try (Snapshot snapshot = db.snapshot()) {
+            List<SnapshotManifest.Family> families = new ArrayList<>();
+            int ordinal = 0;
+            for (ColumnFamily family : userFamilies()) {
+                TableExport.Result result = TableExport.export(db, family, snapshot, null, null,
+                        DiskFileSystem.INSTANCE, dir, "cf" + ordinal++, TableOptions.defaults(),
+                        SNAPSHOT_TABLE_BYTES);
+                List<String> files = new ArrayList<>();
+                for (Path file : result.files()) {
+                    String fileName = file.getFileName().toString();
+                    files.add(fileName);
+                    if (!writer.addFile(fileName)) {
+                        throw new IOException("snapshot writer refused " + fileName);
+                    }
+                }
+                families.add(new SnapshotManifest.Family(family.name(), files));
+            }
+            new SnapshotManifest(appliedIndex, families).writeTo(dir);
+            if (!writer.addFile(SnapshotManifest.FILE_NAME)) {
+                throw new IOException("snapshot writer refused " + SnapshotManifest.FILE_NAME);
+            }
+            done.run(Status.OK());
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.WARNING, name + ": saving a snapshot failed", e);
+            done.run(new Status(RaftError.EIO, "saving snapshot: %s", e));
+        }
+    }
+
+    @Override
+    public boolean onSnapshotLoad(SnapshotReader reader) {
+        Path dir = Path.of(reader.getPath());
+        loadLock.writeLock().lock();
+        try {
+            SnapshotManifest manifest = SnapshotManifest.readFrom(dir);
+            if (manifest.appliedIndex() <= appliedIndex) {
+                // The database already holds this state or a later one of the same log: a restart.
+                return true;
+            }
+            setApplied(0, WriteOptions.SYNC);
+            clearUserFamilies();
+            for (SnapshotManifest.Family f : manifest.families()) {
+                ColumnFamily family = familyFor(f.name());
+                if (!f.files().isEmpty()) {
+                    db.ingestExternalFiles(family, f.files().stream().map(dir::resolve).toList(),
+                            IngestOptions.defaults());
+                }
+            }
+            setApplied(manifest.appliedIndex(), WriteOptions.DEFAULT);
+            snapshotsLoaded.incrementAndGet();
+            return true;
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.ERROR, name + ": loading the snapshot in " + dir + " failed", e);
+            return false;
+        } finally {
+            loadLock.writeLock().unlock();
+        }
+    }
+
+    /**
+     * Empties every user family: the named ones are dropped (their tables go once no reader holds them) and
+     * recreated by the load; the default family, which cannot be dropped, is deleted key by key, which costs
+     * a tombstone per live key until compaction removes them.
+     */
+    private void clearUserFamilies() {
+        for (ColumnFamily family : userFamilies()) {
+            if (family.name().equals(ReplicatedBatch.DEFAULT_FAMILY)) {
+                deleteAll(family);
+            } else {
+                db.dropColumnFamily(family);
+            }
+        }
+    }
+
+    private void deleteAll(ColumnFamily family) {
+        WriteBatch batch = new WriteBatch();
+        try (Snapshot snapshot = db.snapshot();
+             DbIterator it = db.iterator(ReadOptions.at(snapshot), family)) {
+            for (it.seekToFirst(); it.valid(); it.next()) {
+                batch.delete(family, it.key());
+                if (batch.count() >= CLEAR_BATCH) {
+                    db.write(batch, WriteOptions.DEFAULT);
+                    batch.clear();
+                }
+            }
+        }
+        if (batch.count() > 0) {
+            db.write(batch, WriteOptions.DEFAULT);
+        }
+    }
+
+    private List<ColumnFamily> userFamilies() {
+        return db.columnFamilies().stream().filter(f -> !f.name().equals(STATE_FAMILY)).toList();
+    }
+
+    private void setApplied(long index, WriteOptions options) {
+        db.put(options, state, APPLIED_KEY, longBytes(index));
+        appliedIndex = index;
+    }
+
+    /** A future completed with the term once this node is leader (already completed if it is now). */
+    synchronized CompletableFuture<Long> leadership() {
+        return leadership;
+    }
+
+    @Override
+    public void onLeaderStart(long term) {
+        leaderTerm = term;
+        synchronized (this) {
+            leadership.complete(term);
+        }
+    }
+
+    @Override
+    public void onLeaderStop(Status status) {
+        leaderTerm = -1;
+        synchronized (this) {
+            if (leadership.isDone()) {
+                leadership = new CompletableFuture<>();
+            }
+        }
+    }
+
+    @Override
+    public void onError(RaftException e) {
+        LOG.log(Level.ERROR, name + ": the raft node stopped on an error: " + e.getStatus());
+    }
+
+    private static void complete(Closure done, Status status) {
+        if (done != null) {
+            done.run(status);
+        }
+    }
+
+    private static byte[] bytes(ByteBuffer data) {
+        byte[] b = new byte[data.remaining()];
+        data.duplicate().get(b);
+        return b;
+    }
+
+    private static byte[] longBytes(long value) {
+        return ByteBuffer.allocate(Long.BYTES).putLong(value).array();
+    }
+}

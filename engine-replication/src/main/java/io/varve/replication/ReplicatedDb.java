@@ -1,0 +1,373 @@
+package io.varve.replication;
+
+import com.alipay.sofa.jraft.Node;
+import com.alipay.sofa.jraft.RaftGroupService;
+import com.alipay.sofa.jraft.Status;
+import com.alipay.sofa.jraft.closure.ReadIndexClosure;
+import com.alipay.sofa.jraft.conf.Configuration;
+import com.alipay.sofa.jraft.core.NodeImpl;
+import com.alipay.sofa.jraft.entity.PeerId;
+import com.alipay.sofa.jraft.entity.Task;
+import com.alipay.sofa.jraft.error.RaftError;
+import com.alipay.sofa.jraft.option.NodeOptions;
+import com.alipay.sofa.jraft.option.RaftOptions;
+import com.alipay.sofa.jraft.option.ReadOnlyOption;
+import io.varve.core.Db;
+import io.varve.raftlog.RaftLogOptions;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+
+/**
+ * One member of a replicated Varve group: an engine-core database kept identical on every member by SOFAJRaft,
+ * with the Raft log in the process's shared engine-raftlog ({@link ReplicationProcess}).
+ *
+ * <p>Writes ({@code put}, {@code delete}, {@code write}) go to the leader, which proposes them as one log entry
+ * each; they return once the entry is committed (durable on a majority) and applied to the leader's database.
+ * On a follower they throw {@link NotLeaderException} naming the leader. A write that fails with a timeout may
+ * still commit. Reads ({@code get}) work on every member and are linearizable: they see every write
+ * acknowledged before they started (see {@link ReplicatedDbOptions.ReadMode}).
+ *
+ * <p>Several groups may run in one process: open each over the same {@link ReplicationProcess}; their logs
+ * share one engine and its fsyncs, and one RPC port. Thread-safe.
+ */
+public final class ReplicatedDb implements AutoCloseable {
+    private static final Pattern GROUP_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,128}");
+
+    private final ReplicationProcess process;
+    private final boolean ownsProcess;
+    private final String group;
+    private final ReplicatedDbOptions options;
+    private final Db db;
+    private final DbStateMachine stateMachine;
+    private final RaftGroupService service;
+    private final Node node;
+    private boolean closed;
+
+    private ReplicatedDb(ReplicationProcess process, boolean ownsProcess, String group,
+                         ReplicatedDbOptions options, Db db, DbStateMachine stateMachine,
+                         RaftGroupService service) {
+        this.process = process;
+        this.ownsProcess = ownsProcess;
+        this.group = group;
+        this.options = options;
+        this.db = db;
+        this.stateMachine = stateMachine;
+        this.service = service;
+        this.node = service.getRaftNode();
+    }
+
+    /**
+     * Opens a member of {@code group} in a process of its own, listening at {@code address}, with everything
+     * under {@code dataDir}. {@code peers} ({@code host:port}, including {@code address}) is the group's initial
+     * membership; it is used only when the member has no Raft state yet. A new member joining a running group
+     * passes an empty list (it then waits to be contacted instead of standing for election) and is added with
+     * {@link #addPeer} on the leader.
+     */
+    public static ReplicatedDb open(String group, String address, List<String> peers, Path dataDir,
+                                    ReplicatedDbOptions options) throws IOException {
+        ReplicationProcess process = ReplicationProcess.open(dataDir, address, RaftLogOptions.defaults());
+        try {
+            return open(process, true, group, peers, options);
+        } catch (IOException | RuntimeException e) {
+            process.close();
+            throw e;
+        }
+    }
+
+    /** Opens a member of {@code group} in {@code process}, sharing its log and port with the process's other groups. */
+    public static ReplicatedDb open(ReplicationProcess process, String group, List<String> peers,
+                                    ReplicatedDbOptions options) throws IOException {
+        return open(process, false, group, peers, options);
+    }
+
+    private static ReplicatedDb open(ReplicationProcess process, boolean ownsProcess, String group,
+                                     List<String> peers, ReplicatedDbOptions options) throws IOException {
+        if (group == null || !GROUP_NAME.matcher(group).matches() || group.startsWith(".")) {
+            throw new IllegalArgumentException("group ids are 1-128 letters, digits, '_', '-', '.': " + group);
+        }
+        Configuration conf = new Configuration();
+        for (String peer : peers) {
+            conf.addPeer(ReplicationProcess.parsePeer(peer));
+        }
+        process.claim(group);
+        Db db = null;
+        try {
+            Path home = process.groupDir(group);
+            Path snapshots = home.resolve("snapshot");
+            Files.createDirectories(snapshots);
+            db = Db.open(home.resolve("db"), options.dbOptions());
+            DbStateMachine stateMachine = new DbStateMachine(db, group + "@" + process.address());
+            NodeOptions nodeOptions = new NodeOptions();
+            nodeOptions.setElectionTimeoutMs(options.electionTimeoutMs());
+            nodeOptions.setInitialConf(conf);
+            nodeOptions.setFsm(stateMachine);
+            nodeOptions.setServiceFactory(process.log().serviceFactory());
+            nodeOptions.setLogUri(group + "/log");
+            nodeOptions.setRaftMetaUri(group + "/meta");
+            nodeOptions.setSnapshotUri(snapshots.toString());
+            nodeOptions.setSnapshotIntervalSecs(options.snapshotIntervalSecs());
+            nodeOptions.setDisableCli(true);
+            RaftOptions raftOptions = new RaftOptions();
+            // A snapshot's files must be durable before jraft drops the log it replaces.
+            raftOptions.setSyncMeta(true);
+            raftOptions.setReadOnlyOptions(options.readMode() == ReplicatedDbOptions.ReadMode.LEASE
+                    ? ReadOnlyOption.ReadOnlyLeaseBased : ReadOnlyOption.ReadOnlySafe);
+            nodeOptions.setRaftOptions(raftOptions);
+            RaftGroupService service = new RaftGroupService(group, process.peer(), nodeOptions,
+                    process.rpcServer(), true);
+            if (service.start(false) == null) {
+                throw new IOException("the raft node of group " + group + " did not start");
+            }
+            return new ReplicatedDb(process, ownsProcess, group, options, db, stateMachine, service);
+        } catch (IOException | RuntimeException e) {
+            if (db != null) {
+                db.close();
+            }
+            process.release(group);
+            throw e;
+        }
+    }
+
+    public String group() {
+        return group;
+    }
+
+    /** This member's address, {@code host:port}. */
+    public String address() {
+        return process.address();
+    }
+
+    public void put(byte[] key, byte[] value) {
+        write(new ReplicatedBatch().put(key, value));
+    }
+
+    public void put(String family, byte[] key, byte[] value) {
+        write(new ReplicatedBatch().put(family, key, value));
+    }
+
+    public void delete(byte[] key) {
+        write(new ReplicatedBatch().delete(key));
+    }
+
+    public void delete(String family, byte[] key) {
+        write(new ReplicatedBatch().delete(family, key));
+    }
+
+    /**
+     * Applies the batch atomically on every member; returns once it is committed and applied here.
+     *
+     * @throws NotLeaderException if this member is not the leader
+     * @throws ReplicationException if Raft failed it or it did not complete in time
+     */
+    public void write(ReplicatedBatch batch) {
+        await(writeAsync(batch), "write");
+    }
+
+    /** The asynchronous form of {@link #write}: the future fails with the same exceptions. */
+    public CompletableFuture<Void> writeAsync(ReplicatedBatch batch) {
+        if (batch.count() == 0) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        if (!node.isLeader()) {
+            done.completeExceptionally(notLeader());
+            return done;
+        }
+        Task task = new Task(ByteBuffer.wrap(CommandCodec.encode(batch)), status -> {
+            if (status.isOk()) {
+                done.complete(null);
+            } else {
+                done.completeExceptionally(failure(status, "write"));
+            }
+        });
+        node.apply(task);
+        return done;
+    }
+
+    public byte[] get(byte[] key) {
+        return get(ReplicatedBatch.DEFAULT_FAMILY, key);
+    }
+
+    /**
+     * The value of {@code key} in {@code family}, or null: a linearizable read served by this member once it
+     * has applied everything committed when the read began.
+     *
+     * @throws ReplicationException if the read could not be confirmed (no leader reachable) in time
+     */
+    public byte[] get(String family, byte[] key) {
+        return await(getAsync(family, key), "read");
+    }
+
+    public CompletableFuture<byte[]> getAsync(String family, byte[] key) {
+        ReplicatedBatch.checkFamily(family);
+        byte[] k = key.clone();
+        return readBarrier().thenApply(ignored -> readLocal(d -> d.columnFamily(family)
+                .map(cf -> d.get(cf, k)).orElse(null)));
+    }
+
+    /** Completes once this member's state includes every write committed before the call. */
+    CompletableFuture<Void> readBarrier() {
+        CompletableFuture<Void> ready = new CompletableFuture<>();
+        node.readIndex(new byte[0], new ReadIndexClosure() {
+            @Override
+            public void run(Status status, long index, byte[] context) {
+                if (status.isOk()) {
+                    ready.complete(null);
+                } else {
+                    ready.completeExceptionally(failure(status, "read"));
+                }
+            }
+        });
+        return ready;
+    }
+
+    /** Reads this member's database as it is now, without a read barrier (for tests and scans). */
+    <T> T readLocal(Function<Db, T> reader) {
+        return stateMachine.read(reader);
+    }
+
+    /** The leader this member knows of, {@code host:port}. */
+    public Optional<String> leader() {
+        PeerId leader = node.getLeaderId();
+        return leader == null || leader.isEmpty() ? Optional.empty() : Optional.of(leader.getEndpoint().toString());
+    }
+
+    public boolean isLeader() {
+        return node.isLeader();
+    }
+
+    /**
+     * The group's voting members as this member knows them: the newest configuration in its log (on a
+     * follower possibly not yet committed, or behind the leader's until it catches up).
+     */
+    public List<String> peers() {
+        // Node.listPeers answers only on the leader; NodeImpl knows the configuration on every member.
+        Configuration conf = ((NodeImpl) node).getCurrentConf();
+        List<String> peers = new ArrayList<>();
+        for (PeerId peer : conf.getPeers()) {
+            peers.add(peer.getEndpoint().toString());
+        }
+        return peers;
+    }
+
+    /**
+     * Adds a member (on the leader): the new one catches up from the log, or from a snapshot if the log it
+     * needs was compacted, and joins once it has. It must be running, opened with the group's current peers.
+     */
+    public void addPeer(String address) {
+        PeerId peer = ReplicationProcess.parsePeer(address);
+        await(membership("add peer", done -> node.addPeer(peer, done::complete)), "add peer");
+    }
+
+    public void removePeer(String address) {
+        PeerId peer = ReplicationProcess.parsePeer(address);
+        await(membership("remove peer", done -> node.removePeer(peer, done::complete)), "remove peer");
+    }
+
+    private CompletableFuture<Void> membership(String what,
+                                               Consumer<CompletableFuture<Status>> start) {
+        CompletableFuture<Status> status = new CompletableFuture<>();
+        start.accept(status);
+        return status.thenApply(s -> {
+            if (!s.isOk()) {
+                throw failure(s, what);
+            }
+            return null;
+        });
+    }
+
+    /** Takes a snapshot of this member's state now; jraft then drops the log entries it covers. */
+    public void snapshot() {
+        CompletableFuture<Status> status = new CompletableFuture<>();
+        node.snapshot(status::complete);
+        Status s = await(status, "snapshot");
+        if (!s.isOk()) {
+            throw failure(s, "snapshot");
+        }
+    }
+
+    /** The first index of this member's Raft log in the shared engine, if it holds any. */
+    OptionalLong firstLogIndex() throws IOException {
+        return process.log().firstLogIndex(group + "/log");
+    }
+
+    DbStateMachine stateMachine() {
+        return stateMachine;
+    }
+
+    Node node() {
+        return node;
+    }
+
+    ReplicationProcess process() {
+        return process;
+    }
+
+    private ReplicationException failure(Status status, String what) {
+        if (status.getRaftError() == RaftError.EPERM) {
+            return notLeader();
+        }
+        return new ReplicationException(what + " in group " + group + " at " + address() + " failed: " + status);
+    }
+
+    private NotLeaderException notLeader() {
+        return new NotLeaderException(group, address(), leader().orElse(null));
+    }
+
+    private <T> T await(CompletableFuture<T> future, String what) {
+        try {
+            return future.get(options.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof ReplicationException r) {
+                throw r;
+            }
+            throw new ReplicationException(what + " in group " + group + " failed", cause);
+        } catch (TimeoutException e) {
+            throw new ReplicationException(what + " in group " + group + " did not complete in "
+                    + options.requestTimeoutMs() + " ms", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ReplicationException(what + " in group " + group + " was interrupted", e);
+        }
+    }
+
+    /** Stops the Raft node, then closes the database (and the process, if this opened it). */
+    @Override
+    public synchronized void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        service.shutdown();
+        try {
+            service.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            db.close();
+            process.release(group);
+            if (ownsProcess) {
+                process.close();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ReplicatedDb[" + group + "@" + address() + "]";
+    }
+}

@@ -1,0 +1,124 @@
+package io.varve.replication;
+
+import com.alipay.remoting.config.BoltServerOption;
+import com.alipay.sofa.jraft.entity.PeerId;
+import com.alipay.sofa.jraft.rpc.RaftRpcServerFactory;
+import com.alipay.sofa.jraft.rpc.RpcServer;
+import com.alipay.sofa.jraft.rpc.impl.BoltRpcServer;
+import io.varve.raftlog.RaftLogOptions;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What every {@link ReplicatedDb} group of one process shares: the address its Raft peers reach it at (one RPC
+ * server for all groups; jraft routes each request by group id), the {@link SharedRaftLog} holding every
+ * group's log and vote, and the data directory.
+ *
+ * <pre>
+ *   dataDir/raftlog/                   the shared Raft log engine
+ *   dataDir/groups/&lt;group&gt;/db/         the group's engine-core database
+ *   dataDir/groups/&lt;group&gt;/snapshot/   jraft's snapshots of the group
+ * </pre>
+ *
+ * Close the groups before the process. Thread-safe.
+ */
+public final class ReplicationProcess implements AutoCloseable {
+    private final Path dataDir;
+    private final PeerId address;
+    private final SharedRaftLog log;
+    private final RpcServer rpcServer;
+    private final Set<String> openGroups = ConcurrentHashMap.newKeySet();
+
+    private ReplicationProcess(Path dataDir, PeerId address, SharedRaftLog log, RpcServer rpcServer) {
+        this.dataDir = dataDir;
+        this.address = address;
+        this.log = log;
+        this.rpcServer = rpcServer;
+    }
+
+    /**
+     * Opens the shared log in {@code dataDir} and starts listening at {@code address} ({@code host:port}).
+     *
+     * @throws IllegalArgumentException if the address is not {@code host:port}
+     * @throws IOException if the log cannot be opened or the port cannot be bound
+     */
+    public static ReplicationProcess open(Path dataDir, String address, RaftLogOptions logOptions)
+            throws IOException {
+        PeerId peer = parsePeer(address);
+        Files.createDirectories(dataDir);
+        SharedRaftLog log = SharedRaftLog.open(dataDir.resolve("raftlog"), logOptions);
+        RpcServer server = RaftRpcServerFactory.createRaftRpcServer(peer.getEndpoint());
+        if (server instanceof BoltRpcServer bolt) {
+            // Stop synchronously, so a process reopened at the same address can bind the port at once.
+            bolt.getServer().option(BoltServerOption.SERVER_SYNC_STOP, true);
+        }
+        boolean started = false;
+        try {
+            started = server.init(null);
+            if (!started) {
+                throw new IOException("could not listen at " + address);
+            }
+            return new ReplicationProcess(dataDir, peer, log, server);
+        } finally {
+            if (!started) {
+                log.close();
+            }
+        }
+    }
+
+    static PeerId parsePeer(String address) {
+        PeerId peer = new PeerId();
+        if (address == null || !peer.parse(address) || peer.isEmpty()) {
+            throw new IllegalArgumentException("not a host:port address: " + address);
+        }
+        return peer;
+    }
+
+    public String address() {
+        return address.getEndpoint().toString();
+    }
+
+    PeerId peer() {
+        return address;
+    }
+
+    SharedRaftLog log() {
+        return log;
+    }
+
+    RpcServer rpcServer() {
+        return rpcServer;
+    }
+
+    Path groupDir(String group) {
+        return dataDir.resolve("groups").resolve(group);
+    }
+
+    void claim(String group) {
+        if (!openGroups.add(group)) {
+            throw new IllegalStateException("group " + group + " is already open in " + this);
+        }
+    }
+
+    void release(String group) {
+        openGroups.remove(group);
+    }
+
+    /** Stops listening and closes the shared log. Every group must be closed first. */
+    @Override
+    public void close() throws IOException {
+        if (!openGroups.isEmpty()) {
+            throw new IllegalStateException("groups still open: " + openGroups);
+        }
+        rpcServer.shutdown();
+        log.close();
+    }
+
+    @Override
+    public String toString() {
+        return "ReplicationProcess[" + address() + ", " + dataDir + "]";
+    }
+}

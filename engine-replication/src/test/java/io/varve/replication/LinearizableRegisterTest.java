@@ -1,0 +1,121 @@
+package io.varve.replication;
+
+import static io.varve.replication.TestCluster.WAIT_SECONDS;
+import static io.varve.replication.TestCluster.bytes;
+import static io.varve.replication.TestCluster.scan;
+import static io.varve.replication.TestCluster.string;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.varve.replication.LinearizabilityChecker.Operation;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three clients write unique values to a few keys through the leader and read them on random members, while
+ * the leader is killed part-way; the recorded history must be linearizable per key. Failed writes are
+ * recorded with an unknown outcome, failed reads left out.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class LinearizableRegisterTest {
+    private static final int CLIENTS = 3;
+    private static final int OPS_PER_CLIENT = 80;
+    private static final int KEYS = 4;
+
+    @TempDir
+    Path dir;
+
+    private final Map<String, List<Operation>> history = new ConcurrentHashMap<>();
+
+    private void record(String key, Operation op) {
+        history.computeIfAbsent(key, k -> Collections.synchronizedList(new ArrayList<>())).add(op);
+    }
+
+    private void client(TestCluster cluster, int id, CountDownLatch halfway) throws Exception {
+        Random random = new Random(id);
+        ReplicatedDb leader = cluster.awaitLeader();
+        int done = 0;
+        while (done < OPS_PER_CLIENT) {
+            if (done == OPS_PER_CLIENT / 2) {
+                halfway.countDown();
+            }
+            String key = "key" + random.nextInt(KEYS);
+            boolean ok;
+            if (random.nextBoolean()) {
+                String value = "c" + id + "-" + done;
+                long invoke = System.nanoTime();
+                try {
+                    leader.put(bytes(key), bytes(value));
+                    record(key, Operation.write(value, invoke, System.nanoTime()));
+                    ok = true;
+                } catch (RuntimeException e) {
+                    record(key, Operation.write(value, invoke, LinearizabilityChecker.UNKNOWN));
+                    ok = false;
+                }
+            } else {
+                List<ReplicatedDb> running = cluster.running();
+                ReplicatedDb member = running.get(random.nextInt(running.size()));
+                long invoke = System.nanoTime();
+                try {
+                    String value = string(member.get(bytes(key)));
+                    record(key, Operation.read(value, invoke, System.nanoTime()));
+                    ok = true;
+                } catch (RuntimeException e) {
+                    ok = false; // a read that returned nothing constrains nothing
+                }
+            }
+            if (ok) {
+                done++;
+            } else {
+                leader = cluster.awaitLeader();
+            }
+        }
+    }
+
+    @Test
+    void registerHistoryWithALeaderKillIsLinearizable() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir, 3, TestCluster.fastOptions())) {
+            ReplicatedDb first = cluster.awaitLeader();
+            CountDownLatch halfway = new CountDownLatch(1);
+            List<CompletableFuture<Void>> clients = new ArrayList<>();
+            for (int c = 0; c < CLIENTS; c++) {
+                int id = c;
+                clients.add(CompletableFuture.runAsync(() -> {
+                    try {
+                        client(cluster, id, halfway);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }, runnable -> new Thread(runnable, "client-" + id).start()));
+            }
+            assertTrue(halfway.await(WAIT_SECONDS, TimeUnit.SECONDS));
+            String killed = first.address();
+            cluster.stop(killed);
+            CompletableFuture.allOf(clients.toArray(CompletableFuture[]::new)).get(WAIT_SECONDS * 2, TimeUnit.SECONDS);
+
+            ReplicatedDb leader = cluster.awaitLeader();
+            assertNotEquals(killed, leader.address(), "a new leader served the second half");
+            cluster.start(killed, cluster.addresses());
+            cluster.awaitCaughtUp();
+            for (ReplicatedDb m : cluster.running()) {
+                assertEquals(scan(leader), scan(m), "replica " + m.address());
+            }
+
+            int operations = history.values().stream().mapToInt(List::size).sum();
+            assertTrue(operations >= CLIENTS * OPS_PER_CLIENT, "every successful operation was recorded");
+            assertEquals(List.of(), LinearizabilityChecker.violations(history), "keys with a non-linearizable history");
+        }
+    }
+}
