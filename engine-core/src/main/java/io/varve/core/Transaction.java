@@ -148,6 +148,11 @@ public final class Transaction implements AutoCloseable {
         rollback();
     }
 
+    /** A number unique within this process, increasing in the order transactions began. */
+    public long id() {
+        return id;
+    }
+
     @Override
     public String toString() {
         return "transaction " + id;
