@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Runs redis-benchmark's list, set and sorted-set tests (LPUSH, LPOP, SADD, SPOP, ZADD) and ZRANGE of 100
+# members from a 1,000,000-member sorted set against Varve's server and a local redis-server, taking turns,
+# and appends a markdown table of medians to docs/benchmarks.md.
+#
+# Usage: engine-server/bench/collections-benchmark.sh [requests] [rounds]
+#   requests per run (default 200000; pipelined runs use 5x); rounds (default 3).
+# Both servers log every write (Varve's WAL, redis-server's AOF) with appendfsync everysec.
+# Needs redis-server, redis-benchmark and redis-cli (Debian: apt-get install -y redis-server redis-tools).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+requests="${1:-200000}"
+rounds="${2:-3}"
+varve_port="${VARVE_BENCH_PORT:-16379}"
+redis_port="${REDIS_BENCH_PORT:-16380}"
+members=1000000
+work="$(mktemp -d /tmp/varve-bench.XXXXXX)"
+out="$root/docs/benchmarks.md"
+
+for tool in redis-server redis-benchmark redis-cli; do
+  command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install -y redis-server redis-tools" >&2; exit 1; }
+done
+
+pids=()
+cleanup() {
+  redis-cli -p "$varve_port" shutdown >/dev/null 2>&1 || true
+  redis-cli -p "$redis_port" shutdown nosave >/dev/null 2>&1 || true
+  for pid in "${pids[@]}"; do
+    wait "$pid" 2>/dev/null || true
+  done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+wait_ready() {
+  for _ in $(seq 1 300); do
+    [ "$(redis-cli -p "$1" ping 2>/dev/null)" = "PONG" ] && return 0
+    sleep 0.1 # polling a child process from a shell script; not used in tests
+  done
+  echo "server on port $1 did not come up" >&2
+  exit 1
+}
+
+mkdir -p "$work/varve" "$work/redis"
+"$root/bin/varve" --port "$varve_port" --dir "$work/varve" --appendfsync everysec >"$work/varve.log" 2>&1 &
+pids+=($!)
+redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$work/redis" --save "" --appendonly yes \
+  --appendfsync everysec --daemonize no >"$work/redis.log" 2>&1 &
+pids+=($!)
+wait_ready "$varve_port"
+wait_ready "$redis_port"
+
+# The sorted set for ZRANGE: members m0..m999999 with scores 0..999999, loaded through redis-cli --pipe.
+for port in "$varve_port" "$redis_port"; do
+  awk -v n="$members" 'BEGIN { for (i = 0; i < n; i += 1000) { printf "*%d\r\n$4\r\nZADD\r\n$5\r\nboard\r\n", 2 + 2 * 1000;
+      for (j = i; j < i + 1000; j++) { s = j ""; m = "m" j; printf "$%d\r\n%s\r\n$%d\r\n%s\r\n", length(s), s, length(m), m } } }' \
+    | redis-cli -p "$port" --pipe >/dev/null
+  [ "$(redis-cli -p "$port" zcard board)" = "$members" ] || { echo "loading the sorted set failed on $port" >&2; exit 1; }
+done
+
+load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
+tests="lpush,lpop,sadd,spop,zadd"
+configs=("-c 50|-n $requests -c 50" "-c 50 -P 16|-n $((requests * 5)) -c 50 -P 16")
+
+# Prints "name rps" lines for one run of the built-in tests and one of ZRANGE.
+run() {
+  local port="$1"; shift
+  redis-benchmark -h 127.0.0.1 -p "$port" -t "$tests" -r 100000 --csv "$@" 2>/dev/null \
+    | awk -F'","' 'NR > 1 { gsub(/"/, "", $1); gsub(/"/, "", $2); split($1, name, " "); print name[1], $2 }'
+  redis-benchmark -h 127.0.0.1 -p "$port" --csv "$@" zrange board 0 99 2>/dev/null \
+    | awk -F'","' 'NR > 1 { gsub(/"/, "", $2); print "ZRANGE_100", $2 }'
+}
+
+# Warm-up: one unmeasured pass per configuration on each server.
+for port in "$varve_port" "$redis_port"; do
+  for config in "${configs[@]}"; do
+    # shellcheck disable=SC2086
+    run "$port" ${config#*|} >/dev/null
+  done
+done
+
+declare -A runs
+for round in $(seq 1 "$rounds"); do
+  order=("$varve_port varve" "$redis_port redis")
+  [ $((round % 2)) -eq 0 ] && order=("$redis_port redis" "$varve_port varve")
+  for config in "${configs[@]}"; do
+    label="${config%%|*}"
+    for server in "${order[@]}"; do
+      # shellcheck disable=SC2086
+      while read -r name rps; do
+        runs["${server#* }|$label|$name"]+="$rps "
+      done < <(run "${server%% *}" ${config#*|})
+    done
+    echo "round $round $label done" >&2
+  done
+done
+load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+
+median() { tr ' ' '\n' <<<"$1" | awk 'NF' | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+
+{
+  echo
+  echo "## redis-benchmark, lists, sets and sorted sets: Varve server vs redis-server ($(date -u +%Y-%m-%d))"
+  echo
+  echo "Machine: $(nproc) cores; load average before/after: $load_before / $load_after. $(redis-server --version | cut -d' ' -f1-3)."
+  echo "Both with every write logged (Varve's WAL, redis-server's AOF), appendfsync everysec, on loopback."
+  echo "Command: \`engine-server/bench/collections-benchmark.sh $requests $rounds\` (redis-benchmark -t $tests -r 100000 -n N -c 50 [-P 16],"
+  echo "and \`zrange board 0 99\` on a sorted set of $members members); N = $requests ($((requests * 5)) pipelined);"
+  echo "$rounds rounds, the servers taking turns to go first; requests per second, median of the rounds."
+  echo
+  echo "| clients | test | Varve | redis-server | Varve / redis |"
+  echo "|---|---|---:|---:|---:|"
+  for config in "${configs[@]}"; do
+    label="${config%%|*}"
+    for name in LPUSH LPOP SADD SPOP ZADD ZRANGE_100; do
+      v="$(median "${runs["varve|$label|$name"]:-}")"
+      r="$(median "${runs["redis|$label|$name"]:-}")"
+      echo "| $label | $name | $v | $r | $(ratio "$v" "$r") |"
+    done
+  done
+} >>"$out"
+echo "appended to $out" >&2
