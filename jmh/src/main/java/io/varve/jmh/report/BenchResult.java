@@ -18,12 +18,19 @@ import java.util.TreeMap;
  * @param score       primary score as JMH reported it
  * @param unit        its unit, e.g. "ops/s" or "ms/op"
  * @param percentiles sample-mode percentiles in JMH's unit, keyed by "50.0", "99.0", "99.9"
- * @param secondary   secondary metrics by name (e.g. commits, fsyncs from @AuxCounters)
+ * @param secondary   secondary metrics by name (e.g. commits, fsyncs from @AuxCounters, gc.alloc.rate.norm)
+ * @param scoreError  JMH's 99.9% confidence half-width of {@code score}, NaN when it could not tell (one
+ *                    iteration, or single-shot)
+ * @param round       which round of a repeated run (bin/bench --rounds) produced it; 0 for a lone run
  */
 record BenchResult(String family, String method, String mode, Map<String, String> params, double score,
-                   String unit, Map<String, Double> percentiles, Map<String, Double> secondary) {
+                   String unit, Map<String, Double> percentiles, Map<String, Double> secondary,
+                   double scoreError, int round) {
 
-    static BenchResult fromJson(Map<String, Object> row) {
+    /** JMH's gc profiler: bytes allocated per benchmark invocation, normalized by its operations. */
+    static final String ALLOC_NORM = "gc.alloc.rate.norm";
+
+    static BenchResult fromJson(Map<String, Object> row, int round) {
         String benchmark = (String) row.get("benchmark");
         int lastDot = benchmark.lastIndexOf('.');
         String qualifiedClass = benchmark.substring(0, lastDot);
@@ -43,21 +50,28 @@ record BenchResult(String family, String method, String mode, Map<String, String
         if (row.get("secondaryMetrics") instanceof Map<?, ?> sec) {
             sec.forEach((k, v) -> {
                 if (v instanceof Map<?, ?> m) {
-                    secondary.put(String.valueOf(k), Json.number(m.get("score")));
+                    // Older JMH versions prefix profiler metrics with a middle dot ("·gc.alloc.rate.norm").
+                    String name = String.valueOf(k);
+                    secondary.put(name.startsWith("\u00b7") ? name.substring(1) : name, Json.number(m.get("score")));
                 }
             });
         }
         return new BenchResult(family, method, (String) row.get("mode"), params,
-                Json.number(primary.get("score")), String.valueOf(primary.get("scoreUnit")), percentiles, secondary);
+                Json.number(primary.get("score")), String.valueOf(primary.get("scoreUnit")), percentiles, secondary,
+                Json.number(primary.get("scoreError")), round);
+    }
+
+    static List<BenchResult> parseAll(String json) {
+        return parseAll(json, 0);
     }
 
     @SuppressWarnings("unchecked")
-    static List<BenchResult> parseAll(String json) {
+    static List<BenchResult> parseAll(String json, int round) {
         Object root = Json.parse(json);
         if (!(root instanceof List<?> rows)) {
             throw new IllegalArgumentException("a JMH JSON result file is an array of results");
         }
-        return rows.stream().map(r -> fromJson((Map<String, Object>) r)).toList();
+        return rows.stream().map(r -> fromJson((Map<String, Object>) r, round)).toList();
     }
 
     String store() {
@@ -87,6 +101,31 @@ record BenchResult(String family, String method, String mode, Map<String, String
             }
             default -> throw new IllegalArgumentException("unknown JMH mode " + mode);
         };
+    }
+
+    /**
+     * JMH's error relative to the score (0.05 = ±5%), NaN when unknown. For sample mode it is the error of
+     * the mean, the only one JMH gives; the percentiles have none.
+     */
+    double relativeError() {
+        return Double.isFinite(scoreError) && score != 0 ? Math.abs(scoreError / score) : Double.NaN;
+    }
+
+    /**
+     * Bytes allocated per operation from JMH's gc profiler, or NaN when the run had no {@code -prof gc}. A
+     * single-shot fill reports bytes per shot: divided here by the entries it wrote, like {@link #opsPerSecond}.
+     */
+    double allocatedBytesPerOp() {
+        Double norm = secondary.get(ALLOC_NORM);
+        if (norm == null) {
+            return Double.NaN;
+        }
+        String keys = params.get("keys");
+        if (mode.equals("ss") && keys != null) {
+            int valueSize = Integer.parseInt(params.getOrDefault("valueSize", "100"));
+            return norm / DataSize.entries(Long.parseLong(keys), valueSize);
+        }
+        return norm;
     }
 
     /** A sample-mode percentile ("50.0", "99.0", "99.9") in microseconds, or NaN. */

@@ -24,17 +24,34 @@ final class Comparison {
     /** Families in the order of docs/benchmarks.md; any other family follows, in the order found. */
     private static final List<String> FAMILY_ORDER = List.of("FillBenchmark", "OverwriteBenchmark",
             "ReadRandomBenchmark", "ScanBenchmark", "ReadWhileWritingBenchmark", "SyncWriteBenchmark",
-            "UnorderedWriteBenchmark");
+            "UnorderedWriteBenchmark", "ManyCallersBenchmark");
 
-    /** A workload and its result per store (absent stores are missing from the map). */
-    record Workload(String name, String family, String method, Map<String, BenchResult> byStore) {
+    /**
+     * A ratio over the rounds of a run: the median of the per-round ratios, and its error relative to it. With
+     * two or more rounds the error is half the range of the per-round ratios (their spread); with one round it
+     * is JMH's confidence interval of both scores combined (relative errors added in quadrature), NaN when
+     * JMH gave none.
+     */
+    record Ratio(double median, double relativeError, int rounds) {
+        static final Ratio NONE = new Ratio(Double.NaN, Double.NaN, 0);
+    }
 
+    /** A workload and its results per store: one per round, in round order (absent stores are missing). */
+    record Workload(String name, String family, String method, Map<String, List<BenchResult>> byStore) {
+
+        /** The store's result of the median round by score (the lower middle one for an even count), or null. */
         BenchResult get(String store) {
-            return byStore.get(store);
+            List<BenchResult> rounds = byStore.get(store);
+            if (rounds == null || rounds.isEmpty()) {
+                return null;
+            }
+            List<BenchResult> sorted = new ArrayList<>(rounds);
+            sorted.sort(Comparator.comparingDouble(BenchResult::score));
+            return sorted.get((sorted.size() - 1) / 2);
         }
 
         BenchResult any() {
-            return byStore.values().iterator().next();
+            return byStore.values().iterator().next().getFirst();
         }
 
         boolean isLatency() {
@@ -47,11 +64,35 @@ final class Comparison {
 
         /** Varve over {@code peer}: throughput ratio, or the peer's p99 over Varve's for latency; NaN if absent. */
         double ratio(String peer) {
-            BenchResult varve = byStore.get(VARVE);
-            BenchResult other = byStore.get(peer);
-            if (varve == null || other == null) {
-                return Double.NaN;
+            return ratioOverRounds(peer).median();
+        }
+
+        /** The median over rounds of Varve over {@code peer}, with its error; see {@link Ratio}. */
+        Ratio ratioOverRounds(String peer) {
+            List<BenchResult> varve = byStore.getOrDefault(VARVE, List.of());
+            List<BenchResult> other = byStore.getOrDefault(peer, List.of());
+            List<Double> ratios = new ArrayList<>();
+            double lastError = Double.NaN;
+            for (BenchResult v : varve) {
+                for (BenchResult o : other) {
+                    if (o.round() == v.round()) {
+                        ratios.add(roundRatio(v, o));
+                        lastError = Math.hypot(v.relativeError(), o.relativeError());
+                    }
+                }
             }
+            if (ratios.isEmpty()) {
+                return Ratio.NONE;
+            }
+            ratios.sort(null);
+            int n = ratios.size();
+            double median = n % 2 == 1 ? ratios.get(n / 2) : (ratios.get(n / 2 - 1) + ratios.get(n / 2)) / 2;
+            double error = n == 1 ? (isLatency() ? Double.NaN : lastError)
+                    : (ratios.getLast() - ratios.getFirst()) / 2 / median;
+            return new Ratio(median, error, n);
+        }
+
+        private double roundRatio(BenchResult varve, BenchResult other) {
             if (isLatency()) {
                 return other.percentileMicros("99.0") / varve.percentileMicros("99.0");
             }
@@ -60,6 +101,8 @@ final class Comparison {
     }
 
     private final List<Workload> workloads;
+    /** How many rounds the run had (1 for a lone run). */
+    private final int rounds;
 
     Comparison(List<BenchResult> results) {
         Map<String, Set<String>> varying = varyingParams(results);
@@ -68,12 +111,16 @@ final class Comparison {
             String name = label(r, varying.get(r.family()));
             Workload w = byName.computeIfAbsent(r.family() + "." + name,
                     k -> new Workload(name, r.family(), r.method(), new LinkedHashMap<>()));
-            w.byStore().put(r.store(), r);
+            w.byStore().computeIfAbsent(r.store(), k -> new ArrayList<>()).add(r);
         }
         List<Workload> sorted = new ArrayList<>(byName.values());
         sorted.sort(Comparator.comparingInt((Workload w) -> familyRank(w.family()))
                 .thenComparing(Workload::name, Comparison::naturalOrder));
+        for (Workload w : sorted) {
+            w.byStore().values().forEach(l -> l.sort(Comparator.comparingInt(BenchResult::round)));
+        }
         this.workloads = List.copyOf(sorted);
+        this.rounds = (int) results.stream().mapToInt(BenchResult::round).distinct().count();
     }
 
     /**
@@ -146,6 +193,10 @@ final class Comparison {
     private static int familyRank(String family) {
         int i = FAMILY_ORDER.indexOf(family);
         return i < 0 ? FAMILY_ORDER.size() : i;
+    }
+
+    int rounds() {
+        return rounds;
     }
 
     List<Workload> workloads() {

@@ -9,26 +9,37 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * Turns a JMH JSON result file into the markdown tables of docs/benchmarks.md and PNG charts.
  *
  * <pre>
  * java -cp jmh/target/benchmarks.jar io.varve.jmh.report.Report results.json docs/ [&gt; table.md]
+ * java -cp jmh/target/benchmarks.jar io.varve.jmh.report.Report jmh/target/results/full-20261125-221500/ docs/
  * </pre>
  *
- * Prints markdown to standard output (the lead pastes it under the run's heading) and writes the charts to
+ * The input is one JMH JSON file, or a directory of a repeated run (bin/bench --rounds N), whose files are
+ * named {@code r<round>-<store>.json}: then every ratio is the median of the per-round ratios, printed with
+ * its spread, and every store's score is its median round. A {@code settings.md} beside the results (bin/bench
+ * writes one) is copied into the report, so the peers' configuration travels with the figures.
+ *
+ * <p>Prints markdown to standard output (the lead pastes it under the run's heading) and writes the charts to
  * {@code <out>/charts/}; the markdown links them as {@code charts/NAME.png}, relative to docs/. Every ratio
  * compares results of the same run, so machine load and JDK affect both sides alike.
  */
 public final class Report {
+
+    private static final Pattern ROUND_FILE = Pattern.compile("r(\\d+)-.*\\.json");
 
     private Report() {
     }
 
     public static void main(String[] args) throws IOException {
         if (args.length < 1 || args.length > 2) {
-            System.err.println("usage: Report <jmh-results.json> [output dir, default docs]");
+            System.err.println("usage: Report <jmh-results.json | results directory> [output dir, default docs]");
             System.exit(2);
         }
         System.setProperty("java.awt.headless", "true");
@@ -36,21 +47,61 @@ public final class Report {
         System.out.print(generate(Path.of(args[0]), out));
     }
 
-    /** Reads {@code resultsJson}, writes charts under {@code outDir/charts} and returns the markdown. */
-    public static String generate(Path resultsJson, Path outDir) throws IOException {
-        List<BenchResult> results = BenchResult.parseAll(Files.readString(resultsJson, StandardCharsets.UTF_8));
-        Comparison comparison = new Comparison(results);
+    /**
+     * Reads {@code results} (a JSON file or a directory of rounds), writes charts under {@code outDir/charts}
+     * and returns the markdown.
+     */
+    public static String generate(Path results, Path outDir) throws IOException {
+        List<BenchResult> all = new ArrayList<>();
+        Path settingsFile;
+        if (Files.isDirectory(results)) {
+            List<Path> files;
+            try (Stream<Path> list = Files.list(results)) {
+                files = list.filter(f -> f.getFileName().toString().endsWith(".json")).sorted().toList();
+            }
+            if (files.isEmpty()) {
+                throw new IOException("no .json result files in " + results);
+            }
+            for (Path f : files) {
+                all.addAll(BenchResult.parseAll(Files.readString(f, StandardCharsets.UTF_8), roundOf(f)));
+            }
+            settingsFile = results.resolve("settings.md");
+        } else {
+            all.addAll(BenchResult.parseAll(Files.readString(results, StandardCharsets.UTF_8)));
+            settingsFile = results.resolveSibling("settings.md");
+        }
+        String settings = Files.isRegularFile(settingsFile)
+                ? Files.readString(settingsFile, StandardCharsets.UTF_8) : null;
+        Comparison comparison = new Comparison(all);
         List<String> charts = Charts.write(comparison, outDir.resolve("charts"));
-        return markdown(results, comparison, charts);
+        return markdown(all, comparison, charts, settings);
     }
 
-    static String markdown(List<BenchResult> results, Comparison c, List<String> charts) {
+    /** The round of a file named {@code r<round>-<anything>.json}; 0 for any other name. */
+    static int roundOf(Path file) {
+        Matcher m = ROUND_FILE.matcher(file.getFileName().toString());
+        return m.matches() ? Integer.parseInt(m.group(1)) : 0;
+    }
+
+    static String markdown(List<BenchResult> results, Comparison c, List<String> charts, String settings) {
         StringBuilder md = new StringBuilder();
-        md.append("Ratios compare results of the same run; above 1 means Varve is better (faster, or lower p99).\n\n");
+        md.append("Ratios compare results of the same run; above 1 means Varve is better (faster, or lower p99).\n");
+        if (c.rounds() > 1) {
+            md.append("The run had ").append(c.rounds()).append(" rounds, each running every store once per ")
+                    .append("benchmark in rotating order: a ratio is the median of the per-round ratios, ±half ")
+                    .append("their range relative to it; a store's score is its median round.\n\n");
+        } else {
+            md.append("A single round: the ± beside a ratio combines JMH's 99.9% confidence intervals of both ")
+                    .append("scores (none for single-shot and latency results).\n\n");
+        }
+        if (settings != null) {
+            md.append("#### Settings\n\n").append(settings.strip()).append("\n\n");
+        }
         throughputTable(md, c);
         latencyTable(md, c);
         groupCommitTable(md, c);
         writeCostTable(md, c);
+        allocationTable(md, c);
         unorderedTable(md, c);
         goalsTable(md, c);
         if (!charts.isEmpty()) {
@@ -77,8 +128,8 @@ public final class Report {
                 BenchResult r = w.get(store);
                 md.append(" | ").append(r == null ? "—" : ops(r.opsPerSecond()));
             }
-            md.append(" | ").append(ratio(w.ratio(Comparison.ROCKSDB)));
-            md.append(" | ").append(ratio(w.ratio(Comparison.LEVELDB))).append(" |\n");
+            md.append(" | ").append(ratioWithError(w.ratioOverRounds(Comparison.ROCKSDB)));
+            md.append(" | ").append(ratioWithError(w.ratioOverRounds(Comparison.LEVELDB))).append(" |\n");
         }
         md.append('\n');
     }
@@ -99,8 +150,8 @@ public final class Report {
                         micros(r.percentileMicros("50.0")), micros(r.percentileMicros("99.0")),
                         micros(r.percentileMicros("99.9"))));
             }
-            md.append(" | ").append(ratio(w.ratio(Comparison.ROCKSDB)));
-            md.append(" | ").append(ratio(w.ratio(Comparison.LEVELDB))).append(" |\n");
+            md.append(" | ").append(ratioWithError(w.ratioOverRounds(Comparison.ROCKSDB)));
+            md.append(" | ").append(ratioWithError(w.ratioOverRounds(Comparison.LEVELDB))).append(" |\n");
         }
         md.append('\n');
     }
@@ -150,6 +201,30 @@ public final class Report {
             md.append(" |\n");
         }
         md.append("\nLevelDB-java keeps no such counters (n/a).\n\n");
+    }
+
+    /** JMH's gc profiler (bin/bench --gc): bytes allocated on the heap per operation. */
+    private static void allocationTable(StringBuilder md, Comparison c) {
+        List<Comparison.Workload> rows = c.workloads().stream()
+                .filter(w -> w.byStore().values().stream().flatMap(List::stream)
+                        .anyMatch(r -> r.secondary().containsKey(BenchResult.ALLOC_NORM))).toList();
+        if (rows.isEmpty()) {
+            return;
+        }
+        md.append("#### Heap allocation (bytes per operation, JMH gc profiler)\n\n");
+        md.append("Includes the benchmark's own allocation, which is the same code for every store; Varve's reads ")
+                .append("are its zero-copy calls (value copied into the caller's buffer).\n\n");
+        md.append("| Workload | Varve | RocksDB | LevelDB-java |\n|---|---:|---:|---:|\n");
+        for (Comparison.Workload w : rows) {
+            md.append("| ").append(w.name());
+            for (String store : Comparison.STORES) {
+                BenchResult r = w.get(store);
+                double v = r == null ? Double.NaN : r.allocatedBytesPerOp();
+                md.append(" | ").append(Double.isNaN(v) ? "—" : String.format(Locale.ROOT, v < 10 ? "%.2f" : "%.0f", v));
+            }
+            md.append(" |\n");
+        }
+        md.append('\n');
     }
 
     private static void unorderedTable(StringBuilder md, Comparison c) {
@@ -234,6 +309,15 @@ public final class Report {
             return String.format(Locale.ROOT, "%.1f k", v / 1e3);
         }
         return String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    /** "1.23× ±8%", or without the ± when the error is unknown. */
+    static String ratioWithError(Comparison.Ratio r) {
+        String text = ratio(r.median());
+        if (Double.isFinite(r.median()) && Double.isFinite(r.relativeError())) {
+            text += String.format(Locale.ROOT, " ±%.0f%%", 100 * r.relativeError());
+        }
+        return text;
     }
 
     static String ratio(double v) {

@@ -10,6 +10,7 @@ import org.rocksdb.StatsLevel;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * The one place where each engine's configuration is derived from the same numbers, so that fairness can be
@@ -39,6 +40,32 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
     public static StoreSettings defaults() {
         return new StoreSettings(Long.getLong("varve.bench.memtableMiB", 64) * MIB, 4096,
                 Long.getLong("varve.bench.cacheMiB", 64) * MIB, 10, true, false, false);
+    }
+
+    /**
+     * Prints {@link #defaults()} as a markdown list, for the report's settings section (bin/bench writes it
+     * beside the results, run with the same system properties as the forks).
+     */
+    public static void main(String[] args) {
+        System.out.print(defaults().describe());
+    }
+
+    /** The settings and what each engine makes of them, as a markdown list. */
+    public String describe() {
+        return String.format(Locale.ROOT, """
+                - memtable (write buffer): %d MiB on every engine
+                - table block size: %d bytes (uncompressed) on every engine
+                - block cache: %d MiB LRU/CLOCK unless the benchmark sizes it to its data (readrandom hot: twice \
+                the raw data + 64 MiB; readrandom small and manycallers: a fraction of it, see their class comments)
+                - bloom filter: %d bits per key on Varve and RocksDB (full filter); LevelDB-java has none
+                - compression: %s on every level for Varve and RocksDB; %s on LevelDB-java (its only codec)
+                - write-ahead log: on for every engine; sync only where a benchmark asks (syncwrite), then per write
+                - background work: Varve 1 flush + 1 compaction thread, RocksDB max_background_jobs=2, \
+                LevelDB-java its single thread
+                - unordered writes: %s; RocksDB statistics: only for benchmarks that report write counters
+                """, memtableBytes / MIB, blockSize, blockCacheBytes / MIB, bloomBitsPerKey,
+                compression ? "LZ4" : "none", compression ? "Snappy" : "none",
+                unorderedWrite ? "on" : "off unless the benchmark compares modes");
     }
 
     public StoreSettings withBlockCacheBytes(long bytes) {

@@ -100,6 +100,48 @@ class ReportTest {
         }
     }
 
+    private static String readRow(String store, double score, double error, double allocNorm) {
+        return row("ReadRandomBenchmark.readrandom", "thrpt", "\"keys\":\"1000\",\"store\":\"" + store + "\"",
+                "\"score\":" + score + ",\"scoreError\":" + error + ",\"scoreUnit\":\"ops/s\"",
+                "\"gc.alloc.rate.norm\":{\"score\":" + allocNorm + ",\"scoreUnit\":\"B/op\"}");
+    }
+
+    @Test
+    void repeatedRunTakesTheMedianOfPerRoundRatiosWithItsSpread(@TempDir Path dir) throws Exception {
+        Path results = dir.resolve("results");
+        Files.createDirectories(results);
+        // Per-round ratios Varve / RocksDB: 1.0, 3.0 (a noisy round), 1.2 -> median 1.2, spread ±(3.0-1.0)/2/1.2.
+        double[][] rounds = {{100, 100}, {300, 100}, {120, 100}};
+        for (int i = 0; i < rounds.length; i++) {
+            Files.writeString(results.resolve("r" + (i + 1) + "-varve.json"),
+                    "[" + readRow("varve", rounds[i][0], 1, 0.5) + "]");
+            Files.writeString(results.resolve("r" + (i + 1) + "-rocksdb.json"),
+                    "[" + readRow("rocksdb", rounds[i][1], 1, 96) + "]");
+        }
+        Files.writeString(results.resolve("settings.md"), "- block size: 4096 bytes\n");
+
+        String md = Report.generate(results, dir.resolve("docs"));
+
+        assertTrue(md.contains("The run had 3 rounds"), md);
+        // Varve's median round scored 120; the ratio is the median of the rounds' ratios, not of the scores.
+        assertTrue(md.contains("| readrandom | 120.0 | 100.0 | — | 1.20× ±83% | — |"), md);
+        assertTrue(md.contains("- block size: 4096 bytes"), md);
+        assertTrue(md.contains("| readrandom | 0.50 | 96 | — |"), md);
+    }
+
+    @Test
+    void singleRoundPrintsJmhErrorsCombined(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("results.json");
+        // 3% and 4% relative errors combine to 5%.
+        Files.writeString(json, "[" + readRow("varve", 200, 6, 0) + "," + readRow("rocksdb", 100, 4, 0) + "]");
+
+        String md = Report.generate(json, dir.resolve("docs"));
+
+        assertTrue(md.contains("| readrandom | 200.0 | 100.0 | — | 2.00× ±5% | — |"), md);
+        assertEquals(3, Report.roundOf(Path.of("r3-leveldb.json")));
+        assertEquals(0, Report.roundOf(Path.of("results.json")));
+    }
+
     @Test
     void jsonReaderHandlesJmhQuirks() {
         Object parsed = Json.parse("{\"a\":[1,-2.5e3,\"NaN\",NaN,true,null],\"b\":\"q\\\"\\u00b5\"}");
