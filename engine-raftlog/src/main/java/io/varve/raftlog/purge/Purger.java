@@ -377,11 +377,15 @@ public final class Purger {
         if (fileIds.isEmpty()) {
             return;
         }
+        List<Path> recycled = new ArrayList<>();
         for (long id : fileIds) {
             readers.retire(id);
             catalog.remove(id);
             if (FileId.queue(id) == LogQueue.APPEND) {
-                pool.retire(id);
+                Path kept = pool.retire(id);
+                if (kept != null) {
+                    recycled.add(kept);
+                }
             } else {
                 fs.delete(LogFileName.path(dir, id));
             }
@@ -389,6 +393,8 @@ public final class Purger {
         }
         fs.syncDirectory(dir);
         counters.directorySyncs.increment();
+        // Only now may the append writer give these files new headers: their recycle names are durable.
+        pool.admit(recycled);
     }
 
     /** The oldest append file any live entry is in, or Long.MAX_VALUE. */
