@@ -4,6 +4,7 @@ import io.varve.base.CorruptionException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
@@ -43,8 +44,37 @@ public final class Corruptions {
         try (Stream<Path> files = Files.list(source)) {
             for (Path p : files.toList()) {
                 if (Files.isRegularFile(p)) {
-                    Files.copy(p, target.resolve(p.getFileName().toString()));
+                    Files.copy(p, target.resolve(p.getFileName().toString()), StandardCopyOption.COPY_ATTRIBUTES);
                 }
+            }
+        }
+    }
+
+    /**
+     * Makes {@code target} equal to {@code source} again after a run changed it, copying only what differs:
+     * files the run created are deleted, files it removed or changed (by size or modification time; copies
+     * keep the source's time) are copied back. Much cheaper than a fresh copy when one file was damaged.
+     */
+    public static void restore(Path source, Path target) throws IOException {
+        if (!Files.isDirectory(target)) {
+            copyDirectory(source, target);
+            return;
+        }
+        for (Path p : files(target)) {
+            if (!Files.exists(source.resolve(p.getFileName().toString()))) {
+                Files.delete(p);
+            }
+        }
+        try (Stream<Path> all = Files.list(target)) {
+            for (Path p : all.filter(Files::isDirectory).toList()) {
+                deleteDirectory(p);
+            }
+        }
+        for (Path p : files(source)) {
+            Path copy = target.resolve(p.getFileName().toString());
+            if (!Files.exists(copy) || Files.size(copy) != Files.size(p)
+                    || !Files.getLastModifiedTime(copy).equals(Files.getLastModifiedTime(p))) {
+                Files.copy(p, copy, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.COPY_ATTRIBUTES);
             }
         }
     }

@@ -3,11 +3,13 @@ package io.varve.stress;
 import io.varve.stress.engine.EngineCorruptionCampaign;
 import io.varve.stress.raftlog.RaftLogCorruptionCampaign;
 import io.varve.stress.raftlog.RaftLogKillCampaign;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.logging.LogManager;
 
 /**
  * {@code bin/stress <engine|raftlog|server> [--cycles N] [--minutes M] [--seed S] [--campaign NAME]
@@ -24,6 +26,7 @@ public final class StressMain {
         if (args.length == 0 || args[0].startsWith("-")) {
             usage("name a target");
         }
+        quietLogging();
         String target = args[0];
         long cycles = Long.MAX_VALUE;
         double minutes = 5;
@@ -84,6 +87,17 @@ public final class StressMain {
             System.out.println((passed ? "PASS " : "FAIL ") + target + ": " + verdicts.size() + " campaigns");
         }
         System.exit(passed ? 0 : 1);
+    }
+
+    /** The campaigns damage files on purpose: the engines' warnings about it would drown the progress lines. */
+    private static void quietLogging() throws IOException {
+        if (System.getProperty("java.util.logging.config.file") == null) {
+            try (var in = StressMain.class.getResourceAsStream("/stress-logging.properties")) {
+                if (in != null) {
+                    LogManager.getLogManager().readConfiguration(in);
+                }
+            }
+        }
     }
 
     private static String require(String value, String option) {

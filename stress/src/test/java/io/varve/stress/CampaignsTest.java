@@ -27,7 +27,7 @@ class CampaignsTest {
 
     @Test
     void raftLogKillNineLosesNoAcknowledgedSyncedBatch() throws Exception {
-        CampaignReport report = new RaftLogKillCampaign(Duration.ofMillis(2500)).run(settings(5, 19));
+        CampaignReport report = new RaftLogKillCampaign(Duration.ofSeconds(3)).run(settings(5, 19));
         System.out.println(report.verdict());
         assertTrue(report.passed(), report.verdict());
         assertEquals(5, report.cycles(), report.verdict());
@@ -35,10 +35,10 @@ class CampaignsTest {
 
     @Test
     void raftLogCorruptionIsReportedOrToleratedAsPromised() throws Exception {
-        CampaignReport report = new RaftLogCorruptionCampaign().run(settings(2000, 19));
+        CampaignReport report = new RaftLogCorruptionCampaign().run(settings(1000, 19));
         System.out.println(report.verdict());
         assertTrue(report.passed(), report.verdict());
-        assertEquals(2000, report.cycles());
+        assertEquals(1000, report.cycles());
         // The mutations reached both outcomes: some damage is refused, some (stale or dead bytes) harmless.
         assertTrue(report.outcomes().containsKey("refused"), report.verdict());
         assertTrue(report.outcomes().containsKey("intact"), report.verdict());
@@ -46,9 +46,9 @@ class CampaignsTest {
 
     @Test
     void engineCorruptionIsReportedOrToleratedAsPromised() throws Exception {
-        CampaignReport report = new EngineCorruptionCampaign().run(settings(1000, 19));
+        CampaignReport report = new EngineCorruptionCampaign().run(settings(300, 19));
         System.out.println(report.verdict());
         assertTrue(report.passed(), report.verdict());
-        assertEquals(1000, report.cycles());
+        assertEquals(300, report.cycles());
     }
 }

@@ -20,6 +20,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -77,7 +78,7 @@ public final class EngineCorruptionCampaign implements Campaign {
                 cycle--;
                 continue;
             }
-            Corruptions.copyDirectory(base, scratch);
+            Corruptions.restore(base, scratch);
             Path damaged = scratch.resolve(victim.getFileName().toString());
             Files.write(damaged, mutation.apply(original));
             String what = victim.getFileName() + ", " + mutation;
@@ -176,7 +177,7 @@ public final class EngineCorruptionCampaign implements Campaign {
             return Judgement.ok("intact");
         }
         if (k >= history.inTables() && kind == FileKind.WAL) {
-            return Judgement.ok("wal-prefix");
+            return Judgement.ok("prefix");
         }
         if (kind == FileKind.MANIFEST) {
             return Judgement.known(KnownDefect.MANIFEST_BEHIND_DIRECTORY);
@@ -202,7 +203,7 @@ public final class EngineCorruptionCampaign implements Campaign {
             state[key] = history.versionOf(key, db.get(EngineHistory.key(key)));
         }
         int[] scanned = new int[state.length];
-        java.util.Arrays.fill(scanned, -1);
+        Arrays.fill(scanned, -1);
         try (DbIterator it = db.iterator()) {
             for (it.seekToFirst(); it.valid(); it.next()) {
                 int key = EngineHistory.keyIndex(it.key());
@@ -212,7 +213,7 @@ public final class EngineCorruptionCampaign implements Campaign {
                 scanned[key] = history.versionOf(key, it.value());
             }
         }
-        if (!java.util.Arrays.equals(state, scanned)) {
+        if (!Arrays.equals(state, scanned)) {
             throw new EngineHistory.WrongValueException("the scan and the point reads disagree");
         }
         return state;
@@ -224,7 +225,6 @@ public final class EngineCorruptionCampaign implements Campaign {
         }
     }
 
-    // Kept for the workload builder, which writes batches too.
     static void write(Db db, WriteBatch batch, boolean sync) {
         db.write(batch, sync ? WriteOptions.SYNC : WriteOptions.DEFAULT);
     }

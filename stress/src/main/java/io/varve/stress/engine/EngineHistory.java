@@ -2,6 +2,7 @@ package io.varve.stress.engine;
 
 import io.varve.core.Db;
 import io.varve.core.WriteBatch;
+import io.varve.stress.Corruptions;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -31,7 +32,7 @@ final class EngineHistory {
      * flush and a full compaction at two thirds; the rest only in the write-ahead log (closing does not flush).
      */
     static EngineHistory build(Path dir, long seed, int keys, int writes) throws Exception {
-        io.varve.stress.Corruptions.deleteDirectory(dir);
+        Corruptions.deleteDirectory(dir);
         EngineHistory h = new EngineHistory(keys);
         Random random = new Random(seed);
         try (Db db = Db.open(dir, EngineCorruptionCampaign.options())) {

@@ -4,6 +4,7 @@ import io.varve.raftlog.LogBatch;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -127,7 +128,7 @@ public sealed interface LogOp {
             return -1;
         }
         long version = in.getLong();
-        return java.util.Arrays.equals(bytes, entry(group, index, version)) ? version : -1;
+        return Arrays.equals(bytes, entry(group, index, version)) ? version : -1;
     }
 
     /** The version recorded in a value's bytes, or -1 if the bytes are not exactly that version's value. */
@@ -136,6 +137,6 @@ public sealed interface LogOp {
             return -1;
         }
         long version = ByteBuffer.wrap(bytes).getLong();
-        return java.util.Arrays.equals(bytes, value(group, key, version)) ? version : -1;
+        return Arrays.equals(bytes, value(group, key, version)) ? version : -1;
     }
 }
