@@ -21,7 +21,7 @@ import java.util.function.Consumer;
  * shutdown hook, no finally block, no flush runs in the child, as with {@code kill -9}. Unsynced data still in
  * the OS page cache survives; only a machine crash would lose it. Not {@link Process#destroyForcibly()}: it
  * also closes the parent's end of the child's stdout, discarding acknowledgements still in the pipe, and the
- * oracle would then miss writes the child made (found by this campaign's first runs).
+ * oracle would then miss writes the child made.
  */
 public final class ChildJvm implements AutoCloseable {
     private final Process process;

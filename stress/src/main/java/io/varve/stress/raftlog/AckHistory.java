@@ -1,8 +1,11 @@
 package io.varve.stress.raftlog;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * What a child reported since the last verified recovery, in order: each batch it started to write and
@@ -23,6 +26,7 @@ final class AckHistory {
     /** Batches [0, mustSurvive) were made durable by an acknowledged synced write. */
     private int mustSurvive;
     private boolean ready;
+    private final CountDownLatch opened = new CountDownLatch(1);
     private String protocolError;
 
     synchronized void line(String line) {
@@ -51,6 +55,7 @@ final class AckHistory {
         }
         if (line.equals("READY")) {
             ready = true;
+            opened.countDown();
         } else if (line.startsWith("W ")) {
             String[] f = line.split(" ", 4);
             if (Integer.parseInt(f[1]) != batches.size()) {
@@ -69,6 +74,11 @@ final class AckHistory {
 
     synchronized boolean ready() {
         return ready;
+    }
+
+    /** Waits until the child reported its store open, at most {@code limit}; whether it did. */
+    boolean awaitReady(Duration limit) throws InterruptedException {
+        return opened.await(limit.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     synchronized int started() {

@@ -39,7 +39,7 @@ import java.util.Random;
  *   <li>{@code TOLERATE_ANY_CORRUPTION}: any state whose every byte read is one written there.</li>
  * </ul>
  * Never: bytes that no write put there, another exception type, a hang. A state that is no prefix after
- * damage to the newest append file is counted as {@link KnownDefect#RAFTLOG_TAIL_CUT_BELOW_PURGE_SNAPSHOT}.
+ * damage to the newest append file is counted as {@link KnownDefect#RAFTLOG_TAIL_CUT_ACROSS_PURGE}.
  */
 public final class RaftLogCorruptionCampaign implements Campaign {
     private static final Duration LIMIT = Duration.ofSeconds(20);
@@ -68,9 +68,13 @@ public final class RaftLogCorruptionCampaign implements Campaign {
             }
         }
         Path newestAppend = null;
+        Path newestRewrite = null;
         for (Path p : files) {
             if (p.getFileName().toString().endsWith(".append")) {
                 newestAppend = p;
+            }
+            if (p.getFileName().toString().endsWith(".rewrite")) {
+                newestRewrite = p;
             }
         }
         boolean newestRecycled = newestAppend != null && recycled(newestAppend);
@@ -93,7 +97,7 @@ public final class RaftLogCorruptionCampaign implements Campaign {
             Files.write(damaged, mutation.apply(original));
             String what = victim.getFileName() + ", " + mutation + ", " + mode;
             String verdict = judge(scratch, mode, full, batches, victim.equals(newestAppend),
-                    victim.equals(newestAppend) && newestRecycled);
+                    victim.equals(newestAppend) && newestRecycled, victim.equals(newestRewrite));
             if (verdict.startsWith("KNOWN ")) {
                 report.knownDefect(KnownDefect.valueOf(verdict.substring(6)));
             } else if (verdict.startsWith("FAIL ")) {
@@ -118,7 +122,7 @@ public final class RaftLogCorruptionCampaign implements Campaign {
 
     /** The outcome's name, or "FAIL " and why. */
     private static String judge(Path dir, RecoveryMode mode, LogModel full, List<List<LogOp>> batches,
-            boolean newestAppend, boolean newestRecycled) {
+            boolean newestAppend, boolean newestRecycled, boolean newestRewrite) {
         LogModel actual;
         try {
             actual = Bounded.call("open and read", LIMIT, () -> {
@@ -163,6 +167,9 @@ public final class RaftLogCorruptionCampaign implements Campaign {
         if (!tailRule) {
             return "FAIL opened with a different state: " + full.differences(actual);
         }
+        if (newestRewrite && mode == RecoveryMode.TOLERATE_TAIL_CORRUPTION) {
+            return "KNOWN " + KnownDefect.RAFTLOG_TAIL_CUT_ACROSS_PURGE.name();
+        }
         if (!newestAppend) {
             return "FAIL damage outside the newest append file changed the state: " + full.differences(actual);
         }
@@ -173,7 +180,7 @@ public final class RaftLogCorruptionCampaign implements Campaign {
             }
             state.apply(batch);
         }
-        return "KNOWN " + KnownDefect.RAFTLOG_TAIL_CUT_BELOW_PURGE_SNAPSHOT.name();
+        return "KNOWN " + KnownDefect.RAFTLOG_TAIL_CUT_ACROSS_PURGE.name();
     }
 
     private static boolean recycled(Path appendFile) throws Exception {
@@ -200,8 +207,9 @@ public final class RaftLogCorruptionCampaign implements Campaign {
                 List<LogOp> batch = RaftLogChild.nextBatch(engine, random, n);
                 engine.write(LogOp.toBatch(batch), random.nextInt(4) == 0);
                 batches.add(batch);
-                // The last purge comes 50 batches before the end: damage after its snapshot is a true tail.
-                if (n % 150 == 100) {
+                // The last purge comes 20 batches before the end, inside the newest file: damage after its
+                // snapshot is a true tail, damage before it meets the known defect.
+                if (n % 150 == 130) {
                     engine.purgeExpiredFiles();
                 }
             }

@@ -18,7 +18,7 @@ import java.util.Random;
 
 /**
  * Kill -9 against the raft-log store: a child JVM ({@link RaftLogChild}) writes to many groups and is killed
- * with SIGKILL at a random moment; the parent then reopens the store in-process (default recovery mode) and
+ * with SIGKILL at a random moment (in a quarter of the cycles possibly during its JVM start or recovery); the parent then reopens the store in-process (default recovery mode) and
  * checks, against the child's acknowledgements ({@link AckHistory}): the store opens, every byte read is one
  * that was written there, and the state is the one after a prefix of the child's batches that includes every
  * batch up to the last acknowledged synced one. The same store carries on across cycles, so later cycles
@@ -59,7 +59,14 @@ public final class RaftLogKillCampaign implements Campaign {
             String outcome;
             try (ChildJvm child = ChildJvm.start(RaftLogChild.class,
                     List.of(dir.toString(), Long.toString(childSeed), Long.toString(cycle)), stderr, history::line)) {
-                // The kill comes at a random moment; the child exiting before it is a crash of the workload.
+                // The kill comes at a random moment: in a quarter of the cycles counted from the child's start
+                // (so it may hit its recovery), else from when its store is open. The child exiting before it
+                // is a crash of the workload.
+                if (random.nextInt(4) != 0 && !history.awaitReady(OPEN_LIMIT)) {
+                    report.failure(fail(settings, cycle, childSeed, "the child did not open the store within "
+                            + OPEN_LIMIT.toSeconds() + " s: " + firstLine(stderr), history, dir, stderr));
+                    break;
+                }
                 if (child.exitedWithin(Duration.ofMillis(runMillis))) {
                     report.failure(fail(settings, cycle, childSeed, "the child exited on its own (code "
                             + child.awaitExit(10) + "): " + firstLine(stderr), history, dir, stderr));
@@ -94,7 +101,7 @@ public final class RaftLogKillCampaign implements Campaign {
             }
             report.cycle(outcome);
             base = actual;
-            settings.progress(String.format("%s cycle %d: killed after %d ms, %d batches acknowledged, %d had to "
+            settings.progress(String.format("%s cycle %d: killed %d ms in, %d batches acknowledged, %d had to "
                     + "survive, recovered %d", name(), cycle, runMillis, history.acknowledged(),
                     history.mustSurvive(), k));
         }
