@@ -177,14 +177,16 @@ class TransactionTest {
                     try (RespClient c = RespClient.connect(server.port())) {
                         start.await();
                         for (int n = 0; n < increments; ) {
-                            c.call("WATCH", "counter");
+                            assertEquals("OK", c.call("WATCH", "counter"));
                             Object current = c.call("GET", "counter");
                             long value = current == null ? 0 : Long.parseLong((String) current);
-                            c.call("MULTI");
-                            c.call("SET", "counter", Long.toString(value + 1));
-                            if (c.call("EXEC") == null) {
+                            assertEquals("OK", c.call("MULTI"));
+                            assertEquals("QUEUED", c.call("SET", "counter", Long.toString(value + 1)));
+                            Object result = c.call("EXEC");
+                            if (result == null) {
                                 aborted++;
                             } else {
+                                assertEquals(List.of("OK"), result, "an EXEC that ran must have set the counter");
                                 n++;
                             }
                         }

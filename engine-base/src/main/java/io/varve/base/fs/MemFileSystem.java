@@ -9,12 +9,15 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.SplittableRandom;
 
 /**
  * A strict in-memory file system that can simulate a machine crash.
@@ -28,6 +31,13 @@ import java.util.Set;
  * overwritten ({@link #openForOverwrite}) since the last sync, the old content of the one range covering
  * them: bytes outside that range are unchanged since the sync, so one range describes every state a crash
  * can leave. A crash restores, sub-range by sub-range at random, old or new content inside it.
+ *
+ * <p>Names: by default a crash brings every directory back to its entries as of its last sync.
+ * {@link #crashKeepingSomeNames(Random)} is harsher and closer to what a file system may do without a directory
+ * sync: each directory change since the last sync (a creation, a rename, a deletion, a link) survives or is
+ * lost on its own, independently of the others and of the files' data, and the survivors are applied in
+ * their original order. A rename inside one directory stays atomic (the file has the old name or the new one,
+ * never both nor neither); one across directories is two changes, one per directory.
  *
  * <p>Directories are durable as soon as they are created. All methods synchronize on the instance: this is
  * a test fixture, built for exactness rather than speed.
@@ -91,9 +101,51 @@ public final class MemFileSystem implements FileSystem {
         }
     }
 
+    /**
+     * One directory change since the last sync: {@code name} now names {@code inode} (null: removed), and for
+     * a rename inside the directory, {@code removed} lost its entry in the same step.
+     */
+    private record NameChange(String name, Inode inode, String removed) {
+    }
+
     private static final class Directory {
         final Map<String, Inode> entries = new HashMap<>();
         Map<String, Inode> durable = new HashMap<>();
+        /** Changes since the last sync, oldest first; {@code entries} is {@code durable} with all of them. */
+        final List<NameChange> unsynced = new ArrayList<>();
+
+        /** Sets (inode null: removes) one entry, remembering the change until the next sync. */
+        void put(String name, Inode inode) {
+            if (inode == null) {
+                entries.remove(name);
+            } else {
+                entries.put(name, inode);
+            }
+            unsynced.add(new NameChange(name, inode, null));
+        }
+
+        /** What a crash leaves; {@code random} null: only the durable entries. */
+        void crash(SplittableRandom random) {
+            entries.clear();
+            entries.putAll(durable);
+            if (random != null) {
+                for (NameChange change : unsynced) {
+                    if (!random.nextBoolean()) {
+                        continue;
+                    }
+                    if (change.removed != null) {
+                        entries.remove(change.removed);
+                    }
+                    if (change.inode == null) {
+                        entries.remove(change.name);
+                    } else {
+                        entries.put(change.name, change.inode);
+                    }
+                }
+            }
+            durable = new HashMap<>(entries);
+            unsynced.clear();
+        }
     }
 
     private final Map<Path, Directory> directories = new HashMap<>();
@@ -111,16 +163,30 @@ public final class MemFileSystem implements FileSystem {
      * pages before power was lost. Names still follow their directory's last sync.
      */
     public synchronized void crash(Random random) {
+        crash(random, null);
+    }
+
+    /**
+     * Like {@link #crash(Random)} for data, but each directory change made since its directory's last sync
+     * survives or is lost independently (see the class comment): a file may keep its new content under an
+     * old name, a deleted file may come back while a later rename is kept.
+     */
+    public synchronized void crashKeepingSomeNames(Random random) {
+        crash(random, random);
+    }
+
+    private void crash(Random data, Random names) {
         epoch++;
         heldLocks.clear();
-        Set<Inode> survivors = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        Set<Inode> survivors = Collections.newSetFromMap(new IdentityHashMap<>());
+        // Mixed, as the first outputs of java.util.Random seeded with nearby numbers are alike.
+        SplittableRandom nameChoices = names == null ? null : new SplittableRandom(names.nextLong());
         for (Directory dir : directories.values()) {
-            dir.entries.clear();
-            dir.entries.putAll(dir.durable);
-            survivors.addAll(dir.durable.values());
+            dir.crash(nameChoices);
+            survivors.addAll(dir.entries.values());
         }
         for (Inode inode : survivors) {
-            inode.crash(random);
+            inode.crash(data);
         }
     }
 
@@ -138,7 +204,7 @@ public final class MemFileSystem implements FileSystem {
     @Override
     public synchronized WritableFile create(Path path) throws IOException {
         Inode inode = new Inode();
-        directoryOf(path).entries.put(name(path), inode);
+        directoryOf(path).put(name(path), inode);
         return new MemWritableFile(inode, epoch, 0);
     }
 
@@ -166,8 +232,18 @@ public final class MemFileSystem implements FileSystem {
     @Override
     public synchronized void rename(Path source, Path target) throws IOException {
         Inode inode = inode(source);
-        directoryOf(target).entries.put(name(target), inode);
-        directoryOf(source).entries.remove(name(source));
+        Directory from = directoryOf(source);
+        Directory to = directoryOf(target);
+        if (from == to) {
+            if (!name(source).equals(name(target))) {
+                to.entries.put(name(target), inode);
+                to.entries.remove(name(source));
+                to.unsynced.add(new NameChange(name(target), inode, name(source)));
+            }
+        } else {
+            to.put(name(target), inode);
+            from.put(name(source), null);
+        }
     }
 
     @Override
@@ -177,14 +253,14 @@ public final class MemFileSystem implements FileSystem {
         if (target.entries.containsKey(name(link))) {
             throw new java.nio.file.FileAlreadyExistsException(link.toString());
         }
-        target.entries.put(name(link), inode);
+        target.put(name(link), inode);
     }
 
     @Override
     public synchronized void delete(Path path) throws IOException {
         Directory dir = directories.get(normalize(path.getParent()));
-        if (dir != null) {
-            dir.entries.remove(name(path));
+        if (dir != null && dir.entries.containsKey(name(path))) {
+            dir.put(name(path), null);
         }
     }
 
@@ -234,6 +310,7 @@ public final class MemFileSystem implements FileSystem {
             throw new FileNotFoundException("no directory " + dir);
         }
         d.durable = new HashMap<>(d.entries);
+        d.unsynced.clear();
     }
 
     @Override

@@ -14,14 +14,17 @@ import java.util.List;
  * <p>A kept file is renamed {@code <its sequence>.recycle}; recovery ignores its content and {@link QueueWriter}
  * gives it a new header and name when it needs a file. Its old batches are bound to its old sequence number
  * and can never validate under the new one. The purger adds files, the append writer takes them; the two run
- * on different threads, hence the lock. Names change only through the caller's directory syncs: a crash can
- * bring back a file's old name, which is the same as a purge's delete being lost.
+ * on different threads, hence the lock. A retired file enters the pool only after its recycle name is
+ * durable (the purger syncs the directory in between), so a file is never written over while a crash could
+ * still bring back its old name; a crash before that sync is the same as the purge's delete being lost.
  */
 public final class RecyclePool {
     private final FileSystem fs;
     private final Path dir;
     private final int capacity;
     private final ArrayDeque<Path> files = new ArrayDeque<>();
+    /** Files renamed by {@link #retire} and not yet admitted; they count against the capacity. */
+    private int retiring;
 
     /** A pool holding the recycled files recovery found (extras beyond the capacity are deleted). */
     public RecyclePool(FileSystem fs, Path dir, int capacity, List<String> found) throws IOException {
@@ -39,20 +42,30 @@ public final class RecyclePool {
     }
 
     /**
-     * Retires a purged append file: keeps it under a recycle name if there is room, else deletes it. The
-     * caller syncs the directory.
+     * Retires a purged append file: renames it to its recycle name if the pool will have room, else deletes
+     * it. Returns the recycle name, or null if the file was deleted. The file does not enter the pool yet:
+     * the caller syncs the directory and then calls {@link #admit}. Until that sync a crash may bring back
+     * its log-file name, and a writer must not have given it a new header by then, or recovery would find a
+     * log file whose header names another sequence.
      */
-    public void retire(long fileId) throws IOException {
+    public Path retire(long fileId) throws IOException {
         Path path = LogFileName.path(dir, fileId);
         synchronized (this) {
-            if (files.size() < capacity) {
+            if (files.size() + retiring < capacity) {
                 Path kept = dir.resolve(LogFileName.recycled(FileId.sequence(fileId)));
                 fs.rename(path, kept);
-                files.add(kept);
-                return;
+                retiring++;
+                return kept;
             }
         }
         fs.delete(path);
+        return null;
+    }
+
+    /** Makes retired files (their recycle names now durable) available to {@link #take}. */
+    public synchronized void admit(List<Path> retired) {
+        files.addAll(retired);
+        retiring -= retired.size();
     }
 
     /** A file to write over, removed from the pool, or null if there is none. */

@@ -373,22 +373,33 @@ public final class Purger {
                 + " still live) and a snapshot of " + plan.snapshot.size() + " groups");
     }
 
+    /**
+     * Deletes (or retires to the recycle pool) files of one queue, oldest first, syncing the directory after
+     * each. One unsynced name change at a time keeps the surviving files contiguous whatever a crash keeps:
+     * a file system may persist unsynced directory changes in any order, and losing the deletion of file 1
+     * while keeping that of file 2 would leave a hole recovery must refuse. A retired file enters the pool only
+     * after its recycle name is durable, so the append writer never gives a new header to a file a crash
+     * could bring back under its old name.
+     */
     private void delete(List<Long> fileIds) throws IOException {
-        if (fileIds.isEmpty()) {
-            return;
-        }
-        for (long id : fileIds) {
+        List<Long> oldestFirst = new ArrayList<>(fileIds);
+        oldestFirst.sort(null);
+        for (long id : oldestFirst) {
             readers.retire(id);
             catalog.remove(id);
+            Path recycled = null;
             if (FileId.queue(id) == LogQueue.APPEND) {
-                pool.retire(id);
+                recycled = pool.retire(id);
             } else {
                 fs.delete(LogFileName.path(dir, id));
             }
+            fs.syncDirectory(dir);
+            counters.directorySyncs.increment();
             counters.filesDeleted.increment();
+            if (recycled != null) {
+                pool.admit(List.of(recycled));
+            }
         }
-        fs.syncDirectory(dir);
-        counters.directorySyncs.increment();
     }
 
     /** The oldest append file any live entry is in, or Long.MAX_VALUE. */

@@ -290,8 +290,40 @@ final class FileScanner {
             }
             return confirmedTail(fileId, batches, validLength);
         }
-        return new ScannedFile(fileId, path, size, true, batches, validLength, damage, reachesEnd, fileHeader.size(),
+        // Torn or junk tail, not damage inside the log: nothing this file wrote survives after it.
+        boolean tail = reachesEnd || !validBatchAfter(validLength);
+        return new ScannedFile(fileId, path, size, true, batches, validLength, damage, tail, fileHeader.size(),
                 false);
+    }
+
+    /**
+     * Whether a batch of this file (its checksum bound to this file's queue and sequence) starts anywhere
+     * after the damaged one at {@code damaged}. Every offset is tried, as the damaged batch's lengths cannot be
+     * trusted. Without such a batch, the bytes from {@code damaged} on hold nothing the log acknowledged after
+     * them, whatever they are (zeros, junk a disk returned, a batch torn in any way), so the tail rule applies.
+     */
+    private boolean validBatchAfter(long damaged) {
+        for (long at = damaged + 1; at < size; at++) {
+            int flags = file.get(ValueLayout.JAVA_BYTE, at) & 0xFF;
+            if ((flags & ~BatchFormat.KNOWN_FLAGS) != 0 || flags == BatchFormat.FLAG_LZ4) {
+                continue; // cheap rejection; the full decode below would refuse it too
+            }
+            try {
+                int h = window(at, (int) Math.min(BatchFormat.MAX_HEADER_SIZE, size - at));
+                BatchFormat.Header header = BatchFormat.Header.decode(buf, h, bufLen, path, at);
+                int frameLength = BatchFrame.frameLength(header);
+                if (at + frameLength > size) {
+                    continue;
+                }
+                int f = window(at, frameLength);
+                if (BatchFrame.matchedBinding(buf, f, header, binding) != BatchFrame.NO_MATCH) {
+                    return true;
+                }
+            } catch (CorruptionException notABatchHere) {
+                // try the next offset
+            }
+        }
+        return false;
     }
 
     /** Copies [offset, offset + length) of the file to the start of {@code buf}; returns 0, where it starts. */

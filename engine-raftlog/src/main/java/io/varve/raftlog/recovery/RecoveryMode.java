@@ -9,8 +9,10 @@ public enum RecoveryMode {
     /** Any problem, including a torn tail after a crash, fails the open with a CorruptionException. */
     ABSOLUTE_CONSISTENCY,
     /**
-     * A damaged tail of the last file of a queue (the last batch cut short, a zero-filled end) is cut off; the
-     * batches before it are kept. Damage anywhere else fails the open.
+     * A damaged tail of the last file of a queue is cut off and the batches before it are kept: the file is
+     * cut at its first unreadable batch when no valid batch of the file follows it (a batch cut short, a
+     * zero-filled end, or any bytes a disk returned in place of the last writes). Damage followed by a valid
+     * batch, or in any other file, fails the open.
      */
     TOLERATE_TAIL_CORRUPTION,
     /**

@@ -11,6 +11,9 @@ import java.nio.file.Path;
  * The scanner tells them from damage (docs/raftlog-format.md, "Recycled files") and reports them as a
  * {@code staleTail}, which is not damage.
  *
+ * @param damageReachesEnd whether the damage is a tail: for a file whose header is valid, no batch of the file
+ *        follows the damaged one (a torn write, zeros, or junk); for one whose header is not, the file is
+ *        shorter than a header or all zeros
  * @param firstBatch where batches start (the header's size)
  * @param staleTail whether the bytes after {@code validLength} are a recycled file's stale (or torn) tail
  */

@@ -1,0 +1,126 @@
+package io.varve.stress.raftlog;
+
+import io.varve.base.CorruptionException;
+import io.varve.raftlog.RaftLogEngine;
+import io.varve.stress.Bounded;
+import io.varve.stress.Campaign;
+import io.varve.stress.CampaignReport;
+import io.varve.stress.ChildJvm;
+import io.varve.stress.Failure;
+import io.varve.stress.Reproducer;
+import io.varve.stress.Settings;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * Kill -9 against the raft-log store: a child JVM ({@link RaftLogChild}) writes to many groups and is killed
+ * with SIGKILL at a random moment (in a quarter of the cycles possibly during its JVM start or recovery); the parent then reopens the store in-process (default recovery mode) and
+ * checks, against the child's acknowledgements ({@link AckHistory}): the store opens, every byte read is one
+ * that was written there, and the state is the one after a prefix of the child's batches that includes every
+ * batch up to the last acknowledged synced one. The same store carries on across cycles, so later cycles
+ * recover logs that earlier kills left behind.
+ */
+public final class RaftLogKillCampaign implements Campaign {
+    static final Duration OPEN_LIMIT = Duration.ofSeconds(60);
+
+    /** The longest a child runs before it is killed; the kill comes at a uniformly random moment before. */
+    private final Duration maxRun;
+
+    public RaftLogKillCampaign(Duration maxRun) {
+        this.maxRun = maxRun;
+    }
+
+    @Override
+    public String name() {
+        return "raftlog-kill";
+    }
+
+    @Override
+    public CampaignReport run(Settings settings) throws Exception {
+        CampaignReport report = new CampaignReport(name());
+        long start = System.nanoTime();
+        Random random = new Random(settings.seed());
+        Path dir = settings.workDir().resolve("raftlog-kill");
+        Files.createDirectories(dir);
+        LogModel base = new LogModel();
+        try (RaftLogEngine initial = RaftLogEngine.open(dir, RaftLogStressOptions.options())) {
+            base = LogModel.readFrom(initial); // a store left by an earlier run with the same directory
+        }
+        for (long cycle = 1; cycle <= settings.cycles() && System.nanoTime() < settings.deadlineNanos(start); cycle++) {
+            AckHistory history = new AckHistory();
+            Path stderr = settings.workDir().resolve("raftlog-kill-child.err");
+            Files.deleteIfExists(stderr);
+            long childSeed = random.nextLong();
+            long runMillis = 1 + random.nextLong(maxRun.toMillis());
+            String outcome;
+            try (ChildJvm child = ChildJvm.start(RaftLogChild.class,
+                    List.of(dir.toString(), Long.toString(childSeed), Long.toString(cycle)), stderr, history::line)) {
+                // The kill comes at a random moment: in a quarter of the cycles counted from the child's start
+                // (so it may hit its recovery), else from when its store is open. The child exiting before it
+                // is a crash of the workload.
+                if (random.nextInt(4) != 0 && !history.awaitReady(OPEN_LIMIT)) {
+                    report.failure(fail(settings, cycle, childSeed, "the child did not open the store within "
+                            + OPEN_LIMIT.toSeconds() + " s: " + firstLine(stderr), history, dir, stderr));
+                    break;
+                }
+                if (child.exitedWithin(Duration.ofMillis(runMillis))) {
+                    report.failure(fail(settings, cycle, childSeed, "the child exited on its own (code "
+                            + child.awaitExit(10) + "): " + firstLine(stderr), history, dir, stderr));
+                    break;
+                }
+                child.kill();
+                outcome = history.ready() ? "killed" : "killed-before-open";
+            }
+            if (history.protocolError() != null) {
+                report.failure(fail(settings, cycle, childSeed, history.protocolError(), history, dir, stderr));
+                break;
+            }
+            LogModel actual;
+            try {
+                actual = Bounded.call("reopen", OPEN_LIMIT, () -> {
+                    try (RaftLogEngine engine = RaftLogEngine.open(dir, RaftLogStressOptions.options())) {
+                        return LogModel.readFrom(engine);
+                    }
+                });
+            } catch (Exception e) {
+                String what = e instanceof CorruptionException c ? "reopen refused: " + c.getMessage()
+                        : e.toString();
+                report.failure(fail(settings, cycle, childSeed, what, history, dir, stderr));
+                break;
+            }
+            int k = history.matchingPrefix(base, actual);
+            if (k < 0) {
+                report.failure(fail(settings, cycle, childSeed, "recovered state is no allowed prefix of the "
+                        + history.started() + " batches (" + history.mustSurvive() + " had to survive): "
+                        + history.required(base).differences(actual), history, dir, stderr));
+                break;
+            }
+            report.cycle(outcome);
+            base = actual;
+            settings.progress(String.format("%s cycle %d: killed %d ms in, %d batches acknowledged, %d had to "
+                    + "survive, recovered %d", name(), cycle, runMillis, history.acknowledged(),
+                    history.mustSurvive(), k));
+        }
+        report.finished((System.nanoTime() - start) / 1_000_000);
+        return report;
+    }
+
+    private Failure fail(Settings settings, long cycle, long childSeed, String what, AckHistory history, Path dir,
+            Path stderr) {
+        Path reproducer = Reproducer.write(settings.reproducerDir(), name(), settings.seed(), cycle,
+                what + " (child seed " + childSeed + ")", history.tail(), Map.of("store", dir, "child.err", stderr));
+        return new Failure(cycle, what, reproducer);
+    }
+
+    private static String firstLine(Path file) {
+        try {
+            return Files.readAllLines(file).stream().findFirst().orElse("(no output)");
+        } catch (Exception e) {
+            return "(unreadable: " + e + ")";
+        }
+    }
+}

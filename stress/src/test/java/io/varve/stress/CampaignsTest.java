@@ -1,0 +1,54 @@
+package io.varve.stress;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.varve.stress.engine.EngineCorruptionCampaign;
+import io.varve.stress.raftlog.RaftLogCorruptionCampaign;
+import io.varve.stress.raftlog.RaftLogKillCampaign;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The short CI versions of the campaigns (bin/stress runs the long ones): a few kill cycles, a few thousand
+ * mutations. Each must pass; known engine-core defects are reported in the verdict, not failed on. The
+ * durations are generous budgets, not assertions: the cycle counts end the runs.
+ */
+class CampaignsTest {
+
+    @TempDir
+    Path work;
+
+    private Settings settings(long cycles, long seed) {
+        return new Settings(cycles, Duration.ofMinutes(10), seed, work, Path.of("target", "reproducers"), System.out);
+    }
+
+    @Test
+    void raftLogKillNineLosesNoAcknowledgedSyncedBatch() throws Exception {
+        CampaignReport report = new RaftLogKillCampaign(Duration.ofSeconds(3)).run(settings(5, 19));
+        System.out.println(report.verdict());
+        assertTrue(report.passed(), report.verdict());
+        assertEquals(5, report.cycles(), report.verdict());
+    }
+
+    @Test
+    void raftLogCorruptionIsReportedOrToleratedAsPromised() throws Exception {
+        CampaignReport report = new RaftLogCorruptionCampaign().run(settings(1000, 19));
+        System.out.println(report.verdict());
+        assertTrue(report.passed(), report.verdict());
+        assertEquals(1000, report.cycles());
+        // The mutations reached both outcomes: some damage is refused, some (stale or dead bytes) harmless.
+        assertTrue(report.outcomes().containsKey("refused"), report.verdict());
+        assertTrue(report.outcomes().containsKey("intact"), report.verdict());
+    }
+
+    @Test
+    void engineCorruptionIsReportedOrToleratedAsPromised() throws Exception {
+        CampaignReport report = new EngineCorruptionCampaign().run(settings(300, 19));
+        System.out.println(report.verdict());
+        assertTrue(report.passed(), report.verdict());
+        assertEquals(300, report.cycles());
+    }
+}
