@@ -7,16 +7,6 @@ package io.varve.stress;
  */
 public enum KnownDefect {
     /**
-     * engine-core: a truncated or damaged MANIFEST opens normally and serves an older or empty state, losing
-     * data that lived only in tables. Open should detect a manifest that is behind the directory and refuse.
-     */
-    MANIFEST_BEHIND_DIRECTORY("engine-core: a damaged MANIFEST opens and serves an older or empty state"),
-    /**
-     * engine-core: a damaged MANIFEST opens, then reads fail with NoSuchFileException (or another I/O error)
-     * for a table the manifest references. Open should check that every live table exists with its size.
-     */
-    MANIFEST_REFERENCES_MISSING_TABLE("engine-core: a damaged MANIFEST opens, then reads fail on a missing table"),
-    /**
      * engine-raftlog: the default mode's tail rule cuts bytes that a committed purge depended on, as if they
      * were a torn write: damage to the newest append file before the point where the last purge took its
      * snapshot (synced before the purge committed), or damage to the newest rewrite file that removes a

@@ -16,7 +16,6 @@ import io.varve.stress.Mutation;
 import io.varve.stress.Reproducer;
 import io.varve.stress.Settings;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -167,9 +166,6 @@ public final class EngineCorruptionCampaign implements Campaign {
                 }
                 return Judgement.ok(e instanceof RefusedAtOpen ? "refused" : "detected-at-read");
             }
-            if (kind == FileKind.MANIFEST && causedBy(cause, NoSuchFileException.class)) {
-                return Judgement.known(KnownDefect.MANIFEST_REFERENCES_MISSING_TABLE);
-            }
             return Judgement.fail((e instanceof RefusedAtOpen ? "open threw " : "a read threw ") + cause);
         }
         int k = history.matchingPrefix(state);
@@ -179,21 +175,9 @@ public final class EngineCorruptionCampaign implements Campaign {
         if (k >= history.inTables() && kind == FileKind.WAL) {
             return Judgement.ok("prefix");
         }
-        if (kind == FileKind.MANIFEST) {
-            return Judgement.known(KnownDefect.MANIFEST_BEHIND_DIRECTORY);
-        }
         return Judgement.fail(k < 0 ? "the state is no prefix of the writes"
                 : "opened with the state after " + k + " of " + history.size() + " writes ("
                         + history.inTables() + " were in tables)");
-    }
-
-    private static boolean causedBy(Throwable t, Class<? extends Throwable> type) {
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            if (type.isInstance(c)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** Every key's version (-1: absent), by point reads, cross-checked against a full scan. */
