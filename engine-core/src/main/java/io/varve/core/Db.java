@@ -74,6 +74,27 @@ public interface Db extends AutoCloseable {
      */
     void syncWal();
 
+    /**
+     * Creates in {@code target} (which must not exist) an openable copy of this database at one point: every
+     * write acknowledged before the call is in it, and its state is a prefix of the commit order. Tables are
+     * hard-linked (copied across file systems), the log tail is copied, and a fresh manifest describes exactly
+     * the linked tables; open it with {@link #open}. Foreground writes are not paused for the copy. A crash
+     * or failure part-way leaves a target without CURRENT, which {@link #open} refuses; delete it and retry.
+     * See docs/operations.md, "Checkpoints".
+     *
+     * @throws java.nio.file.FileAlreadyExistsException if {@code target} exists
+     * @throws IOException on I/O failure (this database is unaffected)
+     */
+    default void checkpoint(Path target) throws IOException {
+        checkpoint(target, false);
+    }
+
+    /**
+     * {@link #checkpoint(Path)}, flushing the memtables first when {@code flushFirst} (RocksDB's
+     * {@code log_size_for_flush = 0}): the checkpoint then holds little or no log to replay.
+     */
+    void checkpoint(Path target, boolean flushFirst) throws IOException;
+
     /** Persists the memtables of every column family as tables and waits for it. */
     void flush();
 

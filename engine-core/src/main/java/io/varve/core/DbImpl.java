@@ -53,6 +53,7 @@ final class DbImpl implements Db {
     static final long READ_BOUND_SECONDS = 10;
 
     private final Path dir;
+    private final FileSystem fs;
     private final FileSystem.FileLock lock;
     private final Reclaimer reclaimer;
     private final TableCache tableCache;
@@ -82,6 +83,7 @@ final class DbImpl implements Db {
            BlockCache blockCache, TableCache tableCache, Recovery.Result recovered, Deque<AutoCloseable> started)
             throws IOException {
         this.dir = dir;
+        this.fs = fs;
         this.lock = lock;
         this.reclaimer = reclaimer;
         this.tableCache = tableCache;
@@ -373,6 +375,13 @@ final class DbImpl implements Db {
     }
 
     @Override
+    public void checkpoint(Path target, boolean flushFirst) throws IOException {
+        Objects.requireNonNull(target, "target");
+        checkOpen();
+        Checkpoint.create(this, target, flushFirst);
+    }
+
+    @Override
     public void flush() {
         checkOpen();
         flusher.flushAndWait();
@@ -443,6 +452,10 @@ final class DbImpl implements Db {
 
     Path dir() {
         return dir;
+    }
+
+    FileSystem fileSystem() {
+        return fs;
     }
 
     // ---- closing
