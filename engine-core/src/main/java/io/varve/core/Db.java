@@ -60,6 +60,18 @@ public interface Db extends AutoCloseable {
      */
     long get(ReadOptions options, MemorySegment key, MemorySegment destination);
 
+    /**
+     * The values of {@code keys} in the default family, in the same order (null for an absent key), all read
+     * at one point: one view and one sequence (the snapshot's, if the options name one). Cheaper than a loop of
+     * gets: the view is pinned once and the lookups run in key order. A key may appear more than once.
+     */
+    default List<byte[]> multiGet(ReadOptions options, List<byte[]> keys) {
+        return multiGet(options, defaultColumnFamily(), keys);
+    }
+
+    /** {@link #multiGet(ReadOptions, List)} in {@code family}. */
+    List<byte[]> multiGet(ReadOptions options, ColumnFamily family, List<byte[]> keys);
+
     /** A snapshot of the current state. Close it when done. */
     Snapshot snapshot();
 

@@ -328,6 +328,11 @@ final class DbImpl implements Db {
     }
 
     @Override
+    public List<byte[]> multiGet(ReadOptions options, ColumnFamily family, List<byte[]> keys) {
+        return reads.multiGet(options, families.id(family), keys);
+    }
+
+    @Override
     public Snapshot snapshot() {
         checkOpen();
         // A sequence alone pins nothing: flushes keep every version, and compaction keeps what snapshots need.
