@@ -211,6 +211,47 @@ public interface Db extends AutoCloseable {
      */
     RangeLatch rangeLatch();
 
+    // ---- properties (names and meanings: docs/operations.md, "Properties")
+
+    /** A key range {@code [start, limit)}; null for unbounded. */
+    record Range(byte[] start, byte[] limit) {
+    }
+
+    /**
+     * The value of property {@code name} of the default family (RocksDB's {@code GetProperty}), as text.
+     *
+     * @throws IllegalArgumentException if no property has that name
+     */
+    default String getProperty(String name) {
+        return getProperty(defaultColumnFamily(), name);
+    }
+
+    /** {@link #getProperty(String)} of {@code family}; database-wide properties answer the same for any family. */
+    String getProperty(ColumnFamily family, String name);
+
+    /**
+     * The value of numeric property {@code name} of the default family.
+     *
+     * @throws IllegalArgumentException if no numeric property has that name
+     */
+    default long getLongProperty(String name) {
+        return getLongProperty(defaultColumnFamily(), name);
+    }
+
+    /** {@link #getLongProperty(String)} of {@code family}. */
+    long getLongProperty(ColumnFamily family, String name);
+
+    /**
+     * For each range, the bytes of the default family's tables overlapping it: whole tables (no table is
+     * read), memtables not counted.
+     */
+    default List<Long> getApproximateSizes(List<Range> ranges) {
+        return getApproximateSizes(defaultColumnFamily(), ranges);
+    }
+
+    /** {@link #getApproximateSizes(List)} of {@code family}. */
+    List<Long> getApproximateSizes(ColumnFamily family, List<Range> ranges);
+
     /** Waits for in-flight writes, closes the log and releases memory. Idempotent. */
     @Override
     void close();

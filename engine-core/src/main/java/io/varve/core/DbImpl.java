@@ -68,6 +68,7 @@ final class DbImpl implements Db {
     private final RangeLatch rangeLatch = new RangeLatch();
     private final Ingestion ingestion;
     private final DbStatistics statistics;
+    private final DbProperties properties;
     private volatile boolean closed;
 
     // What the write-stall triggers look at, refreshed by background work (never computed per write).
@@ -115,6 +116,7 @@ final class DbImpl implements Db {
                 new ReadGate(this::closedException));
         this.statistics = DbStatistics.bind(options, dir, versions, pipeline, compactions, stalls, blockCache,
                 flusher.bytesWritten(), flusher.timer());
+        this.properties = new DbProperties(versions, statistics, stalls, () -> pipeline.failure() != null);
         this.ingestion = new Ingestion(fs, new ImportThreads(options.ingestCpuPriority()),
                 new ExternalTables.Destination(dir, n -> DbFiles.table(dir, n), versions::newFileNumber), pipeline,
                 versions, compactions, rangeLatch, this::flush, () -> {
@@ -414,6 +416,37 @@ final class DbImpl implements Db {
             backgroundFailed(e);
             throw new UncheckedIOException("compactRange failed", e);
         }
+    }
+
+    // ---- properties
+
+    @Override
+    public String getProperty(ColumnFamily family, String name) {
+        Objects.requireNonNull(name, "name");
+        checkOpen();
+        String value = properties.get(families.id(family), name);
+        if (value == null) {
+            throw new IllegalArgumentException("unknown property '" + name + "'");
+        }
+        return value;
+    }
+
+    @Override
+    public long getLongProperty(ColumnFamily family, String name) {
+        Objects.requireNonNull(name, "name");
+        checkOpen();
+        Long value = properties.number(families.id(family), name);
+        if (value == null) {
+            throw new IllegalArgumentException("unknown numeric property '" + name + "'");
+        }
+        return value;
+    }
+
+    @Override
+    public List<Long> getApproximateSizes(ColumnFamily family, List<Range> ranges) {
+        Objects.requireNonNull(ranges, "ranges");
+        checkOpen();
+        return properties.approximateSizes(families.id(family), ranges);
     }
 
     // ---- seams for tests and benchmarks (see DbTestAccess and jmh's BenchmarkAccess)
