@@ -113,6 +113,20 @@ public interface Db extends AutoCloseable {
     /** Compacts the key range {@code [begin, end]} (null for unbounded) fully. */
     void compactRange(byte[] begin, byte[] end);
 
+    /**
+     * Drops every table of {@code family} whose keys all lie in {@code [begin, end)} (null: unbounded) in one
+     * manifest edit, without rewriting anything (RocksDB's {@code DeleteFilesInRange}; TiKV removes a region
+     * this way). Cheap, but not an exact deletion: keys in the range held by memtables or by tables reaching
+     * outside it stay, and where a dropped table held a newer version of a key that a deeper table also holds,
+     * the older value becomes visible again. Snapshots and open iterators do not protect the dropped data
+     * (iterators already open keep reading their pinned tables). Follow with a range deletion or
+     * {@link #compactRange} of the range for an exact removal.
+     *
+     * @return the number of tables dropped
+     * @throws IllegalArgumentException if {@code begin} sorts after {@code end}
+     */
+    int deleteFilesInRange(ColumnFamily family, byte[] begin, byte[] end);
+
     // ---- column families (see ColumnFamily); the methods above use the default family
 
     /** The family every single-family method uses; it always exists and cannot be dropped. */

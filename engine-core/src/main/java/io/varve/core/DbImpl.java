@@ -449,6 +449,26 @@ final class DbImpl implements Db {
         return properties.approximateSizes(families.id(family), ranges);
     }
 
+    @Override
+    public int deleteFilesInRange(ColumnFamily family, byte[] begin, byte[] end) {
+        checkOpen();
+        int id = families.id(family);
+        if (begin != null && end != null && Keys.compare(begin, end) > 0) {
+            throw new IllegalArgumentException("deleteFilesInRange: begin sorts after end");
+        }
+        try {
+            int removed = compactions.deleteFilesInRange(id, begin, end);
+            backgroundChanged();
+            return removed;
+        } catch (IOException e) {
+            if (closed) {
+                throw closedException();
+            }
+            backgroundFailed(e);
+            throw new UncheckedIOException("deleteFilesInRange failed", e);
+        }
+    }
+
     // ---- seams for tests and benchmarks (see DbTestAccess and jmh's BenchmarkAccess)
 
     /** Everything the meters publish. */
