@@ -42,8 +42,8 @@ import java.util.OptionalLong;
  *
  * <h2>Crash safety</h2>
  * A marker file ({@link DbFiles#PARTIAL}) is made durable first and CURRENT is written last; a target left
- * without CURRENT holds the marker, which {@link Db#open} refuses ({@link ManifestCheck}). The source database
- * is only read.
+ * without CURRENT holds the marker, which {@link Db#open} refuses ({@link ManifestCheck}), unless it stopped
+ * before the marker was durable: then the directory is empty. The source database is only read.
  */
 final class Checkpoint {
 
