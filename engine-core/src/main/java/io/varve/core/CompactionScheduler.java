@@ -356,6 +356,61 @@ final class CompactionScheduler {
         maybeSchedule();
     }
 
+    /**
+     * Removes from {@code family}, in one manifest edit, every table whose keys all lie in {@code [begin, end)}
+     * (null: unbounded), without rewriting anything. Automatic compactions are paused and running ones
+     * awaited first, as for {@link #compactRange}, so no compaction has such a table as an input.
+     *
+     * @return the number of tables removed
+     */
+    int deleteFilesInRange(int family, byte[] begin, byte[] end) throws IOException {
+        manualLock.lock();
+        try {
+            lock.lock();
+            try {
+                if (closed) {
+                    throw closedException.get();
+                }
+                paused++;
+                manualRunning++;
+                while (running > 0) {
+                    idle.awaitUninterruptibly();
+                }
+            } finally {
+                lock.unlock();
+            }
+            try {
+                int[] removed = {0};
+                versions.logAndApply(family, version -> {
+                    removed[0] = 0;
+                    VersionEdit edit = new VersionEdit().columnFamily(family);
+                    for (int level = 0; level < Version.NUM_LEVELS; level++) {
+                        for (TableMeta t : version.level(level).overlapping(begin, end)) {
+                            if ((begin == null || Keys.compare(t.smallestKey(), begin) >= 0)
+                                    && (end == null || Keys.compare(t.largestKey(), end) < 0)) {
+                                edit.remove(level, t.fileNumber());
+                                removed[0]++;
+                            }
+                        }
+                    }
+                    return removed[0] == 0 ? null : edit;
+                });
+                return removed[0];
+            } finally {
+                lock.lock();
+                try {
+                    paused--;
+                    manualRunning--;
+                    idle.signalAll();
+                } finally {
+                    lock.unlock();
+                }
+            }
+        } finally {
+            manualLock.unlock();
+        }
+    }
+
     private void runManual(int family, int level, byte[] begin, byte[] end, boolean intoItself) throws IOException {
         Compaction c;
         Version version;

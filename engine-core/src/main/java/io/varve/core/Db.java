@@ -61,6 +61,18 @@ public interface Db extends AutoCloseable {
      */
     long get(ReadOptions options, MemorySegment key, MemorySegment destination);
 
+    /**
+     * The values of {@code keys} in the default family, in the same order (null for an absent key), all read
+     * at one point: one view and one sequence (the snapshot's, if the options name one). Cheaper than a loop of
+     * gets: the view is pinned once and the lookups run in key order. A key may appear more than once.
+     */
+    default List<byte[]> multiGet(ReadOptions options, List<byte[]> keys) {
+        return multiGet(options, defaultColumnFamily(), keys);
+    }
+
+    /** {@link #multiGet(ReadOptions, List)} in {@code family}. */
+    List<byte[]> multiGet(ReadOptions options, ColumnFamily family, List<byte[]> keys);
+
     /** A snapshot of the current state. Close it when done. */
     Snapshot snapshot();
 
@@ -86,11 +98,46 @@ public interface Db extends AutoCloseable {
      */
     void syncWal();
 
+    /**
+     * Creates in {@code target} (which must not exist) an openable copy of this database at one point: every
+     * write acknowledged before the call is in it, and its state is a prefix of the commit order. Tables are
+     * hard-linked (copied across file systems), the log tail is copied, and a fresh manifest describes exactly
+     * the linked tables; open it with {@link #open}. Foreground writes are not paused for the copy. A crash
+     * or failure part-way leaves a target without CURRENT, which {@link #open} refuses; delete it and retry.
+     * See docs/operations.md, "Checkpoints".
+     *
+     * @throws java.nio.file.FileAlreadyExistsException if {@code target} exists
+     * @throws IOException on I/O failure (this database is unaffected)
+     */
+    default void checkpoint(Path target) throws IOException {
+        checkpoint(target, false);
+    }
+
+    /**
+     * {@link #checkpoint(Path)}, flushing the memtables first when {@code flushFirst} (RocksDB's
+     * {@code log_size_for_flush = 0}): the checkpoint then holds little or no log to replay.
+     */
+    void checkpoint(Path target, boolean flushFirst) throws IOException;
+
     /** Persists the memtables of every column family as tables and waits for it. */
     void flush();
 
     /** Compacts the key range {@code [begin, end]} (null for unbounded) fully. */
     void compactRange(byte[] begin, byte[] end);
+
+    /**
+     * Drops every table of {@code family} whose keys all lie in {@code [begin, end)} (null: unbounded) in one
+     * manifest edit, without rewriting anything (RocksDB's {@code DeleteFilesInRange}; TiKV removes a region
+     * this way). Cheap, but not an exact deletion: keys in the range held by memtables or by tables reaching
+     * outside it stay, and where a dropped table held a newer version of a key that a deeper table also holds,
+     * the older value becomes visible again. Snapshots and open iterators do not protect the dropped data
+     * (iterators already open keep reading their pinned tables). Follow with a range deletion or
+     * {@link #compactRange} of the range for an exact removal.
+     *
+     * @return the number of tables dropped
+     * @throws IllegalArgumentException if {@code begin} sorts after {@code end}
+     */
+    int deleteFilesInRange(ColumnFamily family, byte[] begin, byte[] end);
 
     // ---- column families (see ColumnFamily); the methods above use the default family
 
@@ -189,6 +236,47 @@ public interface Db extends AutoCloseable {
      * files' ranges; writers that must not race such an ingestion take it over the keys they write.
      */
     RangeLatch rangeLatch();
+
+    // ---- properties (names and meanings: docs/operations.md, "Properties")
+
+    /** A key range {@code [start, limit)}; null for unbounded. */
+    record Range(byte[] start, byte[] limit) {
+    }
+
+    /**
+     * The value of property {@code name} of the default family (RocksDB's {@code GetProperty}), as text.
+     *
+     * @throws IllegalArgumentException if no property has that name
+     */
+    default String getProperty(String name) {
+        return getProperty(defaultColumnFamily(), name);
+    }
+
+    /** {@link #getProperty(String)} of {@code family}; database-wide properties answer the same for any family. */
+    String getProperty(ColumnFamily family, String name);
+
+    /**
+     * The value of numeric property {@code name} of the default family.
+     *
+     * @throws IllegalArgumentException if no numeric property has that name
+     */
+    default long getLongProperty(String name) {
+        return getLongProperty(defaultColumnFamily(), name);
+    }
+
+    /** {@link #getLongProperty(String)} of {@code family}. */
+    long getLongProperty(ColumnFamily family, String name);
+
+    /**
+     * For each range, the bytes of the default family's tables overlapping it: whole tables (no table is
+     * read), memtables not counted.
+     */
+    default List<Long> getApproximateSizes(List<Range> ranges) {
+        return getApproximateSizes(defaultColumnFamily(), ranges);
+    }
+
+    /** {@link #getApproximateSizes(List)} of {@code family}. */
+    List<Long> getApproximateSizes(ColumnFamily family, List<Range> ranges);
 
     /** Waits for in-flight writes, closes the log and releases memory. Idempotent. */
     @Override

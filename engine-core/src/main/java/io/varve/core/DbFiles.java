@@ -7,6 +7,8 @@ import java.util.OptionalLong;
 final class DbFiles {
 
     static final String LOCK = "LOCK";
+    /** Present, without CURRENT, in a checkpoint being created: the directory is not a database yet. */
+    static final String PARTIAL = "CHECKPOINT-PARTIAL";
     static final String LOG_SUFFIX = ".log";
     static final String TABLE_SUFFIX = ".sst";
 

@@ -56,6 +56,7 @@ final class DbImpl implements Db {
     static final long READ_BOUND_SECONDS = 10;
 
     private final Path dir;
+    private final FileSystem fs;
     private final FileSystem.FileLock lock;
     private final Reclaimer reclaimer;
     private final TableCache tableCache;
@@ -72,6 +73,7 @@ final class DbImpl implements Db {
     private final CommitStripes transactionStripes = new CommitStripes(256);
     private final Ingestion ingestion;
     private final DbStatistics statistics;
+    private final DbProperties properties;
     private volatile boolean closed;
 
     // What the write-stall triggers look at, refreshed by background work (never computed per write).
@@ -87,6 +89,7 @@ final class DbImpl implements Db {
            BlockCache blockCache, TableCache tableCache, Recovery.Result recovered, Deque<AutoCloseable> started)
             throws IOException {
         this.dir = dir;
+        this.fs = fs;
         this.lock = lock;
         this.reclaimer = reclaimer;
         this.tableCache = tableCache;
@@ -118,6 +121,7 @@ final class DbImpl implements Db {
                 new ReadGate(this::closedException));
         this.statistics = DbStatistics.bind(options, dir, versions, pipeline, compactions, stalls, blockCache,
                 flusher.bytesWritten(), flusher.timer());
+        this.properties = new DbProperties(versions, statistics, stalls, () -> pipeline.failure() != null);
         this.ingestion = new Ingestion(fs, new ImportThreads(options.ingestCpuPriority()),
                 new ExternalTables.Destination(dir, n -> DbFiles.table(dir, n), versions::newFileNumber), pipeline,
                 versions, compactions, rangeLatch, this::flush, () -> {
@@ -355,6 +359,11 @@ final class DbImpl implements Db {
     }
 
     @Override
+    public List<byte[]> multiGet(ReadOptions options, ColumnFamily family, List<byte[]> keys) {
+        return reads.multiGet(options, families.id(family), keys);
+    }
+
+    @Override
     public Snapshot snapshot() {
         checkOpen();
         // A sequence alone pins nothing: flushes keep every version, and compaction keeps what snapshots need.
@@ -402,6 +411,13 @@ final class DbImpl implements Db {
     }
 
     @Override
+    public void checkpoint(Path target, boolean flushFirst) throws IOException {
+        Objects.requireNonNull(target, "target");
+        checkOpen();
+        Checkpoint.create(this, target, flushFirst);
+    }
+
+    @Override
     public void flush() {
         checkOpen();
         flusher.flushAndWait();
@@ -428,6 +444,57 @@ final class DbImpl implements Db {
             }
             backgroundFailed(e);
             throw new UncheckedIOException("compactRange failed", e);
+        }
+    }
+
+    // ---- properties
+
+    @Override
+    public String getProperty(ColumnFamily family, String name) {
+        Objects.requireNonNull(name, "name");
+        checkOpen();
+        String value = properties.get(families.id(family), name);
+        if (value == null) {
+            throw new IllegalArgumentException("unknown property '" + name + "'");
+        }
+        return value;
+    }
+
+    @Override
+    public long getLongProperty(ColumnFamily family, String name) {
+        Objects.requireNonNull(name, "name");
+        checkOpen();
+        Long value = properties.number(families.id(family), name);
+        if (value == null) {
+            throw new IllegalArgumentException("unknown numeric property '" + name + "'");
+        }
+        return value;
+    }
+
+    @Override
+    public List<Long> getApproximateSizes(ColumnFamily family, List<Range> ranges) {
+        Objects.requireNonNull(ranges, "ranges");
+        checkOpen();
+        return properties.approximateSizes(families.id(family), ranges);
+    }
+
+    @Override
+    public int deleteFilesInRange(ColumnFamily family, byte[] begin, byte[] end) {
+        checkOpen();
+        int id = families.id(family);
+        if (begin != null && end != null && Keys.compare(begin, end) > 0) {
+            throw new IllegalArgumentException("deleteFilesInRange: begin sorts after end");
+        }
+        try {
+            int removed = compactions.deleteFilesInRange(id, begin, end);
+            backgroundChanged();
+            return removed;
+        } catch (IOException e) {
+            if (closed) {
+                throw closedException();
+            }
+            backgroundFailed(e);
+            throw new UncheckedIOException("deleteFilesInRange failed", e);
         }
     }
 
@@ -472,6 +539,10 @@ final class DbImpl implements Db {
 
     Path dir() {
         return dir;
+    }
+
+    FileSystem fileSystem() {
+        return fs;
     }
 
     // ---- closing

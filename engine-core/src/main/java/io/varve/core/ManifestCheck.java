@@ -73,6 +73,10 @@ final class ManifestCheck {
             return;
         }
         for (String name : fs.list(dir)) {
+            if (name.equals(DbFiles.PARTIAL)) {
+                throw new CorruptionException(dir.resolve("CURRENT"), 0, "CURRENT is missing and "
+                        + DbFiles.PARTIAL + " is present: a checkpoint into this directory did not finish");
+            }
             if (DbFiles.parseNumber(name, DbFiles.TABLE_SUFFIX).isPresent()) {
                 throw new CorruptionException(dir.resolve("CURRENT"), 0, "CURRENT is missing but the directory"
                         + " holds table " + name + ": CURRENT was lost, or a checkpoint or restore did not finish");

@@ -2,6 +2,7 @@ package io.varve.core;
 
 import io.varve.core.base.InternalIterator;
 import io.varve.core.base.InternalKey;
+import io.varve.core.base.Keys;
 import io.varve.core.base.LookupResult;
 import io.varve.core.iterator.MergingIterator;
 import io.varve.core.memtable.Memtable;
@@ -17,6 +18,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -98,6 +100,44 @@ final class ReadPath {
     }
 
     /**
+     * The values of {@code keys} (null where absent), in the caller's order, all read from one view at one
+     * sequence. The lookups run in key order, so the tables and blocks they touch are visited in file order
+     * and a block shared by neighbouring keys is found warm.
+     */
+    List<byte[]> multiGet(ReadOptions options, int family, List<byte[]> keys) {
+        Objects.requireNonNull(keys, "keys");
+        if (options != null && options.mayBeIncomplete()) {
+            throw new IllegalArgumentException("a memtable-only or cached-only read can be incomplete, which only "
+                    + "get(ReadOptions, MemorySegment, MemorySegment) can report");
+        }
+        byte[][] keyArray = keys.toArray(new byte[0][]);
+        Integer[] order = new Integer[keyArray.length];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+            Objects.requireNonNull(keyArray[i], "key");
+        }
+        Arrays.sort(order, (a, b) -> Keys.compare(keyArray[a], keyArray[b]));
+        byte[][] values = new byte[keyArray.length][];
+        gate.enter();
+        try {
+            ReadView view = versions.acquire(family);
+            try {
+                long sequence = readSequence(options);
+                for (int i : order) {
+                    PointRead read = new PointRead(null);
+                    lookup(options, view, sequence, MemorySegment.ofArray(keyArray[i]), read);
+                    values[i] = read.array;
+                }
+            } finally {
+                view.release();
+            }
+        } finally {
+            gate.exit();
+        }
+        return Arrays.asList(values);
+    }
+
+    /**
      * Finds the newest visible entry of {@code key}: memtables newest first, then level 0 newest first, then
      * one table per deeper level (unless the options say memtables only). Copies a value found through
      * {@code read} while its memory is still pinned.
@@ -120,7 +160,10 @@ final class ReadPath {
     }
 
     private long lookup(ReadOptions options, ReadView view, MemorySegment key, PointRead read) {
-        long sequence = readSequence(options);
+        return lookup(options, view, readSequence(options), key, read);
+    }
+
+    private long lookup(ReadOptions options, ReadView view, long sequence, MemorySegment key, PointRead read) {
         LookupResult result = read.result;
         // mutable() and immutables() rather than memtablesNewestFirst(), which copies into a new list.
         if (view.mutable().get(key, sequence, result)) {

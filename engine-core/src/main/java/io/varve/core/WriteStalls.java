@@ -104,6 +104,16 @@ final class WriteStalls {
         }
     }
 
+    /** Whether a write arriving now would be stopped until background work catches up. */
+    boolean writesStopped() {
+        return stopped();
+    }
+
+    /** Whether a write arriving now would be slowed down. */
+    boolean writesSlowed() {
+        return !stopped() && slowed();
+    }
+
     private boolean stopped() {
         if (state.failure() != null) {
             return false;

@@ -7,6 +7,7 @@ import io.varve.base.fs.ReadableFile;
 import io.varve.base.fs.WritableFile;
 import io.varve.core.backup.BackupMetaFormat.FileEntry;
 import io.varve.core.backup.BackupMetaFormat.Meta;
+import io.varve.core.Db;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -48,6 +49,8 @@ public final class BackupEngine implements AutoCloseable {
     private static final String TABLE_SUFFIX = ".sst";
     private static final String CURRENT = "CURRENT";
     private static final String LOCK = "LOCK";
+    /** Where {@link #createBackup(Db)} puts the checkpoint it backs up; removed afterwards. */
+    private static final String CHECKPOINT = "checkpoint.tmp";
 
     private final FileSystem fs;
     private final Path root;
@@ -116,6 +119,47 @@ public final class BackupEngine implements AutoCloseable {
                 throw e;
             }
         }
+    }
+
+    /**
+     * Backs up a live database: makes a checkpoint of it ({@link Db#checkpoint(Path)}) in a temporary directory
+     * inside the backup directory, backs that up with {@link #createBackup(Path)}, and deletes the checkpoint.
+     * Writes go on meanwhile; the backup holds every write acknowledged before the call and is a prefix of
+     * the database's commit order. The backup directory should be on the database's file system (this engine
+     * and the database must use the same {@link FileSystem}), so the checkpoint's tables are hard links, not
+     * copies.
+     */
+    public BackupInfo createBackup(Db db) throws IOException {
+        for (String name : fs.list(root)) {
+            if (name.startsWith(CHECKPOINT)) {
+                deleteCheckpoint(root.resolve(name)); // left by a crash
+            }
+        }
+        Path checkpoint = root.resolve(CHECKPOINT);
+        for (int n = 1; fs.exists(checkpoint); n++) {
+            checkpoint = root.resolve(CHECKPOINT + "-" + n); // a directory the file system could not remove
+        }
+        try {
+            db.checkpoint(checkpoint);
+            return createBackup(checkpoint);
+        } finally {
+            deleteCheckpoint(checkpoint);
+        }
+    }
+
+    private void deleteCheckpoint(Path checkpoint) throws IOException {
+        if (!fs.exists(checkpoint)) {
+            return;
+        }
+        for (String name : fs.list(checkpoint)) {
+            fs.delete(checkpoint.resolve(name));
+        }
+        try {
+            fs.delete(checkpoint);
+        } catch (IOException notRemovable) {
+            // an empty directory left behind is harmless: the next backup reuses it
+        }
+        fs.syncDirectory(root);
     }
 
     /** The valid backups, oldest first. */

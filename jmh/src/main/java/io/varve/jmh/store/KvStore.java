@@ -1,5 +1,9 @@
 package io.varve.jmh.store;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
 /**
  * The operations every benchmark performs, implemented once per engine so that each workload is written
  * once and runs the same code against Varve, RocksDB and LevelDB-java.
@@ -26,6 +30,20 @@ public interface KvStore extends AutoCloseable {
     int get(byte[] key, byte[] valueBuffer);
 
     void delete(byte[] key, boolean sync);
+
+    /**
+     * The values of {@code keys} in the same order (null where absent), from the engine's batched lookup when
+     * it has one (Varve's multiGet, RocksDB's multiGetAsList); otherwise a loop of gets returning fresh arrays.
+     */
+    default List<byte[]> multiGet(List<byte[]> keys) {
+        List<byte[]> values = new ArrayList<>(keys.size());
+        byte[] buffer = new byte[8192];
+        for (byte[] key : keys) {
+            int length = get(key, buffer);
+            values.add(length < 0 ? null : Arrays.copyOf(buffer, length));
+        }
+        return values;
+    }
 
     /** A reusable batch for {@link #write}. Close it when done. */
     KvBatch newBatch();

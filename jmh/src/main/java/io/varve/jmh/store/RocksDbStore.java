@@ -11,6 +11,7 @@ import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -51,6 +52,15 @@ final class RocksDbStore implements KvStore {
     public void put(byte[] key, byte[] value, boolean synced) {
         try {
             db.put(synced ? sync : async, key, value);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public List<byte[]> multiGet(List<byte[]> keys) {
+        try {
+            return db.multiGetAsList(read, keys);
         } catch (RocksDBException e) {
             throw new IllegalStateException(e);
         }

@@ -13,6 +13,7 @@ import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
+import java.util.List;
 
 /** Varve through its public API; reads use the zero-copy calls that copy straight into the caller's buffer. */
 final class VarveStore implements KvStore {
@@ -35,6 +36,11 @@ final class VarveStore implements KvStore {
     @Override
     public void put(byte[] key, byte[] value, boolean sync) {
         db.put(sync ? WriteOptions.SYNC : WriteOptions.DEFAULT, key, value);
+    }
+
+    @Override
+    public List<byte[]> multiGet(List<byte[]> keys) {
+        return db.multiGet(ReadOptions.DEFAULT, keys);
     }
 
     @Override
