@@ -1,6 +1,5 @@
 package io.varve.core;
 
-import io.varve.base.KnownLeak;
 import io.varve.base.fs.MemFileSystem;
 import org.junit.jupiter.api.Test;
 
@@ -22,8 +21,6 @@ import static org.junit.jupiter.api.Assertions.fail;
  * flushes, so crashes also land around table writes and manifest edits, and each trial runs several crash
  * generations, so recovery's repairs are themselves recovered from. Failures print the seed to reproduce.
  */
-@KnownLeak("VersionSet.close() releases no read view if closing the manifest throws"
-        + " (after a simulated crash)")
 class CrashRecoveryTest {
 
     private static final Path DIR = Path.of("/crash");

@@ -1,6 +1,5 @@
 package io.varve.core;
 
-import io.varve.base.KnownLeak;
 import io.varve.core.base.CpuPriority;
 import io.varve.core.compaction.CompactionSettings;
 import io.varve.base.fs.FaultInjectingFileSystem;
@@ -30,8 +29,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * all (all if the call returned), what was written before must be intact, the caller's files must still
  * exist unless the ingestion moved them, and no table file may be left that the tree does not list.
  */
-@KnownLeak("VersionSet.close() releases no read view if closing the manifest throws"
-        + " (after a simulated crash)")
 class IngestCrashTest {
 
     private static final Path DIR = Path.of("/db");

@@ -706,8 +706,9 @@ public final class VersionSet implements AutoCloseable {
             manifest.close();
         } finally {
             manifestLock.unlock();
+            // Even when closing the manifest failed (after a crash, say): the views hold arenas and mappings.
+            last.forEach(ReadView::release);
+            versions.forEach(Version::release);
         }
-        last.forEach(ReadView::release);
-        versions.forEach(Version::release);
     }
 }
