@@ -4,6 +4,8 @@ import io.varve.core.base.InternalIterator;
 import io.varve.core.base.LookupResult;
 import io.varve.core.iterator.MergingIterator;
 import io.varve.core.memtable.Memtable;
+import io.varve.core.rangedel.FragmentedTombstones;
+import io.varve.core.rangedel.RangeDeletions;
 import io.varve.core.sst.TableReader;
 import io.varve.core.version.LevelIterator;
 import io.varve.core.version.ReadView;
@@ -15,6 +17,7 @@ import io.varve.core.version.VersionSet;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -64,9 +67,23 @@ final class ReadPath {
         final LookupResult result = new LookupResult();
         final MemorySegment destination;
         byte[] array;
+        /** The newest sequence, at or below the read's, of a range tombstone seen so far covering the key. */
+        long covering;
 
         PointRead(MemorySegment destination) {
             this.destination = destination;
+        }
+
+        void cover(FragmentedTombstones tombstones, byte[] key, long readSequence) {
+            covering = Math.max(covering, tombstones.coveringSequence(key, readSequence));
+        }
+
+        /** The answer for a source that holds the key: its entry, unless a newer range tombstone hides it. */
+        long decide() {
+            if (result.status() != LookupResult.Status.FOUND || result.sequence() < covering) {
+                return -1;
+            }
+            return take();
         }
 
         /** Copies the found value out and returns its full length. */
@@ -121,18 +138,32 @@ final class ReadPath {
     private long lookup(ReadOptions options, ReadView view, MemorySegment key, PointRead read) {
         long sequence = readSequence(options);
         LookupResult result = read.result;
+        // Range tombstones are checked per source on a heap copy of the key; most reads find none to check.
+        read.covering = 0;
+        byte[] keyBytes = null;
         // mutable() and immutables() rather than memtablesNewestFirst(), which copies into a new list.
-        if (view.mutable().get(key, sequence, result)) {
-            return result.status() == LookupResult.Status.FOUND ? read.take() : -1;
+        Memtable mutable = view.mutable();
+        if (mutable.rangeTombstoneCount() > 0) {
+            keyBytes = key.toArray(ValueLayout.JAVA_BYTE);
+            read.cover(mutable.rangeTombstones(), keyBytes, sequence);
+        }
+        if (mutable.get(key, sequence, result)) {
+            return read.decide();
         }
         List<Memtable> immutables = view.immutables();
         for (int i = 0; i < immutables.size(); i++) {
-            if (immutables.get(i).get(key, sequence, result)) {
-                return result.status() == LookupResult.Status.FOUND ? read.take() : -1;
+            Memtable memtable = immutables.get(i);
+            if (memtable.rangeTombstoneCount() > 0) {
+                keyBytes = keyBytes != null ? keyBytes : key.toArray(ValueLayout.JAVA_BYTE);
+                read.cover(memtable.rangeTombstones(), keyBytes, sequence);
+            }
+            if (memtable.get(key, sequence, result)) {
+                return read.decide();
             }
         }
         if (options != null && options.memtableOnly()) {
-            return ReadOptions.INCOMPLETE;
+            // Every table entry is older than every memtable tombstone: a covered key is decided here.
+            return read.covering > 0 ? -1 : ReadOptions.INCOMPLETE;
         }
         boolean cachedOnly = options != null && options.cachedOnly();
         Version version = view.version();
@@ -177,11 +208,11 @@ final class ReadPath {
             } else {
                 reader.get(key, sequence, read.result);
             }
-            return switch (read.result.status()) {
-                case FOUND -> read.take();
-                case DELETED -> -1;
-                case NOT_FOUND -> NOT_IN_TABLE;
-            };
+            FragmentedTombstones tombstones = reader.rangeTombstones();
+            if (!tombstones.isEmpty()) {
+                read.cover(tombstones, key.toArray(ValueLayout.JAVA_BYTE), sequence);
+            }
+            return read.result.status() == LookupResult.Status.NOT_FOUND ? NOT_IN_TABLE : read.decide();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } finally {
@@ -202,14 +233,17 @@ final class ReadPath {
             DbIteratorImpl iterator;
             try {
                 long sequence = readSequence(options);
+                RangeDeletions rangeDeletions = new RangeDeletions(sequence);
                 for (Memtable memtable : view.memtablesNewestFirst()) {
                     children.add(memtable.iterator());
+                    rangeDeletions.add(memtable.rangeTombstones());
                 }
                 Version version = view.version();
                 for (TableMeta table : version.level(0)) {
                     TableReader reader = tableCache.acquire(table);
                     try {
                         children.add(reader.newIterator());
+                        rangeDeletions.add(reader.rangeTombstones());
                     } finally {
                         reader.release();
                     }
@@ -220,7 +254,7 @@ final class ReadPath {
                     }
                 }
                 iterator = new DbIteratorImpl(this, view, new MergingIterator(children), sequence,
-                        options.lowerBoundUnsafe(), options.upperBoundUnsafe());
+                        options.lowerBoundUnsafe(), options.upperBoundUnsafe(), rangeDeletions);
             } catch (RuntimeException e) {
                 children.forEach(InternalIterator::close);
                 view.release();
