@@ -162,8 +162,8 @@ final class ReadPath {
             }
         }
         if (options != null && options.memtableOnly()) {
-            // Every table entry is older than every memtable tombstone: a covered key is decided here.
-            return read.covering > 0 ? -1 : ReadOptions.INCOMPLETE;
+            // Not decided even when a memtable tombstone covers the key: an ingested table can be newer.
+            return ReadOptions.INCOMPLETE;
         }
         boolean cachedOnly = options != null && options.cachedOnly();
         Version version = view.version();
@@ -251,6 +251,7 @@ final class ReadPath {
                 for (int level = 1; level < Version.NUM_LEVELS; level++) {
                     if (version.level(level).size() > 0) {
                         children.add(new LevelIterator(version.level(level), tableCache));
+                        addRangeTombstones(version.level(level), options, rangeDeletions);
                     }
                 }
                 iterator = new DbIteratorImpl(this, view, new MergingIterator(children), sequence,
@@ -265,6 +266,28 @@ final class ReadPath {
             return iterator;
         } finally {
             gate.exit();
+        }
+    }
+
+    /**
+     * Gathers the range tombstones of a sorted level's tables within the iterator's bounds. The tables'
+     * readers stay in the table cache, so this mostly costs a lookup per table; a table's key range takes in
+     * its tombstones, so tables outside the bounds cannot hide anything the iterator returns.
+     */
+    private void addRangeTombstones(List<TableMeta> tables, ReadOptions options, RangeDeletions into) {
+        byte[] lower = options.lowerBoundUnsafe();
+        byte[] upper = options.upperBoundUnsafe();
+        for (int i = 0; i < tables.size(); i++) {
+            TableMeta table = tables.get(i);
+            if (!table.overlaps(lower, upper)) {
+                continue;
+            }
+            TableReader reader = tableCache.acquire(table);
+            try {
+                into.add(reader.rangeTombstones());
+            } finally {
+                reader.release();
+            }
         }
     }
 

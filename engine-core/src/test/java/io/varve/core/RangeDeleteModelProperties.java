@@ -28,8 +28,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class RangeDeleteModelProperties {
 
     private static final int KEYS = 24;
-    /** Flush, compaction and reopen (whose recovery writes tables); zero until tables keep range tombstones. */
-    private static final int TABLE_OPS = 0;
 
     sealed interface Op permits Put, Delete, DeleteRange, RangeInBatch, TakeSnapshot, DropSnapshot, Flush, Compact,
             Reopen {
@@ -79,9 +77,9 @@ class RangeDeleteModelProperties {
                         b + 3, a))))),
                 Tuple.of(1, Arbitraries.just(new TakeSnapshot())),
                 Tuple.of(1, Arbitraries.integers().between(0, 3).map(DropSnapshot::new)),
-                Tuple.of(TABLE_OPS, Arbitraries.just(new Flush())),
-                Tuple.of(TABLE_OPS, Arbitraries.just(new Compact())),
-                Tuple.of(TABLE_OPS, Arbitraries.just(new Reopen())));
+                Tuple.of(1, Arbitraries.just(new Flush())),
+                Tuple.of(1, Arbitraries.just(new Compact())),
+                Tuple.of(1, Arbitraries.just(new Reopen())));
         return op.list().ofMinSize(1).ofMaxSize(40);
     }
 

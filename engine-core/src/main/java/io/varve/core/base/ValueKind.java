@@ -38,6 +38,11 @@ public enum ValueKind {
         };
     }
 
+    /** The kind of a point entry (in a memtable's skiplist or a table's blocks); null for any other code. */
+    public static ValueKind pointKindOrNull(int code) {
+        return code == 0 ? DELETE : code == 1 ? PUT : null;
+    }
+
     /** Like {@link #fromCode} but null for an unknown code, so decoders can report corruption themselves. */
     public static ValueKind fromCodeOrNull(int code) {
         return code == 0 ? DELETE : code == 1 ? PUT : code == 2 ? RANGE_DELETE : null;

@@ -7,6 +7,8 @@ import io.varve.core.base.ValueKind;
 import io.varve.base.fs.FileSystem;
 import io.varve.base.fs.WritableFile;
 import io.varve.core.iterator.MergingIterator;
+import io.varve.core.rangedel.FragmentedTombstones;
+import io.varve.core.rangedel.RangeTombstone;
 import io.varve.core.sst.TableOptions;
 import io.varve.core.sst.TableProperties;
 import io.varve.core.sst.TableReader;
@@ -61,6 +63,7 @@ public final class CompactionJob {
 
     private final List<TableMeta> outputs = new ArrayList<>();
     private long entriesDropped;
+    private List<RangeTombstone> rangeTombstones = List.of();
 
     /**
      * @param oldestSnapshot the oldest sequence a reader may still read at (the visible sequence if no
@@ -102,6 +105,7 @@ public final class CompactionJob {
             if (compaction.outputLevelInputs().length > 0) {
                 children.add(new LevelIterator(compaction.outputLevelInputs(), tableCache));
             }
+            rangeTombstones = inputRangeTombstones();
             try (MergingIterator merged = new MergingIterator(children)) {
                 children.clear(); // the merging iterator closes them now
                 byte[] currentKey = null;
@@ -114,7 +118,10 @@ public final class CompactionJob {
                     if (newKey) {
                         currentKey = Keys.toArray(userKey);
                         lastSequenceForKey = Long.MAX_VALUE;
-                        if (out != null && out.writer.estimatedFileSize() >= targetFileSize) {
+                        // With range tombstones the output stays one table: its key range must take in
+                        // every tombstone without overlapping a sibling output.
+                        if (out != null && rangeTombstones.isEmpty()
+                                && out.writer.estimatedFileSize() >= targetFileSize) {
                             outputs.add(out.finish());
                             out = null;
                         }
@@ -148,6 +155,15 @@ public final class CompactionJob {
                     }
                     out.writer.add(userKey, trailer, value);
                 }
+            }
+            if (out == null && !rangeTombstones.isEmpty()) {
+                // Every point entry was dropped, but the tombstones may still hide keys in deeper levels. A
+                // table needs a point entry: deleting the first fragment's begin at its own sequence deletes
+                // nothing the fragment does not.
+                RangeTombstone first = rangeTombstones.getFirst();
+                out = new Output(fileNumbers.getAsLong());
+                out.writer.add(MemorySegment.ofArray(first.begin()),
+                        InternalKey.trailer(first.sequence(), ValueKind.DELETE), MemorySegment.NULL);
             }
             if (out != null) {
                 outputs.add(out.finish());
@@ -186,6 +202,26 @@ public final class CompactionJob {
         return entriesDropped;
     }
 
+    /**
+     * The inputs' range tombstones, fragmented together. They are all kept: dropping the keys they cover and
+     * the tombstones themselves at the bottom is left for later, and keeping both is always correct.
+     */
+    private List<RangeTombstone> inputRangeTombstones() {
+        List<RangeTombstone> all = new ArrayList<>();
+        for (TableMeta[] tables : List.of(compaction.inputs(),
+                compaction.outputLevelInputs())) {
+            for (TableMeta table : tables) {
+                TableReader reader = tableCache.acquire(table);
+                try {
+                    all.addAll(reader.rangeTombstones().fragments());
+                } finally {
+                    reader.release();
+                }
+            }
+        }
+        return FragmentedTombstones.of(all).fragments();
+    }
+
     private InternalIterator iterator(TableMeta table) {
         TableReader reader = tableCache.acquire(table);
         try {
@@ -220,10 +256,12 @@ public final class CompactionJob {
 
         TableMeta finish() throws IOException {
             try {
+                writer.addRangeTombstones(rangeTombstones);
                 TableProperties p = writer.finish();
                 writer.sync();
                 return new TableMeta(number, p.fileSize(), p.smallestUserKey(), p.smallestTrailer(),
-                        p.largestUserKey(), p.largestTrailer(), p.smallestSequence(), p.largestSequence(), -1);
+                        p.largestUserKey(), p.largestTrailer(), p.smallestSequence(), p.largestSequence(), -1)
+                        .widenedTo(rangeTombstones);
             } finally {
                 writer.close();
             }

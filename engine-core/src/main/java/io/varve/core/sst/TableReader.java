@@ -94,7 +94,7 @@ public final class TableReader {
      */
     private final Block[] inPlaceBlocks;
     private final RefCount references;
-    private final FragmentedTombstones rangeTombstones = FragmentedTombstones.empty();
+    private final FragmentedTombstones rangeTombstones;
 
     /** Opens a table presenting sequences as stored. See {@link #open(ReadableFile, Path, long, BlockCache, long)}. */
     public static TableReader open(ReadableFile file, Path path, long fileNumber, BlockCache cache)
@@ -205,6 +205,8 @@ public final class TableReader {
         this.properties = PropertiesBlock.decode(readMetaBlock(propertiesHandle), map.byteSize(), path,
                 propertiesHandle.offset());
         this.propertiesOffset = propertiesHandle.offset();
+        this.rangeTombstones = FragmentedTombstones.of(PropertiesBlock.rangeDeletions(
+                readMetaBlock(propertiesHandle), path, propertiesHandle.offset()));
         if (footer.hasFilter() != (properties.bloomBitsPerKey() > 0)) {
             throw new CorruptionException(path, propertiesHandle.offset(), "filter presence disagrees with "
                     + "bloom bits per key " + properties.bloomBitsPerKey());
