@@ -2,6 +2,8 @@ package io.varve.core;
 
 import io.varve.base.fs.MemFileSystem;
 import io.varve.core.ingest.IngestOptions;
+import io.varve.core.version.TableMeta;
+import io.varve.core.version.Version;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import org.junit.jupiter.api.Test;
@@ -83,6 +85,50 @@ class RangeDeleteTest {
             db.compactRange(null, null);
             assertEquals("ingested", new String(db.get(bytes("a")), StandardCharsets.UTF_8));
             assertNull(db.get(bytes("m")));
+        }
+    }
+
+    @Test
+    void compactingToTheBottomDropsCoveredKeysAndTheTombstone() throws IOException {
+        try (Db db = Db.open(DIR, Options.defaults().withFileSystem(new MemFileSystem()))) {
+            for (int i = 0; i < 1000; i++) {
+                db.put(bytes(String.format("k%04d", i)), bytes("v"));
+            }
+            db.put(bytes("z"), bytes("kept"));
+            db.flush();
+            db.deleteRange(bytes("k"), bytes("l"));
+            db.flush();
+            db.compactRange(null, null);
+            Version version = DbTestAccess.currentVersion(db);
+            try {
+                assertEquals(1, version.tableCount(), "one table left");
+                for (int level = 0; level < Version.NUM_LEVELS; level++) {
+                    for (TableMeta table : version.level(level)) {
+                        assertEquals("z", new String(table.smallestKey(), StandardCharsets.UTF_8),
+                                "only the key outside the range survives, with no tombstone widening the table");
+                    }
+                }
+            } finally {
+                version.release();
+            }
+            assertEquals("kept", new String(db.get(bytes("z")), StandardCharsets.UTF_8));
+            assertNull(db.get(bytes("k0500")));
+        }
+    }
+
+    @Test
+    void aSnapshotKeepsTheKeysATombstoneCoversThroughCompaction() throws IOException {
+        try (Db db = Db.open(DIR, Options.defaults().withFileSystem(new MemFileSystem()))) {
+            db.put(bytes("k1"), bytes("v1"));
+            Snapshot before = db.snapshot();
+            db.deleteRange(bytes("k"), bytes("l"));
+            db.flush();
+            db.compactRange(null, null);
+            assertNull(db.get(bytes("k1")));
+            assertEquals("v1", new String(db.get(ReadOptions.at(before), bytes("k1")), StandardCharsets.UTF_8));
+            before.close();
+            db.compactRange(null, null);
+            assertNull(db.get(bytes("k1")));
         }
     }
 

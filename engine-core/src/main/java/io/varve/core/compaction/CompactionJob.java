@@ -32,7 +32,8 @@ import java.util.function.LongSupplier;
 /**
  * Runs one {@link Compaction}: merges its inputs and writes the surviving entries to new tables at the output
  * level, split at {@code targetFileSize} but never inside one user key's versions (a level's tables must not
- * share a user key).
+ * share a user key). Inputs with range tombstones give one output holding the surviving tombstones, whose
+ * key range is widened to take them in; split outputs would need clipped tombstones and exclusive bounds.
  *
  * <p>What is dropped, walking each user key's entries newest first:
  * <ul>
@@ -40,6 +41,8 @@ import java.util.function.LongSupplier;
  *       reader can reach it any more;</li>
  *   <li>a tombstone every snapshot sees, when no deeper level holds the key: there is nothing left for it
  *       to hide;</li>
+ *   <li>an entry covered by an input's range tombstone newer than it that even the oldest live snapshot sees;
+ *       and such a tombstone itself once no deeper level's table meets its range;</li>
  *   <li>what the compaction filter removes — only for a key's newest entry that no snapshot can see, so a
  *       filter never changes a snapshot's contents. A removal becomes a tombstone unless no deeper level
  *       holds the key.</li>
@@ -105,7 +108,8 @@ public final class CompactionJob {
             if (compaction.outputLevelInputs().length > 0) {
                 children.add(new LevelIterator(compaction.outputLevelInputs(), tableCache));
             }
-            rangeTombstones = inputRangeTombstones();
+            FragmentedTombstones inputTombstones = inputRangeTombstones();
+            rangeTombstones = survivingTombstones(inputTombstones);
             try (MergingIterator merged = new MergingIterator(children)) {
                 children.clear(); // the merging iterator closes them now
                 byte[] currentKey = null;
@@ -125,6 +129,13 @@ public final class CompactionJob {
                             outputs.add(out.finish());
                             out = null;
                         }
+                    }
+                    if (!inputTombstones.isEmpty() && inputTombstones.coveringSequence(currentKey, oldestSnapshot)
+                            > sequence) {
+                        // A range tombstone every reader sees hides this entry (and the older ones after it).
+                        entriesDropped++;
+                        lastSequenceForKey = sequence;
+                        continue;
                     }
                     boolean isDelete = InternalKey.kindCode(trailer) == ValueKind.DELETE.code();
                     MemorySegment value = merged.value();
@@ -202,11 +213,8 @@ public final class CompactionJob {
         return entriesDropped;
     }
 
-    /**
-     * The inputs' range tombstones, fragmented together. They are all kept: dropping the keys they cover and
-     * the tombstones themselves at the bottom is left for later, and keeping both is always correct.
-     */
-    private List<RangeTombstone> inputRangeTombstones() {
+    /** The inputs' range tombstones, fragmented together. */
+    private FragmentedTombstones inputRangeTombstones() {
         List<RangeTombstone> all = new ArrayList<>();
         for (TableMeta[] tables : List.of(compaction.inputs(),
                 compaction.outputLevelInputs())) {
@@ -219,7 +227,34 @@ public final class CompactionJob {
                 }
             }
         }
-        return FragmentedTombstones.of(all).fragments();
+        return FragmentedTombstones.of(all);
+    }
+
+    /**
+     * The fragments the outputs keep. One that every reader sees (at or below the oldest snapshot) and that no
+     * deeper level's table overlaps has nothing left to hide: the entries it covers in this compaction are
+     * dropped, and anything newer elsewhere is newer than it. Every other fragment is kept.
+     */
+    private List<RangeTombstone> survivingTombstones(FragmentedTombstones tombstones) {
+        List<RangeTombstone> kept = new ArrayList<>();
+        for (RangeTombstone t : tombstones.fragments()) {
+            if (t.sequence() > oldestSnapshot || !isBottommostFor(t.begin(), t.end())) {
+                kept.add(t);
+            }
+        }
+        return kept;
+    }
+
+    /** No level below the output level has a table whose range meets {@code [begin, end]}. */
+    private boolean isBottommostFor(byte[] begin, byte[] end) {
+        for (int level = compaction.outputLevel() + 1; level < Version.NUM_LEVELS; level++) {
+            for (TableMeta table : version.level(level)) {
+                if (table.overlaps(begin, end)) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     private InternalIterator iterator(TableMeta table) {
