@@ -120,16 +120,22 @@ public final class Memtable {
         if (kind == null) {
             throw new IllegalArgumentException("unknown value kind code " + InternalKey.kindCode(trailer));
         }
-        if (kind == ValueKind.RANGE_DELETE) {
-            // A range deletion from a write batch: the key is the range's begin, the value its end.
-            tombstones.add(new RangeTombstone(userKey.toArray(ValueLayout.JAVA_BYTE),
-                    value.toArray(ValueLayout.JAVA_BYTE), InternalKey.sequence(trailer)));
-            return true;
-        }
         if (Skiplist.maxNodeSize(userKey.byteSize(), value.byteSize()) > largestNodeSize) {
             throw new IllegalArgumentException("entry of " + userKey.byteSize() + " key bytes and "
                     + value.byteSize() + " value bytes can never fit in a memtable of " + arena.capacity()
                     + " bytes");
+        }
+        if (kind == ValueKind.RANGE_DELETE) {
+            // A range deletion from a write batch: the key is the range's begin, the value its end. It lives
+            // on the heap but is charged to the arena like a one-level node, so range deletions fill the
+            // memtable and rotate it like any write, bounding the tombstones one memtable holds.
+            if (arena.allocate(SkiplistNodeLayout.nodeSize(1, userKey.byteSize(), value.byteSize()))
+                    == MemtableArena.NO_ROOM) {
+                return false;
+            }
+            tombstones.add(new RangeTombstone(userKey.toArray(ValueLayout.JAVA_BYTE),
+                    value.toArray(ValueLayout.JAVA_BYTE), InternalKey.sequence(trailer)));
+            return true;
         }
         int node = list.insert(userKey, trailer, value);
         if (node == NIL) {
