@@ -45,6 +45,17 @@ public interface Db extends AutoCloseable {
 
     void delete(WriteOptions options, byte[] key);
 
+    /**
+     * Deletes every key {@code k} with {@code begin <= k < end} (unsigned byte order): one range tombstone,
+     * atomic and visible to snapshots like any write, costing the same whatever the number of keys it covers.
+     *
+     * @throws IllegalArgumentException if {@code begin >= end}
+     */
+    void deleteRange(byte[] begin, byte[] end);
+
+    /** {@link #deleteRange(byte[], byte[])} in {@code family}. */
+    void deleteRange(ColumnFamily family, byte[] begin, byte[] end);
+
     /** Applies the batch atomically. */
     void write(WriteBatch batch, WriteOptions options);
 

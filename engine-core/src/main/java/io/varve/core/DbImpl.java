@@ -285,6 +285,16 @@ final class DbImpl implements Db {
     }
 
     @Override
+    public void deleteRange(byte[] begin, byte[] end) {
+        deleteRange(defaultColumnFamily(), begin, end);
+    }
+
+    @Override
+    public void deleteRange(ColumnFamily family, byte[] begin, byte[] end) {
+        write(new WriteBatch().deleteRange(family, begin, end), WriteOptions.DEFAULT);
+    }
+
+    @Override
     public void write(WriteBatch batch, WriteOptions options) {
         Objects.requireNonNull(batch, "batch");
         Objects.requireNonNull(options, "options");

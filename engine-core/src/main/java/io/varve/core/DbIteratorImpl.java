@@ -4,6 +4,7 @@ import io.varve.core.base.InternalIterator;
 import io.varve.core.base.InternalKey;
 import io.varve.core.base.Keys;
 import io.varve.core.base.ValueKind;
+import io.varve.core.rangedel.RangeDeletions;
 import io.varve.core.version.ReadView;
 
 import java.lang.foreign.MemorySegment;
@@ -32,6 +33,7 @@ final class DbIteratorImpl implements DbIterator {
     private final long sequence;
     private final MemorySegment lower;
     private final MemorySegment upper;
+    private final RangeDeletions rangeDeletions;
 
     private final AtomicBoolean released = new AtomicBoolean();
 
@@ -45,7 +47,8 @@ final class DbIteratorImpl implements DbIterator {
     private int savedValueLength;
 
     DbIteratorImpl(ReadPath owner, ReadView view, InternalIterator internal, long sequence, byte[] lower,
-                   byte[] upper) {
+                   byte[] upper, RangeDeletions rangeDeletions) {
+        this.rangeDeletions = rangeDeletions;
         this.owner = owner;
         this.gate = owner.gate();
         this.view = view;
@@ -251,7 +254,9 @@ final class DbIteratorImpl implements DbIterator {
                 if (upper != null && Keys.compare(key, upper) >= 0) {
                     break;
                 }
-                if (InternalKey.kindCode(trailer) == ValueKind.DELETE.code()) {
+                if (InternalKey.kindCode(trailer) == ValueKind.DELETE.code()
+                        || (!skipping || Keys.compare(key, savedKeySegment()) > 0)
+                        && rangeDeletions.hides(key, InternalKey.sequence(trailer))) {
                     saveKey(key);
                     skipping = true;
                 } else if (!skipping || Keys.compare(key, savedKeySegment()) > 0) {
@@ -280,7 +285,8 @@ final class DbIteratorImpl implements DbIterator {
                 if (lower != null && Keys.compare(key, lower) < 0) {
                     break;
                 }
-                if (InternalKey.kindCode(trailer) == ValueKind.DELETE.code()) {
+                if (InternalKey.kindCode(trailer) == ValueKind.DELETE.code()
+                        || rangeDeletions.hides(key, InternalKey.sequence(trailer))) {
                     haveEntry = false;
                 } else {
                     saveKey(key);

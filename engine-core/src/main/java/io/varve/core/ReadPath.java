@@ -6,6 +6,8 @@ import io.varve.core.base.Keys;
 import io.varve.core.base.LookupResult;
 import io.varve.core.iterator.MergingIterator;
 import io.varve.core.memtable.Memtable;
+import io.varve.core.rangedel.FragmentedTombstones;
+import io.varve.core.rangedel.RangeDeletions;
 import io.varve.core.sst.TableReader;
 import io.varve.core.version.LevelIterator;
 import io.varve.core.version.ReadView;
@@ -17,6 +19,7 @@ import io.varve.core.version.VersionSet;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -67,9 +70,23 @@ final class ReadPath {
         final LookupResult result = new LookupResult();
         final MemorySegment destination;
         byte[] array;
+        /** The newest sequence, at or below the read's, of a range tombstone seen so far covering the key. */
+        long covering;
 
         PointRead(MemorySegment destination) {
             this.destination = destination;
+        }
+
+        void cover(FragmentedTombstones tombstones, byte[] key, long readSequence) {
+            covering = Math.max(covering, tombstones.coveringSequence(key, readSequence));
+        }
+
+        /** The answer for a source that holds the key: its entry, unless a newer range tombstone hides it. */
+        long decide() {
+            if (result.status() != LookupResult.Status.FOUND || result.sequence() < covering) {
+                return -1;
+            }
+            return take();
         }
 
         /** Copies the found value out and returns its full length. */
@@ -165,17 +182,31 @@ final class ReadPath {
 
     private long lookup(ReadOptions options, ReadView view, long sequence, MemorySegment key, PointRead read) {
         LookupResult result = read.result;
+        // Range tombstones are checked per source on a heap copy of the key; most reads find none to check.
+        read.covering = 0;
+        byte[] keyBytes = null;
         // mutable() and immutables() rather than memtablesNewestFirst(), which copies into a new list.
-        if (view.mutable().get(key, sequence, result)) {
-            return result.status() == LookupResult.Status.FOUND ? read.take() : -1;
+        Memtable mutable = view.mutable();
+        if (mutable.rangeTombstoneCount() > 0) {
+            keyBytes = key.toArray(ValueLayout.JAVA_BYTE);
+            read.cover(mutable.rangeTombstones(), keyBytes, sequence);
+        }
+        if (mutable.get(key, sequence, result)) {
+            return read.decide();
         }
         List<Memtable> immutables = view.immutables();
         for (int i = 0; i < immutables.size(); i++) {
-            if (immutables.get(i).get(key, sequence, result)) {
-                return result.status() == LookupResult.Status.FOUND ? read.take() : -1;
+            Memtable memtable = immutables.get(i);
+            if (memtable.rangeTombstoneCount() > 0) {
+                keyBytes = keyBytes != null ? keyBytes : key.toArray(ValueLayout.JAVA_BYTE);
+                read.cover(memtable.rangeTombstones(), keyBytes, sequence);
+            }
+            if (memtable.get(key, sequence, result)) {
+                return read.decide();
             }
         }
         if (options != null && options.memtableOnly()) {
+            // Not decided even when a memtable tombstone covers the key: an ingested table can be newer.
             return ReadOptions.INCOMPLETE;
         }
         boolean cachedOnly = options != null && options.cachedOnly();
@@ -221,11 +252,11 @@ final class ReadPath {
             } else {
                 reader.get(key, sequence, read.result);
             }
-            return switch (read.result.status()) {
-                case FOUND -> read.take();
-                case DELETED -> -1;
-                case NOT_FOUND -> NOT_IN_TABLE;
-            };
+            FragmentedTombstones tombstones = reader.rangeTombstones();
+            if (!tombstones.isEmpty()) {
+                read.cover(tombstones, key.toArray(ValueLayout.JAVA_BYTE), sequence);
+            }
+            return read.result.status() == LookupResult.Status.NOT_FOUND ? NOT_IN_TABLE : read.decide();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } finally {
@@ -260,14 +291,17 @@ final class ReadPath {
             DbIteratorImpl iterator;
             try {
                 long sequence = readSequence(options);
+                RangeDeletions rangeDeletions = new RangeDeletions(sequence);
                 for (Memtable memtable : view.memtablesNewestFirst()) {
                     children.add(memtable.iterator());
+                    rangeDeletions.add(memtable.rangeTombstones());
                 }
                 Version version = view.version();
                 for (TableMeta table : version.level(0)) {
                     TableReader reader = tableCache.acquire(table);
                     try {
                         children.add(reader.newIterator());
+                        rangeDeletions.add(reader.rangeTombstones());
                     } finally {
                         reader.release();
                     }
@@ -275,10 +309,11 @@ final class ReadPath {
                 for (int level = 1; level < Version.NUM_LEVELS; level++) {
                     if (version.level(level).size() > 0) {
                         children.add(new LevelIterator(version.level(level), tableCache));
+                        addRangeTombstones(version.level(level), options, rangeDeletions);
                     }
                 }
                 iterator = new DbIteratorImpl(this, view, new MergingIterator(children), sequence,
-                        options.lowerBoundUnsafe(), options.upperBoundUnsafe());
+                        options.lowerBoundUnsafe(), options.upperBoundUnsafe(), rangeDeletions);
             } catch (RuntimeException e) {
                 children.forEach(InternalIterator::close);
                 view.release();
@@ -289,6 +324,28 @@ final class ReadPath {
             return iterator;
         } finally {
             gate.exit();
+        }
+    }
+
+    /**
+     * Gathers the range tombstones of a sorted level's tables within the iterator's bounds. The tables'
+     * readers stay in the table cache, so this mostly costs a lookup per table; a table's key range takes in
+     * its tombstones, so tables outside the bounds cannot hide anything the iterator returns.
+     */
+    private void addRangeTombstones(List<TableMeta> tables, ReadOptions options, RangeDeletions into) {
+        byte[] lower = options.lowerBoundUnsafe();
+        byte[] upper = options.upperBoundUnsafe();
+        for (int i = 0; i < tables.size(); i++) {
+            TableMeta table = tables.get(i);
+            if (!table.overlaps(lower, upper)) {
+                continue;
+            }
+            TableReader reader = tableCache.acquire(table);
+            try {
+                into.add(reader.rangeTombstones());
+            } finally {
+                reader.release();
+            }
         }
     }
 

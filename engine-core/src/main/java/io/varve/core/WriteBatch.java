@@ -5,6 +5,7 @@ import io.varve.core.batch.BatchBuilder;
 import io.varve.core.batch.BatchFormat;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -39,6 +40,34 @@ public final class WriteBatch {
         Objects.requireNonNull(key, "key");
         builder.add(ValueKind.DELETE, BatchFormat.DEFAULT_COLUMN_FAMILY, key, null);
         return this;
+    }
+
+    /**
+     * Deletes every key {@code k} with {@code begin <= k < end} (unsigned byte order) as of this batch's
+     * sequence, in one record whatever the number of keys in the range.
+     *
+     * @throws IllegalArgumentException if {@code begin >= end}
+     */
+    public WriteBatch deleteRange(byte[] begin, byte[] end) {
+        builder.add(ValueKind.RANGE_DELETE, BatchFormat.DEFAULT_COLUMN_FAMILY, rangeBegin(begin, end),
+                MemorySegment.ofArray(end));
+        return this;
+    }
+
+    /** {@link #deleteRange(byte[], byte[])} in {@code family}. */
+    public WriteBatch deleteRange(ColumnFamily family, byte[] begin, byte[] end) {
+        MemorySegment from = rangeBegin(begin, end);
+        builder.add(ValueKind.RANGE_DELETE, familyId(family), from, MemorySegment.ofArray(end));
+        return this;
+    }
+
+    static MemorySegment rangeBegin(byte[] begin, byte[] end) {
+        Objects.requireNonNull(begin, "begin");
+        Objects.requireNonNull(end, "end");
+        if (Arrays.compareUnsigned(begin, end) >= 0) {
+            throw new IllegalArgumentException("deleteRange needs begin < end");
+        }
+        return MemorySegment.ofArray(begin);
     }
 
     /** Number of operations in the batch. */

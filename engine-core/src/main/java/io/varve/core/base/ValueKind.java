@@ -8,9 +8,15 @@ public enum ValueKind {
     /** A tombstone: the key was deleted at this sequence. */
     DELETE(0),
     /** A value was written at this sequence. */
-    PUT(1);
+    PUT(1),
+    /**
+     * A range deletion: only in write batches, where the record's key is the range's inclusive begin and its
+     * value the exclusive end. Memtables and tables keep range tombstones apart from point entries, so this
+     * code never appears in an internal key's trailer.
+     */
+    RANGE_DELETE(2);
 
-    /** The largest code in use; seeks use it so that every kind at a sequence sorts after the seek key. */
+    /** The largest point-entry code in use; seeks use it so that every kind at a sequence sorts after the seek key. */
     public static final int MAX_CODE = 1;
 
     private final int code;
@@ -27,12 +33,18 @@ public enum ValueKind {
         return switch (code) {
             case 0 -> DELETE;
             case 1 -> PUT;
+            case 2 -> RANGE_DELETE;
             default -> throw new IllegalArgumentException("unknown value kind code " + code);
         };
     }
 
+    /** The kind of a point entry (in a memtable's skiplist or a table's blocks); null for any other code. */
+    public static ValueKind pointKindOrNull(int code) {
+        return code == 0 ? DELETE : code == 1 ? PUT : null;
+    }
+
     /** Like {@link #fromCode} but null for an unknown code, so decoders can report corruption themselves. */
     public static ValueKind fromCodeOrNull(int code) {
-        return code == 0 ? DELETE : code == 1 ? PUT : null;
+        return code == 0 ? DELETE : code == 1 ? PUT : code == 2 ? RANGE_DELETE : null;
     }
 }

@@ -64,6 +64,9 @@ public final class BatchReader {
         columnFamily = readVarint();
         key = readSlice(readVarint());
         value = BatchFormat.hasValue(kind) ? readSlice(readVarint()) : null;
+        if (kind == ValueKind.RANGE_DELETE && compareUnsigned(key, value) >= 0) {
+            throw new MalformedBatchException("range deletion " + index + " has begin >= end");
+        }
         index++;
         return true;
     }
@@ -80,7 +83,23 @@ public final class BatchReader {
         return key;
     }
 
-    /** The value of a PUT; null for a DELETE. */
+    /** Unsigned lexicographic order of two keys, the order of user keys everywhere. */
+    static int compareUnsigned(MemorySegment a, MemorySegment b) {
+        long at = a.mismatch(b);
+        if (at < 0) {
+            return 0;
+        }
+        if (at == a.byteSize()) {
+            return -1;
+        }
+        if (at == b.byteSize()) {
+            return 1;
+        }
+        return Integer.compare(Byte.toUnsignedInt(a.get(ValueLayout.JAVA_BYTE, at)),
+                Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, at)));
+    }
+
+    /** The value of a PUT, the end key of a RANGE_DELETE; null for a DELETE. */
     public MemorySegment value() {
         return value;
     }

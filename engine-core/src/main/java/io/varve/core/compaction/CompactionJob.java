@@ -7,6 +7,8 @@ import io.varve.core.base.ValueKind;
 import io.varve.base.fs.FileSystem;
 import io.varve.base.fs.WritableFile;
 import io.varve.core.iterator.MergingIterator;
+import io.varve.core.rangedel.FragmentedTombstones;
+import io.varve.core.rangedel.RangeTombstone;
 import io.varve.core.sst.TableOptions;
 import io.varve.core.sst.TableProperties;
 import io.varve.core.sst.TableReader;
@@ -30,7 +32,8 @@ import java.util.function.LongSupplier;
 /**
  * Runs one {@link Compaction}: merges its inputs and writes the surviving entries to new tables at the output
  * level, split at {@code targetFileSize} but never inside one user key's versions (a level's tables must not
- * share a user key).
+ * share a user key). Inputs with range tombstones give one output holding the surviving tombstones, whose
+ * key range is widened to take them in; split outputs would need clipped tombstones and exclusive bounds.
  *
  * <p>What is dropped, walking each user key's entries newest first:
  * <ul>
@@ -38,6 +41,8 @@ import java.util.function.LongSupplier;
  *       reader can reach it any more;</li>
  *   <li>a tombstone every snapshot sees, when no deeper level holds the key: there is nothing left for it
  *       to hide;</li>
+ *   <li>an entry covered by an input's range tombstone newer than it that even the oldest live snapshot sees;
+ *       and such a tombstone itself once no deeper level's table meets its range;</li>
  *   <li>what the compaction filter removes — only for a key's newest entry that no snapshot can see, so a
  *       filter never changes a snapshot's contents. A removal becomes a tombstone unless no deeper level
  *       holds the key.</li>
@@ -61,6 +66,7 @@ public final class CompactionJob {
 
     private final List<TableMeta> outputs = new ArrayList<>();
     private long entriesDropped;
+    private List<RangeTombstone> rangeTombstones = List.of();
 
     /**
      * @param oldestSnapshot the oldest sequence a reader may still read at (the visible sequence if no
@@ -102,6 +108,8 @@ public final class CompactionJob {
             if (compaction.outputLevelInputs().length > 0) {
                 children.add(new LevelIterator(compaction.outputLevelInputs(), tableCache));
             }
+            FragmentedTombstones inputTombstones = inputRangeTombstones();
+            rangeTombstones = survivingTombstones(inputTombstones);
             try (MergingIterator merged = new MergingIterator(children)) {
                 children.clear(); // the merging iterator closes them now
                 byte[] currentKey = null;
@@ -114,10 +122,20 @@ public final class CompactionJob {
                     if (newKey) {
                         currentKey = Keys.toArray(userKey);
                         lastSequenceForKey = Long.MAX_VALUE;
-                        if (out != null && out.writer.estimatedFileSize() >= targetFileSize) {
+                        // With range tombstones the output stays one table: its key range must take in
+                        // every tombstone without overlapping a sibling output.
+                        if (out != null && rangeTombstones.isEmpty()
+                                && out.writer.estimatedFileSize() >= targetFileSize) {
                             outputs.add(out.finish());
                             out = null;
                         }
+                    }
+                    if (!inputTombstones.isEmpty() && inputTombstones.coveringSequence(currentKey, oldestSnapshot)
+                            > sequence) {
+                        // A range tombstone every reader sees hides this entry (and the older ones after it).
+                        entriesDropped++;
+                        lastSequenceForKey = sequence;
+                        continue;
                     }
                     boolean isDelete = InternalKey.kindCode(trailer) == ValueKind.DELETE.code();
                     MemorySegment value = merged.value();
@@ -148,6 +166,15 @@ public final class CompactionJob {
                     }
                     out.writer.add(userKey, trailer, value);
                 }
+            }
+            if (out == null && !rangeTombstones.isEmpty()) {
+                // Every point entry was dropped, but the tombstones may still hide keys in deeper levels. A
+                // table needs a point entry: deleting the first fragment's begin at its own sequence deletes
+                // nothing the fragment does not.
+                RangeTombstone first = rangeTombstones.getFirst();
+                out = new Output(fileNumbers.getAsLong());
+                out.writer.add(MemorySegment.ofArray(first.begin()),
+                        InternalKey.trailer(first.sequence(), ValueKind.DELETE), MemorySegment.NULL);
             }
             if (out != null) {
                 outputs.add(out.finish());
@@ -186,6 +213,50 @@ public final class CompactionJob {
         return entriesDropped;
     }
 
+    /** The inputs' range tombstones, fragmented together. */
+    private FragmentedTombstones inputRangeTombstones() {
+        List<RangeTombstone> all = new ArrayList<>();
+        for (TableMeta[] tables : List.of(compaction.inputs(),
+                compaction.outputLevelInputs())) {
+            for (TableMeta table : tables) {
+                TableReader reader = tableCache.acquire(table);
+                try {
+                    all.addAll(reader.rangeTombstones().fragments());
+                } finally {
+                    reader.release();
+                }
+            }
+        }
+        return FragmentedTombstones.of(all);
+    }
+
+    /**
+     * The fragments the outputs keep. One that every reader sees (at or below the oldest snapshot) and that no
+     * deeper level's table overlaps has nothing left to hide: the entries it covers in this compaction are
+     * dropped, and anything newer elsewhere is newer than it. Every other fragment is kept.
+     */
+    private List<RangeTombstone> survivingTombstones(FragmentedTombstones tombstones) {
+        List<RangeTombstone> kept = new ArrayList<>();
+        for (RangeTombstone t : tombstones.fragments()) {
+            if (t.sequence() > oldestSnapshot || !isBottommostFor(t.begin(), t.end())) {
+                kept.add(t);
+            }
+        }
+        return kept;
+    }
+
+    /** No level below the output level has a table whose range meets {@code [begin, end]}. */
+    private boolean isBottommostFor(byte[] begin, byte[] end) {
+        for (int level = compaction.outputLevel() + 1; level < Version.NUM_LEVELS; level++) {
+            for (TableMeta table : version.level(level)) {
+                if (table.overlaps(begin, end)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
     private InternalIterator iterator(TableMeta table) {
         TableReader reader = tableCache.acquire(table);
         try {
@@ -220,10 +291,12 @@ public final class CompactionJob {
 
         TableMeta finish() throws IOException {
             try {
+                writer.addRangeTombstones(rangeTombstones);
                 TableProperties p = writer.finish();
                 writer.sync();
                 return new TableMeta(number, p.fileSize(), p.smallestUserKey(), p.smallestTrailer(),
-                        p.largestUserKey(), p.largestTrailer(), p.smallestSequence(), p.largestSequence(), -1);
+                        p.largestUserKey(), p.largestTrailer(), p.smallestSequence(), p.largestSequence(), -1)
+                        .widenedTo(rangeTombstones);
             } finally {
                 writer.close();
             }

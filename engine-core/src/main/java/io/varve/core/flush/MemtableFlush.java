@@ -9,7 +9,13 @@ import io.varve.core.sst.TableProperties;
 import io.varve.core.sst.TableWriter;
 import io.varve.core.version.TableMeta;
 
+import io.varve.core.base.InternalKey;
+import io.varve.core.base.ValueKind;
+import io.varve.core.rangedel.RangeTombstone;
+
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
 import java.nio.file.Path;
 import java.util.function.UnaryOperator;
 
@@ -38,12 +44,23 @@ public final class MemtableFlush {
             return null;
         }
         TableProperties properties;
+        List<RangeTombstone> rangeTombstones = memtable.rangeTombstones().fragments();
         try (WritableFile file = wrap.apply(fs.create(path)); InternalIterator it = memtable.iterator()) {
             TableWriter writer = new TableWriter(file, options);
             boolean finished = false;
             try {
                 for (it.seekToFirst(); it.valid(); it.next()) {
                     writer.add(it.userKey(), it.trailer(), it.value());
+                }
+                if (!rangeTombstones.isEmpty()) {
+                    if (writer.entryCount() == 0) {
+                        // A table needs a point entry; deleting the first fragment's begin at the fragment's
+                        // own sequence deletes nothing the fragment does not.
+                        RangeTombstone first = rangeTombstones.getFirst();
+                        writer.add(MemorySegment.ofArray(first.begin()),
+                                InternalKey.trailer(first.sequence(), ValueKind.DELETE), MemorySegment.NULL);
+                    }
+                    writer.addRangeTombstones(rangeTombstones);
                 }
                 properties = writer.finish();
                 writer.sync();
@@ -63,6 +80,6 @@ public final class MemtableFlush {
         }
         return new TableMeta(fileNumber, properties.fileSize(), properties.smallestUserKey(),
                 properties.smallestTrailer(), properties.largestUserKey(), properties.largestTrailer(),
-                properties.smallestSequence(), properties.largestSequence(), -1);
+                properties.smallestSequence(), properties.largestSequence(), -1).widenedTo(rangeTombstones);
     }
 }

@@ -9,7 +9,10 @@ import static io.varve.core.memtable.SkiplistNodeLayout.NIL;
 import io.varve.core.base.InternalIterator;
 import io.varve.core.base.InternalKey;
 import io.varve.core.base.ValueKind;
+import io.varve.core.rangedel.FragmentedTombstones;
+import io.varve.core.rangedel.RangeTombstone;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * The in-memory write buffer: a sorted set of internal entries (user key, trailer, value) in internal-key order
@@ -78,6 +81,7 @@ public final class Memtable {
     /** The largest node that fits in this memtable when it is empty. */
     private final long largestNodeSize;
     private final RefCount references = new RefCount("memtable");
+    private final MemtableTombstones tombstones = new MemtableTombstones();
 
     /**
      * @param capacityBytes size of the off-heap segment, at least {@link #MIN_CAPACITY}, below
@@ -124,13 +128,26 @@ public final class Memtable {
      */
     public boolean add(MemorySegment userKey, long trailer, MemorySegment value) {
         requireLive();
-        if (ValueKind.fromCodeOrNull(InternalKey.kindCode(trailer)) == null) {
+        ValueKind kind = ValueKind.fromCodeOrNull(InternalKey.kindCode(trailer));
+        if (kind == null) {
             throw new IllegalArgumentException("unknown value kind code " + InternalKey.kindCode(trailer));
         }
         if (Skiplist.maxNodeSize(userKey.byteSize(), value.byteSize()) > largestNodeSize) {
             throw new IllegalArgumentException("entry of " + userKey.byteSize() + " key bytes and "
                     + value.byteSize() + " value bytes can never fit in a memtable of " + arena.capacity()
                     + " bytes");
+        }
+        if (kind == ValueKind.RANGE_DELETE) {
+            // A range deletion from a write batch: the key is the range's begin, the value its end. It lives
+            // on the heap but is charged to the arena like a one-level node, so range deletions fill the
+            // memtable and rotate it like any write, bounding the tombstones one memtable holds.
+            if (arena.allocate(SkiplistNodeLayout.nodeSize(1, userKey.byteSize(), value.byteSize()))
+                    == MemtableArena.NO_ROOM) {
+                return false;
+            }
+            tombstones.add(new RangeTombstone(userKey.toArray(ValueLayout.JAVA_BYTE),
+                    value.toArray(ValueLayout.JAVA_BYTE), InternalKey.sequence(trailer)));
+            return true;
         }
         int node = list.insert(userKey, trailer, value);
         if (node == NIL) {
@@ -170,6 +187,7 @@ public final class Memtable {
         switch (ValueKind.fromCode(InternalKey.kindCode(trailer))) {
             case DELETE -> out.setDeleted(trailer);
             case PUT -> out.setFound(trailer, list.memory(), list.valueOffset(node), list.valueLength(node));
+            case RANGE_DELETE -> throw new IllegalStateException("range deletion stored as a point entry");
         }
         return true;
     }
@@ -199,7 +217,20 @@ public final class Memtable {
     }
 
     public boolean isEmpty() {
-        return entryCount() == 0;
+        return entryCount() == 0 && tombstones.count() == 0;
+    }
+
+    /**
+     * This memtable's range tombstones, fragmented; readers filter by sequence
+     * ({@link FragmentedTombstones#coveringSequence}), so tombstones newer than a reader's sequence stay unseen.
+     */
+    public FragmentedTombstones rangeTombstones() {
+        return tombstones.fragmented();
+    }
+
+    /** Range deletions added so far. */
+    public int rangeTombstoneCount() {
+        return tombstones.count();
     }
 
     /**

@@ -263,7 +263,7 @@ final class BlockIterator {
         MemorySegment.copy(data, ValueLayout.JAVA_BYTE, cursor, key, sharedBytes, unsharedBytes);
         keyLength = (int) newKeyLength;
         long stored = InternalKeys.readTrailer(key, keyLength - TableFormat.KEY_TRAILER_SIZE);
-        if (checkKinds && ValueKind.fromCodeOrNull((int) (stored & 0xFF)) == null) {
+        if (checkKinds && ValueKind.pointKindOrNull((int) (stored & 0xFF)) == null) {
             throw block.corruption("entry at block offset " + position + " has unknown kind " + (stored & 0xFF));
         }
         trailer = InternalKeys.present(stored, globalSequence);

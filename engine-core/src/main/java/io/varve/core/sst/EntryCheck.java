@@ -122,7 +122,7 @@ final class EntryCheck {
         key = into;
         keyLength = length;
         long stored = InternalKeys.readTrailer(key, length - TableFormat.KEY_TRAILER_SIZE);
-        if (ValueKind.fromCodeOrNull((int) (stored & 0xFF)) == null) {
+        if (ValueKind.pointKindOrNull((int) (stored & 0xFF)) == null) {
             throw corruption("entry at block offset " + position + " has unknown kind " + (stored & 0xFF));
         }
         trailer = InternalKeys.present(stored, globalSequence);

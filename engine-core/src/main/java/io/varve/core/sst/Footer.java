@@ -59,9 +59,10 @@ record Footer(BlockHandle index, BlockHandle filter, BlockHandle properties) {
             throw new CorruptionException(path, start, "footer checksum mismatch");
         }
         int version = file.get(Block.FIXED32, start + FOOTER_VERSION);
-        if (version != FORMAT_VERSION) {
+        if (version < TableFormat.OLDEST_READABLE_VERSION || version > FORMAT_VERSION) {
             throw new CorruptionException(path, start + FOOTER_VERSION, "unsupported table format version "
-                    + version + " (this reader knows " + FORMAT_VERSION + ")");
+                    + version + " (this reader knows " + TableFormat.OLDEST_READABLE_VERSION + " to "
+                    + FORMAT_VERSION + ")");
         }
         BlockHandle index = handle(file, start, FOOTER_INDEX_OFFSET, FOOTER_INDEX_SIZE, path);
         BlockHandle filter = handle(file, start, FOOTER_FILTER_OFFSET, FOOTER_FILTER_SIZE, path);

@@ -79,7 +79,7 @@ final class InternalKeys {
 
     /** A human-readable rendering for error messages: printable ASCII as is, other bytes as \xNN. */
     static String describe(MemorySegment userKey, long trailer) {
-        ValueKind valueKind = ValueKind.fromCodeOrNull(InternalKey.kindCode(trailer));
+        ValueKind valueKind = ValueKind.pointKindOrNull(InternalKey.kindCode(trailer));
         String kind = valueKind == null ? "kind " + InternalKey.kindCode(trailer) : valueKind.name();
         return "'" + describeBytes(userKey) + "' @ seq " + InternalKey.sequence(trailer) + " " + kind;
     }

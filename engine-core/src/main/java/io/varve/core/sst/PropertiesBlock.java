@@ -10,7 +10,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import io.varve.core.rangedel.RangeTombstone;
 
 /**
  * Encodes and decodes the properties block: a sequence of records
@@ -24,6 +26,11 @@ final class PropertiesBlock {
     }
 
     static byte[] encode(TableProperties p) {
+        return encode(p, List.of());
+    }
+
+    /** With the table's range tombstones as the {@link TableFormat#PROP_RANGE_DELETIONS} property, if any. */
+    static byte[] encode(TableProperties p, List<RangeTombstone> rangeDeletions) {
         ByteBuilder out = new ByteBuilder(512);
         putNumber(out, PROP_ENTRIES, p.entryCount);
         putNumber(out, PROP_DELETIONS, p.deletionCount);
@@ -45,6 +52,9 @@ final class PropertiesBlock {
         if (p.columnFamily != null) {
             putBytes(out, PROP_COLUMN_FAMILY, p.columnFamily.getBytes(StandardCharsets.UTF_8));
         }
+        if (!rangeDeletions.isEmpty()) {
+            putBytes(out, TableFormat.PROP_RANGE_DELETIONS, RangeDeletionBlock.encode(rangeDeletions));
+        }
         return out.toArray();
     }
 
@@ -53,6 +63,44 @@ final class PropertiesBlock {
      * {@code blockOffset}.
      */
     static TableProperties decode(MemorySegment contents, long fileSize, Path file, long blockOffset)
+            throws CorruptionException {
+        Map<String, MemorySegment> values = values(contents, file, blockOffset);
+        Reader r = new Reader(values, file, blockOffset);
+        byte[] smallest = r.bytes(PROP_SMALLEST_KEY);
+        byte[] largest = r.bytes(PROP_LARGEST_KEY);
+        if (smallest.length < KEY_TRAILER_SIZE || largest.length < KEY_TRAILER_SIZE) {
+            throw new CorruptionException(file, blockOffset, "smallest or largest key shorter than a trailer");
+        }
+        TableProperties properties = new TableProperties(
+                r.number(PROP_ENTRIES), r.number(PROP_DELETIONS),
+                Arrays.copyOf(smallest, smallest.length - KEY_TRAILER_SIZE),
+                InternalKeys.readTrailer(smallest, smallest.length - KEY_TRAILER_SIZE),
+                Arrays.copyOf(largest, largest.length - KEY_TRAILER_SIZE),
+                InternalKeys.readTrailer(largest, largest.length - KEY_TRAILER_SIZE),
+                r.number(PROP_SMALLEST_SEQUENCE), r.number(PROP_LARGEST_SEQUENCE),
+                r.number(PROP_RAW_KEY_BYTES), r.number(PROP_RAW_VALUE_BYTES),
+                r.number(PROP_DATA_BLOCKS), r.number(PROP_COMPRESSED_DATA_BLOCKS),
+                r.number(PROP_DATA_BYTES), r.number(PROP_UNCOMPRESSED_DATA_BYTES),
+                r.smallInt(PROP_BLOOM_BITS_PER_KEY), r.smallInt(PROP_BLOCK_SIZE),
+                r.smallInt(PROP_RESTART_INTERVAL), r.number(PROP_CREATION_TIME),
+                new String(r.bytes(PROP_CREATOR), StandardCharsets.UTF_8), r.optionalText(PROP_COLUMN_FAMILY),
+                fileSize);
+        if (properties.entryCount < 1 || properties.deletionCount > properties.entryCount
+                || !properties.sequencesConsistent() || properties.dataBlockCount < 1
+                || properties.compressedDataBlockCount > properties.dataBlockCount) {
+            throw new CorruptionException(file, blockOffset, "inconsistent properties: " + properties);
+        }
+        return properties;
+    }
+
+    /** The range tombstones a version-2 table records; empty when it records none. */
+    static List<RangeTombstone> rangeDeletions(MemorySegment contents, Path file, long blockOffset)
+            throws CorruptionException {
+        MemorySegment value = values(contents, file, blockOffset).get(TableFormat.PROP_RANGE_DELETIONS);
+        return value == null ? List.of() : RangeDeletionBlock.decode(value, file, blockOffset);
+    }
+
+    private static Map<String, MemorySegment> values(MemorySegment contents, Path file, long blockOffset)
             throws CorruptionException {
         Map<String, MemorySegment> values = new HashMap<>();
         long position = 0;
@@ -83,32 +131,7 @@ final class PropertiesBlock {
             }
             position = valueEnd;
         }
-        Reader r = new Reader(values, file, blockOffset);
-        byte[] smallest = r.bytes(PROP_SMALLEST_KEY);
-        byte[] largest = r.bytes(PROP_LARGEST_KEY);
-        if (smallest.length < KEY_TRAILER_SIZE || largest.length < KEY_TRAILER_SIZE) {
-            throw new CorruptionException(file, blockOffset, "smallest or largest key shorter than a trailer");
-        }
-        TableProperties properties = new TableProperties(
-                r.number(PROP_ENTRIES), r.number(PROP_DELETIONS),
-                Arrays.copyOf(smallest, smallest.length - KEY_TRAILER_SIZE),
-                InternalKeys.readTrailer(smallest, smallest.length - KEY_TRAILER_SIZE),
-                Arrays.copyOf(largest, largest.length - KEY_TRAILER_SIZE),
-                InternalKeys.readTrailer(largest, largest.length - KEY_TRAILER_SIZE),
-                r.number(PROP_SMALLEST_SEQUENCE), r.number(PROP_LARGEST_SEQUENCE),
-                r.number(PROP_RAW_KEY_BYTES), r.number(PROP_RAW_VALUE_BYTES),
-                r.number(PROP_DATA_BLOCKS), r.number(PROP_COMPRESSED_DATA_BLOCKS),
-                r.number(PROP_DATA_BYTES), r.number(PROP_UNCOMPRESSED_DATA_BYTES),
-                r.smallInt(PROP_BLOOM_BITS_PER_KEY), r.smallInt(PROP_BLOCK_SIZE),
-                r.smallInt(PROP_RESTART_INTERVAL), r.number(PROP_CREATION_TIME),
-                new String(r.bytes(PROP_CREATOR), StandardCharsets.UTF_8), r.optionalText(PROP_COLUMN_FAMILY),
-                fileSize);
-        if (properties.entryCount < 1 || properties.deletionCount > properties.entryCount
-                || !properties.sequencesConsistent() || properties.dataBlockCount < 1
-                || properties.compressedDataBlockCount > properties.dataBlockCount) {
-            throw new CorruptionException(file, blockOffset, "inconsistent properties: " + properties);
-        }
-        return properties;
+        return values;
     }
 
     private static byte[] internalKey(byte[] userKey, long trailer) {

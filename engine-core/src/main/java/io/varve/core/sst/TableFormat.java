@@ -46,8 +46,10 @@ final class TableFormat {
 
     // ---- File -------------------------------------------------------------------------------------------
 
-    /** The only layout this code writes and reads. */
-    public static final int FORMAT_VERSION = 1;
+    /** The layout this code writes: version 1 plus the optional range-deletion property. */
+    public static final int FORMAT_VERSION = 2;
+    /** The oldest layout this code still reads; version 1 has no range deletions. */
+    public static final int OLDEST_READABLE_VERSION = 1;
 
     /**
      * The last 8 bytes of every table: the ASCII bytes {@code "VARVESST"} in file order, which is this value
@@ -147,8 +149,11 @@ final class TableFormat {
      */
     public static final String PROP_COLUMN_FAMILY = "varve.column.family";
 
+    /** Optional (version 2): the table's range tombstones, encoded by {@link RangeDeletionBlock}. */
+    public static final String PROP_RANGE_DELETIONS = "varve.range.deletions";
+
     /** Value of {@link #PROP_CREATOR} written by this code. */
-    public static final String CREATOR = "varve engine-core table writer, format 1";
+    public static final String CREATOR = "varve engine-core table writer, format 2";
 
     // ---- Defaults and writer policy (not part of the stored layout) --------------------------------------
 

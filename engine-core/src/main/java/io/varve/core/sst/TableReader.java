@@ -11,6 +11,7 @@ import io.varve.core.base.CpuSlice;
 import io.varve.core.base.InternalIterator;
 import io.varve.core.base.InternalKey;
 import io.varve.core.base.ValueKind;
+import io.varve.core.rangedel.FragmentedTombstones;
 import io.varve.base.fs.ReadableFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -95,6 +96,7 @@ public final class TableReader {
      */
     private final Block[] inPlaceBlocks;
     private final RefCount references;
+    private final FragmentedTombstones rangeTombstones;
 
     /** Opens a table presenting sequences as stored. See {@link #open(ReadableFile, Path, long, BlockCache, long)}. */
     public static TableReader open(ReadableFile file, Path path, long fileNumber, BlockCache cache)
@@ -211,6 +213,8 @@ public final class TableReader {
         this.properties = PropertiesBlock.decode(readMetaBlock(propertiesHandle), map.byteSize(), path,
                 propertiesHandle.offset());
         this.propertiesOffset = propertiesHandle.offset();
+        this.rangeTombstones = FragmentedTombstones.of(PropertiesBlock.rangeDeletions(
+                readMetaBlock(propertiesHandle), path, propertiesHandle.offset()));
         if (footer.hasFilter() != (properties.bloomBitsPerKey() > 0)) {
             throw new CorruptionException(path, propertiesHandle.offset(), "filter presence disagrees with "
                     + "bloom bits per key " + properties.bloomBitsPerKey());
@@ -274,6 +278,11 @@ public final class TableReader {
     }
 
     // ---- Reads -----------------------------------------------------------------------------------------
+
+    /** The table's range tombstones, fragmented; empty for tables without any. */
+    public FragmentedTombstones rangeTombstones() {
+        return rangeTombstones;
+    }
 
     public TableProperties properties() {
         return properties;

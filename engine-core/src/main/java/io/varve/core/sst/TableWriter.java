@@ -4,12 +4,16 @@ import io.varve.base.Checksums;
 import io.varve.base.Varint;
 import io.varve.core.base.InternalKey;
 import io.varve.core.base.ValueKind;
+import io.varve.core.rangedel.FragmentedTombstones;
+import io.varve.core.rangedel.RangeTombstone;
 import io.varve.base.fs.WritableFile;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import java.util.zip.CRC32C;
 
@@ -60,6 +64,7 @@ public final class TableWriter implements AutoCloseable {
     private String columnFamily;
 
     private long entryCount;
+    private final List<RangeTombstone> rangeTombstones = new ArrayList<>();
     private long deletionCount;
     private byte[] smallestKey;
     private long smallestSequence = Long.MAX_VALUE;
@@ -96,7 +101,7 @@ public final class TableWriter implements AutoCloseable {
      */
     public void add(MemorySegment userKey, long trailer, MemorySegment value) throws IOException {
         requireState(State.OPEN);
-        ValueKind kind = ValueKind.fromCodeOrNull(InternalKey.kindCode(trailer));
+        ValueKind kind = ValueKind.pointKindOrNull(InternalKey.kindCode(trailer));
         if (kind == null) {
             throw new IllegalArgumentException("unknown value kind " + InternalKey.kindCode(trailer) + " in "
                     + InternalKeys.describe(userKey, trailer));
@@ -154,6 +159,21 @@ public final class TableWriter implements AutoCloseable {
         }
     }
 
+    /**
+     * Records range tombstones in the table (fragments, as {@link FragmentedTombstones#fragments()} gives
+     * them). A table still needs at least one point entry; callers that have only tombstones add a point
+     * deletion of a fragment's begin at its sequence, which deletes nothing the fragment does not.
+     */
+    public void addRangeTombstones(List<RangeTombstone> fragments) {
+        requireState(State.OPEN);
+        for (RangeTombstone t : fragments) {
+            // Level-0 order and ingestion placement go by a table's sequences: its tombstones count too.
+            smallestSequence = Math.min(smallestSequence, t.sequence());
+            largestSequence = Math.max(largestSequence, t.sequence());
+            rangeTombstones.add(t);
+        }
+    }
+
     /** Entries added so far. */
     public long entryCount() {
         return entryCount;
@@ -199,7 +219,7 @@ public final class TableWriter implements AutoCloseable {
                 filter = writeBlock(bits, bits.length, false);
             }
             TableProperties properties = buildProperties();
-            byte[] encodedProperties = PropertiesBlock.encode(properties);
+            byte[] encodedProperties = PropertiesBlock.encode(properties, rangeTombstones);
             BlockHandle propertiesHandle = writeBlock(encodedProperties, encodedProperties.length, false);
             ByteBuilder index = indexBlock.finish();
             BlockHandle indexHandle = writeBlock(index.array(), index.size(), false);

@@ -3,7 +3,10 @@ package io.varve.core.version;
 import io.varve.core.base.Keys;
 
 import java.lang.foreign.MemorySegment;
+import io.varve.core.rangedel.RangeTombstone;
+
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * What a version knows about one table file: its number, size, key range and sequence range. Immutable.
@@ -13,6 +16,10 @@ import java.util.Arrays;
 public record TableMeta(long fileNumber, long fileSize, byte[] smallestKey, long smallestTrailer,
                         byte[] largestKey, long largestTrailer, long smallestSequence, long largestSequence,
                         long globalSequence) {
+
+    /** Trailers sort descending: all ones sorts before, and zero after, every entry of a user key. */
+    private static final long FIRST_TRAILER = -1L;
+    private static final long LAST_TRAILER = 0L;
 
     public TableMeta {
         if (fileNumber <= 0) {
@@ -31,6 +38,30 @@ public record TableMeta(long fileNumber, long fileSize, byte[] smallestKey, long
     public boolean overlaps(byte[] begin, byte[] end) {
         return (end == null || Keys.compare(smallestKey, end) <= 0)
                 && (begin == null || Keys.compare(largestKey, begin) >= 0);
+    }
+
+    /**
+     * This table's description with its key range widened to take in its range tombstones, so that level
+     * lookups and compaction picking find them. An end key is exclusive, but the range records it as the
+     * largest key (with the trailer that sorts last): it may include one key too many, never one too few.
+     */
+    public TableMeta widenedTo(List<RangeTombstone> tombstones) {
+        byte[] smallest = smallestKey;
+        long smallestAt = smallestTrailer;
+        byte[] largest = largestKey;
+        long largestAt = largestTrailer;
+        for (RangeTombstone t : tombstones) {
+            if (Keys.compare(t.begin(), smallest) < 0) {
+                smallest = t.begin();
+                smallestAt = FIRST_TRAILER;
+            }
+            if (Keys.compare(t.end(), largest) > 0) {
+                largest = t.end();
+                largestAt = LAST_TRAILER;
+            }
+        }
+        return new TableMeta(fileNumber, fileSize, smallest, smallestAt, largest, largestAt, smallestSequence,
+                largestSequence, globalSequence);
     }
 
     /** The newest sequence a read of this table can see, global sequence applied. */

@@ -48,7 +48,7 @@ class MemtableModelProperties {
 
     @Provide
     Arbitrary<List<Write>> writes() {
-        Arbitrary<ValueKind> kinds = Arbitraries.of(ValueKind.class);
+        Arbitrary<ValueKind> kinds = Arbitraries.of(ValueKind.DELETE, ValueKind.PUT);
         Arbitrary<byte[]> values = Arbitraries.bytes().array(byte[].class).ofMaxSize(40);
         return Combinators.combine(userKeys(), Arbitraries.integers().between(0, 2), kinds, values)
                 .as(Write::new)

@@ -190,14 +190,14 @@ class TableCorruptionTest {
         int footerStart = file.length - TableFormat.FOOTER_SIZE;
         ByteBuffer footer = ByteBuffer.wrap(file, footerStart, TableFormat.FOOTER_SIZE).slice()
                 .order(ByteOrder.LITTLE_ENDIAN);
-        footer.putInt(TableFormat.FOOTER_VERSION, 2);
+        footer.putInt(TableFormat.FOOTER_VERSION, TableFormat.FORMAT_VERSION + 1);
         // A well-formed footer of a future version: checksum recomputed, so only the version is wrong.
         footer.putInt(TableFormat.FOOTER_CHECKSUM,
                 Checksums.mask(Checksums.crc32c(file, footerStart, TableFormat.FOOTER_CHECKSUM)));
         overwrite(fs, PATH, file);
         CorruptionException e = assertThrows(CorruptionException.class, () -> open(fs, PATH, 1, null));
         assertEquals(footerStart + TableFormat.FOOTER_VERSION, e.offset());
-        assertTrue(e.getMessage().contains("version 2"), e.getMessage());
+        assertTrue(e.getMessage().contains("version " + (TableFormat.FORMAT_VERSION + 1)), e.getMessage());
     }
 
     @Test

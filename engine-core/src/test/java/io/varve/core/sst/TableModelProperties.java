@@ -224,7 +224,7 @@ class TableModelProperties {
     @Provide
     Arbitrary<List<Entry>> entries() {
         Arbitrary<Entry> version = Combinators.combine(userKeys(), Arbitraries.longs().between(0, 60),
-                        Arbitraries.of(ValueKind.class), values())
+                        Arbitraries.of(ValueKind.DELETE, ValueKind.PUT), values())
                 .as((key, sequence, kind, value) -> new Entry(key, InternalKey.trailer(sequence, kind),
                         kind == ValueKind.PUT ? value : new byte[0]));
         // Many versions per key: pick a key, then several versions of it.

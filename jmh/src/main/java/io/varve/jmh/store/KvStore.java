@@ -45,6 +45,14 @@ public interface KvStore extends AutoCloseable {
         return values;
     }
 
+    /**
+     * Deletes every key in {@code [begin, end)} with the engine's range deletion. LevelDB-java has none, and
+     * emulating it key by key would measure something else, so it throws there.
+     */
+    default void deleteRange(byte[] begin, byte[] end) {
+        throw new UnsupportedOperationException(name() + " has no range deletion");
+    }
+
     /** A reusable batch for {@link #write}. Close it when done. */
     KvBatch newBatch();
 

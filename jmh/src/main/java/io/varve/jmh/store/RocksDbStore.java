@@ -76,6 +76,15 @@ final class RocksDbStore implements KvStore {
     }
 
     @Override
+    public void deleteRange(byte[] begin, byte[] end) {
+        try {
+            db.deleteRange(async, begin, end);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
     public void delete(byte[] key, boolean synced) {
         try {
             db.delete(synced ? sync : async, key);

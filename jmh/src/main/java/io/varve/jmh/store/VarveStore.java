@@ -49,6 +49,11 @@ final class VarveStore implements KvStore {
     }
 
     @Override
+    public void deleteRange(byte[] begin, byte[] end) {
+        db.deleteRange(begin, end);
+    }
+
+    @Override
     public void delete(byte[] key, boolean sync) {
         db.delete(sync ? WriteOptions.SYNC : WriteOptions.DEFAULT, key);
     }
