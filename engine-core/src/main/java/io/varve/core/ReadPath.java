@@ -265,17 +265,18 @@ final class ReadPath {
     }
 
     /**
-     * The sequence of the newest entry of {@code key} (a value or a deletion) visible now, or 0 when it has
-     * none: how an optimistic transaction learns that someone wrote a key after its snapshot. Compaction
+     * The sequence of the newest entry of {@code key} (a value, a deletion or a range deletion covering it)
+     * visible now, or 0 when it has none: how an optimistic transaction learns that someone wrote a key after its snapshot. Compaction
      * keeps the sequences of entries newer than the oldest snapshot, which the transaction holds.
      */
     long newestSequence(int family, byte[] key) {
         PointRead read = new PointRead(null);
         long found = lookup(null, family, MemorySegment.ofArray(key), read);
+        // A range deletion covering the key is a write to it too.
         if (found == -1 && read.result.status() == LookupResult.Status.NOT_FOUND) {
-            return 0;
+            return read.covering;
         }
-        return InternalKey.sequence(read.result.trailer());
+        return Math.max(InternalKey.sequence(read.result.trailer()), read.covering);
     }
 
     DbIterator iterator(ReadOptions options, int family) {

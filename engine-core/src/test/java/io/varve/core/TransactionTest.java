@@ -112,6 +112,17 @@ class TransactionTest {
     }
 
     @Test
+    void aRangeDeletionCoveringATrackedKeyIsAConflict() {
+        db.put(b("m"), b("1"));
+        Transaction t = db.beginTransaction();
+        t.getForUpdate(b("m"));
+        db.deleteRange(b("a"), b("z"));
+        t.put(b("m"), b("2"));
+        assertThrows(TransactionConflictException.class, t::commit);
+        assertNull(db.get(b("m")));
+    }
+
+    @Test
     void theFirstOfTwoOptimisticTransactionsOnAKeyWins() {
         Transaction first = db.beginTransaction();
         Transaction second = db.beginTransaction();
