@@ -3,6 +3,7 @@ package io.varve.core;
 import io.varve.base.fs.FileSystem;
 import io.varve.base.fs.ReadableFile;
 import io.varve.base.fs.WritableFile;
+import io.varve.core.version.PinnedState;
 import io.varve.core.version.TableMeta;
 import io.varve.core.version.Version;
 import io.varve.core.version.VersionSet;
@@ -77,7 +78,7 @@ final class Checkpoint {
         }
         List<OpenLog> logs = openLogs();
         try {
-            VersionSet.PinnedState state = versions.pinState();
+            PinnedState state = versions.pinState();
             try {
                 fs.createDirectories(target);
                 // Until CURRENT exists, this marker makes Db.open refuse the directory instead of opening
@@ -86,7 +87,7 @@ final class Checkpoint {
                     marker.sync();
                 }
                 fs.syncDirectory(target);
-                for (VersionSet.PinnedFamily family : state.families()) {
+                for (PinnedState.Family family : state.families()) {
                     for (int level = 0; level < Version.NUM_LEVELS; level++) {
                         for (TableMeta table : family.version().level(level)) {
                             linkOrCopy(DbFiles.table(source, table.fileNumber()),
@@ -109,7 +110,7 @@ final class Checkpoint {
                     }
                 }
                 fs.syncDirectory(target);
-                VersionSet.writeManifest(fs, target, state.nextFileNumber(), state);
+                state.writeManifest(fs, target, state.nextFileNumber());
                 fs.delete(target.resolve(DbFiles.PARTIAL));
                 fs.syncDirectory(target);
             } finally {

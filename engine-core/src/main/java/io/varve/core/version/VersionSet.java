@@ -594,23 +594,6 @@ public final class VersionSet implements AutoCloseable {
         }
     }
 
-    /** One family as a checkpoint copies it: its current version is retained until the state is released. */
-    public record PinnedFamily(int id, String name, long logNumber, Version version) {
-    }
-
-    /** Every live family at one manifest state, for a checkpoint; {@link #release()} unpins the versions. */
-    public record PinnedState(long lastSequence, long nextFileNumber, int nextFamilyId, List<PinnedFamily> families) {
-
-        /** Logs numbered below this hold nothing of any family that is not in these tables. */
-        public long logNumber() {
-            return families.stream().mapToLong(PinnedFamily::logNumber).min().orElse(0);
-        }
-
-        public void release() {
-            families.forEach(f -> f.version().release());
-        }
-    }
-
     /**
      * Every live family's current version, log number and the counters, all taken under the manifest lock so
      * they describe one state (one flush's edits for all families land together). The versions are retained:
@@ -620,46 +603,17 @@ public final class VersionSet implements AutoCloseable {
         manifestLock.lock();
         try {
             checkOpen();
-            List<PinnedFamily> pinned = new ArrayList<>();
+            List<PinnedState.Family> pinned = new ArrayList<>();
             for (ColumnFamilyVersions family : families) {
                 if (family != null) {
                     family.currentVersion.retain();
-                    pinned.add(new PinnedFamily(family.id, family.name, family.logNumber, family.currentVersion));
+                    pinned.add(new PinnedState.Family(family.id, family.name, family.logNumber, family.currentVersion));
                 }
             }
             return new PinnedState(lastSequence, nextFileNumber.get(), nextFamilyId, pinned);
         } finally {
             manifestLock.unlock();
         }
-    }
-
-    /**
-     * Writes in {@code dir} manifest {@code number} describing exactly {@code state}, syncs it, then makes it
-     * current (CURRENT is written last, atomically). {@code number} must not be below the state's next file
-     * number; the manifest records the number after it as the next file number.
-     */
-    public static void writeManifest(FileSystem fs, Path dir, long number, PinnedState state) throws IOException {
-        if (number < state.nextFileNumber()) {
-            throw new IllegalArgumentException("manifest number " + number + " is below the next file number "
-                    + state.nextFileNumber());
-        }
-        List<VersionEdit> edits = new ArrayList<>();
-        for (PinnedFamily family : state.families()) {
-            VersionEdit edit = new VersionEdit().columnFamily(family.id()).logNumber(family.logNumber());
-            if (family.id() == DEFAULT_FAMILY) {
-                edit.lastSequence(state.lastSequence()).nextFileNumber(number + 1)
-                        .nextColumnFamily(state.nextFamilyId());
-            } else {
-                edit.addColumnFamily(family.name());
-            }
-            for (int level = 0; level < Version.NUM_LEVELS; level++) {
-                for (TableMeta t : family.version().level(level)) {
-                    edit.add(level, t);
-                }
-            }
-            edits.add(edit);
-        }
-        Manifest.create(fs, dir, number, edits).close();
     }
 
     /** Called by {@link Version#release()} on the last reference. */
