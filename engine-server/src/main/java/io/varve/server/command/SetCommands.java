@@ -23,8 +23,9 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * Set commands on one key over {@link SetStore}; the multi-key algebra is in {@link SetAlgebraCommands}.
  * Writers hold the key's lock and commit members and metadata in one batch; a set that runs empty is
- * deleted. SPOP and SRANDMEMBER draw in one pass over the members (O(members) time, memory for the reply
- * only), since the subkeys have no rank to pick a random one by.
+ * deleted. SPOP seeks to random points of the member order (O(count log members), not uniform), so popping
+ * from a large set stays cheap; SRANDMEMBER draws uniformly in one pass over the members (O(members) time,
+ * memory for the reply only), since the subkeys have no rank to pick a random one by.
  */
 final class SetCommands {
 
@@ -166,7 +167,7 @@ final class SetCommands {
                     popped.addAll(sets.members(ReadOptions.DEFAULT, key, meta));
                     ks.deleteMetadata(batch, key);
                 } else {
-                    popped.addAll(sets.sample(ReadOptions.DEFAULT, key, meta, (int) count, ThreadLocalRandom.current()));
+                    popped.addAll(sets.pickBySeeking(ReadOptions.DEFAULT, key, meta, (int) count, ThreadLocalRandom.current()));
                     for (byte[] m : popped) {
                         sets.remove(batch, key, meta, m);
                     }

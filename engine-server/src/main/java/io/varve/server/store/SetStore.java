@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.TreeSet;
 import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
 
@@ -86,6 +87,61 @@ public final class SetStore {
         });
         Collections.shuffle(reservoir, random);
         return reservoir;
+    }
+
+    /**
+     * Up to {@code count} distinct members (fewer only when the set has fewer) found by seeking to random
+     * points between the set's first and last member: O(count log n) however large the set, where
+     * {@link #sample} reads every member. Not uniform: a member that follows a wide gap in the byte order is
+     * likelier to be picked. SPOP takes that trade (Redis promises a random member, not a uniform draw) so
+     * that popping from a large set does not read it whole; SRANDMEMBER keeps the exact sample.
+     */
+    public List<byte[]> pickBySeeking(ReadOptions options, byte[] key, Metadata meta, int count,
+                                      RandomGenerator random) {
+        byte[] prefix = KeyEncoding.subkeyPrefix(key, meta.version());
+        TreeSet<byte[]> picked = new TreeSet<>(Arrays::compareUnsigned);
+        try (DbIterator it = keyspace.db().iterator(options.withLowerBound(prefix)
+                .withUpperBound(KeyEncoding.prefixEnd(prefix)))) {
+            it.seekToFirst();
+            if (!it.valid()) {
+                return List.of();
+            }
+            byte[] first = KeyEncoding.fieldOfSubkey(it.key(), prefix.length);
+            it.seekToLast();
+            byte[] last = KeyEncoding.fieldOfSubkey(it.key(), prefix.length);
+            for (int attempt = 0; picked.size() < count && attempt < 4 * count + 16; attempt++) {
+                byte[] point = randomPointBetween(first, last, random);
+                byte[] target = Arrays.copyOf(prefix, prefix.length + point.length);
+                System.arraycopy(point, 0, target, prefix.length, point.length);
+                it.seek(target);
+                if (!it.valid()) {
+                    it.seekToFirst();
+                }
+                picked.add(KeyEncoding.fieldOfSubkey(it.key(), prefix.length));
+            }
+        }
+        List<byte[]> result = new ArrayList<>(picked);
+        if (result.size() < count) {
+            return sample(options, key, meta, count, random); // many repeats: a small set, read it whole
+        }
+        Collections.shuffle(result, random);
+        return result;
+    }
+
+    /** Random bytes at or after {@code low} and, in their first differing byte, at most {@code high}. */
+    private static byte[] randomPointBetween(byte[] low, byte[] high, RandomGenerator random) {
+        int common = 0;
+        while (common < low.length && common < high.length && low[common] == high[common]) {
+            common++;
+        }
+        byte[] point = Arrays.copyOf(low, common + 8);
+        int from = common < low.length ? Byte.toUnsignedInt(low[common]) : 0;
+        int to = common < high.length ? Byte.toUnsignedInt(high[common]) : 255;
+        point[common] = (byte) (from + random.nextInt(Math.max(1, to - from + 1)));
+        for (int i = common + 1; i < point.length; i++) {
+            point[i] = (byte) random.nextInt(256);
+        }
+        return point;
     }
 
     /**
