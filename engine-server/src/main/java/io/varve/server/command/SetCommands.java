@@ -269,25 +269,12 @@ final class SetCommands {
 
     private static void sscan(CommandCall c) {
         long cursor = KeyCommands.parseCursor(c.arg(2));
-        Glob glob = null;
-        long count = 10;
-        for (int i = 3; i < c.argCount(); i++) {
-            if (i + 1 < c.argCount() && c.argIs(i, "match")) {
-                glob = new Glob(c.arg(++i));
-            } else if (i + 1 < c.argCount() && c.argIs(i, "count")) {
-                count = c.argLong(++i);
-                if (count < 1) {
-                    throw RedisError.syntax();
-                }
-            } else {
-                throw RedisError.syntax();
-            }
-        }
+        CollectionScan options = CollectionScan.parse(c, false);
+        Glob glob = options.glob();
+        long count = options.count();
         Keyspace ks = c.keyspace();
         byte[] key = c.arg(1);
-        byte[] owner = new byte[key.length + 1];
-        owner[0] = 'S';
-        System.arraycopy(key, 0, owner, 1, key.length);
+        byte[] owner = CollectionScan.cursorOwner('S', key);
         byte[] resume = c.server().scanCursors().resume(owner, cursor);
         List<byte[]> out = new ArrayList<>();
         byte[][] last = new byte[1][];
