@@ -18,7 +18,7 @@ import java.util.concurrent.locks.LockSupport;
  * <h2>Waking it rarely</h2>
  * Every published version retires a view, and a reader that drops the last reference submits the freeing.
  * Waking the thread for each such task made it preempt a reader or the publisher thousands of times a second
- * on a 2-core machine (issue #3). So once the queue runs dry the thread first <em>lingers</em> — a timed park
+ * on a 2-core machine. So once the queue runs dry the thread first <em>lingers</em> — a timed park
  * of {@link #DEFAULT_LINGER} during which submitters only enqueue — and runs whatever gathered; only when a
  * linger ends with nothing queued does it become {@code idle}, and only an idle thread is woken by a
  * submitter. Under continuous load that is at most one wake-up per linger; an idle database sees one timed

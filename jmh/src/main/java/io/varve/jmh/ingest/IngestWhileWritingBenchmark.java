@@ -36,7 +36,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Seed 001 (issue 5): foreground put latency (p99, p99.9, p99.99, max) while SST files are ingested again and
+ * Foreground put latency (p99, p99.9, p99.99, max) while SST files are ingested again and
  * again, against the same writers with no ingestion.
  *
  * <p>One invocation is one scenario of fixed wall-clock length; what it measures is printed, not JMH's score
