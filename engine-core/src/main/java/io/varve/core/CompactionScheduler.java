@@ -316,43 +316,17 @@ final class CompactionScheduler {
      * level with overwritten versions and tombstones gone (those no snapshot needs).
      */
     void compactRange(int family, byte[] begin, byte[] end) throws IOException {
-        manualLock.lock();
-        try {
-            lock.lock();
-            try {
-                if (closed) {
-                    throw closedException.get();
-                }
-                paused++;
-                manualRunning++;
-                while (running > 0) {
-                    idle.awaitUninterruptibly();
-                }
-            } finally {
-                lock.unlock();
+        whileManual(() -> {
+            int lastLevel = lastNonEmptyLevel(family);
+            for (int level = 0; level < Math.max(1, lastLevel); level++) {
+                runManual(family, level, begin, end, false);
             }
-            try {
-                int lastLevel = lastNonEmptyLevel(family);
-                for (int level = 0; level < Math.max(1, lastLevel); level++) {
-                    runManual(family, level, begin, end, false);
-                }
-                if (lastLevel >= 1) {
-                    // The bottom level only sheds old versions and filtered values by being rewritten.
-                    runManual(family, lastLevel, begin, end, true);
-                }
-            } finally {
-                lock.lock();
-                try {
-                    paused--;
-                    manualRunning--;
-                    idle.signalAll();
-                } finally {
-                    lock.unlock();
-                }
+            if (lastLevel >= 1) {
+                // The bottom level only sheds old versions and filtered values by being rewritten.
+                runManual(family, lastLevel, begin, end, true);
             }
-        } finally {
-            manualLock.unlock();
-        }
+            return null;
+        });
         maybeSchedule();
     }
 
@@ -364,6 +338,36 @@ final class CompactionScheduler {
      * @return the number of tables removed
      */
     int deleteFilesInRange(int family, byte[] begin, byte[] end) throws IOException {
+        return whileManual(() -> {
+            int[] removed = {0};
+            versions.logAndApply(family, version -> {
+                removed[0] = 0;
+                VersionEdit edit = new VersionEdit().columnFamily(family);
+                for (int level = 0; level < Version.NUM_LEVELS; level++) {
+                    for (TableMeta t : version.level(level).overlapping(begin, end)) {
+                        if ((begin == null || Keys.compare(t.smallestKey(), begin) >= 0)
+                                && (end == null || Keys.compare(t.largestKey(), end) < 0)) {
+                            edit.remove(level, t.fileNumber());
+                            removed[0]++;
+                        }
+                    }
+                }
+                return removed[0] == 0 ? null : edit;
+            });
+            return removed[0];
+        });
+    }
+
+    /** Work done while automatic compactions are paused and none is running. */
+    private interface ManualWork<T> {
+        T run() throws IOException;
+    }
+
+    /**
+     * Runs {@code work} as the only manual operation, with automatic compactions paused and the running ones
+     * awaited first, so it never shares a table with a compaction; resumes them afterwards.
+     */
+    private <T> T whileManual(ManualWork<T> work) throws IOException {
         manualLock.lock();
         try {
             lock.lock();
@@ -380,22 +384,7 @@ final class CompactionScheduler {
                 lock.unlock();
             }
             try {
-                int[] removed = {0};
-                versions.logAndApply(family, version -> {
-                    removed[0] = 0;
-                    VersionEdit edit = new VersionEdit().columnFamily(family);
-                    for (int level = 0; level < Version.NUM_LEVELS; level++) {
-                        for (TableMeta t : version.level(level).overlapping(begin, end)) {
-                            if ((begin == null || Keys.compare(t.smallestKey(), begin) >= 0)
-                                    && (end == null || Keys.compare(t.largestKey(), end) < 0)) {
-                                edit.remove(level, t.fileNumber());
-                                removed[0]++;
-                            }
-                        }
-                    }
-                    return removed[0] == 0 ? null : edit;
-                });
-                return removed[0];
+                return work.run();
             } finally {
                 lock.lock();
                 try {
