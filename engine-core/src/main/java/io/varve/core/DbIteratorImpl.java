@@ -1,9 +1,10 @@
 package io.varve.core;
 
-import io.varve.core.base.InternalIterator;
 import io.varve.core.base.InternalKey;
 import io.varve.core.base.Keys;
 import io.varve.core.base.ValueKind;
+import io.varve.core.iterator.MergingIterator;
+import io.varve.core.rangedel.Cover;
 import io.varve.core.rangedel.RangeDeletions;
 import io.varve.core.version.ReadView;
 
@@ -21,6 +22,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the key, and the shown key and value are copies in reusable buffers. Switching direction repositions the
  * internal iterator accordingly.
  *
+ * <p>An entry hidden by a range tombstone also tells how far the tombstone reaches: the sources wholly older
+ * than it are moved past that stretch in one seek each (see {@link MergingIterator}), so a scan across a
+ * deleted range does not step through every hidden entry.
+ *
  * <p>Each call runs inside the database's {@link ReadGate}: once the database closes, calls throw the closed
  * state, and the database releases this iterator's view and tables only while no call is running.
  */
@@ -29,7 +34,7 @@ final class DbIteratorImpl implements DbIterator {
     private final ReadPath owner;
     private final ReadGate gate;
     private final ReadView view;
-    private final InternalIterator internal;
+    private final MergingIterator internal;
     private final long sequence;
     private final MemorySegment lower;
     private final MemorySegment upper;
@@ -46,7 +51,7 @@ final class DbIteratorImpl implements DbIterator {
     private byte[] savedValue = new byte[64];
     private int savedValueLength;
 
-    DbIteratorImpl(ReadPath owner, ReadView view, InternalIterator internal, long sequence, byte[] lower,
+    DbIteratorImpl(ReadPath owner, ReadView view, MergingIterator internal, long sequence, byte[] lower,
                    byte[] upper, RangeDeletions rangeDeletions) {
         this.rangeDeletions = rangeDeletions;
         this.owner = owner;
@@ -254,14 +259,20 @@ final class DbIteratorImpl implements DbIterator {
                 if (upper != null && Keys.compare(key, upper) >= 0) {
                     break;
                 }
-                if (InternalKey.kindCode(trailer) == ValueKind.DELETE.code()
-                        || (!skipping || Keys.compare(key, savedKeySegment()) > 0)
-                        && rangeDeletions.hides(key, InternalKey.sequence(trailer))) {
+                if (InternalKey.kindCode(trailer) == ValueKind.DELETE.code()) {
                     saveKey(key);
                     skipping = true;
                 } else if (!skipping || Keys.compare(key, savedKeySegment()) > 0) {
-                    valid = true;
-                    return;
+                    Cover cover = rangeDeletions.coverHiding(key, InternalKey.sequence(trailer));
+                    if (cover == null) {
+                        valid = true;
+                        return;
+                    }
+                    saveKey(key);
+                    skipping = true;
+                    internal.next();
+                    internal.skipCoveredForward(cover.sequence(), MemorySegment.ofArray(cover.end()));
+                    continue;
                 }
             }
             internal.next();
@@ -285,9 +296,13 @@ final class DbIteratorImpl implements DbIterator {
                 if (lower != null && Keys.compare(key, lower) < 0) {
                     break;
                 }
-                if (InternalKey.kindCode(trailer) == ValueKind.DELETE.code()
-                        || rangeDeletions.hides(key, InternalKey.sequence(trailer))) {
+                if (InternalKey.kindCode(trailer) == ValueKind.DELETE.code()) {
                     haveEntry = false;
+                } else if (rangeDeletions.coverHiding(key, InternalKey.sequence(trailer)) instanceof Cover cover) {
+                    haveEntry = false;
+                    internal.prev();
+                    internal.skipCoveredBackward(cover.sequence(), MemorySegment.ofArray(cover.begin()));
+                    continue;
                 } else {
                     saveKey(key);
                     saveValue(internal.value());
