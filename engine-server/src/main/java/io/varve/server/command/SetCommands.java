@@ -171,7 +171,8 @@ final class SetCommands {
                     popped.addAll(picker.members(ReadOptions.DEFAULT, key, meta));
                     ks.deleteMetadata(batch, key);
                 } else {
-                    popped.addAll(picker.pop(key, meta, (int) count, ThreadLocalRandom.current()));
+                    int wanted = (int) Math.min(count, Integer.MAX_VALUE - 8);
+                    popped.addAll(picker.pop(key, meta, wanted, ThreadLocalRandom.current()));
                     for (byte[] m : popped) {
                         sets.remove(batch, key, meta, m);
                     }
