@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -15,48 +16,76 @@ import java.util.concurrent.ConcurrentHashMap;
  * A TCP proxy in front of one member's Raft port that can drop traffic, to partition a cluster in one JVM.
  * Peers reach the member only through it (the member's Raft address is the proxy's).
  *
- * <p>{@link #dropAll} cuts every connection and refuses all traffic: nobody reaches the member.
+ * <p>{@link #dropAll} cuts every connection and stops listening: nobody reaches the member.
  * {@link #dropFrom} cuts every connection and then drops any connection whose requests name the given
- * member as the sender: every Raft request carries its sender's id ({@code host:port}) in clear, and all
- * members connect from 127.0.0.1, so that id is what tells the isolated member's connections apart.
+ * member as the sender: all members connect from 127.0.0.1, but every jraft request (vote, append, read
+ * index, snapshot install) carries its sender's id as protobuf field 2, a string: the bytes 0x12, its
+ * length, then {@code host:port}. Matching that whole pattern, not just the address, keeps a new leader's
+ * configuration entry (which lists the isolated member among the peers) from being taken for its traffic.
  * {@link #heal} lets everything through again.
  */
 final class RaftProxy implements AutoCloseable {
 
-    private final ServerSocket listener;
+    private final int port;
     private final int target;
+    /** Null while {@link #dropAll} refuses connections (a refused connection is what bolt recovers from). */
+    private volatile ServerSocket listener;
+    private volatile boolean closed;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
-    private volatile boolean dropAll;
+    private volatile boolean droppingAll;
     private volatile byte[] dropSender;
 
     private RaftProxy(ServerSocket listener, int target) {
         this.listener = listener;
+        this.port = listener.getLocalPort();
         this.target = target;
     }
 
     static RaftProxy start(int target) throws IOException {
         RaftProxy proxy = new RaftProxy(new ServerSocket(0, 50, InetAddress.getLoopbackAddress()), target);
-        Thread.ofVirtual().name("raft-proxy-" + proxy.port()).start(proxy::accept);
+        proxy.listen(proxy.listener);
         return proxy;
     }
 
-    int port() {
-        return listener.getLocalPort();
+    private void listen(ServerSocket socket) {
+        Thread.ofVirtual().name("raft-proxy-" + port).start(() -> accept(socket));
     }
 
-    void dropAll() {
-        dropAll = true;
+    int port() {
+        return port;
+    }
+
+    /** Stops listening (connections are refused) and cuts every connection. */
+    synchronized void dropAll() throws IOException {
+        droppingAll = true;
+        ServerSocket s = listener;
+        listener = null;
+        if (s != null) {
+            s.close();
+        }
         cutAll();
     }
 
     void dropFrom(String senderAddress) {
-        dropSender = senderAddress.getBytes(StandardCharsets.US_ASCII);
+        byte[] address = senderAddress.getBytes(StandardCharsets.US_ASCII);
+        byte[] field = new byte[address.length + 2];
+        field[0] = 0x12; // field 2, length-delimited
+        field[1] = (byte) address.length; // under 128 bytes: a one-byte varint
+        System.arraycopy(address, 0, field, 2, address.length);
+        dropSender = field;
         cutAll();
     }
 
-    void heal() {
-        dropAll = false;
+    synchronized void heal() throws IOException {
+        droppingAll = false;
         dropSender = null;
+        if (listener == null && !closed) {
+            ServerSocket s = new ServerSocket();
+            s.setReuseAddress(true);
+            s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 50);
+            listener = s;
+            listen(s);
+        }
     }
 
     private void cutAll() {
@@ -65,21 +94,22 @@ final class RaftProxy implements AutoCloseable {
         }
     }
 
-    private void accept() {
-        while (!listener.isClosed()) {
+    private void accept(ServerSocket socket) {
+        while (!socket.isClosed()) {
+            Socket client;
             try {
-                Socket client = listener.accept();
-                if (dropAll) {
-                    closeQuietly(client);
-                    continue;
-                }
+                client = socket.accept();
+            } catch (IOException e) {
+                continue; // closed: the loop ends
+            }
+            try {
                 Socket server = new Socket(InetAddress.getLoopbackAddress(), target);
                 open.add(client);
                 open.add(server);
                 Thread.ofVirtual().start(() -> pump(client, server, true));
                 Thread.ofVirtual().start(() -> pump(server, client, false));
             } catch (IOException e) {
-                // the listener closed, or the member is down: the peer sees a refused or reset connection
+                closeQuietly(client); // the member is down: the peer sees its connection reset
             }
         }
     }
@@ -90,7 +120,7 @@ final class RaftProxy implements AutoCloseable {
         try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
             int n;
             while ((n = in.read(buffer)) >= 0) {
-                if (dropAll) {
+                if (droppingAll) {
                     break;
                 }
                 byte[] sender = dropSender;
@@ -120,7 +150,6 @@ final class RaftProxy implements AutoCloseable {
         return all;
     }
 
-    /** Whether {@code needle} occurs in {@code haystack} and is not followed by another digit (a longer port). */
     private static boolean contains(byte[] haystack, byte[] needle) {
         outer:
         for (int i = 0; i + needle.length <= haystack.length; i++) {
@@ -129,10 +158,7 @@ final class RaftProxy implements AutoCloseable {
                     continue outer;
                 }
             }
-            int after = i + needle.length;
-            if (after == haystack.length || haystack[after] < '0' || haystack[after] > '9') {
-                return true;
-            }
+            return true;
         }
         return false;
     }
@@ -146,11 +172,15 @@ final class RaftProxy implements AutoCloseable {
     }
 
     @Override
-    public void close() {
-        try {
-            listener.close();
-        } catch (IOException ignored) {
-            // already closed
+    public synchronized void close() {
+        closed = true;
+        ServerSocket s = listener;
+        if (s != null) {
+            try {
+                s.close();
+            } catch (IOException ignored) {
+                // already closed
+            }
         }
         cutAll();
     }
