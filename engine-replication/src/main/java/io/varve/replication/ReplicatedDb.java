@@ -314,7 +314,7 @@ public final class ReplicatedDb implements AutoCloseable {
     public MemberStatus status() {
         NodeImpl impl = (NodeImpl) node;
         return new MemberStatus(impl.getNodeState().name().replace("STATE_", "").toLowerCase(Locale.ROOT),
-                stateMachine.term(), node.getLastCommittedIndex(), stateMachine.appliedIndex(),
+                stateMachine.term(), node.getLastCommittedIndex(), node.getLastAppliedLogIndex(),
                 node.getLastLogIndex());
     }
 
