@@ -23,13 +23,10 @@ import io.varve.core.Options;
 import io.varve.server.command.CommandTable;
 import io.varve.server.command.Connection;
 import io.varve.server.command.Dispatcher;
+import io.varve.server.command.ReplicaRouting;
 import io.varve.server.resp.DecoderLimits;
 import io.varve.server.resp.RedisError;
 import io.varve.server.resp.RespDecoder;
-import io.varve.server.command.ReplicaRouting;
-import io.varve.server.replica.RaftReplica;
-import io.varve.server.replica.ReplicaNode;
-import io.varve.server.replica.ReplicationSettings;
 import io.varve.server.store.ExpirySweeper;
 import io.varve.server.store.HashStore;
 import io.varve.server.store.Keyspace;
@@ -41,10 +38,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -77,8 +72,6 @@ public final class RedisServer implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RedisServer.class.getName());
     public static final String VERSION = "7.2.0";
 
-    private static final long REPLICA_EXPIRY_GRACE_MILLIS = 60_000;
-
     /** Parameters CONFIG SET may change while the server runs; the rest need a restart. */
     private static final Set<String> MUTABLE = Set.of("timeout", "maxclients", "appendfsync",
             "requirepass", "client-output-buffer-limit", "slowlog-log-slower-than", "slowlog-max-len",
@@ -100,8 +93,8 @@ public final class RedisServer implements AutoCloseable {
     private final List<Channel> listeners = new ArrayList<>();
 
     private Db db;
-    /** This server's Raft group membership in replicated mode; null for a standalone server. */
-    private ReplicaNode replica;
+    /** The database, or in replicated mode the Raft member, the keyspace lives in. */
+    private ServerStorage storage;
     private final KeyspaceCompactionFilter compactionFilter;
     private Keyspace keyspace;
     private HashStore hashes;
@@ -130,10 +123,7 @@ public final class RedisServer implements AutoCloseable {
         this.isLoopback = b.isLoopback;
         this.engineOptions = b.engineOptions != null ? b.engineOptions
                 : Options.defaults().withWriteBufferSize(b.config.writeBufferSize());
-        // Replicas drop an expired key in compaction only this long after it expired by their own clock, so a
-        // leader whose clock is behind never edits a key a replica has already dropped (docs/replication.md).
-        this.compactionFilter = new KeyspaceCompactionFilter(b.config.replication().isEmpty() ? clock
-                : () -> clock.getAsLong() - REPLICA_EXPIRY_GRACE_MILLIS);
+        this.compactionFilter = new KeyspaceCompactionFilter(ServerStorage.compactionClock(b.config, clock));
         this.activeExpiry = b.activeExpiry;
         this.loopSetCommitter = b.loopSetCommitter;
         this.commitSharedSetsOnLoop = b.commitSharedSetsOnLoop;
@@ -223,24 +213,12 @@ public final class RedisServer implements AutoCloseable {
         if (metrics != null) {
             options = options.withMeterRegistry(metrics.registry()); // the engine's meters on the same endpoint
         }
-        Optional<ReplicationSettings> replication = config.replication();
-        if (replication.isPresent()) {
-            // The only reference to the Raft side: a standalone server never loads it (docs/replication.md).
-            replica = RaftReplica.open(replication.get(), config.dir(), options);
-            db = replica.database();
-        } else {
-            db = Db.open(config.dir(), options);
-        }
+        storage = ServerStorage.open(config, options);
+        db = storage.db();
         compactionFilter.attach(db);
         long millis = (System.nanoTime() - t0) / 1_000_000;
         stats.recoveryMillis(millis);
-        if (replica != null) {
-            // One database, as in Redis Cluster; commits go through the Raft log, durable on a majority.
-            keyspace = new Keyspace(db, replica, false, clock, 1);
-            replica.attach(keyspace);
-        } else {
-            keyspace = new Keyspace(db, config.fsync() == ServerConfig.Fsync.ALWAYS, clock, config.databases());
-        }
+        keyspace = storage.newKeyspace(config, clock);
         compactionFilter.physicalDatabases(keyspace.databases().physicalCount());
         hashes = new HashStore(keyspace);
         LOG.log(System.Logger.Level.INFO, "database ready in {0} ms", millis);
@@ -353,7 +331,7 @@ public final class RedisServer implements AutoCloseable {
             ExpirySweeper sweeper = new ExpirySweeper(keyspace);
             // Replicated, only the leader sweeps: its deletes go through the log like any write.
             background.scheduleWithFixedDelay(() -> guarded("active expiry", () -> {
-                if (replica == null || replica.readyToWrite()) {
+                if (storage.mayWrite()) {
                     sweeper.sweep(500);
                 }
             }),
@@ -503,21 +481,8 @@ public final class RedisServer implements AutoCloseable {
             if (acceptor != null) {
                 acceptor.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
             }
-            if (replica != null) {
-                try {
-                    replica.close();
-                    LOG.log(System.Logger.Level.INFO, "raft member and database closed; bye");
-                } catch (IOException | RuntimeException e) {
-                    LOG.log(System.Logger.Level.ERROR, "closing the raft member failed", e);
-                }
-            } else if (db != null) {
-                try {
-                    db.flush();
-                } catch (RuntimeException e) {
-                    LOG.log(System.Logger.Level.ERROR, "final flush failed", e);
-                }
-                db.close();
-                LOG.log(System.Logger.Level.INFO, "database flushed and closed; bye");
+            if (storage != null) {
+                storage.close();
             }
         } finally {
             stopped.countDown();
@@ -615,20 +580,13 @@ public final class RedisServer implements AutoCloseable {
         return dispatcher;
     }
 
-    /** Where commands may run: the Raft member in replicated mode. */
+    /** Where commands may run: a replica redirects some of them. */
     ReplicaRouting routing() {
-        return replica != null ? replica : ReplicaRouting.STANDALONE;
+        return storage.routing();
     }
 
-    /** INFO replication's fields. */
     Map<String, Object> replicationInfo() {
-        if (replica != null) {
-            return replica.infoFields();
-        }
-        Map<String, Object> fields = new LinkedHashMap<>();
-        fields.put("role", "master");
-        fields.put("connected_slaves", 0);
-        return fields;
+        return storage.replicationInfo();
     }
 
     Keyspace keyspaceForInfo() {
