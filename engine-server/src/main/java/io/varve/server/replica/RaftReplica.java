@@ -38,8 +38,8 @@ import java.util.stream.Collectors;
  * may still apply later; until the leader has applied its whole log as it stood then, further writes are
  * refused with TRYAGAIN, so no command reads a state that such an entry would overwrite afterwards.
  *
- * <p><b>Reads.</b> Keyed reads on the leader wait for a read index (linearizable; with lease reads, as safe
- * as the lease). A follower redirects keyed commands with {@code MOVED}, or answers reads from its own,
+ * <p><b>Reads.</b> Every keyed command on the leader, read or write, starts after a read index (linearizable;
+ * with lease reads, as safe as the lease): a write that turns out to change nothing answers from what it read. A follower redirects keyed commands with {@code MOVED}, or answers reads from its own,
  * possibly stale, state on a connection that sent READONLY.
  *
  * <p>Thread-safe: admission runs on many command threads; the fields it shares are volatile and monotonic
@@ -150,9 +150,9 @@ public final class RaftReplica implements ReplicaNode {
             if (write && replicated.status().appliedIndex() < catchUpIndex) {
                 return "TRYAGAIN an earlier write of unknown outcome is still being replicated; retry";
             }
-            if (!write) {
-                replicated.awaitReadIndex();
-            }
+            // Writes too: one that ends up changing nothing (SET NX on an existing key, DEL of an absent one)
+            // answers from what it read, and a deposed leader must not answer from a stale state.
+            replicated.awaitReadIndex();
             return null;
         } catch (NotLeaderException e) {
             return redirect(key == null ? 0 : KeySlot.of(key));
