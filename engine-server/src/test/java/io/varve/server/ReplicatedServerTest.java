@@ -1,8 +1,11 @@
 package io.varve.server;
 
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.protocol.ProtocolVersion;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -11,7 +14,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -103,6 +109,18 @@ class ReplicatedServerTest {
                         "but never writes");
                 assertEquals("OK", c.readWrite());
                 assertThrows(RedisCommandExecutionException.class, () -> c.get("foo"));
+            }
+            // A cluster client seeded with a follower learns from CLUSTER NODES that the leader serves every slot.
+            RedisClusterClient clusterClient = RedisClusterClient.create(
+                    RedisURI.create("127.0.0.1", cluster.clientPorts[follower]));
+            try (StatefulRedisClusterConnection<String, String> connection = clusterClient.connect()) {
+                connection.sync().set("{user}:name", "ada");
+                assertEquals("ada", connection.sync().get("{user}:name"));
+                assertEquals(Set.of(leaderClient), connection.getPartitions().stream()
+                        .filter(n -> n.getSlots().size() == 16384)
+                        .map(n -> n.getUri().getHost() + ":" + n.getUri().getPort()).collect(Collectors.toSet()));
+            } finally {
+                clusterClient.shutdown(0, 2, TimeUnit.SECONDS);
             }
         }
     }

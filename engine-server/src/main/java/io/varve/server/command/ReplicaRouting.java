@@ -32,4 +32,9 @@ public interface ReplicaRouting {
      * a {@code MOVED} redirect to the leader. Called before a command runs or is queued by MULTI.
      */
     String admit(CommandSpec spec, byte[][] args, Connection connection);
+
+    /** The cluster's members for the CLUSTER commands; null when not replicated. */
+    default ClusterView cluster() {
+        return null;
+    }
 }

@@ -10,6 +10,7 @@ import io.varve.replication.ReplicatedDbOptions;
 import io.varve.replication.ReplicationException;
 import io.varve.replication.ReplicationProcess;
 import io.varve.raftlog.RaftLogOptions;
+import io.varve.server.command.ClusterView;
 import io.varve.server.command.CommandSpec;
 import io.varve.server.command.Connection;
 import io.varve.server.command.KeySlot;
@@ -17,8 +18,15 @@ import io.varve.server.resp.RedisError;
 import io.varve.server.store.Keyspace;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.TreeSet;
 import java.util.Map;
 import java.util.stream.Collectors;
 
@@ -209,6 +217,30 @@ public final class RaftReplica implements ReplicaNode {
             default -> spec.firstKey();
         };
         return at > 0 && at < args.length ? args[at] : null;
+    }
+
+    @Override
+    public ClusterView cluster() {
+        String leader = replicated.leader().orElse(null);
+        List<ClusterView.Member> members = new ArrayList<>();
+        for (String raft : new TreeSet<>(settings.peers().keySet())) {
+            String client = settings.peers().get(raft);
+            int colon = client.lastIndexOf(':');
+            members.add(new ClusterView.Member(nodeId(raft), client.substring(0, colon),
+                    Integer.parseInt(client.substring(colon + 1)), raft.equals(leader),
+                    raft.equals(settings.raftAddress())));
+        }
+        return new ClusterView(members);
+    }
+
+    /** A Redis Cluster node id: 40 hex digits, here the SHA-1 of the member's Raft address (stable, unique). */
+    static String nodeId(String raftAddress) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1")
+                    .digest(raftAddress.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-1", e);
+        }
     }
 
     // ---- INFO replication
