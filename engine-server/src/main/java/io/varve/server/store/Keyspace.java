@@ -77,10 +77,13 @@ public final class Keyspace {
 
     /**
      * This process has just become the one that writes (a Raft leader, caught up): collection versions
-     * continue above every floor an earlier writer persisted, so none is ever issued twice.
+     * continue above every floor an earlier writer persisted, so none is ever issued twice, and SPOP's hints
+     * from an earlier term are dropped, since other leaders may have added members inside the stretches they
+     * name.
      */
     public void resumeAsWriter() {
         versions.resume();
+        setPopHints.forgetAll();
     }
 
     public Db db() {
