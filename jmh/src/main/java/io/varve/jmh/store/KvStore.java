@@ -1,5 +1,6 @@
 package io.varve.jmh.store;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -51,6 +52,23 @@ public interface KvStore extends AutoCloseable {
      */
     default void deleteRange(byte[] begin, byte[] end) {
         throw new UnsupportedOperationException(name() + " has no range deletion");
+    }
+
+    /**
+     * Creates in {@code target} (which must not exist) an openable copy of the store at one point, with the
+     * engine's checkpoint (Varve's {@code Db.checkpoint}, RocksDB's {@code Checkpoint.createCheckpoint}).
+     * LevelDB-java has none.
+     */
+    default void checkpoint(Path target) {
+        throw new UnsupportedOperationException(name() + " has no checkpoints");
+    }
+
+    /**
+     * Begins an optimistic transaction (Varve's {@code Transaction}, RocksDB's {@code OptimisticTransactionDB},
+     * which needs the store opened with {@link StoreSettings#withOptimisticTransactions}). LevelDB-java has none.
+     */
+    default KvTransaction beginOptimisticTransaction() {
+        throw new UnsupportedOperationException(name() + " has no transactions");
     }
 
     /** A reusable batch for {@link #write}. Close it when done. */
