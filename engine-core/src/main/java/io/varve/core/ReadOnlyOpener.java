@@ -1,0 +1,172 @@
+package io.varve.core;
+
+import io.varve.base.fs.FileSystem;
+import io.varve.core.memtable.Memtable;
+import io.varve.core.sst.BlockCache;
+import io.varve.core.sst.TableReader;
+import io.varve.core.version.Reclaimer;
+import io.varve.core.version.TableCache;
+import io.varve.core.version.TableMeta;
+import io.varve.core.version.Version;
+import io.varve.core.version.VersionSet;
+
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * Opens a database directory for reading only ({@link Db#openReadOnly}): reads the manifest, replays the logs
+ * into memtables that stay in memory, and opens every live table — without taking the directory's lock and
+ * without creating, changing or deleting any file.
+ *
+ * <h2>Beside a live writer</h2>
+ * A writer may flush, compact or reopen while this runs: it appends to the manifest, then deletes the logs
+ * and tables the new state no longer needs. An open that read the manifest before such a change can miss a
+ * deleted log or table (or see it vanish while opening it). The manifest only grows between reopens and
+ * CURRENT changes at each reopen, so the open records CURRENT's manifest and that manifest's size first and
+ * checks them again once every log is replayed and every table is open: unchanged, no file the view needs
+ * was deleted meanwhile and the view is one consistent state; changed, it starts again, up to
+ * {@value #ATTEMPTS} times. A failure while the manifest changed is retried the same way; one while it stood
+ * still is real and reported.
+ *
+ * <p>Afterwards the writer may delete any file this instance uses: the logs were read whole, and each table
+ * was opened (its file held open and mapped) before the check, which is why all of them are opened eagerly —
+ * a table opened lazily later could already be gone.
+ */
+final class ReadOnlyOpener {
+
+    static final int ATTEMPTS = 10;
+
+    private ReadOnlyOpener() {
+    }
+
+    /** CURRENT's manifest and that manifest's length at one moment. */
+    private record ManifestState(long number, long size) {
+
+        static ManifestState read(FileSystem fs, Path dir) throws IOException {
+            long number = VersionSet.currentManifestNumber(fs, dir);
+            if (number < 0) {
+                throw new NoSuchFileException(dir.resolve("CURRENT").toString(), null,
+                        "cannot open " + dir + " read-only: it holds no database (no CURRENT file)");
+            }
+            return new ManifestState(number, fs.size(VersionSet.manifestPath(dir, number)));
+        }
+
+        /** The state now, or null when reading it failed (a writer replacing the manifest). */
+        static ManifestState readOrNull(FileSystem fs, Path dir) {
+            try {
+                return read(fs, dir);
+            } catch (IOException | RuntimeException e) {
+                return null;
+            }
+        }
+    }
+
+    static Db open(Path dir, Options options) throws IOException {
+        Objects.requireNonNull(dir, "dir");
+        Objects.requireNonNull(options, "options");
+        FileSystem fs = options.fileSystem();
+        if (!fs.exists(dir)) {
+            throw new NoSuchFileException(dir.toString(), null, "cannot open " + dir
+                    + " read-only: no such directory");
+        }
+        for (int attempt = 1; ; attempt++) {
+            ManifestState before = ManifestState.read(fs, dir);
+            ReadOnlyDb db;
+            try {
+                db = start(dir, fs, options);
+            } catch (IOException | RuntimeException e) {
+                if (attempt == ATTEMPTS || before.equals(ManifestState.readOrNull(fs, dir))) {
+                    throw e;
+                }
+                continue;
+            }
+            if (before.equals(ManifestState.readOrNull(fs, dir))) {
+                return db;
+            }
+            db.close();
+            if (attempt == ATTEMPTS) {
+                throw new IOException("cannot open " + dir + " read-only: its manifest changed during each of "
+                        + ATTEMPTS + " attempts (a writer flushing, compacting or reopening meanwhile)");
+            }
+        }
+    }
+
+    /** One attempt. Whatever it started is closed again, newest first, if it fails. */
+    private static ReadOnlyDb start(Path dir, FileSystem fs, Options options) throws IOException {
+        Deque<AutoCloseable> started = new ArrayDeque<>();
+        try {
+            BlockCache blockCache = options.blockCacheSize() > 0 ? new BlockCache(options.blockCacheSize(), 16) : null;
+            TableCache tables = new TableCache(fs, n -> DbFiles.table(dir, n), blockCache);
+            started.push(tables);
+            Reclaimer reclaimer = new Reclaimer("varve-reclaimer " + dir);
+            started.push(reclaimer);
+            VersionSet.Recovered recovered = VersionSet.recover(fs, dir);
+            ManifestCheck.verify(fs, dir, recovered);
+            Map<Integer, WalReplay.Family> replayFamilies = new TreeMap<>();
+            List<Recovery.FamilyInfo> families = new ArrayList<>();
+            for (VersionSet.RecoveredFamily rf : recovered.families()) {
+                ColumnFamilyOptions familyOptions = rf.id() == VersionSet.DEFAULT_FAMILY
+                        ? ColumnFamilyOptions.from(options) : options.columnFamilyOptions(rf.name());
+                families.add(new Recovery.FamilyInfo(rf.id(), rf.name(), familyOptions));
+                replayFamilies.put(rf.id(), new WalReplay.Family(rf.logNumber(), familyOptions.writeBufferSize()));
+            }
+            WalReplay.Result replayed = WalReplay.readOnly(fs, dir, options, replayFamilies,
+                    recovered.lastSequence()).run();
+            // An ingested table's sequence is in no log: the view must reach it too.
+            long sequence = Math.max(replayed.lastSequence(), recovered.largestTableSequence());
+            List<Memtable> empty = new ArrayList<>();
+            VersionSet versions;
+            try {
+                versions = VersionSet.openReadOnly(fs, dir, recovered, id -> {
+                    List<Memtable> newestFirst = new ArrayList<>(replayed.memtables().getOrDefault(id, List.of()));
+                    if (newestFirst.isEmpty()) {
+                        Memtable none = new Memtable(Memtable.MIN_CAPACITY, dir);
+                        empty.add(none);
+                        newestFirst.add(none);
+                    }
+                    return newestFirst.reversed();
+                }, reclaimer, tables, n -> DbFiles.table(dir, n));
+            } finally {
+                replayed.releaseAll(); // the views hold them now (or nothing does)
+                empty.forEach(Memtable::release);
+            }
+            started.push(versions);
+            openEveryTable(versions, tables);
+            return new ReadOnlyDb(dir, reclaimer, blockCache, tables, versions, families, sequence);
+        } catch (IOException | RuntimeException e) {
+            while (!started.isEmpty()) {
+                try {
+                    started.pop().close();
+                } catch (Exception suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            throw e;
+        }
+    }
+
+    /** Opens (maps) every table of every family; the table cache keeps them open until close. */
+    private static void openEveryTable(VersionSet versions, TableCache tables) {
+        for (int family : versions.columnFamilies().keySet()) {
+            Version current = versions.currentVersion(family);
+            try {
+                for (int level = 0; level < Version.NUM_LEVELS; level++) {
+                    for (TableMeta table : current.level(level)) {
+                        TableReader reader = tables.acquire(table);
+                        reader.release();
+                    }
+                }
+            } finally {
+                current.release();
+            }
+        }
+    }
+}
