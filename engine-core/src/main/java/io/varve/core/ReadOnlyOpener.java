@@ -27,14 +27,15 @@ import java.util.TreeMap;
  * without creating, changing or deleting any file.
  *
  * <h2>Beside a live writer</h2>
- * A writer may flush, compact or reopen while this runs: it appends to the manifest, then deletes the logs
- * and tables the new state no longer needs. An open that read the manifest before such a change can miss a
- * deleted log or table (or see it vanish while opening it). The manifest only grows between reopens and
- * CURRENT changes at each reopen, so the open records CURRENT's manifest and that manifest's size first and
- * checks them again once every log is replayed and every table is open: unchanged, no file the view needs
- * was deleted meanwhile and the view is one consistent state; changed, it starts again, up to
- * {@value #ATTEMPTS} times. A failure while the manifest changed is retried the same way; one while it stood
- * still is real and reported.
+ * A writer may flush, compact or reopen while this runs: it appends an edit to the manifest (a reopen writes
+ * a new manifest and points CURRENT at it), then deletes the logs and tables the new state no longer needs.
+ * An open that read the manifest before such a change can miss a log deleted before it was listed, or find a
+ * table gone when opening it. So once every log is replayed and every table is open, the manifest is read
+ * again: if CURRENT names the same one and every family's log number is unchanged, no flush or reopen
+ * completed, hence no log the open needed was deleted, and the view is one consistent state (compactions
+ * meanwhile only removed tables that were already open). Otherwise the open starts again, up to
+ * {@value #ATTEMPTS} times. A failure is retried the same way when CURRENT's manifest or its size changed
+ * since the attempt began; when it stood still, the failure is real and reported.
  *
  * <p>Afterwards the writer may delete any file this instance uses: the logs were read whole, and each table
  * was opened (its file held open and mapped) before the check, which is why all of them are opened eagerly —
@@ -42,7 +43,8 @@ import java.util.TreeMap;
  */
 final class ReadOnlyOpener {
 
-    static final int ATTEMPTS = 10;
+    private static final System.Logger LOG = System.getLogger(ReadOnlyOpener.class.getName());
+    static final int ATTEMPTS = 20;
 
     private ReadOnlyOpener() {
     }
@@ -79,28 +81,59 @@ final class ReadOnlyOpener {
         }
         for (int attempt = 1; ; attempt++) {
             ManifestState before = ManifestState.read(fs, dir);
-            ReadOnlyDb db;
+            Started started;
             try {
-                db = start(dir, fs, options);
+                started = start(dir, fs, options);
             } catch (IOException | RuntimeException e) {
                 if (attempt == ATTEMPTS || before.equals(ManifestState.readOrNull(fs, dir))) {
                     throw e;
                 }
+                LOG.log(System.Logger.Level.INFO, "read-only open of {0}: the manifest changed and {1}; retrying",
+                        dir, e.toString());
                 continue;
             }
-            if (before.equals(ManifestState.readOrNull(fs, dir))) {
-                return db;
+            if (noLogDeletedSince(fs, dir, started.recovered())) {
+                return started.db();
             }
-            db.close();
+            started.db().close();
+            LOG.log(System.Logger.Level.INFO, "read-only open of {0}: a flush or reopen meanwhile; retrying", dir);
             if (attempt == ATTEMPTS) {
-                throw new IOException("cannot open " + dir + " read-only: its manifest changed during each of "
-                        + ATTEMPTS + " attempts (a writer flushing, compacting or reopening meanwhile)");
+                throw new IOException("cannot open " + dir + " read-only: a writer flushed or reopened it during "
+                        + "each of " + ATTEMPTS + " attempts");
             }
         }
     }
 
+    private record Started(ReadOnlyDb db, VersionSet.Recovered recovered) {
+    }
+
+    /**
+     * Whether the manifest CURRENT names is still {@code recovered}'s and still records the same log number
+     * for every family: then the writer has deleted no log the open needed (it deletes logs only below a log
+     * number it recorded). Compactions and ingestions meanwhile do not matter: every table the open used was
+     * already open when this runs, and the tables they add belong to a later state.
+     */
+    private static boolean noLogDeletedSince(FileSystem fs, Path dir, VersionSet.Recovered recovered) {
+        VersionSet.Recovered now;
+        try {
+            now = VersionSet.recover(fs, dir);
+        } catch (IOException | RuntimeException writerReplacedIt) {
+            return false;
+        }
+        return now.manifestNumber() == recovered.manifestNumber()
+                && logNumbers(now).equals(logNumbers(recovered));
+    }
+
+    private static Map<Integer, Long> logNumbers(VersionSet.Recovered recovered) {
+        Map<Integer, Long> numbers = new TreeMap<>();
+        for (VersionSet.RecoveredFamily family : recovered.families()) {
+            numbers.put(family.id(), family.logNumber());
+        }
+        return numbers;
+    }
+
     /** One attempt. Whatever it started is closed again, newest first, if it fails. */
-    private static ReadOnlyDb start(Path dir, FileSystem fs, Options options) throws IOException {
+    private static Started start(Path dir, FileSystem fs, Options options) throws IOException {
         Deque<AutoCloseable> started = new ArrayDeque<>();
         try {
             BlockCache blockCache = options.blockCacheSize() > 0 ? new BlockCache(options.blockCacheSize(), 16) : null;
@@ -140,7 +173,8 @@ final class ReadOnlyOpener {
             }
             started.push(versions);
             openEveryTable(versions, tables);
-            return new ReadOnlyDb(dir, reclaimer, blockCache, tables, versions, families, sequence);
+            return new Started(new ReadOnlyDb(dir, reclaimer, blockCache, tables, versions, families, sequence),
+                    recovered);
         } catch (IOException | RuntimeException e) {
             while (!started.isEmpty()) {
                 try {
