@@ -79,8 +79,13 @@ final class ReadOnlyOpener {
             throw new NoSuchFileException(dir.toString(), null, "cannot open " + dir
                     + " read-only: no such directory");
         }
+        ManifestState.read(fs, dir); // refuses a directory without a database before anything else
         for (int attempt = 1; ; attempt++) {
-            ManifestState before = ManifestState.read(fs, dir);
+            // Null when the writer replaced the manifest between reading CURRENT and its size: try again.
+            ManifestState before = ManifestState.readOrNull(fs, dir);
+            if (before == null && attempt < ATTEMPTS) {
+                continue;
+            }
             Started started;
             try {
                 started = start(dir, fs, options);
