@@ -88,7 +88,8 @@ final class VarveStore implements KvStore {
     @Override
     public void checkpoint(Path target) {
         try {
-            db.checkpoint(target);
+            // Flushing first, as RocksDB's createCheckpoint does (log_size_for_flush = 0).
+            db.checkpoint(target, true);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
