@@ -1,6 +1,7 @@
 package io.varve.stress;
 
 import io.varve.stress.engine.EngineCorruptionCampaign;
+import io.varve.stress.enginekill.EngineKillCampaign;
 import io.varve.stress.raftlog.RaftLogCorruptionCampaign;
 import io.varve.stress.raftlog.RaftLogKillCampaign;
 import java.io.IOException;
@@ -47,19 +48,9 @@ public final class StressMain {
             }
             i++;
         }
-        List<Campaign> campaigns = new ArrayList<>();
-        switch (target) {
-            case "raftlog" -> {
-                campaigns.add(new RaftLogKillCampaign(Duration.ofSeconds(3)));
-                campaigns.add(new RaftLogCorruptionCampaign());
-            }
-            case "engine" -> campaigns.add(new EngineCorruptionCampaign());
-            case "server" -> {
-                System.out.println("stress: no server campaign is built yet (kill -9 under appendfsync always, "
-                        + "hostile clients): see docs/reliability.md");
-                System.exit(2);
-            }
-            default -> usage("unknown target " + target);
+        List<Campaign> campaigns = campaigns(target);
+        if (campaigns.isEmpty()) {
+            usage("unknown target or campaign " + target);
         }
         if (only != null) {
             String name = only;
@@ -87,6 +78,19 @@ public final class StressMain {
             System.out.println((passed ? "PASS " : "FAIL ") + target + ": " + verdicts.size() + " campaigns");
         }
         System.exit(passed ? 0 : 1);
+    }
+
+    /** A target's campaigns, in the order they run, or the one campaign of that name; empty if neither. */
+    static List<Campaign> campaigns(String target) {
+        List<Campaign> all = List.of(new RaftLogKillCampaign(Duration.ofSeconds(3)), new RaftLogCorruptionCampaign(),
+                new EngineCorruptionCampaign(), new EngineKillCampaign(Duration.ofSeconds(4)));
+        List<Campaign> chosen = new ArrayList<>();
+        for (Campaign c : all) {
+            if (c.name().equals(target) || c.name().startsWith(target + "-")) {
+                chosen.add(c);
+            }
+        }
+        return chosen;
     }
 
     /** The campaigns damage files on purpose: the engines' warnings about it would drown the progress lines. */

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.stress.engine.EngineCorruptionCampaign;
+import io.varve.stress.enginekill.EngineKillCampaign;
 import io.varve.stress.raftlog.RaftLogCorruptionCampaign;
 import io.varve.stress.raftlog.RaftLogKillCampaign;
 import java.nio.file.Path;
@@ -50,5 +51,13 @@ class CampaignsTest {
         System.out.println(report.verdict());
         assertTrue(report.passed(), report.verdict());
         assertEquals(300, report.cycles());
+    }
+
+    @Test
+    void engineKillNineLosesNoAcknowledgedWrite() throws Exception {
+        CampaignReport report = new EngineKillCampaign(Duration.ofSeconds(3)).run(settings(4, 19));
+        System.out.println(report.verdict());
+        assertTrue(report.passed(), report.verdict());
+        assertEquals(4, report.cycles(), report.verdict());
     }
 }
