@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.stress.engine.EngineCorruptionCampaign;
 import io.varve.stress.enginekill.EngineKillCampaign;
+import io.varve.stress.lifecycle.LifecycleCampaign;
 import io.varve.stress.raftlog.RaftLogCorruptionCampaign;
 import io.varve.stress.raftlog.RaftLogKillCampaign;
+import io.varve.stress.server.ServerKillCampaign;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -59,5 +61,21 @@ class CampaignsTest {
         System.out.println(report.verdict());
         assertTrue(report.passed(), report.verdict());
         assertEquals(4, report.cycles(), report.verdict());
+    }
+
+    @Test
+    void serverKillNineUnderAppendfsyncAlwaysLosesNoAcknowledgedWrite() throws Exception {
+        CampaignReport report = new ServerKillCampaign(Duration.ofSeconds(2)).run(settings(3, 19));
+        System.out.println(report.verdict());
+        assertTrue(report.passed(), report.verdict());
+        assertEquals(3, report.cycles(), report.verdict());
+    }
+
+    @Test
+    void closeRacingEveryOperationHangsNothingLeaksNothingAndLosesNothing() throws Exception {
+        CampaignReport report = new LifecycleCampaign().run(settings(25, 19));
+        System.out.println(report.verdict());
+        assertTrue(report.passed(), report.verdict());
+        assertEquals(25, report.cycles(), report.verdict());
     }
 }
