@@ -172,11 +172,9 @@ final class WalReplay {
                     }
                     start = reader.offset();
                 }
+                // An empty log stays until the new manifest no longer names it: deleting it here, before that
+                // manifest exists, would leave the old one naming a missing log if the open is cut short.
                 replayedLengths.put(number, reader.offset());
-                if (records == 0 && !lastLog) {
-                    // An empty log left by an earlier open: nothing to keep.
-                    fs.delete(path);
-                }
                 return Outcome.COMPLETE;
             } catch (TruncatedRecordException e) {
                 if (mode == WalRecoveryMode.ABSOLUTE_CONSISTENCY

@@ -188,7 +188,12 @@ public final class VersionSet implements AutoCloseable {
         }
         set.families = families;
         long manifestNumber = set.nextFileNumber.getAndIncrement();
-        set.manifest = Manifest.create(fs, dir, manifestNumber, set.snapshotEdits());
+        try {
+            set.manifest = Manifest.create(fs, dir, manifestNumber, set.snapshotEdits());
+        } catch (IOException | RuntimeException e) {
+            set.close(); // the views already hold the memtables' arenas and the tables' mappings
+            throw e;
+        }
         if (recovered.manifestNumber() >= 0) {
             fs.delete(Manifest.path(dir, recovered.manifestNumber()));
         }
@@ -657,7 +662,9 @@ public final class VersionSet implements AutoCloseable {
             } finally {
                 viewLock.unlock();
             }
-            manifest.close();
+            if (manifest != null) { // null when open failed creating it
+                manifest.close();
+            }
         } finally {
             manifestLock.unlock();
             // Even when closing the manifest failed (after a crash, say): the views hold arenas and mappings.
