@@ -5,6 +5,7 @@ import io.varve.stress.enginekill.EngineKillCampaign;
 import io.varve.stress.lifecycle.LifecycleCampaign;
 import io.varve.stress.raftlog.RaftLogCorruptionCampaign;
 import io.varve.stress.raftlog.RaftLogKillCampaign;
+import io.varve.stress.server.HostileClientsCampaign;
 import io.varve.stress.server.ServerKillCampaign;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -92,7 +93,7 @@ public final class StressMain {
                 new RaftLogCorruptionCampaign());
         List<Campaign> engine = List.of(new EngineCorruptionCampaign(), new EngineKillCampaign(Duration.ofSeconds(4)),
                 new LifecycleCampaign());
-        List<Campaign> server = List.of(new ServerKillCampaign(Duration.ofSeconds(3)));
+        List<Campaign> server = List.of(new ServerKillCampaign(Duration.ofSeconds(3)), new HostileClientsCampaign());
         return switch (target) {
             case "raftlog" -> raftlog;
             case "engine" -> engine;
@@ -130,7 +131,7 @@ public final class StressMain {
         System.err.println("usage: bin/stress <target|campaign> [--cycles N] [--minutes M] [--seed S] "
                 + "[--campaign NAME] [--work DIR] [--reproducers DIR]");
         System.err.println("targets and their campaigns: raftlog: raftlog-kill, raftlog-corruption; engine: "
-                + "engine-corruption, engine-kill, lifecycle; server: server-kill");
+                + "engine-corruption, engine-kill, lifecycle; server: server-kill, hostile-clients");
         System.exit(64);
     }
 }

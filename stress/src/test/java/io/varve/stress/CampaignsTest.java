@@ -8,6 +8,7 @@ import io.varve.stress.enginekill.EngineKillCampaign;
 import io.varve.stress.lifecycle.LifecycleCampaign;
 import io.varve.stress.raftlog.RaftLogCorruptionCampaign;
 import io.varve.stress.raftlog.RaftLogKillCampaign;
+import io.varve.stress.server.HostileClientsCampaign;
 import io.varve.stress.server.ServerKillCampaign;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -77,5 +78,13 @@ class CampaignsTest {
         System.out.println(report.verdict());
         assertTrue(report.passed(), report.verdict());
         assertEquals(25, report.cycles(), report.verdict());
+    }
+
+    @Test
+    void hostileClientsNeitherStarveAWellBehavedClientNorGrowTheHeap() throws Exception {
+        CampaignReport report = new HostileClientsCampaign().run(settings(6, 19));
+        System.out.println(report.verdict());
+        assertTrue(report.passed(), report.verdict());
+        assertEquals(6, report.cycles(), report.verdict());
     }
 }

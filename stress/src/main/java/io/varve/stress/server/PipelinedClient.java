@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One connection of the server kill campaign: a thread that sends its {@link ConnectionModel}'s commands
- * pipelined (up to {@value #WINDOW} unanswered, flushed to the socket in runs of 1 to 16) until stopped, and
- * records, per command, whether its reply came and was the expected one. The server answers a connection's
+ * pipelined (up to {@value #WINDOW} unanswered, flushed to the socket in runs of 1 to 16) until stopped or its
+ * connection is lost, and records, per command, whether its reply came and was the expected one. The server answers a connection's
  * commands in order, so the acknowledged commands are a prefix of the sent ones.
  */
 final class PipelinedClient {
@@ -82,6 +82,8 @@ final class PipelinedClient {
                         }
                     } else if (error instanceof RedisCommandExecutionException e) {
                         s.wrongReply = "answered the error " + e.getMessage();
+                    } else {
+                        stop = true; // the connection is lost: what would follow could not be sent
                     }
                     window.release();
                 });
