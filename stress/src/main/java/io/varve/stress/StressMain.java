@@ -93,7 +93,7 @@ public final class StressMain {
                 new RaftLogCorruptionCampaign());
         List<Campaign> engine = List.of(new EngineCorruptionCampaign(), new EngineKillCampaign(Duration.ofSeconds(4)),
                 new LifecycleCampaign());
-        List<Campaign> server = List.of(new ServerKillCampaign(Duration.ofSeconds(3)), new HostileClientsCampaign());
+        List<Campaign> server = List.of(new ServerKillCampaign(Duration.ofSeconds(3)), new HostileClientsCampaign(Duration.ofSeconds(3)));
         return switch (target) {
             case "raftlog" -> raftlog;
             case "engine" -> engine;

@@ -82,7 +82,7 @@ class CampaignsTest {
 
     @Test
     void hostileClientsNeitherStarveAWellBehavedClientNorGrowTheHeap() throws Exception {
-        CampaignReport report = new HostileClientsCampaign().run(settings(6, 19));
+        CampaignReport report = new HostileClientsCampaign(Duration.ofMillis(1500)).run(settings(6, 19));
         System.out.println(report.verdict());
         assertTrue(report.passed(), report.verdict());
         assertEquals(6, report.cycles(), report.verdict());

@@ -9,6 +9,7 @@ import io.varve.stress.Bounded;
 import io.varve.stress.Campaign;
 import io.varve.stress.CampaignReport;
 import io.varve.stress.ChildJvm;
+import io.varve.stress.Corruptions;
 import io.varve.stress.Failure;
 import io.varve.stress.Reproducer;
 import io.varve.stress.Settings;
@@ -53,6 +54,7 @@ public final class EngineKillCampaign implements Campaign {
         Random random = new Random(settings.seed());
         Path dir = settings.workDir().resolve("engine-kill");
         Path staging = settings.workDir().resolve("engine-kill-staging");
+        Path afterKill = settings.workDir().resolve("engine-kill-after-kill");
         Files.createDirectories(dir);
         long[][][] base = readState(dir); // a database left by an earlier run with the same directory
         long acknowledged = 0;
@@ -82,6 +84,9 @@ public final class EngineKillCampaign implements Campaign {
                 child.kill();
                 outcome = history.ready() ? "killed" : "killed-before-open";
             }
+            // The reopen below changes the directory (a new manifest, replayed logs flushed): keep what the kill
+            // left, for a reproducer.
+            Corruptions.copyDirectory(dir, afterKill);
             String problem = history.protocolError();
             if (problem == null && !history.childErrors().isEmpty()) {
                 problem = "the child saw: " + history.childErrors().getFirst();
@@ -180,7 +185,8 @@ public final class EngineKillCampaign implements Campaign {
     private Failure fail(Settings settings, long cycle, long childSeed, String what, KillHistory history, Path dir,
             Path stderr) {
         Path reproducer = Reproducer.write(settings.reproducerDir(), name(), settings.seed(), cycle,
-                what + " (child seed " + childSeed + ")", history.tail(), Map.of("db", dir, "child.err", stderr));
+                what + " (child seed " + childSeed + ")", history.tail(), Map.of("db-after-kill", settings.workDir().resolve("engine-kill-after-kill"), "db-after-reopen",
+                dir, "child.err", stderr));
         settings.progress(name() + " cycle " + cycle + " FAILED: " + what);
         return new Failure(cycle, what, reproducer);
     }

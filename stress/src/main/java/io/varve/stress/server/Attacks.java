@@ -12,7 +12,8 @@ import java.util.function.BooleanSupplier;
 
 /**
  * The hostile clients: each attack runs on its own thread until {@code over} says stop, reconnecting when the
- * server closes its connection (which is what it should do to most of them), and counts those closings.
+ * server closes its connection (which is what it should do to most of them), and counts those closings and
+ * the error replies it reads.
  */
 final class Attacks {
     static final String PASSWORD = "hostile-campaign";
@@ -24,6 +25,7 @@ final class Attacks {
     private final Random random;
     private final BooleanSupplier over;
     private long closedByServer;
+    private long errorReplies;
 
     Attacks(int port, Random random, BooleanSupplier over) {
         this.port = port;
@@ -31,8 +33,13 @@ final class Attacks {
         this.over = over;
     }
 
+    /** Connections the server closed, seen as a failed write or read (it drains a while before it closes). */
     long closedByServer() {
         return closedByServer;
+    }
+
+    long errorReplies() {
+        return errorReplies;
     }
 
     void run(Kind kind) throws Exception {
@@ -56,9 +63,7 @@ final class Attacks {
             try (RespConnection c = new RespConnection(port, TIMEOUT)) {
                 while (!over.getAsBoolean()) {
                     step.run(c);
-                    if (c.drain()) {
-                        break;
-                    }
+                    errorReplies += c.drainErrors();
                 }
             } catch (IOException e) {
                 closedByServer++;

@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Hostile clients against the server, in-process (with a password and a 1 MiB query buffer limit): each
- * cycle runs one {@link Attacks.Kind} for a random second or three while a well-behaved client keeps
+ * cycle runs one {@link Attacks.Kind}, each in turn, for a random time while a well-behaved client keeps
  * authenticating once, then writing and reading its own keys. Checks: every one of its requests is answered
  * correctly (each within 30 s, a hang detector); after a full GC at the end of the attack, with the hostile
  * connections still open, the heap holds less than {@value #HEAP_BOUND_MIB} MiB more than before the server
@@ -33,6 +33,13 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class HostileClientsCampaign implements Campaign {
     static final long HEAP_BOUND_MIB = 192;
     private static final int TIMEOUT = 30_000;
+
+    private final Duration longestAttack;
+
+    /** Attacks last between a third of {@code longestAttack} and all of it. */
+    public HostileClientsCampaign(Duration longestAttack) {
+        this.longestAttack = longestAttack;
+    }
 
     @Override
     public String name() {
@@ -56,8 +63,9 @@ public final class HostileClientsCampaign implements Campaign {
             long baseline = memory.getHeapMemoryUsage().getUsed();
             for (long cycle = 1; cycle <= settings.cycles() && System.nanoTime() < settings.deadlineNanos(start);
                     cycle++) {
-                Attacks.Kind kind = Attacks.Kind.values()[random.nextInt(Attacks.Kind.values().length)];
-                long attackMillis = 1000 + random.nextInt(2000);
+                // In turn, so that a short run meets every kind.
+                Attacks.Kind kind = Attacks.Kind.values()[(int) ((cycle - 1) % Attacks.Kind.values().length)];
+                long attackMillis = longestAttack.toMillis() / 3 + random.nextLong(longestAttack.toMillis() * 2 / 3);
                 AtomicBoolean over = new AtomicBoolean();
                 Attacks attacks = new Attacks(server.port(), new Random(random.nextLong()), over::get);
                 AtomicLong bystanderAnswers = new AtomicLong();
@@ -114,9 +122,9 @@ public final class HostileClientsCampaign implements Campaign {
                 }
                 answered += bystanderAnswers.get();
                 report.cycle(kind.name().toLowerCase().replace('_', '-'));
-                settings.progress(String.format("%s cycle %d: %s for %d ms, heap +%d MiB, %d connections closed "
-                        + "by the server, %d answers to the well-behaved client", name(), cycle, kind, attackMillis,
-                        grown, attacks.closedByServer(), bystanderAnswers.get()));
+                settings.progress(String.format("%s cycle %d: %s for %d ms, heap +%d MiB, %d error replies, %d "
+                        + "connections closed by the server, %d answers to the well-behaved client", name(), cycle, kind,
+                        attackMillis, grown, attacks.errorReplies(), attacks.closedByServer(), bystanderAnswers.get()));
             }
         }
         report.finished((System.nanoTime() - start) / 1_000_000);

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Random;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
@@ -121,8 +122,12 @@ final class PipelinedClient {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         for (RedisFuture<?> f : snapshotFutures()) {
             long left = deadline - System.nanoTime();
-            if (left <= 0 || !f.await(left, TimeUnit.NANOSECONDS)) {
-                return false;
+            try {
+                if (left <= 0 || !f.await(left, TimeUnit.NANOSECONDS)) {
+                    return false;
+                }
+            } catch (CancellationException e) {
+                // closing cancels the commands still buffered in the client: never sent, never acknowledged
             }
         }
         return true;

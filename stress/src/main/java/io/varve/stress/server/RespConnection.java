@@ -75,15 +75,21 @@ final class RespConnection implements AutoCloseable {
         return b.toString(StandardCharsets.UTF_8);
     }
 
-    /** Reads and drops whatever replies have already arrived; whether the server closed the connection. */
-    boolean drain() throws IOException {
-        byte[] buffer = new byte[8192];
+    /** Reads and drops the replies that have already arrived; returns how many of them were errors. */
+    int drainErrors() throws IOException {
+        int errors = 0;
+        boolean lineStart = true;
         while (in.available() > 0) {
-            if (in.read(buffer) < 0) {
-                return true;
+            int c = in.read();
+            if (c < 0) {
+                break;
             }
+            if (lineStart && c == '-') {
+                errors++;
+            }
+            lineStart = c == '\n';
         }
-        return socket.isInputShutdown();
+        return errors;
     }
 
     @Override

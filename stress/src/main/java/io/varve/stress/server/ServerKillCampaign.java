@@ -9,6 +9,7 @@ import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.varve.stress.Campaign;
 import io.varve.stress.CampaignReport;
+import io.varve.stress.Corruptions;
 import io.varve.stress.Failure;
 import io.varve.stress.Reproducer;
 import io.varve.stress.Settings;
@@ -57,6 +58,7 @@ public final class ServerKillCampaign implements Campaign {
         Random random = new Random(settings.seed());
         Path dir = settings.workDir().resolve("server-kill");
         Path stderr = settings.workDir().resolve("server-kill-server.err");
+        Path afterKill = settings.workDir().resolve("server-kill-after-kill");
         Files.createDirectories(dir);
         Files.deleteIfExists(stderr);
         ClientResources resources = DefaultClientResources.builder().ioThreadPoolSize(2)
@@ -124,6 +126,7 @@ public final class ServerKillCampaign implements Campaign {
                         }
                     }
                 }
+                Corruptions.copyDirectory(dir, afterKill); // the restart changes the directory
                 List<Map<String, String>> actual = null;
                 if (problem == null) {
                     try {
@@ -232,7 +235,8 @@ public final class ServerKillCampaign implements Campaign {
             }
         }
         Path reproducer = Reproducer.write(settings.reproducerDir(), name(), settings.seed(), cycle, what, tail,
-                Map.of("data", dir, "server.err", stderr));
+                Map.of("data-after-kill", settings.workDir().resolve("server-kill-after-kill"), "data-after-restart", dir,
+                        "server.err", stderr));
         settings.progress(name() + " cycle " + cycle + " FAILED: " + what);
         return new Failure(cycle, what, reproducer);
     }
