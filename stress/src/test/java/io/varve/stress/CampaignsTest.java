@@ -66,10 +66,10 @@ class CampaignsTest {
 
     @Test
     void serverKillNineUnderAppendfsyncAlwaysLosesNoAcknowledgedWrite() throws Exception {
-        CampaignReport report = new ServerKillCampaign(Duration.ofSeconds(2)).run(settings(3, 19));
+        CampaignReport report = new ServerKillCampaign(Duration.ofSeconds(2)).run(settings(2, 19));
         System.out.println(report.verdict());
         assertTrue(report.passed(), report.verdict());
-        assertEquals(3, report.cycles(), report.verdict());
+        assertEquals(2, report.cycles(), report.verdict());
     }
 
     @Test
