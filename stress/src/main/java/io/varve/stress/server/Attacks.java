@@ -63,7 +63,12 @@ final class Attacks {
             try (RespConnection c = new RespConnection(port, TIMEOUT)) {
                 while (!over.getAsBoolean()) {
                     step.run(c);
-                    errorReplies += c.drainErrors();
+                    int errors = c.drainErrors();
+                    if (errors > 0) {
+                        // Refused: the server only drains this connection now; attack afresh on a new one.
+                        errorReplies += errors;
+                        break;
+                    }
                 }
             } catch (IOException e) {
                 closedByServer++;
