@@ -175,7 +175,6 @@ final class WalReplay {
         logNumber = number;
         long validLength;
         IOException damage;
-        int records = 0;
         try (ReadableFile file = fs.openReadable(path)) {
             WalReader reader = new WalReader(file, path, number);
             try {
@@ -185,7 +184,6 @@ final class WalReplay {
                     PredecessorRecord.Link link = PredecessorRecord.decode(payload);
                     if (link == null) {
                         applyBatch(path, reader.offset(), payload);
-                        records++;
                     } else if (start != 0) {
                         throw new CorruptionException(path, start, "predecessor record after the start of the log");
                     } else if (predecessorCutShort(path, link)) {
@@ -193,11 +191,9 @@ final class WalReplay {
                     }
                     start = reader.offset();
                 }
+                // An empty log stays until the new manifest no longer names it: deleting it here, before that
+                // manifest exists, would leave the old one naming a missing log if the open is cut short.
                 replayedLengths.put(number, reader.offset());
-                if (records == 0 && !lastLog && repairs) {
-                    // An empty log left by an earlier open: nothing to keep.
-                    fs.delete(path);
-                }
                 return Outcome.COMPLETE;
             } catch (TruncatedRecordException e) {
                 if (mode == WalRecoveryMode.ABSOLUTE_CONSISTENCY

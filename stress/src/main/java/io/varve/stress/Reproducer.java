@@ -27,7 +27,7 @@ public final class Reproducer {
         try {
             Files.createDirectories(dir);
             String readme = "campaign " + campaign + "\nseed " + seed + "\ncycle " + cycle + "\nfailure " + what
-                    + "\nreplay: bin/stress " + campaignCommand(campaign) + " --seed " + seed + "\n";
+                    + "\nreplay: bin/stress " + campaign + " --seed " + seed + "\n";
             Files.writeString(dir.resolve("failure.txt"), readme, StandardCharsets.UTF_8);
             Files.write(dir.resolve("oplog-tail.txt"), opLogTail, StandardCharsets.UTF_8);
             for (Map.Entry<String, Path> f : files.entrySet()) {
@@ -38,11 +38,6 @@ public final class Reproducer {
             System.err.println("stress: could not write the reproducer to " + dir + ": " + e);
             return null;
         }
-    }
-
-    private static String campaignCommand(String campaign) {
-        return campaign.startsWith("engine") ? "engine --campaign " + campaign
-                : "raftlog --campaign " + campaign;
     }
 
     private static void copy(Path source, Path target) throws IOException {

@@ -1,8 +1,12 @@
 package io.varve.stress;
 
 import io.varve.stress.engine.EngineCorruptionCampaign;
+import io.varve.stress.enginekill.EngineKillCampaign;
+import io.varve.stress.lifecycle.LifecycleCampaign;
 import io.varve.stress.raftlog.RaftLogCorruptionCampaign;
 import io.varve.stress.raftlog.RaftLogKillCampaign;
+import io.varve.stress.server.HostileClientsCampaign;
+import io.varve.stress.server.ServerKillCampaign;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,10 +16,11 @@ import java.util.List;
 import java.util.logging.LogManager;
 
 /**
- * {@code bin/stress <engine|raftlog|server> [--cycles N] [--minutes M] [--seed S] [--campaign NAME]
- * [--work DIR] [--reproducers DIR]}: runs the target's campaigns one after the other, sharing the time and
- * cycle budget, prints progress and one verdict line per campaign, and exits 0 only if every campaign passed
- * (known defects listed in the verdict do not fail it). See docs/reliability.md.
+ * {@code bin/stress <target|campaign> [--cycles N] [--minutes M] [--seed S] [--campaign NAME]
+ * [--work DIR] [--reproducers DIR]}: runs a target's campaigns (raftlog, engine, server) one after the other,
+ * sharing the time and cycle budget, or one campaign by name (engine-kill, server-kill, lifecycle, ...);
+ * prints progress and one verdict line per campaign, and exits 0 only if every campaign passed (known defects
+ * listed in the verdict do not fail it). See docs/reliability.md.
  */
 public final class StressMain {
 
@@ -47,19 +52,9 @@ public final class StressMain {
             }
             i++;
         }
-        List<Campaign> campaigns = new ArrayList<>();
-        switch (target) {
-            case "raftlog" -> {
-                campaigns.add(new RaftLogKillCampaign(Duration.ofSeconds(3)));
-                campaigns.add(new RaftLogCorruptionCampaign());
-            }
-            case "engine" -> campaigns.add(new EngineCorruptionCampaign());
-            case "server" -> {
-                System.out.println("stress: no server campaign is built yet (kill -9 under appendfsync always, "
-                        + "hostile clients): see docs/reliability.md");
-                System.exit(2);
-            }
-            default -> usage("unknown target " + target);
+        List<Campaign> campaigns = campaigns(target);
+        if (campaigns.isEmpty()) {
+            usage("unknown target or campaign " + target);
         }
         if (only != null) {
             String name = only;
@@ -89,6 +84,30 @@ public final class StressMain {
         System.exit(passed ? 0 : 1);
     }
 
+    /**
+     * A target's campaigns in the order they run, or the one campaign of that name; empty if neither. A
+     * target runs each of its campaigns in turn on a share of the budget.
+     */
+    static List<Campaign> campaigns(String target) {
+        List<Campaign> raftlog = List.of(new RaftLogKillCampaign(Duration.ofSeconds(3)),
+                new RaftLogCorruptionCampaign());
+        List<Campaign> engine = List.of(new EngineCorruptionCampaign(), new EngineKillCampaign(Duration.ofSeconds(4)),
+                new LifecycleCampaign());
+        List<Campaign> server = List.of(new ServerKillCampaign(Duration.ofSeconds(3)), new HostileClientsCampaign(Duration.ofSeconds(3)));
+        return switch (target) {
+            case "raftlog" -> raftlog;
+            case "engine" -> engine;
+            case "server" -> server;
+            default -> {
+                List<Campaign> one = new ArrayList<>();
+                for (List<Campaign> group : List.of(raftlog, engine, server)) {
+                    group.stream().filter(c -> c.name().equals(target)).forEach(one::add);
+                }
+                yield one;
+            }
+        };
+    }
+
     /** The campaigns damage files on purpose: the engines' warnings about it would drown the progress lines. */
     private static void quietLogging() throws IOException {
         if (System.getProperty("java.util.logging.config.file") == null) {
@@ -109,9 +128,10 @@ public final class StressMain {
 
     private static void usage(String problem) {
         System.err.println("stress: " + problem);
-        System.err.println("usage: bin/stress <engine|raftlog|server> [--cycles N] [--minutes M] [--seed S] "
+        System.err.println("usage: bin/stress <target|campaign> [--cycles N] [--minutes M] [--seed S] "
                 + "[--campaign NAME] [--work DIR] [--reproducers DIR]");
-        System.err.println("campaigns: raftlog: raftlog-kill, raftlog-corruption; engine: engine-corruption");
+        System.err.println("targets and their campaigns: raftlog: raftlog-kill, raftlog-corruption; engine: "
+                + "engine-corruption, engine-kill, lifecycle; server: server-kill, hostile-clients");
         System.exit(64);
     }
 }

@@ -4,8 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.stress.engine.EngineCorruptionCampaign;
+import io.varve.stress.enginekill.EngineKillCampaign;
+import io.varve.stress.lifecycle.LifecycleCampaign;
 import io.varve.stress.raftlog.RaftLogCorruptionCampaign;
 import io.varve.stress.raftlog.RaftLogKillCampaign;
+import io.varve.stress.server.HostileClientsCampaign;
+import io.varve.stress.server.ServerKillCampaign;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -50,5 +54,37 @@ class CampaignsTest {
         System.out.println(report.verdict());
         assertTrue(report.passed(), report.verdict());
         assertEquals(300, report.cycles());
+    }
+
+    @Test
+    void engineKillNineLosesNoAcknowledgedWrite() throws Exception {
+        CampaignReport report = new EngineKillCampaign(Duration.ofSeconds(3)).run(settings(4, 19));
+        System.out.println(report.verdict());
+        assertTrue(report.passed(), report.verdict());
+        assertEquals(4, report.cycles(), report.verdict());
+    }
+
+    @Test
+    void serverKillNineUnderAppendfsyncAlwaysLosesNoAcknowledgedWrite() throws Exception {
+        CampaignReport report = new ServerKillCampaign(Duration.ofSeconds(2)).run(settings(2, 19));
+        System.out.println(report.verdict());
+        assertTrue(report.passed(), report.verdict());
+        assertEquals(2, report.cycles(), report.verdict());
+    }
+
+    @Test
+    void closeRacingEveryOperationHangsNothingLeaksNothingAndLosesNothing() throws Exception {
+        CampaignReport report = new LifecycleCampaign().run(settings(25, 19));
+        System.out.println(report.verdict());
+        assertTrue(report.passed(), report.verdict());
+        assertEquals(25, report.cycles(), report.verdict());
+    }
+
+    @Test
+    void hostileClientsNeitherStarveAWellBehavedClientNorGrowTheHeap() throws Exception {
+        CampaignReport report = new HostileClientsCampaign(Duration.ofMillis(1500)).run(settings(6, 19));
+        System.out.println(report.verdict());
+        assertTrue(report.passed(), report.verdict());
+        assertEquals(6, report.cycles(), report.verdict());
     }
 }

@@ -44,6 +44,8 @@ class ChildJvmTest {
             assertTrue(running.await(60, TimeUnit.SECONDS), "the child printed " + lines.size() + " lines");
             child.kill();
             assertFalse(child.isAlive());
+            // The JDK reports a process ended by signal N as exit code 128 + N: 137 is SIGKILL (9), not SIGTERM.
+            assertEquals(137, child.awaitExit(10), "the child was not ended by SIGKILL");
             for (int i = 0; i < lines.size(); i++) {
                 assertEquals(Integer.toString(i), lines.get(i), "line " + i);
             }

@@ -172,7 +172,12 @@ public final class VersionSet implements AutoCloseable {
             return List.of(mutable);
         });
         long manifestNumber = set.nextFileNumber.getAndIncrement();
-        set.manifest = Manifest.create(fs, dir, manifestNumber, set.snapshotEdits());
+        try {
+            set.manifest = Manifest.create(fs, dir, manifestNumber, set.snapshotEdits());
+        } catch (IOException | RuntimeException e) {
+            set.close(); // the views already hold the memtables' arenas and the tables' mappings
+            throw e;
+        }
         if (recovered.manifestNumber() >= 0) {
             fs.delete(Manifest.path(dir, recovered.manifestNumber()));
         }
@@ -696,7 +701,7 @@ public final class VersionSet implements AutoCloseable {
             } finally {
                 viewLock.unlock();
             }
-            if (manifest != null) { // null: read-only
+            if (manifest != null) { // null: read-only, or the open failed creating it
                 manifest.close();
             }
         } finally {

@@ -1,0 +1,321 @@
+package io.varve.stress.enginekill;
+
+import io.varve.core.ColumnFamily;
+import io.varve.core.ColumnFamilyOptions;
+import io.varve.core.Db;
+import io.varve.core.DbIterator;
+import io.varve.core.ReadOptions;
+import io.varve.core.Snapshot;
+import io.varve.core.WriteBatch;
+import io.varve.core.WriteOptions;
+import io.varve.core.ingest.IngestOptions;
+import io.varve.core.sst.SstFileWriter;
+import io.varve.core.sst.TableOptions;
+import io.varve.stress.Corruptions;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The engine kill campaign's child: opens the database, creates its column families if missing, prints
+ * {@code READY}, and runs until it is killed:
+ *
+ * <ul>
+ *   <li>{@value KillSpace#THREADS} writer threads, each on its own keys in all families: batches of one to
+ *       seven puts, deletes and range deletes across the families (a quarter synced), and now and then an
+ *       external table written with {@link SstFileWriter} and ingested. Before each write a thread prints
+ *       {@code W <thread> <index> <batch>}, after it returned {@code A <thread> <index>}; each thread checks
+ *       some of its own keys by point reads against its own model (it is their only writer);</li>
+ *   <li>a maintenance thread: flushes, {@code compactRange} of parts or all of a family, {@code syncWal};</li>
+ *   <li>a reader thread: snapshots read twice, with flushes and compactions in between, by full scans, bounded
+ *       scans and multiGet, which must agree, every value one that a write produced.</li>
+ * </ul>
+ * A disagreement is printed as {@code E <what>}, which fails the cycle. Lines are flushed one by one.
+ *
+ * <p>Arguments: database directory, staging directory for the external tables, seed, cycle.
+ */
+public final class EngineKillChild {
+    private static final PrintStream OUT = new PrintStream(new FileOutputStream(FileDescriptor.out), false,
+            StandardCharsets.UTF_8);
+
+    private final Db db;
+    private final List<ColumnFamily> families;
+    private final Path staging;
+    private final long cycle;
+
+    private EngineKillChild(Db db, List<ColumnFamily> families, Path staging, long cycle) {
+        this.db = db;
+        this.families = families;
+        this.staging = staging;
+        this.cycle = cycle;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path dir = Path.of(args[0]);
+        Path staging = Path.of(args[1]);
+        long seed = Long.parseLong(args[2]);
+        long cycle = Long.parseLong(args[3]);
+        Corruptions.deleteDirectory(staging);
+        Files.createDirectories(staging);
+        Db db = Db.open(dir, KillSpace.options());
+        List<ColumnFamily> families = new ArrayList<>();
+        families.add(db.defaultColumnFamily());
+        for (String name : KillSpace.FAMILIES.subList(1, KillSpace.FAMILIES.size())) {
+            families.add(db.columnFamily(name).orElseGet(() -> db.createColumnFamily(name,
+                    ColumnFamilyOptions.from(KillSpace.options()).withWriteBufferSize(64 << 10))));
+        }
+        EngineKillChild child = new EngineKillChild(db, families, staging, cycle);
+        say("READY");
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < KillSpace.THREADS; t++) {
+            int thread = t;
+            Random random = new Random(seed * 31 + t);
+            threads.add(Thread.ofPlatform().name("writer-" + t).start(() -> child.guard(() -> child.write(thread,
+                    random))));
+        }
+        Random random = new Random(seed * 31 + KillSpace.THREADS);
+        threads.add(Thread.ofPlatform().name("maintenance").start(() -> child.guard(() -> child.maintain(random))));
+        Random readerRandom = new Random(seed * 31 + KillSpace.THREADS + 1);
+        threads.add(Thread.ofPlatform().name("reader").start(() -> child.guard(() -> child.read(readerRandom))));
+        for (Thread thread : threads) {
+            thread.join();
+        }
+    }
+
+    private static void say(String line) {
+        synchronized (OUT) {
+            OUT.println(line);
+            OUT.flush();
+        }
+    }
+
+    private interface Work {
+        void run() throws Exception;
+    }
+
+    /** Any exception in a thread of the workload is a finding: report it and stop that thread. */
+    private void guard(Work work) {
+        try {
+            work.run();
+        } catch (Throwable t) {
+            say("E " + Thread.currentThread().getName() + " threw " + t.toString().replace('\n', ' '));
+        }
+    }
+
+    private void write(int thread, Random random) throws Exception {
+        long[][] model = readOwnKeys(thread);
+        for (int index = 0; ; index++) {
+            long version = KillSpace.version(cycle, thread, index);
+            KillBatch batch;
+            if (random.nextInt(25) == 0) {
+                int family = random.nextInt(families.size());
+                batch = nextIngestion(random, family);
+                Path file = staging.resolve("t" + thread + "-" + index + ".sst");
+                try (SstFileWriter writer = new SstFileWriter(file, TableOptions.defaults(),
+                        KillSpace.FAMILIES.get(family))) {
+                    for (KillBatch.Op op : batch.ops()) {
+                        byte[] key = KillSpace.key(thread, op.index());
+                        if (op.kind() == 'P') {
+                            writer.put(key, KillSpace.value(thread, family, op.index(), version));
+                        } else {
+                            writer.delete(key);
+                        }
+                    }
+                    writer.finish();
+                }
+                say("W " + thread + " " + index + " " + batch.encode());
+                db.ingestExternalFiles(families.get(family), List.of(file),
+                        IngestOptions.defaults().withMoveFiles(random.nextBoolean()));
+                Files.deleteIfExists(file);
+            } else {
+                batch = nextBatch(random);
+                WriteBatch wb = new WriteBatch();
+                for (KillBatch.Op op : batch.ops()) {
+                    ColumnFamily cf = families.get(op.family());
+                    switch (op.kind()) {
+                        case 'P' -> wb.put(cf, KillSpace.key(thread, op.index()),
+                                KillSpace.value(thread, op.family(), op.index(), version));
+                        case 'D' -> wb.delete(cf, KillSpace.key(thread, op.index()));
+                        default -> wb.deleteRange(cf, KillSpace.key(thread, op.index()),
+                                KillSpace.key(thread, op.end()));
+                    }
+                }
+                say("W " + thread + " " + index + " " + batch.encode());
+                db.write(wb, batch.synced() ? WriteOptions.SYNC : WriteOptions.DEFAULT);
+            }
+            say("A " + thread + " " + index);
+            batch.applyTo(model, version);
+            if (index % 20 == 19) {
+                checkOwnKeys(thread, model, random);
+            }
+        }
+    }
+
+    /**
+     * Range deletes first (whether a range delete covers a put earlier in the same batch is not what this
+     * campaign tests), then one to six puts and deletes, then the marker of every family touched.
+     */
+    private KillBatch nextBatch(Random random) {
+        List<KillBatch.Op> ops = new ArrayList<>();
+        Set<Integer> touched = new TreeSet<>();
+        if (random.nextInt(8) == 0) {
+            int family = random.nextInt(families.size());
+            int from = random.nextInt(KillSpace.KEYS);
+            ops.add(KillBatch.Op.deleteRange(family, from, Math.min(KillSpace.KEYS, from + 1 + random.nextInt(30))));
+            touched.add(family);
+        }
+        int n = 1 + random.nextInt(6);
+        for (int i = 0; i < n; i++) {
+            int family = random.nextInt(families.size());
+            int index = random.nextInt(KillSpace.KEYS);
+            ops.add(random.nextInt(5) == 0 ? KillBatch.Op.delete(family, index) : KillBatch.Op.put(family, index));
+            touched.add(family);
+        }
+        for (int family : touched) {
+            ops.add(KillBatch.Op.put(family, KillSpace.MARKER));
+        }
+        return new KillBatch(false, random.nextInt(4) == 0, ops);
+    }
+
+    /** Sorted distinct keys of one family, mostly puts, and the marker (which sorts after them) last. */
+    private static KillBatch nextIngestion(Random random, int family) {
+        Set<Integer> indexes = new TreeSet<>();
+        int n = 5 + random.nextInt(40);
+        while (indexes.size() < n) {
+            indexes.add(random.nextInt(KillSpace.KEYS));
+        }
+        List<KillBatch.Op> ops = new ArrayList<>();
+        for (int index : indexes) {
+            ops.add(random.nextInt(7) == 0 ? KillBatch.Op.delete(family, index) : KillBatch.Op.put(family, index));
+        }
+        ops.add(KillBatch.Op.put(family, KillSpace.MARKER));
+        return new KillBatch(true, true, ops);
+    }
+
+    private long[][] readOwnKeys(int thread) {
+        long[][] state = KillSpace.emptyState();
+        for (int f = 0; f < families.size(); f++) {
+            for (int index = 0; index <= KillSpace.MARKER; index++) {
+                state[f][index] = versionAt(thread, f, index, db.get(families.get(f), KillSpace.key(thread, index)));
+            }
+        }
+        return state;
+    }
+
+    private void checkOwnKeys(int thread, long[][] model, Random random) {
+        for (int i = 0; i < 10; i++) {
+            int f = random.nextInt(families.size());
+            int index = random.nextInt(KillSpace.MARKER + 1);
+            long read = versionAt(thread, f, index, db.get(families.get(f), KillSpace.key(thread, index)));
+            if (read != model[f][index]) {
+                say("E thread " + thread + " read version " + Long.toHexString(read) + " of "
+                        + KillSpace.FAMILIES.get(f) + "/" + new String(KillSpace.key(thread, index),
+                        StandardCharsets.US_ASCII) + ", its last write there was " + Long.toHexString(model[f][index]));
+            }
+        }
+    }
+
+    private static long versionAt(int thread, int family, int index, byte[] value) {
+        if (value == null) {
+            return KillSpace.ABSENT;
+        }
+        Long version = KillSpace.versionOf(thread, family, index, value);
+        if (version == null) {
+            throw new IllegalStateException("a read of " + KillSpace.FAMILIES.get(family) + "/"
+                    + new String(KillSpace.key(thread, index), StandardCharsets.US_ASCII) + " returned "
+                    + value.length + " bytes no write produced");
+        }
+        return version;
+    }
+
+    private void maintain(Random random) {
+        while (true) {
+            int choice = random.nextInt(10);
+            ColumnFamily cf = families.get(random.nextInt(families.size()));
+            if (choice < 3) {
+                db.flush();
+            } else if (choice < 5) {
+                int thread = random.nextInt(KillSpace.THREADS);
+                int from = random.nextInt(KillSpace.KEYS);
+                db.compactRange(cf, KillSpace.key(thread, from), KillSpace.key(thread, Math.min(KillSpace.MARKER,
+                        from + random.nextInt(100))));
+            } else if (choice < 6) {
+                db.compactRange(cf, null, null);
+            } else {
+                db.syncWal();
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5 + random.nextInt(100)));
+        }
+    }
+
+    /** Reads a snapshot twice (background work runs in between): both reads, by three means, must agree. */
+    private void read(Random random) {
+        while (true) {
+            int f = random.nextInt(families.size());
+            ColumnFamily cf = families.get(f);
+            try (Snapshot snapshot = db.snapshot()) {
+                ReadOptions at = ReadOptions.at(snapshot);
+                Map<String, Long> first = scan(at, cf, f);
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(random.nextInt(200)));
+                Map<String, Long> second = scan(at, cf, f);
+                if (!first.equals(second)) {
+                    say("E a snapshot of " + KillSpace.FAMILIES.get(f) + " scanned twice gave " + first.size()
+                            + " then " + second.size() + " keys, or other versions");
+                }
+                int thread = random.nextInt(KillSpace.THREADS);
+                ReadOptions bounded = ReadOptions.at(snapshot).withLowerBound(KillSpace.key(thread, 0))
+                        .withUpperBound(KillSpace.key(thread, KillSpace.MARKER));
+                Map<String, Long> part = scan(bounded, cf, f);
+                Map<String, Long> expected = new TreeMap<>(first);
+                String prefix = "t" + thread + "k";
+                expected.keySet().removeIf(k -> !k.startsWith(prefix));
+                if (!part.equals(expected)) {
+                    say("E a bounded scan of thread " + thread + "'s keys in " + KillSpace.FAMILIES.get(f)
+                            + " disagrees with the full scan of the same snapshot");
+                }
+                List<byte[]> keys = new ArrayList<>();
+                for (int i = 0; i < 20; i++) {
+                    byte[] key = KillSpace.key(random.nextInt(KillSpace.THREADS), random.nextInt(KillSpace.MARKER + 1));
+                    keys.add(key);
+                }
+                List<byte[]> values = db.multiGet(at, cf, keys);
+                for (int i = 0; i < keys.size(); i++) {
+                    int[] k = KillSpace.parseKey(keys.get(i));
+                    long got = values.get(i) == null ? KillSpace.ABSENT : versionAt(k[0], f, k[1], values.get(i));
+                    Long scanned = first.get(new String(keys.get(i), StandardCharsets.US_ASCII));
+                    if (got != (scanned == null ? KillSpace.ABSENT : scanned)) {
+                        say("E multiGet of " + Arrays.toString(k) + " in " + KillSpace.FAMILIES.get(f)
+                                + " disagrees with a scan of the same snapshot");
+                    }
+                }
+            }
+        }
+    }
+
+    private Map<String, Long> scan(ReadOptions options, ColumnFamily cf, int family) {
+        Map<String, Long> state = new TreeMap<>();
+        try (DbIterator it = db.iterator(options, cf)) {
+            for (it.seekToFirst(); it.valid(); it.next()) {
+                int[] k = KillSpace.parseKey(it.key());
+                if (k == null) {
+                    throw new IllegalStateException("a scan returned a key no write produced");
+                }
+                state.put(new String(it.key(), StandardCharsets.US_ASCII), versionAt(k[0], family, k[1], it.value()));
+            }
+        }
+        return state;
+    }
+}

@@ -1,0 +1,192 @@
+package io.varve.stress.server;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The hostile clients: each attack runs on its own thread until {@code over} says stop, reconnecting when the
+ * server closes its connection (which is what it should do to most of them), and counts those closings and
+ * the error replies it reads.
+ */
+final class Attacks {
+    static final String PASSWORD = "hostile-campaign";
+    private static final int TIMEOUT = 30_000;
+
+    enum Kind { GARBAGE, HUGE_COUNTS, MALFORMED, SLOWLORIS, IDLE_BEFORE_AUTH, NEVER_READING }
+
+    private final int port;
+    private final Random random;
+    private final BooleanSupplier over;
+    private long closedByServer;
+    private long errorReplies;
+
+    Attacks(int port, Random random, BooleanSupplier over) {
+        this.port = port;
+        this.random = random;
+        this.over = over;
+    }
+
+    /** Connections the server closed, seen as a failed write or read (it drains a while before it closes). */
+    long closedByServer() {
+        return closedByServer;
+    }
+
+    long errorReplies() {
+        return errorReplies;
+    }
+
+    void run(Kind kind) throws Exception {
+        switch (kind) {
+            case GARBAGE -> repeat(this::garbage);
+            case HUGE_COUNTS -> repeat(this::hugeCounts);
+            case MALFORMED -> repeat(this::malformed);
+            case SLOWLORIS -> slowloris(200);
+            case IDLE_BEFORE_AUTH -> idleBeforeAuth(500);
+            case NEVER_READING -> neverReading();
+        }
+    }
+
+    private interface Step {
+        void run(RespConnection c) throws IOException;
+    }
+
+    /** Runs {@code step} on fresh connections until the attack is over. */
+    private void repeat(Step step) {
+        while (!over.getAsBoolean()) {
+            try (RespConnection c = new RespConnection(port, TIMEOUT)) {
+                while (!over.getAsBoolean()) {
+                    step.run(c);
+                    int errors = c.drainErrors();
+                    if (errors > 0) {
+                        // Refused: the server only drains this connection now; attack afresh on a new one.
+                        errorReplies += errors;
+                        break;
+                    }
+                }
+            } catch (IOException e) {
+                closedByServer++;
+            }
+        }
+    }
+
+    private void garbage(RespConnection c) throws IOException {
+        byte[] junk = new byte[1 + random.nextInt(4096)];
+        random.nextBytes(junk);
+        if (random.nextBoolean()) {
+            junk[0] = (byte) "*$+-:".charAt(random.nextInt(5)); // looks like RESP for a byte or two
+        }
+        c.send(junk);
+    }
+
+    private static final List<String> HUGE = List.of("*2147483647\r\n", "*5000000\r\n", "*-7\r\n",
+            "*1\r\n$2147483647\r\n", "*1\r\n$999999999999\r\n", "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$600000000\r\n",
+            "*99999999999999999999\r\n", "*1\r\n$-5\r\n", "*2\r\n*2\r\n$1\r\na\r\n");
+
+    private void hugeCounts(RespConnection c) throws IOException {
+        c.send(HUGE.get(random.nextInt(HUGE.size())).getBytes(StandardCharsets.US_ASCII));
+        // Then as many bytes as the announced size invites, up to 2 MiB: the query buffer limit is 1 MiB.
+        int chunks = random.nextInt(32);
+        byte[] chunk = new byte[64 << 10];
+        for (int i = 0; i < chunks && !over.getAsBoolean(); i++) {
+            c.send(i % 2 == 0 ? chunk : "$0\r\n\r\n".repeat(8000).getBytes(StandardCharsets.US_ASCII));
+        }
+    }
+
+    private void malformed(RespConnection c) throws IOException {
+        byte[] valid = RespConnection.command("SET", "k" + random.nextInt(100), "v".repeat(random.nextInt(100)));
+        byte[] bad = valid.clone();
+        int damages = 1 + random.nextInt(3);
+        for (int i = 0; i < damages; i++) {
+            bad[random.nextInt(bad.length)] = (byte) random.nextInt(256);
+        }
+        int length = random.nextInt(4) == 0 ? random.nextInt(bad.length) : bad.length;
+        c.send(Arrays.copyOf(bad, length));
+    }
+
+    /** Many connections, each sending a valid command one byte at a time, round robin, never finishing. */
+    private void slowloris(int connections) throws IOException {
+        List<RespConnection> open = new ArrayList<>();
+        byte[] command = RespConnection.command("SET", "slow", "x".repeat(1000));
+        try {
+            for (int i = 0; i < connections && !over.getAsBoolean(); i++) {
+                open.add(new RespConnection(port, TIMEOUT));
+            }
+            for (int at = 0; at < command.length - 1 && !over.getAsBoolean(); at++) {
+                for (RespConnection c : open) {
+                    c.send(new byte[] {command[at]});
+                }
+            }
+            awaitOver();
+        } finally {
+            open.forEach(RespConnection::close);
+        }
+    }
+
+    /** Many connections that never authenticate: most idle, some sending commands that must be refused. */
+    private void idleBeforeAuth(int connections) throws IOException {
+        List<RespConnection> open = new ArrayList<>();
+        try {
+            for (int i = 0; i < connections && !over.getAsBoolean(); i++) {
+                RespConnection c = new RespConnection(port, TIMEOUT);
+                open.add(c);
+                if (i % 5 == 0) {
+                    String reply = c.call("SET", "unauthenticated", "x");
+                    if (!reply.startsWith("-NOAUTH")) {
+                        throw new IllegalStateException("a client without AUTH was answered " + reply);
+                    }
+                }
+            }
+            awaitOver();
+        } finally {
+            open.forEach(RespConnection::close);
+        }
+    }
+
+    /** Authenticated pipelines of GETs of a 256 KiB value whose replies are never read. */
+    private void neverReading() throws Exception {
+        try (RespConnection setup = new RespConnection(port, TIMEOUT)) {
+            setup.call("AUTH", PASSWORD);
+            setup.call("SET", "big", "b".repeat(256 << 10));
+        }
+        List<RespConnection> open = new ArrayList<>();
+        List<Thread> writers = new ArrayList<>();
+        byte[] gets = new String(RespConnection.command("GET", "big"), StandardCharsets.US_ASCII).repeat(100)
+                .getBytes(StandardCharsets.US_ASCII);
+        try {
+            for (int i = 0; i < 4; i++) {
+                RespConnection c = new RespConnection(port, TIMEOUT);
+                c.call("AUTH", PASSWORD);
+                open.add(c);
+                // The writes block once the server stops reading this client (its replies wait unread).
+                writers.add(Thread.ofPlatform().daemon().name("never-reading-" + i).start(() -> {
+                    try {
+                        while (!over.getAsBoolean()) {
+                            c.send(gets);
+                        }
+                    } catch (IOException e) {
+                        // closed at the end of the attack, or by the server
+                    }
+                }));
+            }
+            awaitOver();
+        } finally {
+            open.forEach(RespConnection::close);
+            for (Thread t : writers) {
+                t.join(TIMEOUT);
+            }
+        }
+    }
+
+    private void awaitOver() {
+        while (!over.getAsBoolean()) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10)); // the attack holds its connections open
+        }
+    }
+}

@@ -1,0 +1,156 @@
+package io.varve.stress.server;
+
+import io.varve.server.RedisServer;
+import io.varve.server.ServerConfig;
+import io.varve.stress.Campaign;
+import io.varve.stress.CampaignReport;
+import io.varve.stress.Corruptions;
+import io.varve.stress.Failure;
+import io.varve.stress.Reproducer;
+import io.varve.stress.Settings;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Hostile clients against the server, in-process (with a password and a 1 MiB query buffer limit): each
+ * cycle runs one {@link Attacks.Kind}, each in turn, for a random time while a well-behaved client keeps
+ * authenticating once, then writing and reading its own keys. Checks: every one of its requests is answered
+ * correctly (each within 30 s, a hang detector); after a full GC at the end of the attack, with the hostile
+ * connections still open, the heap holds less than {@value #HEAP_BOUND_MIB} MiB more than before the server
+ * met any of them; the server still accepts and answers a new client afterwards.
+ */
+public final class HostileClientsCampaign implements Campaign {
+    static final long HEAP_BOUND_MIB = 192;
+    private static final int TIMEOUT = 30_000;
+
+    private final Duration longestAttack;
+
+    /** Attacks last between a third of {@code longestAttack} and all of it. */
+    public HostileClientsCampaign(Duration longestAttack) {
+        this.longestAttack = longestAttack;
+    }
+
+    @Override
+    public String name() {
+        return "hostile-clients";
+    }
+
+    @Override
+    public CampaignReport run(Settings settings) throws Exception {
+        CampaignReport report = new CampaignReport(name());
+        long start = System.nanoTime();
+        Random random = new Random(settings.seed());
+        Path dir = settings.workDir().resolve("hostile-clients");
+        Corruptions.deleteDirectory(dir);
+        ServerConfig config = ServerConfig.defaultConfig().with("port", "0").with("dir", dir.toString())
+                .with("requirepass", Attacks.PASSWORD).with("client-query-buffer-limit", "1mb")
+                .with("io-threads", "2").with("write-buffer-size", "4mb");
+        MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+        long answered = 0;
+        try (RedisServer server = RedisServer.builder(config).build().start()) {
+            memory.gc();
+            long baseline = memory.getHeapMemoryUsage().getUsed();
+            for (long cycle = 1; cycle <= settings.cycles() && System.nanoTime() < settings.deadlineNanos(start);
+                    cycle++) {
+                // In turn, so that a short run meets every kind.
+                Attacks.Kind kind = Attacks.Kind.values()[(int) ((cycle - 1) % Attacks.Kind.values().length)];
+                long attackMillis = longestAttack.toMillis() / 3 + random.nextLong(longestAttack.toMillis() * 2 / 3);
+                AtomicBoolean over = new AtomicBoolean();
+                Attacks attacks = new Attacks(server.port(), new Random(random.nextLong()), over::get);
+                AtomicLong bystanderAnswers = new AtomicLong();
+                CompletableFuture<String> bystander = CompletableFuture.supplyAsync(
+                        () -> behave(server.port(), over, bystanderAnswers), runnable -> Thread.ofPlatform()
+                                .daemon().name("well-behaved").start(runnable));
+                CompletableFuture<Void> attack = CompletableFuture.runAsync(() -> {
+                    try {
+                        attacks.run(kind);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }, runnable -> Thread.ofPlatform().daemon().name("attack").start(runnable));
+                String problem = null;
+                try {
+                    attack.get(attackMillis, TimeUnit.MILLISECONDS);
+                    problem = "the attack ended early";
+                } catch (TimeoutException expected) {
+                    // the attack is still under way, as it should be: measure the heap now
+                } catch (Exception e) {
+                    problem = "the attack failed: " + e.getCause();
+                }
+                memory.gc();
+                long grown = (memory.getHeapMemoryUsage().getUsed() - baseline) >> 20;
+                over.set(true);
+                if (problem == null && grown > HEAP_BOUND_MIB) {
+                    problem = "the heap grew by " + grown + " MiB under " + kind + " (bound " + HEAP_BOUND_MIB
+                            + " MiB)";
+                }
+                try {
+                    attack.get(TIMEOUT, TimeUnit.MILLISECONDS);
+                    String b = bystander.get(TIMEOUT, TimeUnit.MILLISECONDS);
+                    if (problem == null && b != null) {
+                        problem = "the well-behaved client, under " + kind + ": " + b;
+                    }
+                } catch (Exception e) {
+                    problem = problem != null ? problem : "under " + kind + ": " + e;
+                }
+                if (problem == null) {
+                    try (RespConnection after = new RespConnection(server.port(), TIMEOUT)) {
+                        if (!"+OK".equals(after.call("AUTH", Attacks.PASSWORD))) {
+                            problem = "a new client could not authenticate after " + kind;
+                        }
+                    } catch (IOException e) {
+                        problem = "a new client could not connect after " + kind + ": " + e;
+                    }
+                }
+                if (problem != null) {
+                    Path reproducer = Reproducer.write(settings.reproducerDir(), name(), settings.seed(), cycle,
+                            problem, List.of("attack " + kind + " for " + attackMillis + " ms"), Map.of());
+                    report.failure(new Failure(cycle, problem, reproducer));
+                    settings.progress(name() + " cycle " + cycle + " FAILED: " + problem);
+                    break;
+                }
+                answered += bystanderAnswers.get();
+                report.cycle(kind.name().toLowerCase().replace('_', '-'));
+                settings.progress(String.format("%s cycle %d: %s for %d ms, heap +%d MiB, %d error replies, %d "
+                        + "connections closed by the server, %d answers to the well-behaved client", name(), cycle, kind,
+                        attackMillis, grown, attacks.errorReplies(), attacks.closedByServer(), bystanderAnswers.get()));
+            }
+        }
+        report.finished((System.nanoTime() - start) / 1_000_000);
+        settings.progress(name() + ": the well-behaved client got " + answered + " correct answers");
+        return report;
+    }
+
+    /** The well-behaved client: null if every answer was right until {@code over}, else what went wrong. */
+    private static String behave(int port, AtomicBoolean over, AtomicLong answers) {
+        try (RespConnection c = new RespConnection(port, TIMEOUT)) {
+            if (!"+OK".equals(c.call("AUTH", Attacks.PASSWORD))) {
+                return "AUTH refused";
+            }
+            for (long n = 0; !over.get(); n++) {
+                String key = "good" + (n % 100);
+                String value = "v" + n;
+                String set = c.call("SET", key, value);
+                String got = c.call("GET", key);
+                if (!"+OK".equals(set) || !value.equals(got)) {
+                    return "SET answered " + set + ", GET answered " + got + " (wanted " + value + ")";
+                }
+                answers.addAndGet(2);
+            }
+            return null;
+        } catch (IOException e) {
+            return e.toString();
+        }
+    }
+}
