@@ -135,6 +135,22 @@ class CorruptionTest {
     }
 
     @Test
+    void aRefusedOpenReturnsOnlyAfterItsScansEnded() throws Exception {
+        byte[] bytes = read(file(1));
+        bytes[(int) (long) positions.get(0).get(1) + 5] ^= 0x40; // the first file: later ones are scanned ahead
+        replace(file(1), bytes);
+        for (int attempt = 0; attempt < 20; attempt++) {
+            assertThrows(CorruptionException.class,
+                    () -> RaftLogEngine.open(DIR, options(RecoveryMode.ABSOLUTE_CONSISTENCY)).close());
+            for (var e : Thread.getAllStackTraces().entrySet()) {
+                boolean scanning = Arrays.stream(e.getValue())
+                        .anyMatch(f -> f.getClassName().endsWith("recovery.FileScanner"));
+                assertTrue(!scanning, e.getKey().getName() + " still scans after the open threw");
+            }
+        }
+    }
+
+    @Test
     void flippedFooterByteInTheLastFile() throws Exception {
         int seq = lastSeq();
         List<Long> ps = positions.get(seq - 1);

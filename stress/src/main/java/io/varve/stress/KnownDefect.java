@@ -16,17 +16,7 @@ public enum KnownDefect {
      * stood at the last commit, and that deleted append files imply a commit, and refuse.
      */
     RAFTLOG_TAIL_CUT_ACROSS_PURGE("engine-raftlog: the default mode cuts, as a torn tail, synced bytes that a "
-            + "committed purge depended on"),
-    /**
-     * engine-raftlog: when recovery refuses a file, {@code RaftLogEngine.open} throws at once
-     * ({@code shutdownNow} without waiting) while the scans it submitted ahead for later files still run on
-     * the {@code raftlog-recovery-} threads over those files' mappings. A caller that then repairs, replaces
-     * or truncates a file (this campaign restores its scratch copy) crashes the JVM with SIGBUS in the
-     * still-running scan; in any case the threads and mappings outlive the failed open. Open should wait for
-     * its scans to end before it throws.
-     */
-    RAFTLOG_RECOVERY_SCANS_OUTLIVE_FAILED_OPEN("engine-raftlog: recovery scans keep running on mapped files "
-            + "after a refused open has thrown");
+            + "committed purge depended on");
 
     private final String description;
 

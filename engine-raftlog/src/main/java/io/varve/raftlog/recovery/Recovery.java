@@ -139,7 +139,10 @@ public final class Recovery {
                 }
             }
         } finally {
+            // Waits for scans already running: a refused open must not return while they still read its files
+            // through mappings (a caller that then repairs or replaces a file would crash them with SIGBUS).
             pool.shutdownNow();
+            pool.close();
         }
         List<ScannedFile> damagedRewrites = new ArrayList<>();
         for (ScannedFile f : toRepair) {
