@@ -286,11 +286,13 @@ final class CompactionScheduler {
         if (!job.outputs().isEmpty()) {
             fs.syncDirectory(dir);
         }
+        tableCache.openAll(job.outputs());
         try {
             versions.logAndApply(edit, memtables -> memtables);
         } catch (IllegalStateException closedMeanwhile) {
             // Refused before anything was logged: no manifest will ever list the outputs.
             for (TableMeta t : job.outputs()) {
+                tableCache.evict(t.fileNumber());
                 fs.delete(DbFiles.table(dir, t.fileNumber()));
             }
             throw closedMeanwhile;

@@ -95,7 +95,7 @@ final class DbImpl implements Db {
         this.tableCache = tableCache;
         this.versions = recovered.versions();
         List<Recovery.FamilyInfo> known = recovered.families();
-        this.flusher = new Flusher(fs, dir, versions, reclaimer, this::familyOptions, () -> immutableCount++,
+        this.flusher = new Flusher(fs, dir, versions, tableCache, reclaimer, this::familyOptions, () -> immutableCount++,
                 this::backgroundChanged, this::backgroundFailed, () -> closed, this::closedException);
         started.push(() -> flusher.close());
         this.pipeline = new CommitPipeline(fs, dir, options, versions::newFileNumber, recovered.lastSequence(),

@@ -6,6 +6,7 @@ import io.varve.core.flush.MemtableFlush;
 import io.varve.core.memtable.Memtable;
 import io.varve.core.metrics.WorkTimer;
 import io.varve.core.version.Reclaimer;
+import io.varve.core.version.TableCache;
 import io.varve.core.version.TableMeta;
 import io.varve.core.version.VersionEdit;
 import io.varve.core.version.VersionSet;
@@ -54,6 +55,7 @@ final class Flusher {
     private final FileSystem fs;
     private final Path dir;
     private final VersionSet versions;
+    private final TableCache tableCache;
     private final Reclaimer reclaimer;
     private final IntFunction<ColumnFamilyOptions> familyOptions;
     private final Runnable onSealed;
@@ -77,13 +79,14 @@ final class Flusher {
      * @param onFailure fails the database after a flush failed
      * @param closing   true once the database began closing
      */
-    Flusher(FileSystem fs, Path dir, VersionSet versions, Reclaimer reclaimer,
+    Flusher(FileSystem fs, Path dir, VersionSet versions, TableCache tableCache, Reclaimer reclaimer,
             IntFunction<ColumnFamilyOptions> familyOptions, Runnable onSealed, Runnable onChange,
             Consumer<IOException> onFailure,
             BooleanSupplier closing, Supplier<IllegalStateException> closedException) {
         this.fs = fs;
         this.dir = dir;
         this.versions = versions;
+        this.tableCache = tableCache;
         this.reclaimer = reclaimer;
         this.familyOptions = familyOptions;
         this.onSealed = onSealed;
@@ -194,6 +197,7 @@ final class Flusher {
                 // The tables' names must be durable before the manifest refers to them.
                 fs.syncDirectory(dir);
             }
+            tableCache.openAll(written);
             // The old log's final fsync runs after the rotation; it must be done before the edit passes the log.
             pipeline.syncLogsBelow(newLogNumber);
             installing = true;
@@ -220,6 +224,7 @@ final class Flusher {
 
     private void deleteUninstalled(List<TableMeta> tables) {
         for (TableMeta t : tables) {
+            tableCache.evict(t.fileNumber());
             try {
                 fs.delete(DbFiles.table(dir, t.fileNumber()));
             } catch (IOException e) {

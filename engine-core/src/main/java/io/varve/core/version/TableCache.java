@@ -8,6 +8,7 @@ import io.varve.core.sst.TableReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongFunction;
 
@@ -111,6 +112,18 @@ public final class TableCache implements AutoCloseable {
         }
         if (blockCache != null) {
             blockCache.evictFile(fileNumber);
+        }
+    }
+
+    /**
+     * Opens {@code tables} now, on the calling background thread, so that the first read of a table a flush
+     * or compaction just wrote does not pay for mapping it and loading its index and filter (RocksDB opens
+     * new tables the same way before installing them). Opening also checks the table's footer, index and
+     * filter, so damage done while writing fails the background job rather than a later read.
+     */
+    public void openAll(List<TableMeta> tables) {
+        for (TableMeta table : tables) {
+            acquire(table).release();
         }
     }
 
