@@ -4,11 +4,16 @@ import io.varve.core.base.InternalIterator;
 import io.varve.core.base.InternalKey;
 import io.varve.core.base.Keys;
 import io.varve.core.base.ValueKind;
+import io.varve.core.merge.MergeOperator;
+import io.varve.core.merge.Merges;
 import io.varve.core.version.ReadView;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -32,6 +37,7 @@ final class DbIteratorImpl implements DbIterator {
     private final long sequence;
     private final MemorySegment lower;
     private final MemorySegment upper;
+    private final MergeOperator mergeOperator;
 
     private final AtomicBoolean released = new AtomicBoolean();
 
@@ -43,9 +49,18 @@ final class DbIteratorImpl implements DbIterator {
     private int savedKeyLength;
     private byte[] savedValue = new byte[64];
     private int savedValueLength;
+    /**
+     * Moving forward, the shown entry was a merge: key and merged value are in the saved buffers and the
+     * internal iterator rests somewhere after the key's operands (still within or past the key).
+     */
+    private boolean mergedForward;
+    /** Moving backward: the base value (null for none) and operands, oldest first, of the key being scanned. */
+    private byte[] backwardBase;
+    private final List<byte[]> backwardOperands = new ArrayList<>();
 
     DbIteratorImpl(ReadPath owner, ReadView view, InternalIterator internal, long sequence, byte[] lower,
-                   byte[] upper) {
+                   byte[] upper, MergeOperator mergeOperator) {
+        this.mergeOperator = mergeOperator;
         this.owner = owner;
         this.gate = owner.gate();
         this.view = view;
@@ -144,8 +159,10 @@ final class DbIteratorImpl implements DbIterator {
             checkOpen();
             requireValid();
             if (forward) {
-                saveKey(internal.userKey());
-                internal.next();
+                if (!mergedForward) {
+                    saveKey(internal.userKey());
+                    internal.next();
+                }
             } else {
                 // The internal iterator rests before the current key's entries; step onto them, then skip them.
                 if (internal.valid()) {
@@ -169,10 +186,17 @@ final class DbIteratorImpl implements DbIterator {
             requireValid();
             if (forward) {
                 // Step back past every entry of the current key, so the scan below starts at the previous key.
-                saveKey(internal.userKey());
-                do {
+                if (mergedForward) {
+                    if (!internal.valid()) {
+                        internal.seekToLast();
+                    }
+                } else {
+                    saveKey(internal.userKey());
+                }
+                mergedForward = false;
+                while (internal.valid() && Keys.compare(internal.userKey(), savedKeySegment()) >= 0) {
                     internal.prev();
-                } while (internal.valid() && Keys.compare(internal.userKey(), savedKeySegment()) >= 0);
+                }
                 forward = false;
             }
             findPrevUserEntry();
@@ -208,7 +232,7 @@ final class DbIteratorImpl implements DbIterator {
         try {
             checkOpen();
             requireValid();
-            return forward ? internal.userKey() : savedKeySegment();
+            return forward && !mergedForward ? internal.userKey() : savedKeySegment();
         } finally {
             gate.exit();
         }
@@ -220,7 +244,8 @@ final class DbIteratorImpl implements DbIterator {
         try {
             checkOpen();
             requireValid();
-            return forward ? internal.value() : MemorySegment.ofArray(savedValue).asSlice(0, savedValueLength);
+            return forward && !mergedForward ? internal.value()
+                    : MemorySegment.ofArray(savedValue).asSlice(0, savedValueLength);
         } finally {
             gate.exit();
         }
@@ -244,6 +269,7 @@ final class DbIteratorImpl implements DbIterator {
 
     /** Skips invisible entries, tombstoned keys and (when {@code skipping}) the rest of the saved key. */
     private void findNextUserEntry(boolean skipping) {
+        mergedForward = false;
         while (internal.valid()) {
             long trailer = internal.trailer();
             if (InternalKey.sequence(trailer) <= sequence) {
@@ -255,6 +281,9 @@ final class DbIteratorImpl implements DbIterator {
                     saveKey(key);
                     skipping = true;
                 } else if (!skipping || Keys.compare(key, savedKeySegment()) > 0) {
+                    if (InternalKey.kindCode(trailer) == ValueKind.MERGE.code()) {
+                        mergeForward(key);
+                    }
                     valid = true;
                     return;
                 }
@@ -270,6 +299,8 @@ final class DbIteratorImpl implements DbIterator {
      */
     private void findPrevUserEntry() {
         boolean haveEntry = false;
+        backwardBase = null;
+        backwardOperands.clear();
         while (internal.valid()) {
             long trailer = internal.trailer();
             if (InternalKey.sequence(trailer) <= sequence) {
@@ -280,17 +311,68 @@ final class DbIteratorImpl implements DbIterator {
                 if (lower != null && Keys.compare(key, lower) < 0) {
                     break;
                 }
-                if (InternalKey.kindCode(trailer) == ValueKind.DELETE.code()) {
+                int kind = InternalKey.kindCode(trailer);
+                if (kind == ValueKind.DELETE.code()) {
                     haveEntry = false;
+                    backwardBase = null;
+                    backwardOperands.clear();
+                } else if (kind == ValueKind.MERGE.code()) {
+                    if (!haveEntry) {
+                        backwardBase = null;
+                        backwardOperands.clear();
+                    } else if (backwardOperands.isEmpty()) {
+                        backwardBase = Keys.toArray(savedValueSegment());
+                    }
+                    saveKey(key);
+                    backwardOperands.add(Keys.toArray(internal.value()));
+                    haveEntry = true;
                 } else {
                     saveKey(key);
                     saveValue(internal.value());
+                    backwardBase = null;
+                    backwardOperands.clear();
                     haveEntry = true;
                 }
             }
             internal.prev();
         }
+        if (haveEntry && !backwardOperands.isEmpty()) {
+            saveValue(MemorySegment.ofArray(Merges.fullMerge(mergeOperator, Keys.toArray(savedKeySegment()),
+                    backwardBase, backwardOperands)));
+            backwardBase = null;
+            backwardOperands.clear();
+        }
         valid = haveEntry;
+    }
+
+    /**
+     * The newest visible entry of {@code key} is an operand: collects the key's operands forward (newest first)
+     * down to a put, a delete or the next key, and shows the merged value from the saved buffers.
+     */
+    private void mergeForward(MemorySegment key) {
+        saveKey(key);
+        MemorySegment current = savedKeySegment();
+        List<byte[]> operands = new ArrayList<>();
+        byte[] base = null;
+        for (; internal.valid() && Keys.compare(internal.userKey(), current) == 0; internal.next()) {
+            int kind = InternalKey.kindCode(internal.trailer());
+            if (kind == ValueKind.MERGE.code()) {
+                operands.add(Keys.toArray(internal.value()));
+                continue;
+            }
+            if (kind == ValueKind.PUT.code()) {
+                base = Keys.toArray(internal.value());
+            }
+            break;
+        }
+        Collections.reverse(operands);
+        byte[] merged = Merges.fullMerge(mergeOperator, Keys.toArray(current), base, operands);
+        saveValue(MemorySegment.ofArray(merged));
+        mergedForward = true;
+    }
+
+    private MemorySegment savedValueSegment() {
+        return MemorySegment.ofArray(savedValue).asSlice(0, savedValueLength);
     }
 
     private void saveKey(MemorySegment key) {

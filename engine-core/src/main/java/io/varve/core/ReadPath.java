@@ -4,6 +4,7 @@ import io.varve.core.base.InternalIterator;
 import io.varve.core.base.LookupResult;
 import io.varve.core.iterator.MergingIterator;
 import io.varve.core.memtable.Memtable;
+import io.varve.core.merge.MergeOperator;
 import io.varve.core.sst.TableReader;
 import io.varve.core.version.LevelIterator;
 import io.varve.core.version.ReadView;
@@ -21,6 +22,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
 
 /**
@@ -38,6 +40,8 @@ final class ReadPath {
     private static final System.Logger LOG = System.getLogger(ReadPath.class.getName());
     /** {@link #lookupTable}'s answer when the table does not decide the key. */
     private static final long NOT_IN_TABLE = Long.MIN_VALUE;
+    /** {@link #lookupTable}'s answer when the table's newest entry for the key is a merge operand. */
+    private static final long MERGE_OPERAND = Long.MIN_VALUE + 1;
 
     private final VersionSet versions;
     private final TableCache tableCache;
@@ -45,9 +49,11 @@ final class ReadPath {
     private final LongSupplier visibleSequence;
     private final ReadGate gate;
     private final Set<DbIteratorImpl> openIterators = ConcurrentHashMap.newKeySet();
+    private final IntFunction<MergeOperator> mergeOperators;
 
     ReadPath(VersionSet versions, TableCache tableCache, SnapshotList snapshots, LongSupplier visibleSequence,
-             ReadGate gate) {
+             ReadGate gate, IntFunction<MergeOperator> mergeOperators) {
+        this.mergeOperators = mergeOperators;
         this.versions = versions;
         this.tableCache = tableCache;
         this.snapshots = snapshots;
@@ -64,6 +70,7 @@ final class ReadPath {
         final LookupResult result = new LookupResult();
         final MemorySegment destination;
         byte[] array;
+        int family;
 
         PointRead(MemorySegment destination) {
             this.destination = destination;
@@ -76,6 +83,20 @@ final class ReadPath {
                 return array.length;
             }
             return result.copyValueTo(destination);
+        }
+
+        /** Hands out a merged value (or none, -1) and returns its full length. */
+        long deliver(byte[] value) {
+            if (value == null) {
+                return -1;
+            }
+            if (destination == null) {
+                array = value;
+            } else {
+                MemorySegment.copy(MemorySegment.ofArray(value), 0, destination, 0,
+                        Math.min(value.length, destination.byteSize()));
+            }
+            return value.length;
         }
     }
 
@@ -109,6 +130,7 @@ final class ReadPath {
         try {
             ReadView view = versions.acquire(family);
             try {
+                read.family = family;
                 return lookup(options, view, key, read);
             } finally {
                 view.release();
@@ -123,12 +145,12 @@ final class ReadPath {
         LookupResult result = read.result;
         // mutable() and immutables() rather than memtablesNewestFirst(), which copies into a new list.
         if (view.mutable().get(key, sequence, result)) {
-            return result.status() == LookupResult.Status.FOUND ? read.take() : -1;
+            return decided(options, view, key, sequence, read);
         }
         List<Memtable> immutables = view.immutables();
         for (int i = 0; i < immutables.size(); i++) {
             if (immutables.get(i).get(key, sequence, result)) {
-                return result.status() == LookupResult.Status.FOUND ? read.take() : -1;
+                return decided(options, view, key, sequence, read);
             }
         }
         if (options != null && options.memtableOnly()) {
@@ -142,7 +164,7 @@ final class ReadPath {
             if (table.covers(key)) {
                 long found = lookupTable(table, key, sequence, read, cachedOnly);
                 if (found != NOT_IN_TABLE) {
-                    return found;
+                    return found == MERGE_OPERAND ? merged(options, view, key, sequence, read) : found;
                 }
             }
         }
@@ -151,11 +173,31 @@ final class ReadPath {
             if (table != null) {
                 long found = lookupTable(table, key, sequence, read, cachedOnly);
                 if (found != NOT_IN_TABLE) {
-                    return found;
+                    return found == MERGE_OPERAND ? merged(options, view, key, sequence, read) : found;
                 }
             }
         }
         return -1;
+    }
+
+    /** The answer once a memtable decided the key. */
+    private long decided(ReadOptions options, ReadView view, MemorySegment key, long sequence, PointRead read) {
+        return switch (read.result.status()) {
+            case FOUND -> read.take();
+            case MERGE -> merged(options, view, key, sequence, read);
+            case DELETED, NOT_FOUND -> -1;
+        };
+    }
+
+    /**
+     * Resolves a key whose newest entry is a merge operand. Memtable-only and cached-only reads report it as
+     * incomplete: the operands' base may lie anywhere below.
+     */
+    private long merged(ReadOptions options, ReadView view, MemorySegment key, long sequence, PointRead read) {
+        if (options != null && options.mayBeIncomplete()) {
+            return ReadOptions.INCOMPLETE;
+        }
+        return read.deliver(MergeLookup.resolve(view, tableCache, key, sequence, mergeOperators.apply(read.family)));
     }
 
     /**
@@ -180,6 +222,7 @@ final class ReadPath {
             return switch (read.result.status()) {
                 case FOUND -> read.take();
                 case DELETED -> -1;
+                case MERGE -> MERGE_OPERAND;
                 case NOT_FOUND -> NOT_IN_TABLE;
             };
         } catch (IOException e) {
@@ -220,7 +263,7 @@ final class ReadPath {
                     }
                 }
                 iterator = new DbIteratorImpl(this, view, new MergingIterator(children), sequence,
-                        options.lowerBoundUnsafe(), options.upperBoundUnsafe());
+                        options.lowerBoundUnsafe(), options.upperBoundUnsafe(), mergeOperators.apply(family));
             } catch (RuntimeException e) {
                 children.forEach(InternalIterator::close);
                 view.release();

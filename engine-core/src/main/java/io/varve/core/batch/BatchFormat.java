@@ -13,7 +13,7 @@ import java.nio.ByteOrder;
  * <pre>
  *   header (12 bytes):  | sequence (8, LE) | count (4, LE) |
  *   then count records: | kind (1) | column family (varint) | key length (varint) | key |
- *                       [ value length (varint) | value ]   -- PUT only
+ *                       [ value length (varint) | value ]   -- PUT and MERGE only
  * </pre>
  *
  * The sequence field holds the sequence of the batch's first record; record i gets {@code sequence + i}.
@@ -50,6 +50,6 @@ public final class BatchFormat {
     }
 
     static boolean hasValue(ValueKind kind) {
-        return kind == ValueKind.PUT;
+        return kind != ValueKind.DELETE;
     }
 }

@@ -80,7 +80,7 @@ public final class BatchReader {
         return key;
     }
 
-    /** The value of a PUT; null for a DELETE. */
+    /** The value of a PUT or the operand of a MERGE; null for a DELETE. */
     public MemorySegment value() {
         return value;
     }

@@ -106,6 +106,9 @@ public final class CompactionJob {
                 children.clear(); // the merging iterator closes them now
                 byte[] currentKey = null;
                 long lastSequenceForKey = Long.MAX_VALUE;
+                // A merge operand needs every entry below it down to the key's next put or delete: while the
+                // entries kept so far end in an operand, nothing older may be dropped as shadowed.
+                boolean operandAbove = false;
                 for (merged.seekToFirst(); merged.valid(); merged.next()) {
                     MemorySegment userKey = merged.userKey();
                     long trailer = merged.trailer();
@@ -114,21 +117,24 @@ public final class CompactionJob {
                     if (newKey) {
                         currentKey = Keys.toArray(userKey);
                         lastSequenceForKey = Long.MAX_VALUE;
+                        operandAbove = false;
                         if (out != null && out.writer.estimatedFileSize() >= targetFileSize) {
                             outputs.add(out.finish());
                             out = null;
                         }
                     }
                     boolean isDelete = InternalKey.kindCode(trailer) == ValueKind.DELETE.code();
+                    boolean isMerge = InternalKey.kindCode(trailer) == ValueKind.MERGE.code();
                     MemorySegment value = merged.value();
-                    if (lastSequenceForKey <= oldestSnapshot) {
+                    if (lastSequenceForKey <= oldestSnapshot && !operandAbove) {
                         entriesDropped++;
                         lastSequenceForKey = sequence;
                         continue;
                     }
                     boolean newestOfKey = lastSequenceForKey == Long.MAX_VALUE;
                     lastSequenceForKey = sequence;
-                    if (!isDelete && newestOfKey && filter != null && sequence > newestSnapshot) {
+                    operandAbove = isMerge;
+                    if (!isDelete && !isMerge && newestOfKey && filter != null && sequence > newestSnapshot) {
                         CompactionFilter.Decision decision = filter.filter(compaction.outputLevel(), currentKey,
                                 value.toArray(ValueLayout.JAVA_BYTE));
                         if (decision instanceof CompactionFilter.Remove) {

@@ -158,6 +158,7 @@ public final class Memtable {
         switch (ValueKind.fromCode(InternalKey.kindCode(trailer))) {
             case DELETE -> out.setDeleted(trailer);
             case PUT -> out.setFound(trailer, list.memory(), list.valueOffset(node), list.valueLength(node));
+            case MERGE -> out.setMerge(trailer, list.memory(), list.valueOffset(node), list.valueLength(node));
         }
         return true;
     }
