@@ -108,7 +108,7 @@ class MergeModelProperties {
         }
     }
 
-    @Property(tries = 40)
+    @Property(tries = 150)
     void mergedReadsAgreeWithEagerModel(@ForAll("operations") List<Op> ops, @ForAll Operator which)
             throws IOException {
         MemFileSystem fs = new MemFileSystem();

@@ -7,6 +7,7 @@ import io.varve.core.base.ValueKind;
 import io.varve.base.fs.FileSystem;
 import io.varve.base.fs.WritableFile;
 import io.varve.core.iterator.MergingIterator;
+import io.varve.core.merge.MergeOperator;
 import io.varve.core.sst.TableOptions;
 import io.varve.core.sst.TableProperties;
 import io.varve.core.sst.TableReader;
@@ -61,6 +62,10 @@ public final class CompactionJob {
 
     private final List<TableMeta> outputs = new ArrayList<>();
     private long entriesDropped;
+    private MergeOperator mergeOperator;
+    private LongAdder mergeFailures = new LongAdder();
+    /** The output being written; a field so that the operand folder's sink can open one. */
+    private Output out;
 
     /**
      * @param oldestSnapshot the oldest sequence a reader may still read at (the visible sequence if no
@@ -89,8 +94,14 @@ public final class CompactionJob {
     /** Writes the output tables (synced) and returns the edit that swaps them for the inputs. */
     public VersionEdit run() throws IOException {
         List<InternalIterator> children = new ArrayList<>();
-        Output out = null;
         boolean success = false;
+        OperandFolder folder = new OperandFolder(mergeOperator, oldestSnapshot, newestSnapshot, mergeFailures,
+                (key, trailer, value) -> {
+                    if (out == null) {
+                        out = new Output(fileNumbers.getAsLong());
+                    }
+                    out.writer.add(key, trailer, value);
+                });
         try {
             if (compaction.level() == 0) {
                 for (TableMeta t : compaction.inputs()) {
@@ -115,6 +126,7 @@ public final class CompactionJob {
                     long sequence = InternalKey.sequence(trailer);
                     boolean newKey = currentKey == null || Keys.compare(MemorySegment.ofArray(currentKey), userKey) != 0;
                     if (newKey) {
+                        folder.flush();
                         currentKey = Keys.toArray(userKey);
                         lastSequenceForKey = Long.MAX_VALUE;
                         operandAbove = false;
@@ -149,11 +161,9 @@ public final class CompactionJob {
                         entriesDropped++;
                         continue;
                     }
-                    if (out == null) {
-                        out = new Output(fileNumbers.getAsLong());
-                    }
-                    out.writer.add(userKey, trailer, value);
+                    folder.add(userKey, trailer, value);
                 }
+                folder.flush();
             }
             if (out != null) {
                 outputs.add(out.finish());
@@ -182,6 +192,16 @@ public final class CompactionJob {
             edit.add(compaction.outputLevel(), t);
         }
         return edit;
+    }
+
+    /**
+     * Lets compaction fold merge operands with {@code operator} (none: operands are copied as they are);
+     * failures of the operator are counted in {@code failures}.
+     */
+    public CompactionJob withMergeOperator(MergeOperator operator, LongAdder failures) {
+        this.mergeOperator = operator;
+        this.mergeFailures = failures;
+        return this;
     }
 
     public List<TableMeta> outputs() {
