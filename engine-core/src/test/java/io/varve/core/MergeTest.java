@@ -94,6 +94,8 @@ class MergeTest {
             db.compactRange(null, null);
             db.put(bytes("after"), bytes("w"));
             assertArrayEquals(bytes("w"), db.get(bytes("after")));
+            assertTrue(((DbImpl) db).statistics().compactionMergeFailures() > 0,
+                    "the compaction that met the operands counted the operator's failure");
         }
         try (Db db = Db.open(DIR, Options.defaults().withFileSystem(fs).withMergeOperator(
                 MergeOperators.int64Add(ByteOrder.LITTLE_ENDIAN)))) {
