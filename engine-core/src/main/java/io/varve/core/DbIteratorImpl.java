@@ -282,6 +282,8 @@ final class DbIteratorImpl implements DbIterator {
                     skipping = true;
                 } else if (!skipping || Keys.compare(key, savedKeySegment()) > 0) {
                     if (InternalKey.kindCode(trailer) == ValueKind.MERGE.code()) {
+                        // Not positioned if the operator throws: the caller must seek again.
+                        valid = false;
                         mergeForward(key);
                     }
                     valid = true;
@@ -337,6 +339,7 @@ final class DbIteratorImpl implements DbIterator {
             internal.prev();
         }
         if (haveEntry && !backwardOperands.isEmpty()) {
+            valid = false;
             saveValue(MemorySegment.ofArray(Merges.fullMerge(mergeOperator, Keys.toArray(savedKeySegment()),
                     backwardBase, backwardOperands)));
             backwardBase = null;

@@ -82,6 +82,9 @@ class MergeTest {
             assertEquals("broken", e.operatorName());
             try (DbIterator it = db.iterator()) {
                 assertThrows(MergeFailedException.class, it::seekToFirst);
+                assertFalse(it.valid(), "an iterator whose merge failed is not positioned");
+                it.seek(bytes("p"));
+                assertArrayEquals(bytes("plain"), it.key(), "the iterator stays usable after a failed merge");
             }
             try (DbIterator it = db.iterator()) {
                 it.seekToLast();
