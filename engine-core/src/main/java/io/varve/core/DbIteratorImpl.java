@@ -4,12 +4,17 @@ import io.varve.core.base.InternalIterator;
 import io.varve.core.base.InternalKey;
 import io.varve.core.base.Keys;
 import io.varve.core.base.ValueKind;
+import io.varve.core.merge.MergeOperator;
+import io.varve.core.merge.Merges;
 import io.varve.core.rangedel.RangeDeletions;
 import io.varve.core.version.ReadView;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -34,6 +39,7 @@ final class DbIteratorImpl implements DbIterator {
     private final MemorySegment lower;
     private final MemorySegment upper;
     private final RangeDeletions rangeDeletions;
+    private final MergeOperator mergeOperator;
 
     private final AtomicBoolean released = new AtomicBoolean();
 
@@ -45,10 +51,19 @@ final class DbIteratorImpl implements DbIterator {
     private int savedKeyLength;
     private byte[] savedValue = new byte[64];
     private int savedValueLength;
+    /**
+     * Moving forward, the shown entry was a merge: key and merged value are in the saved buffers and the
+     * internal iterator rests somewhere after the key's operands (still within or past the key).
+     */
+    private boolean mergedForward;
+    /** Moving backward: the base value (null for none) and operands, oldest first, of the key being scanned. */
+    private byte[] backwardBase;
+    private final List<byte[]> backwardOperands = new ArrayList<>();
 
     DbIteratorImpl(ReadPath owner, ReadView view, InternalIterator internal, long sequence, byte[] lower,
-                   byte[] upper, RangeDeletions rangeDeletions) {
+                   byte[] upper, RangeDeletions rangeDeletions, MergeOperator mergeOperator) {
         this.rangeDeletions = rangeDeletions;
+        this.mergeOperator = mergeOperator;
         this.owner = owner;
         this.gate = owner.gate();
         this.view = view;
@@ -147,8 +162,10 @@ final class DbIteratorImpl implements DbIterator {
             checkOpen();
             requireValid();
             if (forward) {
-                saveKey(internal.userKey());
-                internal.next();
+                if (!mergedForward) {
+                    saveKey(internal.userKey());
+                    internal.next();
+                }
             } else {
                 // The internal iterator rests before the current key's entries; step onto them, then skip them.
                 if (internal.valid()) {
@@ -172,10 +189,17 @@ final class DbIteratorImpl implements DbIterator {
             requireValid();
             if (forward) {
                 // Step back past every entry of the current key, so the scan below starts at the previous key.
-                saveKey(internal.userKey());
-                do {
+                if (mergedForward) {
+                    if (!internal.valid()) {
+                        internal.seekToLast();
+                    }
+                } else {
+                    saveKey(internal.userKey());
+                }
+                mergedForward = false;
+                while (internal.valid() && Keys.compare(internal.userKey(), savedKeySegment()) >= 0) {
                     internal.prev();
-                } while (internal.valid() && Keys.compare(internal.userKey(), savedKeySegment()) >= 0);
+                }
                 forward = false;
             }
             findPrevUserEntry();
@@ -211,7 +235,7 @@ final class DbIteratorImpl implements DbIterator {
         try {
             checkOpen();
             requireValid();
-            return forward ? internal.userKey() : savedKeySegment();
+            return forward && !mergedForward ? internal.userKey() : savedKeySegment();
         } finally {
             gate.exit();
         }
@@ -223,7 +247,8 @@ final class DbIteratorImpl implements DbIterator {
         try {
             checkOpen();
             requireValid();
-            return forward ? internal.value() : MemorySegment.ofArray(savedValue).asSlice(0, savedValueLength);
+            return forward && !mergedForward ? internal.value()
+                    : MemorySegment.ofArray(savedValue).asSlice(0, savedValueLength);
         } finally {
             gate.exit();
         }
@@ -247,6 +272,7 @@ final class DbIteratorImpl implements DbIterator {
 
     /** Skips invisible entries, tombstoned keys and (when {@code skipping}) the rest of the saved key. */
     private void findNextUserEntry(boolean skipping) {
+        mergedForward = false;
         while (internal.valid()) {
             long trailer = internal.trailer();
             if (InternalKey.sequence(trailer) <= sequence) {
@@ -260,6 +286,11 @@ final class DbIteratorImpl implements DbIterator {
                     saveKey(key);
                     skipping = true;
                 } else if (!skipping || Keys.compare(key, savedKeySegment()) > 0) {
+                    if (InternalKey.kindCode(trailer) == ValueKind.MERGE.code()) {
+                        // Not positioned if the operator throws: the caller must seek again.
+                        valid = false;
+                        mergeForward(key);
+                    }
                     valid = true;
                     return;
                 }
@@ -275,6 +306,8 @@ final class DbIteratorImpl implements DbIterator {
      */
     private void findPrevUserEntry() {
         boolean haveEntry = false;
+        backwardBase = null;
+        backwardOperands.clear();
         while (internal.valid()) {
             long trailer = internal.trailer();
             if (InternalKey.sequence(trailer) <= sequence) {
@@ -285,18 +318,77 @@ final class DbIteratorImpl implements DbIterator {
                 if (lower != null && Keys.compare(key, lower) < 0) {
                     break;
                 }
-                if (InternalKey.kindCode(trailer) == ValueKind.DELETE.code()
-                        || rangeDeletions.hides(key, InternalKey.sequence(trailer))) {
+                int kind = InternalKey.kindCode(trailer);
+                // A range tombstone hides an entry like a point delete at the tombstone's sequence: what
+                // comes after (newer) starts the key afresh, operands with no base.
+                if (kind == ValueKind.DELETE.code() || rangeDeletions.hides(key, InternalKey.sequence(trailer))) {
                     haveEntry = false;
+                    backwardBase = null;
+                    backwardOperands.clear();
+                } else if (kind == ValueKind.MERGE.code()) {
+                    if (!haveEntry) {
+                        backwardBase = null;
+                        backwardOperands.clear();
+                    } else if (backwardOperands.isEmpty()) {
+                        backwardBase = Keys.toArray(savedValueSegment());
+                    }
+                    saveKey(key);
+                    backwardOperands.add(Keys.toArray(internal.value()));
+                    haveEntry = true;
                 } else {
                     saveKey(key);
                     saveValue(internal.value());
+                    backwardBase = null;
+                    backwardOperands.clear();
                     haveEntry = true;
                 }
             }
             internal.prev();
         }
+        if (haveEntry && !backwardOperands.isEmpty()) {
+            valid = false;
+            saveValue(MemorySegment.ofArray(Merges.fullMerge(mergeOperator, Keys.toArray(savedKeySegment()),
+                    backwardBase, backwardOperands)));
+            backwardBase = null;
+            backwardOperands.clear();
+        }
         valid = haveEntry;
+    }
+
+    /**
+     * The newest visible entry of {@code key} is an operand: collects the key's operands forward (newest first)
+     * down to a put, a delete, an entry a range tombstone hides, or the next key, and shows the merged value
+     * from the saved buffers.
+     */
+    private void mergeForward(MemorySegment key) {
+        saveKey(key);
+        MemorySegment current = savedKeySegment();
+        long covering = rangeDeletions.coveringSequence(current);
+        List<byte[]> operands = new ArrayList<>();
+        byte[] base = null;
+        for (; internal.valid() && Keys.compare(internal.userKey(), current) == 0; internal.next()) {
+            long trailer = internal.trailer();
+            if (InternalKey.sequence(trailer) < covering) {
+                break;
+            }
+            int kind = InternalKey.kindCode(trailer);
+            if (kind == ValueKind.MERGE.code()) {
+                operands.add(Keys.toArray(internal.value()));
+                continue;
+            }
+            if (kind == ValueKind.PUT.code()) {
+                base = Keys.toArray(internal.value());
+            }
+            break;
+        }
+        Collections.reverse(operands);
+        byte[] merged = Merges.fullMerge(mergeOperator, Keys.toArray(current), base, operands);
+        saveValue(MemorySegment.ofArray(merged));
+        mergedForward = true;
+    }
+
+    private MemorySegment savedValueSegment() {
+        return MemorySegment.ofArray(savedValue).asSlice(0, savedValueLength);
     }
 
     private void saveKey(MemorySegment key) {

@@ -9,7 +9,7 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * A group of puts and deletes applied atomically by {@link Db#write}: readers see all of it or none of it
+ * A group of puts, deletes and merges applied atomically by {@link Db#write}: readers see all of it or none of it
  * (in the default ordered mode), and after a crash it is recovered whole or not at all. Later operations on
  * the same key win. Reusable after {@link #clear()}; not thread-safe.
  */
@@ -18,6 +18,7 @@ public final class WriteBatch {
     private final BatchBuilder builder = new BatchBuilder();
     /** The database whose column-family handles the batch used; a batch may not mix databases. */
     private Object owner;
+    private int[] mergeFamilies = {};
 
     public WriteBatch put(byte[] key, byte[] value) {
         return put(MemorySegment.ofArray(Objects.requireNonNull(key, "key")),
@@ -70,7 +71,47 @@ public final class WriteBatch {
         return MemorySegment.ofArray(begin);
     }
 
-    /** Number of operations in the batch. */
+    /**
+     * Adds a merge operand for {@code key} in the default family. The family must have a merge operator;
+     * {@link Db#write} refuses the batch otherwise.
+     */
+    public WriteBatch merge(byte[] key, byte[] operand) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(operand, "operand");
+        builder.add(ValueKind.MERGE, BatchFormat.DEFAULT_COLUMN_FAMILY, MemorySegment.ofArray(key),
+                MemorySegment.ofArray(operand));
+        noteMerge(BatchFormat.DEFAULT_COLUMN_FAMILY);
+        return this;
+    }
+
+    /** Adds a merge operand for {@code key} in {@code family}, which must have a merge operator. */
+    public WriteBatch merge(ColumnFamily family, byte[] key, byte[] operand) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(operand, "operand");
+        int id = familyId(family);
+        if (family.owner() instanceof ColumnFamilies registry) {
+            registry.requireMergeOperator(id);
+        }
+        builder.add(ValueKind.MERGE, id, MemorySegment.ofArray(key), MemorySegment.ofArray(operand));
+        noteMerge(id);
+        return this;
+    }
+
+    private void noteMerge(int family) {
+        for (int f : mergeFamilies) {
+            if (f == family) {
+                return;
+            }
+        }
+        mergeFamilies = Arrays.copyOf(mergeFamilies, mergeFamilies.length + 1);
+        mergeFamilies[mergeFamilies.length - 1] = family;
+    }
+
+    /** The families the batch merges into (do not modify). */
+    int[] mergeFamilies() {
+        return mergeFamilies;
+    }
+
     /** Adds a put to {@code family}; the batch then applies only to that family's database. */
     public WriteBatch put(ColumnFamily family, byte[] key, byte[] value) {
         return put(family, MemorySegment.ofArray(Objects.requireNonNull(key, "key")),
@@ -116,6 +157,7 @@ public final class WriteBatch {
     public WriteBatch clear() {
         builder.clear();
         owner = null;
+        mergeFamilies = new int[0];
         return this;
     }
 

@@ -187,6 +187,7 @@ public final class Memtable {
         switch (ValueKind.fromCode(InternalKey.kindCode(trailer))) {
             case DELETE -> out.setDeleted(trailer);
             case PUT -> out.setFound(trailer, list.memory(), list.valueOffset(node), list.valueLength(node));
+            case MERGE -> out.setMerge(trailer, list.memory(), list.valueOffset(node), list.valueLength(node));
             case RANGE_DELETE -> throw new IllegalStateException("range deletion stored as a point entry");
         }
         return true;
