@@ -21,14 +21,17 @@ public final class ColumnFamilyOptions {
     private final CompactionSettings compactionSettings;
     private final CompactionFilter compactionFilter;
     private final MergeOperator mergeOperator;
+    private final int maxSuccessiveMerges;
 
     private ColumnFamilyOptions(long writeBufferSize, TableOptions tableOptions, CompactionSettings compactionSettings,
-                                CompactionFilter compactionFilter, MergeOperator mergeOperator) {
+                                CompactionFilter compactionFilter, MergeOperator mergeOperator,
+                                int maxSuccessiveMerges) {
         this.writeBufferSize = writeBufferSize;
         this.tableOptions = tableOptions;
         this.compactionSettings = compactionSettings;
         this.compactionFilter = compactionFilter;
         this.mergeOperator = mergeOperator;
+        this.maxSuccessiveMerges = maxSuccessiveMerges;
     }
 
     /** The database-wide defaults of {@link Options#defaults()}, without a compaction filter. */
@@ -39,28 +42,33 @@ public final class ColumnFamilyOptions {
     /** The family settings {@code options} holds (what the default column family uses). */
     public static ColumnFamilyOptions from(Options options) {
         return new ColumnFamilyOptions(options.writeBufferSize(), options.tableOptions(),
-                options.compactionSettings(), options.compactionFilter(), options.mergeOperator());
+                options.compactionSettings(), options.compactionFilter(), options.mergeOperator(),
+                options.maxSuccessiveMerges());
     }
 
     /** Bytes of writes the family's memtable takes before it is flushed (64 KiB .. 1 GiB). */
     public ColumnFamilyOptions withWriteBufferSize(long bytes) {
         Options.checkWriteBufferSize(bytes);
-        return new ColumnFamilyOptions(bytes, tableOptions, compactionSettings, compactionFilter, mergeOperator);
+        return new ColumnFamilyOptions(bytes, tableOptions, compactionSettings, compactionFilter, mergeOperator,
+                maxSuccessiveMerges);
     }
 
     public ColumnFamilyOptions withTableOptions(TableOptions options) {
         return new ColumnFamilyOptions(writeBufferSize, Objects.requireNonNull(options, "tableOptions"),
-                compactionSettings, compactionFilter, mergeOperator);
+                compactionSettings, compactionFilter, mergeOperator,
+                maxSuccessiveMerges);
     }
 
     public ColumnFamilyOptions withCompactionSettings(CompactionSettings settings) {
         return new ColumnFamilyOptions(writeBufferSize, tableOptions,
-                Objects.requireNonNull(settings, "compactionSettings"), compactionFilter, mergeOperator);
+                Objects.requireNonNull(settings, "compactionSettings"), compactionFilter, mergeOperator,
+                maxSuccessiveMerges);
     }
 
     /** The filter compactions of this family apply (null for none). */
     public ColumnFamilyOptions withCompactionFilter(CompactionFilter filter) {
-        return new ColumnFamilyOptions(writeBufferSize, tableOptions, compactionSettings, filter, mergeOperator);
+        return new ColumnFamilyOptions(writeBufferSize, tableOptions, compactionSettings, filter, mergeOperator,
+                maxSuccessiveMerges);
     }
 
     /**
@@ -69,11 +77,28 @@ public final class ColumnFamilyOptions {
      * be given, or reads of keys with operands fail.
      */
     public ColumnFamilyOptions withMergeOperator(MergeOperator operator) {
-        return new ColumnFamilyOptions(writeBufferSize, tableOptions, compactionSettings, compactionFilter, operator);
+        return new ColumnFamilyOptions(writeBufferSize, tableOptions, compactionSettings, compactionFilter, operator,
+                maxSuccessiveMerges);
     }
 
     public MergeOperator mergeOperator() {
         return mergeOperator;
+    }
+
+    /**
+     * RocksDB's {@code max_successive_merges} (0, the default, turns it off): a merge written when the
+     * family's memtable already holds this many operands on top of the key's newest other entry is applied at
+     * once to the key's current value and stored as a put, so reads never walk a longer chain of memtable
+     * operands. Older snapshots still read the operands below it.
+     */
+    public ColumnFamilyOptions withMaxSuccessiveMerges(int count) {
+        Options.checkMaxSuccessiveMerges(count);
+        return new ColumnFamilyOptions(writeBufferSize, tableOptions, compactionSettings, compactionFilter,
+                mergeOperator, count);
+    }
+
+    public int maxSuccessiveMerges() {
+        return maxSuccessiveMerges;
     }
 
     public long writeBufferSize() {

@@ -119,6 +119,7 @@ final class DbImpl implements Db {
         this.stalls = new WriteStalls(options, new StallCounts(), this::closedException);
         this.reads = new ReadPath(versions, tableCache, snapshots, pipeline::visibleSequence,
                 new ReadGate(this::closedException), id -> families.mergeOperator(id));
+        pipeline.attachSuccessiveMerges(new SuccessiveMerges(families::options, reads));
         this.statistics = DbStatistics.bind(options, dir, versions, pipeline, compactions, stalls, blockCache,
                 flusher.bytesWritten(), flusher.timer());
         this.properties = new DbProperties(versions, statistics, stalls, () -> pipeline.failure() != null);

@@ -33,6 +33,7 @@ public final class Options {
     private int maxBackgroundCompactions = 1;
     private CompactionFilter compactionFilter;
     private MergeOperator mergeOperator;
+    private int maxSuccessiveMerges;
     private long backgroundRateLimit;
     private int maxImmutableMemtables = 4;
     private int level0SlowdownWritesTrigger = 20;
@@ -60,6 +61,7 @@ public final class Options {
         o.maxBackgroundCompactions = maxBackgroundCompactions;
         o.compactionFilter = compactionFilter;
         o.mergeOperator = mergeOperator;
+        o.maxSuccessiveMerges = maxSuccessiveMerges;
         o.backgroundRateLimit = backgroundRateLimit;
         o.maxImmutableMemtables = maxImmutableMemtables;
         o.level0SlowdownWritesTrigger = level0SlowdownWritesTrigger;
@@ -192,6 +194,24 @@ public final class Options {
 
     public MergeOperator mergeOperator() {
         return mergeOperator;
+    }
+
+    /** {@link ColumnFamilyOptions#withMaxSuccessiveMerges} for the default column family. */
+    public Options withMaxSuccessiveMerges(int count) {
+        checkMaxSuccessiveMerges(count);
+        Options o = copy();
+        o.maxSuccessiveMerges = count;
+        return o;
+    }
+
+    public int maxSuccessiveMerges() {
+        return maxSuccessiveMerges;
+    }
+
+    static void checkMaxSuccessiveMerges(int count) {
+        if (count < 0) {
+            throw new IllegalArgumentException("maxSuccessiveMerges must be >= 0 (0 = off): " + count);
+        }
     }
 
     /** Bytes per second that flushes and compactions may write (0 = unlimited). */

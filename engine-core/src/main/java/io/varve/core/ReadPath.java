@@ -145,6 +145,28 @@ final class ReadPath {
     }
 
     /**
+     * The value of {@code key} at {@code sequence}, merges resolved, or null: the write path reads a key's
+     * state just below a merge it folds, a sequence that may be above the visible one (every write at or below
+     * it is applied by then).
+     */
+    byte[] valueAt(int family, MemorySegment key, long sequence) {
+        gate.enter();
+        try {
+            ReadView view = versions.acquire(family);
+            try {
+                PointRead read = new PointRead(null);
+                read.family = family;
+                lookup(null, view, sequence, key, read);
+                return read.array;
+            } finally {
+                view.release();
+            }
+        } finally {
+            gate.exit();
+        }
+    }
+
+    /**
      * The values of {@code keys} (null where absent), in the caller's order, all read from one view at one
      * sequence. The lookups run in key order, so the tables and blocks they touch are visited in file order
      * and a block shared by neighbouring keys is found warm.

@@ -31,9 +31,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Random puts, deletes and merges against a {@code TreeMap} that applies each merge at once: gets, scans both
- * ways with bounds, walks and snapshot reads must agree with it while operands sit in memtables, level-0
- * tables and compacted levels, and after reopening. One run per built-in operator.
+ * Random puts, deletes, range deletions and merges (alone or mixed in one batch) against a {@code TreeMap}
+ * that applies each merge at once: gets, multiGets, scans both ways with bounds, walks and snapshot reads must
+ * agree with it while operands and range tombstones sit in memtables, level-0 tables and compacted levels,
+ * with snapshots taken and released between them (so compaction meets every arrangement of snapshot zones and
+ * tombstones among a key's operands), and after reopening. Runs per built-in operator.
  */
 class MergeModelProperties {
 
@@ -49,8 +51,8 @@ class MergeModelProperties {
         }
     }
 
-    sealed interface Op permits Put, Delete, Merge, Get, TakeSnapshot, ReadSnapshot, Scan, Walk, Flush, Compact,
-            Reopen {
+    sealed interface Op permits Put, Delete, Merge, DeleteRange, MixedBatch, Get, MultiGet, TakeSnapshot,
+            ReleaseSnapshot, ReadSnapshot, Scan, Walk, Flush, Compact, Reopen {
     }
 
     record Put(Key key, long value) implements Op {
@@ -62,7 +64,21 @@ class MergeModelProperties {
     record Merge(Key key, long operand, boolean inBatch) implements Op {
     }
 
+    /** Deletes {@code [begin, end)}; skipped when begin is not below end. */
+    record DeleteRange(Key begin, Key end, boolean inBatch) implements Op {
+    }
+
+    /** Puts, deletes, merges and range deletions applied in one batch, in order. */
+    record MixedBatch(List<Op> writes) implements Op {
+    }
+
     record Get(Key key) implements Op {
+    }
+
+    record MultiGet(List<Key> keys, boolean atSnapshot) implements Op {
+    }
+
+    record ReleaseSnapshot(int index) implements Op {
     }
 
     record TakeSnapshot() implements Op {
@@ -108,15 +124,15 @@ class MergeModelProperties {
         }
     }
 
-    @Property(tries = 150)
-    void mergedReadsAgreeWithEagerModel(@ForAll("operations") List<Op> ops, @ForAll Operator which)
-            throws IOException {
+    @Property(tries = 400)
+    void mergedReadsAgreeWithEagerModel(@ForAll("operations") List<Op> ops, @ForAll Operator which,
+                                        @ForAll("successiveMergeLimits") int maxSuccessiveMerges) throws IOException {
         MemFileSystem fs = new MemFileSystem();
         Path dir = Path.of("/db");
         MergeOperator operator = which.create();
         Options options = Options.defaults().withFileSystem(fs).withWriteBufferSize(64 << 10)
                 .withCompactionSettings(new CompactionSettings(2, 64 << 10, 4, 16 << 10))
-                .withMergeOperator(operator);
+                .withMergeOperator(operator).withMaxSuccessiveMerges(maxSuccessiveMerges);
         TreeMap<Key, byte[]> model = new TreeMap<>();
         List<TreeMap<Key, byte[]>> snapshotModels = new ArrayList<>();
         List<Snapshot> snapshots = new ArrayList<>();
@@ -140,9 +156,66 @@ class MergeModelProperties {
                         } else {
                             db.merge(m.key.bytes, operand);
                         }
-                        byte[] old = model.get(m.key);
-                        model.put(m.key, operator.fullMerge(MemorySegment.ofArray(m.key.bytes),
-                                old == null ? null : MemorySegment.ofArray(old), List.of(MemorySegment.ofArray(operand))));
+                        applyMerge(model, operator, m.key, operand);
+                    }
+                    case DeleteRange r -> {
+                        if (r.begin.compareTo(r.end) < 0) {
+                            if (r.inBatch) {
+                                db.write(new WriteBatch().deleteRange(r.begin.bytes, r.end.bytes), WriteOptions.DEFAULT);
+                            } else {
+                                db.deleteRange(r.begin.bytes, r.end.bytes);
+                            }
+                            model.subMap(r.begin, true, r.end, false).clear();
+                        }
+                    }
+                    case MixedBatch b -> {
+                        WriteBatch batch = new WriteBatch();
+                        for (Op write : b.writes) {
+                            switch (write) {
+                                case Put p -> {
+                                    byte[] value = encode(which, p.value);
+                                    batch.put(p.key.bytes, value);
+                                    model.put(p.key, value);
+                                }
+                                case Delete d -> {
+                                    batch.delete(d.key.bytes);
+                                    model.remove(d.key);
+                                }
+                                case Merge m -> {
+                                    byte[] operand = encode(which, m.operand);
+                                    batch.merge(m.key.bytes, operand);
+                                    applyMerge(model, operator, m.key, operand);
+                                }
+                                case DeleteRange r -> {
+                                    if (r.begin.compareTo(r.end) < 0) {
+                                        batch.deleteRange(r.begin.bytes, r.end.bytes);
+                                        model.subMap(r.begin, true, r.end, false).clear();
+                                    }
+                                }
+                                default -> throw new AssertionError("not a write: " + write);
+                            }
+                        }
+                        db.write(batch, WriteOptions.DEFAULT);
+                    }
+                    case MultiGet g -> {
+                        ReadOptions read = ReadOptions.DEFAULT;
+                        NavigableMap<Key, byte[]> expected = model;
+                        if (g.atSnapshot && !snapshots.isEmpty()) {
+                            read = read.withSnapshot(snapshots.getLast());
+                            expected = snapshotModels.getLast();
+                        }
+                        List<byte[]> keys = g.keys.stream().map(Key::bytes).toList();
+                        List<byte[]> values = db.multiGet(read, keys);
+                        for (int i = 0; i < keys.size(); i++) {
+                            assertValue(expected.get(g.keys.get(i)), values.get(i), g.keys.get(i));
+                        }
+                    }
+                    case ReleaseSnapshot r -> {
+                        if (!snapshots.isEmpty()) {
+                            int i = r.index % snapshots.size();
+                            snapshots.remove(i).close();
+                            snapshotModels.remove(i);
+                        }
                     }
                     case Get g -> {
                         assertValue(model.get(g.key), db.get(g.key.bytes), g.key);
@@ -196,6 +269,12 @@ class MergeModelProperties {
         } finally {
             db.close();
         }
+    }
+
+    private static void applyMerge(TreeMap<Key, byte[]> model, MergeOperator operator, Key key, byte[] operand) {
+        byte[] old = model.get(key);
+        model.put(key, operator.fullMerge(MemorySegment.ofArray(key.bytes),
+                old == null ? null : MemorySegment.ofArray(old), List.of(MemorySegment.ofArray(operand))));
     }
 
     private static byte[] encode(Operator which, long value) {
@@ -262,9 +341,15 @@ class MergeModelProperties {
         }
     }
 
+    /** Off, and small limits so that writes fold chains often (over snapshots, tombstones and batches). */
+    @Provide
+    Arbitrary<Integer> successiveMergeLimits() {
+        return Arbitraries.of(0, 1, 2);
+    }
+
     @Provide
     Arbitrary<List<Op>> operations() {
-        Arbitrary<Key> keys = Arbitraries.of((byte) 0x00, (byte) 0x01, (byte) 0x80, (byte) 0xFF)
+        Arbitrary<Key> anyKey = Arbitraries.of((byte) 0x00, (byte) 0x01, (byte) 0x80, (byte) 0xFF)
                 .list().ofMinSize(0).ofMaxSize(2).map(list -> {
                     byte[] b = new byte[list.size()];
                     for (int i = 0; i < b.length; i++) {
@@ -272,20 +357,35 @@ class MergeModelProperties {
                     }
                     return new Key(b);
                 });
+        // Mostly a few keys, so that operands, tombstones and snapshots meet on the same key.
+        Arbitrary<Key> keys = Arbitraries.frequencyOf(Tuple.of(1, anyKey), Tuple.of(3,
+                Arbitraries.of(new Key(new byte[] {0x01}), new Key(new byte[] {(byte) 0x80}),
+                        new Key(new byte[] {(byte) 0x80, 0x00}), new Key(new byte[] {(byte) 0xFF}))));
         Arbitrary<Long> numbers = Arbitraries.longs().between(-1000, 1000);
         Arbitrary<Key> optionalKey = Arbitraries.frequencyOf(Tuple.of(1, Arbitraries.just(null)), Tuple.of(2, keys));
+        Arbitrary<Op> put = Combinators.combine(keys, numbers).as(Put::new);
+        Arbitrary<Op> delete = keys.map(Delete::new);
+        Arbitrary<Op> merge = Combinators.combine(keys, numbers, Arbitraries.of(true, false)).as(Merge::new);
+        Arbitrary<Op> deleteRange = Combinators.combine(keys, keys, Arbitraries.of(true, false)).as(DeleteRange::new);
+        Arbitrary<Op> mixed = Arbitraries.frequencyOf(Tuple.of(2, put), Tuple.of(1, delete), Tuple.of(5, merge),
+                Tuple.of(2, deleteRange)).list().ofMinSize(1).ofMaxSize(6).map(MixedBatch::new);
         Arbitrary<Op> op = Arbitraries.frequencyOf(
-                Tuple.of(5, Combinators.combine(keys, numbers).as(Put::new)),
-                Tuple.of(2, keys.map(Delete::new)),
-                Tuple.of(12, Combinators.combine(keys, numbers, Arbitraries.of(true, false)).as(Merge::new)),
+                Tuple.of(5, put),
+                Tuple.of(2, delete),
+                Tuple.of(12, merge),
+                Tuple.of(3, deleteRange),
+                Tuple.of(2, mixed),
                 Tuple.of(5, keys.map(Get::new)),
-                Tuple.of(1, Arbitraries.just(new TakeSnapshot())),
+                Tuple.of(2, Combinators.combine(keys.list().ofMaxSize(5), Arbitraries.of(true, false))
+                        .as(MultiGet::new)),
+                Tuple.of(4, Arbitraries.just(new TakeSnapshot())),
+                Tuple.of(1, Arbitraries.integers().between(0, 100).map(ReleaseSnapshot::new)),
                 Tuple.of(2, Combinators.combine(Arbitraries.integers().between(0, 100), keys,
                         Arbitraries.of(true, false)).as(ReadSnapshot::new)),
                 Tuple.of(2, Combinators.combine(optionalKey, optionalKey, Arbitraries.of(true, false)).as(Scan::new)),
                 Tuple.of(2, Combinators.combine(keys, Arbitraries.of(true, false).list().ofMaxSize(12)).as(Walk::new)),
                 Tuple.of(2, Arbitraries.just(new Flush())),
-                Tuple.of(1, Arbitraries.just(new Compact())),
+                Tuple.of(3, Arbitraries.just(new Compact())),
                 Tuple.of(1, Arbitraries.just(new Reopen())));
         return op.list().ofMinSize(1).ofMaxSize(100);
     }

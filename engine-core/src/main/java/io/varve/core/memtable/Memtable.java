@@ -194,6 +194,24 @@ public final class Memtable {
     }
 
     /**
+     * How many merge operands for {@code userKey} lie on top of its newest other entry here, counting at most
+     * {@code limit}: the write path folds a key's chain once it reaches its limit. Entries above any reader's
+     * sequence count too; the figure only decides when to fold, never what a read returns.
+     */
+    public int successiveMerges(MemorySegment userKey, int limit) {
+        requireLive();
+        int node = list.findGreaterOrEqual(userKey, 0, userKey.byteSize(),
+                InternalKey.seekTrailer(InternalKey.MAX_SEQUENCE));
+        int count = 0;
+        while (count < limit && node != NIL && list.userKeyEquals(node, userKey)
+                && InternalKey.kindCode(list.trailer(node)) == ValueKind.MERGE.code()) {
+            count++;
+            node = list.next(node);
+        }
+        return count;
+    }
+
+    /**
      * A new, unpositioned cursor over the entries. It retains this memtable until closed, so callers must close
      * it (try-with-resources).
      *
