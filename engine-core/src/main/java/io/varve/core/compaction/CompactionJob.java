@@ -39,7 +39,7 @@ import java.util.function.LongSupplier;
  * <p>What is dropped, walking each user key's entries newest first:
  * <ul>
  *   <li>an entry shadowed by a newer entry of the same key that even the oldest live snapshot sees — no
- *       reader can reach it any more;</li>
+ *       reader can reach it any more — unless that newer entry is a merge operand;</li>
  *   <li>a tombstone every snapshot sees, when no deeper level holds the key: there is nothing left for it
  *       to hide;</li>
  *   <li>an entry covered by an input's range tombstone newer than it that even the oldest live snapshot sees;
@@ -48,6 +48,9 @@ import java.util.function.LongSupplier;
  *       filter never changes a snapshot's contents. A removal becomes a tombstone unless no deeper level
  *       holds the key.</li>
  * </ul>
+ *
+ * <p>An operand needs the entries below it down to the key's next put or delete; {@link OperandFolder} then
+ * shortens operand chains where no snapshot and no range tombstone over the key separates them.
  */
 public final class CompactionJob {
 
