@@ -4,16 +4,21 @@
 # and appends a markdown table of medians to docs/benchmarks.md.
 #
 # Usage: engine-server/bench/collections-benchmark.sh [requests] [rounds]
-#   requests per run (default 200000; pipelined runs use 5x); rounds (default 3).
-# Both servers log every write (Varve's WAL, redis-server's AOF) with appendfsync everysec.
+#   requests per run (default 100000; pipelined runs use 5x, ZRANGE always uses requests); rounds (default 3).
+# Both servers log every write (Varve's WAL, redis-server's AOF); VARVE_FSYNC and REDIS_FSYNC choose their
+# appendfsync policy (defaults: Varve everysec, its own default, every write in the WAL before the reply and
+# the WAL fsynced each second; redis-server always, an fsync before the replies of each event-loop pass).
+# Pre-build the server (mvn -B -q -o -DskipTests package -pl engine-server -am) so bin/varve starts at once.
 # Needs redis-server, redis-benchmark and redis-cli (Debian: apt-get install -y redis-server redis-tools).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-requests="${1:-200000}"
+requests="${1:-100000}"
 rounds="${2:-3}"
 varve_port="${VARVE_BENCH_PORT:-16379}"
 redis_port="${REDIS_BENCH_PORT:-16380}"
-members=1000000
+varve_fsync="${VARVE_FSYNC:-everysec}"
+redis_fsync="${REDIS_FSYNC:-always}"
+members="${BENCH_ZSET_MEMBERS:-1000000}"
 work="$(mktemp -d /tmp/varve-bench.XXXXXX)"
 out="$root/docs/benchmarks.md"
 
@@ -42,10 +47,10 @@ wait_ready() {
 }
 
 mkdir -p "$work/varve" "$work/redis"
-"$root/bin/varve" --port "$varve_port" --dir "$work/varve" --appendfsync everysec >"$work/varve.log" 2>&1 &
+"$root/bin/varve" --port "$varve_port" --dir "$work/varve" --appendfsync "$varve_fsync" >"$work/varve.log" 2>&1 &
 pids+=($!)
 redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$work/redis" --save "" --appendonly yes \
-  --appendfsync everysec --daemonize no >"$work/redis.log" 2>&1 &
+  --appendfsync "$redis_fsync" --daemonize no >"$work/redis.log" 2>&1 &
 pids+=($!)
 wait_ready "$varve_port"
 wait_ready "$redis_port"
@@ -58,26 +63,28 @@ for port in "$varve_port" "$redis_port"; do
   [ "$(redis-cli -p "$port" zcard board)" = "$members" ] || { echo "loading the sorted set failed on $port" >&2; exit 1; }
 done
 
-load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
+uptime_before="$(uptime)"
 tests="lpush,lpop,sadd,spop,zadd"
-configs=("-c 50|-n $requests -c 50" "-c 50 -P 16|-n $((requests * 5)) -c 50 -P 16")
+configs=("-c 50|-n $requests" "-c 50 -P 16|-n $((requests * 5))")
 
-# Prints "name rps" lines for one run of the built-in tests and one of ZRANGE.
+# Prints "name rps" lines for one run of the built-in tests and one of ZRANGE (with -n requests/scale).
 run() {
-  local port="$1"; shift
-  redis-benchmark -h 127.0.0.1 -p "$port" -t "$tests" -r 100000 --csv "$@" 2>/dev/null \
+  local port="$1" scale="$2"; shift 2
+  local clients="$1"; shift
+  redis-benchmark -h 127.0.0.1 -p "$port" -t "$tests" -r 100000 --csv $clients "$@" 2>/dev/null \
     | awk -F'","' 'NR > 1 { gsub(/"/, "", $1); gsub(/"/, "", $2); split($1, name, " "); print name[1], $2 }'
-  redis-benchmark -h 127.0.0.1 -p "$port" --csv "$@" zrange board 0 99 2>/dev/null \
+  redis-benchmark -h 127.0.0.1 -p "$port" --csv $clients -n $((requests / scale)) zrange board 0 99 2>/dev/null \
     | awk -F'","' 'NR > 1 { gsub(/"/, "", $2); print "ZRANGE_100", $2 }'
 }
 
-# Warm-up: one unmeasured pass per configuration on each server.
+# Warm-up: one unmeasured pass per configuration on each server, at a tenth of the requests.
 for port in "$varve_port" "$redis_port"; do
   for config in "${configs[@]}"; do
-    # shellcheck disable=SC2086
-    run "$port" ${config#*|} >/dev/null
+    n="${config#*|}"; n="${n#-n }"; n="${n%% *}"
+    run "$port" 10 "${config%%|*}" -n $((n / 10)) >/dev/null
   done
 done
+echo "warm-up done" >&2
 
 declare -A runs
 for round in $(seq 1 "$rounds"); do
@@ -89,12 +96,12 @@ for round in $(seq 1 "$rounds"); do
       # shellcheck disable=SC2086
       while read -r name rps; do
         runs["${server#* }|$label|$name"]+="$rps "
-      done < <(run "${server%% *}" ${config#*|})
+      done < <(run "${server%% *}" 1 "$label" ${config#*|})
     done
     echo "round $round $label done" >&2
   done
 done
-load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+uptime_after="$(uptime)"
 
 median() { tr ' ' '\n' <<<"$1" | awk 'NF' | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
@@ -103,10 +110,12 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
   echo
   echo "## redis-benchmark, lists, sets and sorted sets: Varve server vs redis-server ($(date -u +%Y-%m-%d))"
   echo
-  echo "Machine: $(nproc) cores; load average before/after: $load_before / $load_after. $(redis-server --version | cut -d' ' -f1-3)."
-  echo "Both with every write logged (Varve's WAL, redis-server's AOF), appendfsync everysec, on loopback."
-  echo "Command: \`engine-server/bench/collections-benchmark.sh $requests $rounds\` (redis-benchmark -t $tests -r 100000 -n N -c 50 [-P 16],"
-  echo "and \`zrange board 0 99\` on a sorted set of $members members); N = $requests ($((requests * 5)) pipelined);"
+  echo "Machine: $(nproc) cores. \`uptime\` before: \`$uptime_before\`; after: \`$uptime_after\`."
+  echo "$(redis-server --version | cut -d' ' -f1-3). Every write logged (Varve's WAL, redis-server's AOF); Varve with"
+  echo "\`--appendfsync $varve_fsync\`, redis-server with \`--appendfsync $redis_fsync\`; on loopback, redis-benchmark on the same cores."
+  echo "Command: \`VARVE_FSYNC=$varve_fsync REDIS_FSYNC=$redis_fsync engine-server/bench/collections-benchmark.sh $requests $rounds\`"
+  echo "(redis-benchmark -t $tests -r 100000 -n N -c 50 [-P 16], and \`zrange board 0 99\` with -n $requests on a sorted set"
+  echo "of $members members); N = $requests ($((requests * 5)) pipelined);"
   echo "$rounds rounds, the servers taking turns to go first; requests per second, median of the rounds."
   echo
   echo "| clients | test | Varve | redis-server | Varve / redis |"

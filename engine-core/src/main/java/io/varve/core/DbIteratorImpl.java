@@ -1,11 +1,12 @@
 package io.varve.core;
 
-import io.varve.core.base.InternalIterator;
 import io.varve.core.base.InternalKey;
 import io.varve.core.base.Keys;
 import io.varve.core.base.ValueKind;
+import io.varve.core.iterator.MergingIterator;
 import io.varve.core.merge.MergeOperator;
 import io.varve.core.merge.Merges;
+import io.varve.core.rangedel.Cover;
 import io.varve.core.rangedel.RangeDeletions;
 import io.varve.core.version.ReadView;
 
@@ -26,6 +27,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the key, and the shown key and value are copies in reusable buffers. Switching direction repositions the
  * internal iterator accordingly.
  *
+ * <p>An entry hidden by a range tombstone also tells how far the tombstone reaches: the sources wholly older
+ * than it are moved past that stretch in one seek each (see {@link MergingIterator}), so a scan across a
+ * deleted range does not step through every hidden entry.
+ *
  * <p>Each call runs inside the database's {@link ReadGate}: once the database closes, calls throw the closed
  * state, and the database releases this iterator's view and tables only while no call is running.
  */
@@ -34,7 +39,7 @@ final class DbIteratorImpl implements DbIterator {
     private final ReadPath owner;
     private final ReadGate gate;
     private final ReadView view;
-    private final InternalIterator internal;
+    private final MergingIterator internal;
     private final long sequence;
     private final MemorySegment lower;
     private final MemorySegment upper;
@@ -60,7 +65,7 @@ final class DbIteratorImpl implements DbIterator {
     private byte[] backwardBase;
     private final List<byte[]> backwardOperands = new ArrayList<>();
 
-    DbIteratorImpl(ReadPath owner, ReadView view, InternalIterator internal, long sequence, byte[] lower,
+    DbIteratorImpl(ReadPath owner, ReadView view, MergingIterator internal, long sequence, byte[] lower,
                    byte[] upper, RangeDeletions rangeDeletions, MergeOperator mergeOperator) {
         this.rangeDeletions = rangeDeletions;
         this.mergeOperator = mergeOperator;
@@ -280,19 +285,25 @@ final class DbIteratorImpl implements DbIterator {
                 if (upper != null && Keys.compare(key, upper) >= 0) {
                     break;
                 }
-                if (InternalKey.kindCode(trailer) == ValueKind.DELETE.code()
-                        || (!skipping || Keys.compare(key, savedKeySegment()) > 0)
-                        && rangeDeletions.hides(key, InternalKey.sequence(trailer))) {
+                if (InternalKey.kindCode(trailer) == ValueKind.DELETE.code()) {
                     saveKey(key);
                     skipping = true;
                 } else if (!skipping || Keys.compare(key, savedKeySegment()) > 0) {
-                    if (InternalKey.kindCode(trailer) == ValueKind.MERGE.code()) {
-                        // Not positioned if the operator throws: the caller must seek again.
-                        valid = false;
-                        mergeForward(key);
+                    Cover cover = rangeDeletions.coverHiding(key, InternalKey.sequence(trailer));
+                    if (cover == null) {
+                        if (InternalKey.kindCode(trailer) == ValueKind.MERGE.code()) {
+                            // Not positioned if the operator throws: the caller must seek again.
+                            valid = false;
+                            mergeForward(key);
+                        }
+                        valid = true;
+                        return;
                     }
-                    valid = true;
-                    return;
+                    saveKey(key);
+                    skipping = true;
+                    internal.next();
+                    internal.skipCoveredForward(cover.sequence(), MemorySegment.ofArray(cover.end()));
+                    continue;
                 }
             }
             internal.next();
@@ -319,12 +330,19 @@ final class DbIteratorImpl implements DbIterator {
                     break;
                 }
                 int kind = InternalKey.kindCode(trailer);
-                // A range tombstone hides an entry like a point delete at the tombstone's sequence: what
-                // comes after (newer) starts the key afresh, operands with no base.
-                if (kind == ValueKind.DELETE.code() || rangeDeletions.hides(key, InternalKey.sequence(trailer))) {
+                if (kind == ValueKind.DELETE.code()) {
                     haveEntry = false;
                     backwardBase = null;
                     backwardOperands.clear();
+                } else if (rangeDeletions.coverHiding(key, InternalKey.sequence(trailer)) instanceof Cover cover) {
+                    // Hidden like a point delete at the tombstone's sequence: what comes after (newer) starts
+                    // the key afresh, operands with no base.
+                    haveEntry = false;
+                    backwardBase = null;
+                    backwardOperands.clear();
+                    internal.prev();
+                    internal.skipCoveredBackward(cover.sequence(), MemorySegment.ofArray(cover.begin()));
+                    continue;
                 } else if (kind == ValueKind.MERGE.code()) {
                     if (!haveEntry) {
                         backwardBase = null;

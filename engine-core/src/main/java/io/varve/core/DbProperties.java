@@ -61,6 +61,7 @@ final class DbProperties {
             case "cur-size-active-mem-table" -> withView(family, v -> v.mutable().approximateMemoryUsage());
             case "num-immutable-mem-table" -> withView(family, v -> (long) v.immutables().size());
             case "estimate-pending-compaction-bytes" -> statistics.pendingCompactionBytes();
+            case "compaction-tables-moved" -> statistics.compactionTablesMoved();
             case "compaction-pending" -> statistics.pendingCompactionBytes() > 0 ? 1L : 0L;
             case "block-cache-usage" -> statistics.blockCacheBytes();
             case "background-errors" -> failed.getAsBoolean() ? 1L : 0L;

@@ -119,6 +119,11 @@ final class DbStatistics implements EngineStatistics, AutoCloseable {
     }
 
     @Override
+    public long compactionTablesMoved() {
+        return compactions.tablesMoved.sum();
+    }
+
+    @Override
     public long pendingCompactionBytes() {
         return stalls.state().pendingCompactionBytes();
     }

@@ -30,6 +30,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
+import java.util.stream.LongStream;
 
 /**
  * Point lookups and iterators. A read pins a {@link ReadView} and only then takes the sequence it reads at, so
@@ -366,8 +367,11 @@ final class ReadPath {
             try {
                 long sequence = readSequence(options);
                 RangeDeletions rangeDeletions = new RangeDeletions(sequence);
+                // Per child, the newest sequence it can hold; memtables are not bounded, tables are.
+                LongStream.Builder newest = LongStream.builder();
                 for (Memtable memtable : view.memtablesNewestFirst()) {
                     children.add(memtable.iterator());
+                    newest.add(Long.MAX_VALUE);
                     rangeDeletions.add(memtable.rangeTombstones());
                 }
                 Version version = view.version();
@@ -375,18 +379,22 @@ final class ReadPath {
                     TableReader reader = tableCache.acquire(table);
                     try {
                         children.add(reader.newIterator());
+                        newest.add(table.effectiveLargestSequence());
                         rangeDeletions.add(reader.rangeTombstones());
                     } finally {
                         reader.release();
                     }
                 }
                 for (int level = 1; level < Version.NUM_LEVELS; level++) {
-                    if (version.level(level).size() > 0) {
-                        children.add(new LevelIterator(version.level(level), tableCache));
-                        addRangeTombstones(version.level(level), options, rangeDeletions);
+                    List<TableMeta> tables = version.level(level);
+                    if (tables.size() > 0) {
+                        children.add(new LevelIterator(tables, tableCache));
+                        newest.add(tables.stream().mapToLong(TableMeta::effectiveLargestSequence).max().orElseThrow());
+                        addRangeTombstones(tables, options, rangeDeletions);
                     }
                 }
-                iterator = new DbIteratorImpl(this, view, new MergingIterator(children), sequence,
+                MergingIterator merged = new MergingIterator(children, newest.build().toArray());
+                iterator = new DbIteratorImpl(this, view, merged, sequence,
                         options.lowerBoundUnsafe(), options.upperBoundUnsafe(), rangeDeletions,
                         mergeOperators.apply(family));
             } catch (RuntimeException e) {

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.Random;
 import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -22,8 +23,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * Random puts, deletes and range deletions (alone and inside batches), with snapshots, flushes, compactions and
  * reopens, against a {@code TreeMap} oracle: after every step each key's get and both iteration directions
- * (with random bounds) must equal the oracle, now and at every live snapshot. Keys come from a small space so
- * ranges overlap each other and the point writes around them.
+ * (with random bounds) must equal the oracle, now and at every live snapshot, and so must a walk that turns
+ * back and forth (jumps over deleted stretches happen in both directions and must survive a turn). Keys come
+ * from a small space so ranges overlap each other and the point writes around them.
  */
 class RangeDeleteModelProperties {
 
@@ -153,6 +155,36 @@ class RangeDeleteModelProperties {
         NavigableMap<String, String> inBounds = model.subMap(key(lower), true, key(upper), false);
         assertEquals(list(inBounds), forward(db, bounded), "bounded forward scan after " + after);
         assertEquals(list(inBounds.descendingMap()), backward(db, bounded), "bounded backward scan after " + after);
+        walk(db, read, model, after);
+    }
+
+    /** Seeks to a key chosen from the step, then moves back and forth, comparing every position with the model. */
+    private static void walk(Db db, ReadOptions read, TreeMap<String, String> model, Op after) {
+        Random random = new Random(after.hashCode());
+        try (DbIterator it = db.iterator(read)) {
+            String expected;
+            String start = key(random.nextInt(KEYS));
+            if (random.nextBoolean()) {
+                it.seek(bytes(start));
+                expected = model.ceilingKey(start);
+            } else {
+                it.seekForPrev(bytes(start));
+                expected = model.floorKey(start);
+            }
+            for (int step = 0; step < 16 && expected != null; step++) {
+                String where = "walk step " + step + " after " + after;
+                assertEquals(expected, it.valid() ? text(it.key()) : null, where);
+                assertEquals(model.get(expected), text(it.value()), where);
+                if (random.nextBoolean()) {
+                    it.next();
+                    expected = model.higherKey(expected);
+                } else {
+                    it.prev();
+                    expected = model.lowerKey(expected);
+                }
+            }
+            assertEquals(expected, it.valid() ? text(it.key()) : null, "walk end after " + after);
+        }
     }
 
     private static List<String> list(Map<String, String> map) {

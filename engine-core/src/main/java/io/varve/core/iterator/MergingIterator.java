@@ -2,8 +2,10 @@ package io.varve.core.iterator;
 
 import io.varve.core.base.InternalIterator;
 import io.varve.core.base.InternalKey;
+import io.varve.core.base.Keys;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -17,15 +19,38 @@ import java.util.List;
  *
  * <p>Children are scanned linearly to find the smallest or largest: a read view merges a handful of sources
  * (memtables and one iterator per level), where a heap would cost more than it saves.
+ *
+ * <p>Each child may come with the newest sequence it can hold. A reader that meets a range tombstone asks
+ * the children whose every entry is older than the tombstone to jump to the tombstone's edge, so a deleted
+ * stretch costs a seek per such child instead of a step per hidden entry. A child without a known bound
+ * ({@link Long#MAX_VALUE}) is never jumped, which is always correct.
  */
 public final class MergingIterator implements InternalIterator {
 
+    /** Sorts before every entry of a user key: the trailer of the newest possible write. */
+    private static final long BEFORE_EVERY_ENTRY = -1L;
+
     private final InternalIterator[] children;
+    /** Per child, the newest sequence any of its entries can carry. */
+    private final long[] newestSequences;
     private InternalIterator current;
     private boolean forward = true;
 
     public MergingIterator(List<? extends InternalIterator> children) {
+        this(children, null);
+    }
+
+    /** {@code newestSequences[i]} bounds child i's sequences; null means no child has a known bound. */
+    public MergingIterator(List<? extends InternalIterator> children, long[] newestSequences) {
         this.children = children.toArray(new InternalIterator[0]);
+        if (newestSequences == null) {
+            this.newestSequences = new long[this.children.length];
+            Arrays.fill(this.newestSequences, Long.MAX_VALUE);
+        } else if (newestSequences.length != this.children.length) {
+            throw new IllegalArgumentException("one newest sequence per child");
+        } else {
+            this.newestSequences = newestSequences.clone();
+        }
     }
 
     @Override
@@ -108,6 +133,49 @@ public final class MergingIterator implements InternalIterator {
         }
         current.prev();
         pickLargest();
+    }
+
+    /**
+     * Moving forward: moves every child whose entries are all older than {@code sequence} to its first entry
+     * at or after {@code end}, skipping what a tombstone at {@code sequence} reaching to {@code end} hides.
+     * The caller has already moved past the entry that showed the tombstone.
+     */
+    public void skipCoveredForward(long sequence, MemorySegment end) {
+        if (!forward) {
+            throw new IllegalStateException("skipping forward while moving backward");
+        }
+        boolean moved = false;
+        for (int i = 0; i < children.length; i++) {
+            InternalIterator child = children[i];
+            if (newestSequences[i] < sequence && child.valid() && Keys.compare(child.userKey(), end) < 0) {
+                child.seek(end, BEFORE_EVERY_ENTRY);
+                moved = true;
+            }
+        }
+        if (moved) {
+            pickSmallest();
+        }
+    }
+
+    /**
+     * Moving backward: moves every child whose entries are all older than {@code sequence} to its last entry
+     * before {@code begin}, skipping what a tombstone at {@code sequence} starting at {@code begin} hides.
+     */
+    public void skipCoveredBackward(long sequence, MemorySegment begin) {
+        if (forward) {
+            throw new IllegalStateException("skipping backward while moving forward");
+        }
+        boolean moved = false;
+        for (int i = 0; i < children.length; i++) {
+            InternalIterator child = children[i];
+            if (newestSequences[i] < sequence && child.valid() && Keys.compare(child.userKey(), begin) >= 0) {
+                child.seekForPrev(begin, BEFORE_EVERY_ENTRY);
+                moved = true;
+            }
+        }
+        if (moved) {
+            pickLargest();
+        }
     }
 
     @Override

@@ -39,6 +39,16 @@ final class Skiplist {
      */
     private final AtomicInteger height = new AtomicInteger(1);
     private final LongAdder entries = new LongAdder();
+    /**
+     * Where the last insert linked its node, at every level: the next insert of a larger key (a sequential
+     * load) starts there instead of descending from the head. Published whole and never changed after, so a
+     * reader sees a consistent splice, if perhaps an old one; see {@link #findSplice}.
+     */
+    private volatile Splice lastSplice;
+
+    /** Per level, the last node before a key and the first node at or after it, as found at some moment. */
+    private record Splice(int[] prevs, int[] nexts) {
+    }
 
     Skiplist(MemtableArena arena) {
         this.arena = arena;
@@ -77,10 +87,9 @@ final class Skiplist {
         int keyLength = (int) userKey.byteSize();
         int valueLength = (int) value.byteSize();
         int nodeHeight = randomHeight();
-        int levels = Math.max(height.get(), nodeHeight);
-        int[] prevs = new int[levels];
-        int[] nexts = new int[levels];
-        findSplice(userKey, trailer, levels, prevs, nexts);
+        int[] prevs = new int[MAX_HEIGHT];
+        int[] nexts = new int[MAX_HEIGHT];
+        boolean reused = findSplice(userKey, trailer, prevs, nexts);
         checkNotDuplicate(nexts[0], userKey, trailer);
 
         int node = arena.allocate(SkiplistNodeLayout.nodeSize(nodeHeight, keyLength, valueLength));
@@ -93,6 +102,11 @@ final class Skiplist {
         // Bottom-up: the node becomes an entry the moment level 0 links it; the upper levels only add
         // shortcuts. A search that misses a half-linked tower still finds the node by walking level 0.
         for (int level = 0; level < nodeHeight; level++) {
+            if (reused && level > 0 && nexts[level] != NIL
+                    && compareNodeTo(nexts[level], userKey, 0, userKey.byteSize(), trailer) < 0) {
+                // A reused splice's upper pair can be overtaken by a node linked since: search from its start.
+                findSpliceAtLevel(userKey, trailer, level, prevs[level], prevs, nexts);
+            }
             while (true) {
                 // Not yet reachable at this level (towers are linked bottom-up and searches only descend), so
                 // no other thread reads or writes this link yet; a plain write ordered by the CAS below suffices.
@@ -113,6 +127,11 @@ final class Skiplist {
             }
         }
         entries.increment();
+        // The splice just after this node: it now precedes, at its levels, what it links to.
+        for (int level = 0; level < nodeHeight; level++) {
+            prevs[level] = node;
+        }
+        lastSplice = new Splice(prevs, nexts);
         return node;
     }
 
@@ -154,11 +173,31 @@ final class Skiplist {
     }
 
     /**
-     * For each level below {@code levels}, the last node before the key ({@code prevs}, possibly the head) and
-     * the first node at or after it ({@code nexts}, possibly NIL).
+     * For every level, the last node before the key ({@code prevs}, possibly the head) and the first node at or
+     * after it ({@code nexts}, possibly NIL); returns whether the last insert's splice was reused.
+     *
+     * <p>It is reused when its level-0 pair brackets the key now. Every higher level's first node then precedes
+     * the key as well: it was at or before the level-0 one when the splice was found, and nodes never move. A
+     * higher level's second node may not follow the key any more (a node linked since, whose level-0 link
+     * showed up as a failed CAS, can sit between), so {@link #insert} checks it before linking that level.
+     * Nodes linked since between a pair make that level's CAS fail, and the insert searches the level again from
+     * the pair's first node, as after any lost race; the duplicate check runs again after a failed level-0 CAS.
      */
-    private void findSplice(MemorySegment userKey, long trailer, int levels, int[] prevs, int[] nexts) {
-        descend(userKey, 0, userKey.byteSize(), trailer, levels, prevs, nexts);
+    private boolean findSplice(MemorySegment userKey, long trailer, int[] prevs, int[] nexts) {
+        long keyLength = userKey.byteSize();
+        Splice hint = lastSplice;
+        if (hint != null) {
+            int before = hint.prevs()[0];
+            int after = hint.nexts()[0];
+            if ((before == head || compareNodeTo(before, userKey, 0, keyLength, trailer) < 0)
+                    && (after == NIL || compareNodeTo(after, userKey, 0, keyLength, trailer) >= 0)) {
+                System.arraycopy(hint.prevs(), 0, prevs, 0, MAX_HEIGHT);
+                System.arraycopy(hint.nexts(), 0, nexts, 0, MAX_HEIGHT);
+                return true;
+            }
+        }
+        descend(userKey, 0, keyLength, trailer, MAX_HEIGHT, prevs, nexts);
+        return false;
     }
 
     /**

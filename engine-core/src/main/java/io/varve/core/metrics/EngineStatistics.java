@@ -37,6 +37,9 @@ public interface EngineStatistics {
     /** Table bytes compactions wrote. */
     long compactionBytesWritten();
 
+    /** Tables compactions moved down a level without rewriting them (counted among finished compactions). */
+    long compactionTablesMoved();
+
     /** Bytes above the level targets, as last computed for the write-stall triggers. */
     long pendingCompactionBytes();
 

@@ -78,6 +78,8 @@ final class MicrometerMeters implements MeterBinding {
                 EngineStatistics::compactionBytesRead);
         counter("varve.compaction.written", Tags.empty(), BYTES, "Table bytes written by compactions",
                 EngineStatistics::compactionBytesWritten);
+        counter("varve.compaction.moved", Tags.empty(), "tables", "Tables moved down a level without rewriting",
+                EngineStatistics::compactionTablesMoved);
         gauge("varve.compaction.pending", BYTES, "Compaction debt: bytes above the level targets",
                 EngineStatistics::pendingCompactionBytes);
 

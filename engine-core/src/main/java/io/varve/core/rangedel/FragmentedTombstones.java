@@ -80,17 +80,26 @@ public final class FragmentedTombstones {
      * none does. An entry of {@code key} with a smaller sequence is deleted for that reader.
      */
     public long coveringSequence(byte[] key, long readSequence) {
+        Cover cover = cover(key, readSequence);
+        return cover == null ? 0 : cover.sequence();
+    }
+
+    /**
+     * The fragment around {@code key} with its newest sequence at or below {@code readSequence}, or null when
+     * no tombstone visible to that reader covers the key. Every key of the fragment is covered alike.
+     */
+    public Cover cover(byte[] key, long readSequence) {
         int at = Arrays.binarySearch(begins, key, Arrays::compareUnsigned);
         int fragment = at >= 0 ? at : -at - 2;
         if (fragment < 0 || Arrays.compareUnsigned(key, ends[fragment]) >= 0) {
-            return 0;
+            return null;
         }
         for (long sequence : sequences[fragment]) {
             if (sequence <= readSequence) {
-                return sequence;
+                return new Cover(begins[fragment], ends[fragment], sequence);
             }
         }
-        return 0;
+        return null;
     }
 
     /** Whether an entry of {@code key} written at {@code entrySequence} is deleted for a reader at {@code readSequence}. */

@@ -33,16 +33,27 @@ public final class RangeDeletions {
 
     /** Whether an entry of {@code key} written at {@code entrySequence} is deleted by a range for this reader. */
     public boolean hides(MemorySegment key, long entrySequence) {
+        return coverHiding(key, entrySequence) != null;
+    }
+
+    /**
+     * The newest covering fragment that hides an entry of {@code key} written at {@code entrySequence}, or
+     * null when the entry is visible. Of several sources' fragments the newest is chosen: it hides the most.
+     */
+    public Cover coverHiding(MemorySegment key, long entrySequence) {
         if (sources.isEmpty()) {
-            return false;
+            return null;
         }
         byte[] bytes = key.toArray(ValueLayout.JAVA_BYTE);
+        Cover newest = null;
         for (int i = 0; i < sources.size(); i++) {
-            if (sources.get(i).hides(bytes, entrySequence, readSequence)) {
-                return true;
+            Cover cover = sources.get(i).cover(bytes, readSequence);
+            if (cover != null && cover.sequence() > entrySequence
+                    && (newest == null || cover.sequence() > newest.sequence())) {
+                newest = cover;
             }
         }
-        return false;
+        return newest;
     }
 
     /**

@@ -54,9 +54,12 @@ final class ObsoleteTables {
         }
     }
 
-    /** The tables an edit that was never logged would have added: nothing can read them. */
+    /**
+     * The tables an edit that was never logged would have added: nothing can read them. Tables it only moved
+     * between levels are still live where they were.
+     */
     void deleteOrphans(VersionEdit edit) {
-        List<Long> numbers = edit.added().stream().map(a -> a.table().fileNumber()).toList();
+        List<Long> numbers = edit.tablesArriving();
         reclaimer.submit(() -> numbers.forEach(this::deleteTable));
     }
 

@@ -1,7 +1,9 @@
 package io.varve.core.version;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * One change to the set of tables, and to the counters that must survive a restart. Edits are what the
@@ -120,6 +122,20 @@ public final class VersionEdit {
 
     public List<Removed> removed() {
         return removed;
+    }
+
+    /** Tables the edit takes out of the family: removed and not added back at another level. */
+    public List<Long> tablesLeaving() {
+        Set<Long> staying = new HashSet<>();
+        added.forEach(a -> staying.add(a.table().fileNumber()));
+        return removed.stream().map(Removed::fileNumber).filter(n -> !staying.contains(n)).toList();
+    }
+
+    /** Tables the edit brings into the family: added and not merely moved from another level. */
+    public List<Long> tablesArriving() {
+        Set<Long> moving = new HashSet<>();
+        removed.forEach(r -> moving.add(r.fileNumber()));
+        return added.stream().map(a -> a.table().fileNumber()).filter(n -> !moving.contains(n)).toList();
     }
 
     @Override

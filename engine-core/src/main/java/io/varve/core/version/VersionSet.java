@@ -421,8 +421,7 @@ public final class VersionSet implements AutoCloseable {
                 Version next = new Version(nextVersionId++, levels.get(i), this);
                 family.live.put(next.id(), next);
                 created.add(next);
-                obsolete.scheduleRemoval(family, edit.removed().stream().map(VersionEdit.Removed::fileNumber).toList(),
-                        next.id());
+                obsolete.scheduleRemoval(family, edit.tablesLeaving(), next.id());
                 Version previous = family.currentVersion;
                 family.currentVersion = next;
                 viewLock.lock();

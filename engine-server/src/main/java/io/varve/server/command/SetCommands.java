@@ -9,6 +9,7 @@ import io.varve.server.store.Keyspace;
 import io.varve.server.store.LockStripes;
 import io.varve.server.store.Metadata;
 import io.varve.server.store.RedisType;
+import io.varve.server.store.SetPicker;
 import io.varve.server.store.SetStore;
 
 import java.nio.ByteBuffer;
@@ -23,9 +24,10 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * Set commands on one key over {@link SetStore}; the multi-key algebra is in {@link SetAlgebraCommands}.
  * Writers hold the key's lock and commit members and metadata in one batch; a set that runs empty is
- * deleted. SPOP seeks to random points of the member order (O(count log members), not uniform), so popping
- * from a large set stays cheap; SRANDMEMBER draws uniformly in one pass over the members (O(members) time,
- * memory for the reply only), since the subkeys have no rank to pick a random one by.
+ * deleted. SPOP and SRANDMEMBER without a count take a member at a random point of the member order
+ * ({@link SetPicker}: not uniform, and a pop never crosses the tombstones of earlier pops); SRANDMEMBER with
+ * a count draws uniformly in one pass over the members (O(members) time, memory for the reply only), since
+ * the subkeys have no rank to pick a random one by.
  */
 final class SetCommands {
 
@@ -162,18 +164,30 @@ final class SetCommands {
             Metadata meta = ks.lookup(key, RedisType.SET);
             if (meta != null && count > 0) {
                 WriteBatch batch = new WriteBatch();
-                if (count >= meta.size()) {
+                SetPicker picker = new SetPicker(ks);
+                boolean emptied = count >= meta.size();
+                if (emptied) {
                     // Everything goes: the members become garbage of a dead version, like on DEL.
-                    popped.addAll(sets.members(ReadOptions.DEFAULT, key, meta));
+                    popped.addAll(picker.members(ReadOptions.DEFAULT, key, meta));
                     ks.deleteMetadata(batch, key);
                 } else {
-                    popped.addAll(sets.pickBySeeking(ReadOptions.DEFAULT, key, meta, (int) count, ThreadLocalRandom.current()));
+                    int wanted = (int) Math.min(count, Integer.MAX_VALUE - 8);
+                    popped.addAll(picker.pop(key, meta, wanted, ThreadLocalRandom.current()));
                     for (byte[] m : popped) {
                         sets.remove(batch, key, meta, m);
                     }
+                    emptied = meta.size() - popped.size() <= 0;
                     storeSize(ks, batch, key, meta, meta.size() - popped.size());
                 }
-                ks.commit(batch);
+                try {
+                    ks.commit(batch);
+                } catch (RuntimeException notCommitted) {
+                    ks.setPopHints().forget(meta.version()); // it already counts the members as gone
+                    throw notCommitted;
+                }
+                if (emptied) {
+                    ks.setPopHints().forget(meta.version());
+                }
             }
         }
         Reply r = c.reply();
@@ -206,8 +220,11 @@ final class SetCommands {
         try (Snapshot snapshot = ks.snapshot()) {
             ReadOptions at = ReadOptions.at(snapshot);
             Metadata meta = ks.lookup(at, c.arg(1), RedisType.SET);
-            if (meta != null && count > 0) {
-                out = sets(c).sample(at, c.arg(1), meta, (int) Math.min(count, Integer.MAX_VALUE - 8), random);
+            if (meta != null && !hasCount) {
+                byte[] member = new SetPicker(ks).peek(at, c.arg(1), meta, random);
+                out = member == null ? List.of() : List.of(member);
+            } else if (meta != null && count > 0) {
+                out = new SetPicker(ks).sample(at, c.arg(1), meta, (int) Math.min(count, Integer.MAX_VALUE - 8), random);
             } else if (meta != null && count < 0) {
                 // With repetition: random positions, sorted for one pass, then shuffled back into random order.
                 long[] positions = new long[(int) -count];
@@ -215,7 +232,7 @@ final class SetCommands {
                     positions[i] = random.nextLong(meta.size());
                 }
                 Arrays.sort(positions);
-                out = new ArrayList<>(sets(c).atPositions(at, c.arg(1), meta, positions));
+                out = new ArrayList<>(new SetPicker(ks).atPositions(at, c.arg(1), meta, positions));
                 Collections.shuffle(out, random);
             }
         }

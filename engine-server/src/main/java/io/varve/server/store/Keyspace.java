@@ -45,6 +45,7 @@ public final class Keyspace {
     private final LongAdder writes = new LongAdder();
     private final LongAdder expiringWrites = new LongAdder();
     private final Databases databases;
+    private final SetPopHints setPopHints = new SetPopHints();
 
     /**
      * @param syncEveryWrite whether each commit is fsynced before it returns (appendfsync always)
@@ -91,6 +92,11 @@ public final class Keyspace {
     /** Clients blocked on keys of this keyspace, to {@link BlockingKeys#signal} after a write fills a key. */
     public BlockingKeys blocking() {
         return blocking;
+    }
+
+    /** What SPOP learnt about the sets it popped from recently (see {@link SetPicker}). */
+    public SetPopHints setPopHints() {
+        return setPopHints;
     }
 
     public long newVersion() {

@@ -22,6 +22,9 @@ import java.util.List;
  */
 public final class ListStore {
 
+    /** Pops of at most this many elements read them one by one instead of through an iterator. */
+    private static final int POINT_READS = 8;
+
     /** Bytes of the list-specific metadata after the common collection header: head and tail positions. */
     static final int EXTRA_LENGTH = 16;
 
@@ -93,6 +96,27 @@ public final class ListStore {
         return out;
     }
 
+    /**
+     * {@link #range} for the few elements a pop takes: point reads, which stop at the newest source holding
+     * the element (often the memtable, since pushes and pops work at the same end) where an iterator seeks
+     * in every memtable and table. Positions between head and tail are never missing; if one is, the
+     * iterator answers.
+     */
+    private List<byte[]> ends(ReadOptions options, byte[] key, Metadata meta, long from, long to) {
+        if (to - from >= POINT_READS) {
+            return range(options, key, meta, from, to);
+        }
+        List<byte[]> out = new ArrayList<>((int) (to - from + 1));
+        for (long i = from; i <= to; i++) {
+            byte[] value = get(options, key, meta, i);
+            if (value == null) {
+                return range(options, key, meta, from, to);
+            }
+            out.add(value);
+        }
+        return out;
+    }
+
     /** The whole list in order. */
     public List<byte[]> all(ReadOptions options, byte[] key, Metadata meta) {
         return range(options, key, meta, 0, meta.size() - 1);
@@ -140,13 +164,13 @@ public final class ListStore {
         long head = head(meta);
         long tail = tail(meta);
         if (left) {
-            popped.addAll(range(options, key, meta, 0, n - 1));
+            popped.addAll(ends(options, key, meta, 0, n - 1));
             for (long p = head; p < head + n; p++) {
                 delete(batch, key, meta, p);
             }
             return withEnds(meta, head + n, tail);
         }
-        List<byte[]> fromTail = range(options, key, meta, meta.size() - n, meta.size() - 1);
+        List<byte[]> fromTail = ends(options, key, meta, meta.size() - n, meta.size() - 1);
         for (int i = fromTail.size() - 1; i >= 0; i--) {
             popped.add(fromTail.get(i));
         }
