@@ -172,12 +172,10 @@ final class DbIteratorImpl implements DbIterator {
                     internal.next();
                 }
             } else {
-                // The internal iterator rests before the current key's entries; step onto them, then skip them.
-                if (internal.valid()) {
-                    internal.next();
-                } else {
-                    internal.seekToFirst();
-                }
+                // Land on the current key's first entry, then skip its entries. Stepping forward from where the
+                // backward scan rests is not enough: a skip over a range-deleted stretch may have left older
+                // sources before that point, and their hidden entries would come back first.
+                internal.seek(savedKeySegment(), InternalKey.seekTrailer(InternalKey.MAX_SEQUENCE));
                 forward = true;
             }
             findNextUserEntry(true);
