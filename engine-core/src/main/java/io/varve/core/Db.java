@@ -35,6 +35,25 @@ public interface Db extends AutoCloseable {
         return DbOpener.open(dir, options);
     }
 
+    /**
+     * Opens the database in {@code dir} for reading only, as it stands now (RocksDB's
+     * {@code OpenForReadOnly}): the tables the manifest lists plus the logs' tail, replayed into memory. Takes
+     * no lock and writes nothing to the directory, so any number of read-only instances and one writer may
+     * use it at once; the view never changes — reopen to see later writes. Every write, and every call that
+     * would change the directory (flush, compaction, checkpoint, ingestion, family changes, transactions,
+     * {@link #syncWal()}), throws {@link ReadOnlyDbException}. Every table is opened (mapped) here, so the
+     * writer deleting obsolete ones later does not affect this instance. See docs/operations.md, "Read-only
+     * instances".
+     *
+     * @throws java.nio.file.NoSuchFileException if {@code dir} does not exist or holds no database (no CURRENT)
+     * @throws io.varve.base.CorruptionException when the manifest, a table or the logs are damaged beyond what
+     *         {@link Options#walRecovery()} accepts (nothing is repaired)
+     * @throws IOException on I/O failure, or when a writer changed the manifest during every attempt
+     */
+    static Db openReadOnly(Path dir, Options options) throws IOException {
+        return ReadOnlyOpener.open(dir, options);
+    }
+
     void put(byte[] key, byte[] value);
 
     void put(WriteOptions options, byte[] key, byte[] value);

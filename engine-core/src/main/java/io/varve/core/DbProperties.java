@@ -24,15 +24,60 @@ final class DbProperties {
     static final String FILES_AT_LEVEL = PREFIX + "num-files-at-level";
 
     private final VersionSet versions;
-    private final DbStatistics statistics;
-    private final WriteStalls stalls;
-    private final BooleanSupplier failed;
+    private final Activity activity;
+
+    /** The database-wide figures that come from its background work rather than from a family's view. */
+    interface Activity {
+        long pendingCompactionBytes();
+
+        long compactionTablesMoved();
+
+        long blockCacheBytes();
+
+        boolean failed();
+
+        boolean writesStopped();
+
+        boolean writesSlowed();
+    }
 
     DbProperties(VersionSet versions, DbStatistics statistics, WriteStalls stalls, BooleanSupplier failed) {
+        this(versions, new Activity() {
+            @Override
+            public long pendingCompactionBytes() {
+                return statistics.pendingCompactionBytes();
+            }
+
+            @Override
+            public long compactionTablesMoved() {
+                return statistics.compactionTablesMoved();
+            }
+
+            @Override
+            public long blockCacheBytes() {
+                return statistics.blockCacheBytes();
+            }
+
+            @Override
+            public boolean failed() {
+                return failed.getAsBoolean();
+            }
+
+            @Override
+            public boolean writesStopped() {
+                return stalls.writesStopped();
+            }
+
+            @Override
+            public boolean writesSlowed() {
+                return stalls.writesSlowed();
+            }
+        });
+    }
+
+    DbProperties(VersionSet versions, Activity activity) {
         this.versions = versions;
-        this.statistics = statistics;
-        this.stalls = stalls;
-        this.failed = failed;
+        this.activity = activity;
     }
 
     /** The property's value as text, or null if no property has that name. */
@@ -60,13 +105,13 @@ final class DbProperties {
             case "cur-size-all-mem-tables" -> withView(family, DbProperties::memtableBytes);
             case "cur-size-active-mem-table" -> withView(family, v -> v.mutable().approximateMemoryUsage());
             case "num-immutable-mem-table" -> withView(family, v -> (long) v.immutables().size());
-            case "estimate-pending-compaction-bytes" -> statistics.pendingCompactionBytes();
-            case "compaction-tables-moved" -> statistics.compactionTablesMoved();
-            case "compaction-pending" -> statistics.pendingCompactionBytes() > 0 ? 1L : 0L;
-            case "block-cache-usage" -> statistics.blockCacheBytes();
-            case "background-errors" -> failed.getAsBoolean() ? 1L : 0L;
-            case "is-write-stopped" -> stalls.writesStopped() ? 1L : 0L;
-            case "is-write-slowed" -> stalls.writesSlowed() ? 1L : 0L;
+            case "estimate-pending-compaction-bytes" -> activity.pendingCompactionBytes();
+            case "compaction-tables-moved" -> activity.compactionTablesMoved();
+            case "compaction-pending" -> activity.pendingCompactionBytes() > 0 ? 1L : 0L;
+            case "block-cache-usage" -> activity.blockCacheBytes();
+            case "background-errors" -> activity.failed() ? 1L : 0L;
+            case "is-write-stopped" -> activity.writesStopped() ? 1L : 0L;
+            case "is-write-slowed" -> activity.writesSlowed() ? 1L : 0L;
             case "num-live-versions" -> (long) versions.liveVersionCount();
             default -> null;
         };

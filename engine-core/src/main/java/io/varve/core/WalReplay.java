@@ -93,6 +93,8 @@ final class WalReplay {
     /** The valid length of each log replayed so far, for checking its successor's predecessor record. */
     private final Map<Long, Long> replayedLengths = new HashMap<>();
 
+    /** False for a read-only open: damage ends the replay but nothing in the directory is changed. */
+    private final boolean repairs;
     private final long minLogNumber;
     /** Logs from this number on follow every flush the manifest records. */
     private final long maxFamilyLogNumber;
@@ -104,6 +106,22 @@ final class WalReplay {
      * @param lastSequence the newest sequence already in tables; logged batches must follow it
      */
     WalReplay(FileSystem fs, Path dir, Options options, Map<Integer, Family> families, long lastSequence) {
+        this(fs, dir, options, families, lastSequence, true);
+    }
+
+    /**
+     * A replay that only reads: where the recovery mode accepts damage it stops at the valid prefix as a
+     * writer's recovery would, but cuts nothing back and deletes no log, so the directory is left as found
+     * (a writer may be appending to the newest log; its torn last record is then just a write in flight).
+     */
+    static WalReplay readOnly(FileSystem fs, Path dir, Options options, Map<Integer, Family> families,
+                              long lastSequence) {
+        return new WalReplay(fs, dir, options, families, lastSequence, false);
+    }
+
+    private WalReplay(FileSystem fs, Path dir, Options options, Map<Integer, Family> families, long lastSequence,
+                      boolean repairs) {
+        this.repairs = repairs;
         this.fs = fs;
         this.dir = dir;
         this.mode = options.walRecovery();
@@ -127,6 +145,9 @@ final class WalReplay {
         try {
             for (int i = 0; i < logs.size(); i++) {
                 Outcome outcome = replay(logs, i);
+                if (outcome != Outcome.COMPLETE && !repairs) {
+                    break;
+                }
                 if (outcome != Outcome.COMPLETE) {
                     int firstDropped = outcome == Outcome.AFTER_HOLE ? i : i + 1;
                     for (long dropped : logs.subList(firstDropped, logs.size())) {
@@ -173,7 +194,7 @@ final class WalReplay {
                     start = reader.offset();
                 }
                 replayedLengths.put(number, reader.offset());
-                if (records == 0 && !lastLog) {
+                if (records == 0 && !lastLog && repairs) {
                     // An empty log left by an earlier open: nothing to keep.
                     fs.delete(path);
                 }
@@ -193,9 +214,12 @@ final class WalReplay {
             }
             validLength = reader.offset();
         }
-        LOG.log(System.Logger.Level.WARNING, "recovery ({0}) keeps {1} bytes of {2}: {3}", mode, validLength, path,
-                damage.getMessage());
-        cutBack(path, validLength);
+        // Read-only beside a live writer, a torn last record is routine: the writer's append in flight.
+        LOG.log(repairs ? System.Logger.Level.WARNING : System.Logger.Level.INFO,
+                "recovery ({0}) keeps {1} bytes of {2}: {3}", mode, validLength, path, damage.getMessage());
+        if (repairs) {
+            cutBack(path, validLength);
+        }
         return Outcome.CUT_SHORT;
     }
 

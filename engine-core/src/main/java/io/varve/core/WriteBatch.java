@@ -3,9 +3,14 @@ package io.varve.core;
 import io.varve.core.base.ValueKind;
 import io.varve.core.batch.BatchBuilder;
 import io.varve.core.batch.BatchFormat;
+import io.varve.core.batch.BatchReader;
+import io.varve.core.version.VersionSet;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -15,10 +20,15 @@ import java.util.Objects;
  */
 public final class WriteBatch {
 
+    /** The name of the default column family, as {@link Visitor} reports it. */
+    public static final String DEFAULT_FAMILY = VersionSet.DEFAULT_FAMILY_NAME;
+
     private final BatchBuilder builder = new BatchBuilder();
     /** The database whose column-family handles the batch used; a batch may not mix databases. */
     private Object owner;
     private int[] mergeFamilies = {};
+    /** The handles used, by id, so {@link #forEach} can name their families; null until one is used. */
+    private Map<Integer, ColumnFamily> familiesUsed;
 
     public WriteBatch put(byte[] key, byte[] value) {
         return put(MemorySegment.ofArray(Objects.requireNonNull(key, "key")),
@@ -137,6 +147,10 @@ public final class WriteBatch {
             throw new IllegalArgumentException("a write batch cannot span column families of different databases");
         }
         owner = family.owner();
+        if (familiesUsed == null) {
+            familiesUsed = new HashMap<>();
+        }
+        familiesUsed.putIfAbsent(family.id(), family);
         return family.id();
     }
 
@@ -158,7 +172,59 @@ public final class WriteBatch {
         builder.clear();
         owner = null;
         mergeFamilies = new int[0];
+        familiesUsed = null;
         return this;
+    }
+
+    /**
+     * Receives a batch's operations, in order, from {@link #forEach}, each with the name of its column family
+     * ({@link #DEFAULT_FAMILY} for the default one). Keys and values are copies.
+     */
+    public interface Visitor {
+        void put(String family, byte[] key, byte[] value);
+
+        void delete(String family, byte[] key);
+
+        void deleteRange(String family, byte[] begin, byte[] end);
+
+        /**
+         * A merge operand. By default a batch with merges cannot be carried: a visitor that ignored them would
+         * apply a different batch elsewhere.
+         */
+        default void merge(String family, byte[] key, byte[] operand) {
+            throw new IllegalArgumentException("this visitor does not carry merge operands");
+        }
+    }
+
+    /**
+     * Hands every operation to {@code visitor} in the order they were added, so a layer above the database
+     * (a replication log) can carry the batch elsewhere and apply it there.
+     */
+    public void forEach(Visitor visitor) {
+        try {
+            BatchReader reader = new BatchReader(MemorySegment.ofArray(builder.encode()));
+            while (reader.next()) {
+                String family = familyName(reader.columnFamily());
+                byte[] key = reader.key().toArray(ValueLayout.JAVA_BYTE);
+                switch (reader.kind()) {
+                    case PUT -> visitor.put(family, key,
+                            reader.value().toArray(ValueLayout.JAVA_BYTE));
+                    case DELETE -> visitor.delete(family, key);
+                    case RANGE_DELETE -> visitor.deleteRange(family, key,
+                            reader.value().toArray(ValueLayout.JAVA_BYTE));
+                    case MERGE -> visitor.merge(family, key, reader.value().toArray(ValueLayout.JAVA_BYTE));
+                }
+            }
+        } catch (BatchReader.MalformedBatchException e) {
+            throw new IllegalStateException("a batch this class built does not parse", e);
+        }
+    }
+
+    private String familyName(int id) {
+        if (id == BatchFormat.DEFAULT_COLUMN_FAMILY) {
+            return DEFAULT_FAMILY;
+        }
+        return familiesUsed.get(id).name();
     }
 
     BatchBuilder builder() {

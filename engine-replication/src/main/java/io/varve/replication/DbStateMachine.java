@@ -4,6 +4,7 @@ import com.alipay.sofa.jraft.Closure;
 import com.alipay.sofa.jraft.Iterator;
 import com.alipay.sofa.jraft.Status;
 import com.alipay.sofa.jraft.core.StateMachineAdapter;
+import com.alipay.sofa.jraft.entity.LeaderChangeContext;
 import com.alipay.sofa.jraft.error.RaftError;
 import com.alipay.sofa.jraft.error.RaftException;
 import com.alipay.sofa.jraft.storage.snapshot.SnapshotReader;
@@ -69,6 +70,8 @@ final class DbStateMachine extends StateMachineAdapter {
     private final String name;
     private volatile long appliedIndex;
     private volatile long leaderTerm = -1;
+    /** The newest term this node has led or followed a leader in. */
+    private volatile long term;
     private final AtomicLong entriesApplied = new AtomicLong();
     private final AtomicLong entriesSkipped = new AtomicLong();
     private final AtomicLong snapshotsLoaded = new AtomicLong();
@@ -91,6 +94,14 @@ final class DbStateMachine extends StateMachineAdapter {
 
     boolean isLeader() {
         return leaderTerm > 0;
+    }
+
+    long leaderTerm() {
+        return leaderTerm;
+    }
+
+    long term() {
+        return term;
     }
 
     /** Test hooks: entries written to the database, entries skipped as already applied, snapshots loaded. */
@@ -304,6 +315,7 @@ final class DbStateMachine extends StateMachineAdapter {
 
     @Override
     public void onLeaderStart(long term) {
+        this.term = term;
         leaderTerm = term;
         synchronized (this) {
             leadership.complete(term);
@@ -318,6 +330,11 @@ final class DbStateMachine extends StateMachineAdapter {
                 leadership = new CompletableFuture<>();
             }
         }
+    }
+
+    @Override
+    public void onStartFollowing(LeaderChangeContext context) {
+        term = context.getTerm();
     }
 
     @Override

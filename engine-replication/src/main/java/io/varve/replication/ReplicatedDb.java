@@ -13,6 +13,7 @@ import com.alipay.sofa.jraft.option.NodeOptions;
 import com.alipay.sofa.jraft.option.RaftOptions;
 import com.alipay.sofa.jraft.option.ReadOnlyOption;
 import io.varve.core.Db;
+import io.varve.core.WriteBatch;
 import io.varve.raftlog.RaftLogOptions;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -20,6 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -197,6 +199,37 @@ public final class ReplicatedDb implements AutoCloseable {
         return done;
     }
 
+    /**
+     * {@link #write(ReplicatedBatch)} for an engine-core batch, whose puts and deletes it carries over (named
+     * families by name). Lets code written against {@link Db} route its commits through the group.
+     *
+     * @throws IllegalArgumentException if the batch holds a range deletion (not a replicated command)
+     */
+    public void write(WriteBatch batch) {
+        write(toReplicated(batch));
+    }
+
+    static ReplicatedBatch toReplicated(WriteBatch batch) {
+        ReplicatedBatch replicated = new ReplicatedBatch();
+        batch.forEach(new WriteBatch.Visitor() {
+            @Override
+            public void put(String family, byte[] key, byte[] value) {
+                replicated.put(family, key, value);
+            }
+
+            @Override
+            public void delete(String family, byte[] key) {
+                replicated.delete(family, key);
+            }
+
+            @Override
+            public void deleteRange(String family, byte[] begin, byte[] end) {
+                throw new IllegalArgumentException("range deletions are not replicated commands");
+            }
+        });
+        return replicated;
+    }
+
     public byte[] get(byte[] key) {
         return get(ReplicatedBatch.DEFAULT_FAMILY, key);
     }
@@ -218,6 +251,26 @@ public final class ReplicatedDb implements AutoCloseable {
                 .map(cf -> d.get(cf, k)).orElse(null)));
     }
 
+    /**
+     * Waits until this member's database includes every write committed before the call (Raft's read
+     * index, confirmed as the {@link ReplicatedDbOptions.ReadMode} says); reads of {@link #database()} after
+     * it are then linearizable.
+     *
+     * @throws ReplicationException if no leader confirmed the index in time
+     */
+    public void awaitReadIndex() {
+        await(readBarrier(), "read");
+    }
+
+    /**
+     * This member's engine-core database, for reads only: everything written must go through {@link #write},
+     * or this replica will differ from the others. Reads see the state after the entries applied so far
+     * (after {@link #awaitReadIndex()}: linearizable). A follower installing a snapshot clears and refills it.
+     */
+    public Db database() {
+        return db;
+    }
+
     /** Completes once this member's state includes every write committed before the call. */
     CompletableFuture<Void> readBarrier() {
         CompletableFuture<Void> ready = new CompletableFuture<>();
@@ -227,7 +280,7 @@ public final class ReplicatedDb implements AutoCloseable {
                 if (status.isOk()) {
                     ready.complete(null);
                 } else {
-                    ready.completeExceptionally(failure(status, "read"));
+                    ready.completeExceptionally(readFailure(status));
                 }
             }
         });
@@ -247,6 +300,30 @@ public final class ReplicatedDb implements AutoCloseable {
 
     public boolean isLeader() {
         return node.isLeader();
+    }
+
+    /**
+     * The term in which this member is leader, or -1 when it is not (yet) one: set once jraft has started
+     * the leader's state machine for the term, cleared when it steps down.
+     */
+    public long leaderTerm() {
+        return stateMachine.leaderTerm();
+    }
+
+    /** What this member knows of the group now, for monitoring (INFO replication). */
+    public MemberStatus status() {
+        NodeImpl impl = (NodeImpl) node;
+        return new MemberStatus(impl.getNodeState().name().replace("STATE_", "").toLowerCase(Locale.ROOT),
+                stateMachine.term(), node.getLastCommittedIndex(), node.getLastAppliedLogIndex(),
+                node.getLastLogIndex());
+    }
+
+    /**
+     * A member's view: its Raft {@code role} (leader, follower, candidate, ...), the newest {@code term} it has
+     * seen a leader in, the {@code commitIndex} it knows, the {@code appliedIndex} of its database and the
+     * {@code lastLogIndex} of its log.
+     */
+    public record MemberStatus(String role, long term, long commitIndex, long appliedIndex, long lastLogIndex) {
     }
 
     /**
@@ -317,10 +394,18 @@ public final class ReplicatedDb implements AutoCloseable {
     }
 
     private ReplicationException failure(Status status, String what) {
+        return new ReplicationException(what + " in group " + group + " at " + address() + " failed: " + status);
+    }
+
+    /**
+     * A read refused with EPERM ran on no leader and changed nothing: the caller may go to the leader. (A
+     * write refused after it was proposed is reported by {@link #failure}: it may still commit.)
+     */
+    private ReplicationException readFailure(Status status) {
         if (status.getRaftError() == RaftError.EPERM) {
             return notLeader();
         }
-        return new ReplicationException(what + " in group " + group + " at " + address() + " failed: " + status);
+        return failure(status, "read");
     }
 
     private NotLeaderException notLeader() {

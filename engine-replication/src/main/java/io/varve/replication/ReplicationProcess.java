@@ -2,6 +2,7 @@ package io.varve.replication;
 
 import com.alipay.remoting.config.BoltServerOption;
 import com.alipay.sofa.jraft.entity.PeerId;
+import com.alipay.sofa.jraft.util.Endpoint;
 import com.alipay.sofa.jraft.rpc.RaftRpcServerFactory;
 import com.alipay.sofa.jraft.rpc.RpcServer;
 import com.alipay.sofa.jraft.rpc.impl.BoltRpcServer;
@@ -11,6 +12,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * What every {@link ReplicatedDb} group of one process shares: the address its Raft peers reach it at (one RPC
@@ -26,17 +30,42 @@ import java.util.concurrent.ConcurrentHashMap;
  * Close the groups before the process. Thread-safe.
  */
 public final class ReplicationProcess implements AutoCloseable {
+    /** How often the shared log is purged of files that snapshots made dead. */
+    static final long PURGE_INTERVAL_SECONDS = 30;
+    private static final System.Logger LOG = System.getLogger(ReplicationProcess.class.getName());
+
     private final Path dataDir;
     private final PeerId address;
     private final SharedRaftLog log;
     private final RpcServer rpcServer;
     private final Set<String> openGroups = ConcurrentHashMap.newKeySet();
+    private final ScheduledExecutorService purger;
 
     private ReplicationProcess(Path dataDir, PeerId address, SharedRaftLog log, RpcServer rpcServer) {
         this.dataDir = dataDir;
         this.address = address;
         this.log = log;
         this.rpcServer = rpcServer;
+        this.purger = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "varve-raftlog-purge@" + address());
+            t.setDaemon(true);
+            return t;
+        });
+        purger.scheduleWithFixedDelay(this::purge, PURGE_INTERVAL_SECONDS, PURGE_INTERVAL_SECONDS,
+                TimeUnit.SECONDS);
+    }
+
+    /**
+     * Reclaims the shared log's space. A group's snapshot makes jraft truncate its log prefix
+     * ({@code truncatePrefix}), which only marks entries dead; the engine frees files (and rewrites the few
+     * live entries of lightly used groups out of old ones) only when asked, so the process asks periodically.
+     */
+    void purge() {
+        try {
+            log.engine().purgeExpiredFiles();
+        } catch (IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "purging the shared raft log of " + this + " failed", e);
+        }
     }
 
     /**
@@ -47,10 +76,21 @@ public final class ReplicationProcess implements AutoCloseable {
      */
     public static ReplicationProcess open(Path dataDir, String address, RaftLogOptions logOptions)
             throws IOException {
+        return open(dataDir, address, 0, logOptions);
+    }
+
+    /**
+     * Like {@link #open(Path, String, RaftLogOptions)}, but listens on {@code listenPort} (all interfaces)
+     * while peers know this process as {@code address}: for a member behind a port mapping or a proxy.
+     * 0 listens on the address's port.
+     */
+    public static ReplicationProcess open(Path dataDir, String address, int listenPort, RaftLogOptions logOptions)
+            throws IOException {
         PeerId peer = parsePeer(address);
         Files.createDirectories(dataDir);
         SharedRaftLog log = SharedRaftLog.open(dataDir.resolve("raftlog"), logOptions);
-        RpcServer server = RaftRpcServerFactory.createRaftRpcServer(peer.getEndpoint());
+        Endpoint listen = listenPort == 0 ? peer.getEndpoint() : new Endpoint(peer.getIp(), listenPort);
+        RpcServer server = RaftRpcServerFactory.createRaftRpcServer(listen);
         if (server instanceof BoltRpcServer bolt) {
             // Stop synchronously, so a process reopened at the same address can bind the port at once.
             bolt.getServer().option(BoltServerOption.SERVER_SYNC_STOP, true);
@@ -112,6 +152,12 @@ public final class ReplicationProcess implements AutoCloseable {
     public void close() throws IOException {
         if (!openGroups.isEmpty()) {
             throw new IllegalStateException("groups still open: " + openGroups);
+        }
+        purger.shutdownNow();
+        try {
+            purger.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         rpcServer.shutdown();
         log.close();

@@ -1,6 +1,7 @@
 package io.varve.server;
 
 import io.varve.server.command.Connection;
+import io.varve.server.command.ReplicaRouting;
 import io.varve.server.command.ServerContext;
 import io.varve.server.store.HashStore;
 import io.varve.server.store.Keyspace;
@@ -54,6 +55,11 @@ final class CommandContext implements ServerContext {
     public List<Connection> clients() {
         return server.sessions().stream().map(ClientSession::connection)
                 .sorted(Comparator.comparingLong(Connection::id)).toList();
+    }
+
+    @Override
+    public ReplicaRouting routing() {
+        return server.routing();
     }
 
     @Override

@@ -23,10 +23,11 @@ import java.util.stream.Stream;
 final class InfoReport {
 
     private static final List<String> DEFAULT_SECTIONS =
-            List.of("server", "clients", "memory", "persistence", "stats", "cpu", "keyspace", "varve");
+            List.of("server", "clients", "memory", "persistence", "stats", "replication", "cpu", "keyspace",
+                    "varve");
     /** "all" adds the per-command and per-error sections, which are long. */
     private static final List<String> ALL_SECTIONS = List.of("server", "clients", "memory", "persistence", "stats",
-            "cpu", "commandstats", "errorstats", "keyspace", "varve");
+            "replication", "cpu", "commandstats", "errorstats", "keyspace", "varve");
 
     private final RedisServer server;
 
@@ -41,6 +42,7 @@ final class InfoReport {
         builders.put("memory", this::memorySection);
         builders.put("persistence", this::persistenceSection);
         builders.put("stats", this::statsSection);
+        builders.put("replication", f -> f.putAll(server.replicationInfo()));
         builders.put("cpu", this::cpuSection);
         builders.put("commandstats", f -> f.putAll(server.commandStatsForInfo().commandLines()));
         builders.put("errorstats", f -> f.putAll(server.commandStatsForInfo().errorLines()));
@@ -71,7 +73,7 @@ final class InfoReport {
         long uptime = (System.currentTimeMillis() - stats.startedAtMillis()) / 1000;
         f.put("redis_version", RedisServer.VERSION);
         f.put("varve_version", "0.1.0");
-        f.put("redis_mode", "standalone");
+        f.put("redis_mode", server.routing().replicated() ? "cluster" : "standalone");
         f.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"));
         f.put("arch_bits", "64");
         f.put("java_version", System.getProperty("java.version"));

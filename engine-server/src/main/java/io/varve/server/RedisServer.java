@@ -23,6 +23,7 @@ import io.varve.core.Options;
 import io.varve.server.command.CommandTable;
 import io.varve.server.command.Connection;
 import io.varve.server.command.Dispatcher;
+import io.varve.server.command.ReplicaRouting;
 import io.varve.server.resp.DecoderLimits;
 import io.varve.server.resp.RedisError;
 import io.varve.server.resp.RespDecoder;
@@ -92,6 +93,8 @@ public final class RedisServer implements AutoCloseable {
     private final List<Channel> listeners = new ArrayList<>();
 
     private Db db;
+    /** The database, or in replicated mode the Raft member, the keyspace lives in. */
+    private ServerStorage storage;
     private final KeyspaceCompactionFilter compactionFilter;
     private Keyspace keyspace;
     private HashStore hashes;
@@ -120,7 +123,7 @@ public final class RedisServer implements AutoCloseable {
         this.isLoopback = b.isLoopback;
         this.engineOptions = b.engineOptions != null ? b.engineOptions
                 : Options.defaults().withWriteBufferSize(b.config.writeBufferSize());
-        this.compactionFilter = new KeyspaceCompactionFilter(clock);
+        this.compactionFilter = new KeyspaceCompactionFilter(ServerStorage.compactionClock(b.config, clock));
         this.activeExpiry = b.activeExpiry;
         this.loopSetCommitter = b.loopSetCommitter;
         this.commitSharedSetsOnLoop = b.commitSharedSetsOnLoop;
@@ -210,11 +213,12 @@ public final class RedisServer implements AutoCloseable {
         if (metrics != null) {
             options = options.withMeterRegistry(metrics.registry()); // the engine's meters on the same endpoint
         }
-        db = Db.open(config.dir(), options);
+        storage = ServerStorage.open(config, options);
+        db = storage.db();
         compactionFilter.attach(db);
         long millis = (System.nanoTime() - t0) / 1_000_000;
         stats.recoveryMillis(millis);
-        keyspace = new Keyspace(db, config.fsync() == ServerConfig.Fsync.ALWAYS, clock, config.databases());
+        keyspace = storage.newKeyspace(config, clock);
         compactionFilter.physicalDatabases(keyspace.databases().physicalCount());
         hashes = new HashStore(keyspace);
         LOG.log(System.Logger.Level.INFO, "database ready in {0} ms", millis);
@@ -325,7 +329,12 @@ public final class RedisServer implements AutoCloseable {
                 1, 1, TimeUnit.SECONDS);
         if (activeExpiry) {
             ExpirySweeper sweeper = new ExpirySweeper(keyspace);
-            background.scheduleWithFixedDelay(() -> guarded("active expiry", () -> sweeper.sweep(500)),
+            // Replicated, only the leader sweeps: its deletes go through the log like any write.
+            background.scheduleWithFixedDelay(() -> guarded("active expiry", () -> {
+                if (storage.mayWrite()) {
+                    sweeper.sweep(500);
+                }
+            }),
                     100, 100, TimeUnit.MILLISECONDS);
         }
     }
@@ -472,14 +481,8 @@ public final class RedisServer implements AutoCloseable {
             if (acceptor != null) {
                 acceptor.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
             }
-            if (db != null) {
-                try {
-                    db.flush();
-                } catch (RuntimeException e) {
-                    LOG.log(System.Logger.Level.ERROR, "final flush failed", e);
-                }
-                db.close();
-                LOG.log(System.Logger.Level.INFO, "database flushed and closed; bye");
+            if (storage != null) {
+                storage.close();
             }
         } finally {
             stopped.countDown();
@@ -575,6 +578,15 @@ public final class RedisServer implements AutoCloseable {
 
     Dispatcher dispatcherForInfo() {
         return dispatcher;
+    }
+
+    /** Where commands may run: a replica redirects some of them. */
+    ReplicaRouting routing() {
+        return storage.routing();
+    }
+
+    Map<String, Object> replicationInfo() {
+        return storage.replicationInfo();
     }
 
     Keyspace keyspaceForInfo() {

@@ -1,5 +1,6 @@
 package io.varve.server;
 
+import io.varve.server.replica.ReplicationSettings;
 import io.varve.server.resp.InlineParser;
 
 import java.io.IOException;
@@ -12,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The server's configuration: redis.conf-style parameters with Redis's names and defaults, read from a file
@@ -59,6 +61,13 @@ public final class ServerConfig {
         // Smaller than the engine's 64 MiB: memtable lookups and inserts are bound by cache misses in the
         // skiplist, and 8 MiB memtables measured faster for both (docs/benchmarks.md, redis-benchmark).
         d.put("write-buffer-size", "8388608");
+        // Replicated mode (docs/replication.md): empty raft-address runs a standalone server.
+        d.put("raft-address", "");
+        d.put("raft-peers", "");
+        d.put("raft-read-mode", "readindex");
+        d.put("raft-snapshot-interval", "600");
+        d.put("raft-election-timeout", "1000");
+        d.put("raft-listen-port", "0");
         return Collections.unmodifiableMap(d);
     }
 
@@ -183,6 +192,14 @@ public final class ServerConfig {
         databases();
         slowlogSlowerThan();
         slowlogMaxLength();
+        replication();
+    }
+
+    /** The replicated mode's settings, or empty for a standalone server (no raft-address). */
+    public Optional<ReplicationSettings> replication() {
+        return ReplicationSettings.parse(values.get("raft-address"), values.get("raft-peers"),
+                values.get("raft-read-mode"), intIn("raft-snapshot-interval", 0, Integer.MAX_VALUE),
+                intIn("raft-election-timeout", 100, 600_000), intIn("raft-listen-port", 0, 65535));
     }
 
     public long slowlogSlowerThan() {
@@ -373,6 +390,14 @@ public final class ServerConfig {
                   --tls-cert-file PEM --tls-key-file PEM   serve TLS 1.2+ on --port
                   --io-threads N             network event-loop threads (default min(4, cores))
                   --write-buffer-size SIZE   engine memtable size (default 8mb)
+
+                Replicated mode (one Raft group over the whole keyspace; docs/replication.md):
+                  --raft-address HOST:PORT   this member's Raft address (default empty: standalone)
+                  --raft-peers LIST          every member, comma-separated, as raftHost:raftPort/clientHost:clientPort
+                  --raft-read-mode MODE      readindex (default) | lease
+                  --raft-snapshot-interval S seconds between snapshots, which let the Raft log be purged (default 600)
+                  --raft-election-timeout MS (default 1000)
+                  --raft-listen-port N       listen for Raft on N when peers reach raft-address through a proxy
                   --help                     this text
                 """;
     }

@@ -22,6 +22,10 @@ public final class VarveMain {
         if (System.getProperty("io.netty.tryReflectionSetAccessible") == null) {
             System.setProperty("io.netty.tryReflectionSetAccessible", "true");
         }
+        // Replicated mode: jraft's RPC layer (bolt) must use NIO, not Netty's native epoll (not shipped).
+        if (System.getProperty("bolt.netty.epoll.switch") == null) {
+            System.setProperty("bolt.netty.epoll.switch", "false");
+        }
         // Keep logging alive until the server's own shutdown hook has logged its last line.
         if (System.getProperty("java.util.logging.manager") == null) {
             System.setProperty("java.util.logging.manager", ShutdownSafeLogManager.class.getName());

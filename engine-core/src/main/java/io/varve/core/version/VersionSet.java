@@ -17,6 +17,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.StampedLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import java.util.function.LongFunction;
 import java.util.function.UnaryOperator;
 
@@ -98,6 +99,11 @@ public final class VersionSet implements AutoCloseable {
     public record RecoveredFamily(int id, String name, long logNumber, VersionEdit tables) {
     }
 
+    /** The number of the manifest CURRENT names, or -1 when {@code dir} has no CURRENT. */
+    public static long currentManifestNumber(FileSystem fs, Path dir) throws IOException {
+        return Manifest.currentNumber(fs, dir);
+    }
+
     /** The path of manifest {@code number} in {@code dir}. */
     public static Path manifestPath(Path dir, long number) {
         return Manifest.path(dir, number);
@@ -158,41 +164,67 @@ public final class VersionSet implements AutoCloseable {
                                   Map<Integer, Memtable> mutables, Reclaimer reclaimer, TableCache tableCache,
                                   LongFunction<Path> tablePath, long nextFileNumber) throws IOException {
         VersionSet set = new VersionSet(fs, dir, reclaimer, tableCache, tablePath, nextFileNumber);
-        set.nextVersionId = 1;
-        set.nextFamilyId = recovered.nextFamilyId();
-        set.lastSequence = recovered.lastSequence();
-        int maxId = recovered.families().stream().mapToInt(RecoveredFamily::id).max().orElse(0);
-        ColumnFamilyVersions[] families = new ColumnFamilyVersions[maxId + 1];
-        for (RecoveredFamily rf : recovered.families()) {
-            ColumnFamilyVersions family = new ColumnFamilyVersions(rf.id(), rf.name());
-            // Temporary versions only carry the table arrays; the one kept starts with the set's own reference.
-            LevelFiles[] levels = Version.empty(set).applied(rf.tables());
-            family.logNumber = rf.logNumber();
-            for (VersionEdit openEdit : openEdits) {
-                if (openEdit.columnFamily() == rf.id()) {
-                    levels = new Version(0, levels, set).applied(openEdit);
-                    family.logNumber = Math.max(family.logNumber, openEdit.logNumber());
-                    set.lastSequence = Math.max(set.lastSequence, openEdit.lastSequence());
-                }
-            }
-            Version v = new Version(set.nextVersionId++, levels, set);
-            family.currentVersion = v;
-            family.live.put(v.id(), v);
-            set.obsolete.track(family);
-            Memtable mutable = mutables.get(rf.id());
+        set.install(recovered, openEdits, id -> {
+            Memtable mutable = mutables.get(id);
             if (mutable == null) {
-                throw new IllegalArgumentException("no mutable memtable for column family " + rf.id());
+                throw new IllegalArgumentException("no mutable memtable for column family " + id);
             }
-            family.current = new ReadView(mutable, List.of(), v, reclaimer);
-            families[rf.id()] = family;
-        }
-        set.families = families;
+            return List.of(mutable);
+        });
         long manifestNumber = set.nextFileNumber.getAndIncrement();
         set.manifest = Manifest.create(fs, dir, manifestNumber, set.snapshotEdits());
         if (recovered.manifestNumber() >= 0) {
             fs.delete(Manifest.path(dir, recovered.manifestNumber()));
         }
         return set;
+    }
+
+    /**
+     * Starts a version set over {@code recovered} exactly as the manifest describes it, for a read-only
+     * database: no manifest is written or opened, and nothing is ever deleted, because the set must never
+     * receive an edit (nothing calls the edit, family or publication methods on it). {@code memtables} gives
+     * each family its memtables newest first (at least one; the views take their own references): the first
+     * fills the mutable slot of the family's view, though nothing writes to it.
+     */
+    public static VersionSet openReadOnly(FileSystem fs, Path dir, Recovered recovered,
+                                          IntFunction<List<Memtable>> memtables, Reclaimer reclaimer,
+                                          TableCache tableCache, LongFunction<Path> tablePath) {
+        VersionSet set = new VersionSet(fs, dir, reclaimer, tableCache, tablePath, recovered.nextFileNumber());
+        set.install(recovered, List.of(), memtables);
+        return set;
+    }
+
+    /**
+     * Builds each recovered family's first version ({@code recovered} plus its {@code openEdits}) and view
+     * ({@code memtables}: newest first, the first in the mutable slot).
+     */
+    private void install(Recovered recovered, List<VersionEdit> openEdits, IntFunction<List<Memtable>> memtables) {
+        nextVersionId = 1;
+        nextFamilyId = recovered.nextFamilyId();
+        lastSequence = recovered.lastSequence();
+        int maxId = recovered.families().stream().mapToInt(RecoveredFamily::id).max().orElse(0);
+        ColumnFamilyVersions[] installed = new ColumnFamilyVersions[maxId + 1];
+        for (RecoveredFamily rf : recovered.families()) {
+            ColumnFamilyVersions family = new ColumnFamilyVersions(rf.id(), rf.name());
+            // Temporary versions only carry the table arrays; the one kept starts with the set's own reference.
+            LevelFiles[] levels = Version.empty(this).applied(rf.tables());
+            family.logNumber = rf.logNumber();
+            for (VersionEdit openEdit : openEdits) {
+                if (openEdit.columnFamily() == rf.id()) {
+                    levels = new Version(0, levels, this).applied(openEdit);
+                    family.logNumber = Math.max(family.logNumber, openEdit.logNumber());
+                    lastSequence = Math.max(lastSequence, openEdit.lastSequence());
+                }
+            }
+            Version v = new Version(nextVersionId++, levels, this);
+            family.currentVersion = v;
+            family.live.put(v.id(), v);
+            obsolete.track(family);
+            List<Memtable> views = memtables.apply(rf.id());
+            family.current = new ReadView(views.getFirst(), views.subList(1, views.size()), v, reclaimer);
+            installed[rf.id()] = family;
+        }
+        families = installed;
     }
 
     /** The whole state as edits, one per family, the default first: a new manifest's opening records. */
@@ -332,6 +364,14 @@ public final class VersionSet implements AutoCloseable {
         }
     }
 
+    /** {@link #checkOpen()}, and refuses edits to a read-only set, which has no manifest to log them in. */
+    private void checkWritable() {
+        checkOpen();
+        if (manifest == null) {
+            throw new IllegalStateException("the version set of read-only " + dir + " takes no edits");
+        }
+    }
+
     /**
      * Publishes a new mutable memtable for family {@code id} and the immutable set {@code immutables}
      * computes from the current one (rotation), with the current version. Cheap: no I/O, no table work.
@@ -386,7 +426,7 @@ public final class VersionSet implements AutoCloseable {
         List<Version> created = new ArrayList<>();
         manifestLock.lock();
         try {
-            checkOpen();
+            checkWritable();
             List<Change> applicable = new ArrayList<>();
             List<LevelFiles[]> levels = new ArrayList<>();
             List<VersionEdit> edits = new ArrayList<>();
@@ -454,7 +494,7 @@ public final class VersionSet implements AutoCloseable {
     public boolean logAndApply(int id, Function<Version, VersionEdit> decide) throws IOException {
         manifestLock.lock();
         try {
-            checkOpen();
+            checkWritable();
             VersionEdit edit = decide.apply(family(id).currentVersion);
             if (edit == null) {
                 return false;
@@ -479,7 +519,7 @@ public final class VersionSet implements AutoCloseable {
     public int createColumnFamily(String name, long logNumber, Memtable mutable) throws IOException {
         manifestLock.lock();
         try {
-            checkOpen();
+            checkWritable();
             for (ColumnFamilyVersions family : families) {
                 if (family != null && family.name.equals(name)) {
                     throw new IllegalArgumentException("column family '" + name + "' already exists");
@@ -529,7 +569,7 @@ public final class VersionSet implements AutoCloseable {
         ReadView last;
         manifestLock.lock();
         try {
-            checkOpen();
+            checkWritable();
             ColumnFamilyVersions family = family(id);
             manifest.append(List.of(new VersionEdit().columnFamily(id).dropColumnFamily()
                     .lastSequence(lastSequence).nextFileNumber(nextFileNumber.get())));
@@ -656,7 +696,9 @@ public final class VersionSet implements AutoCloseable {
             } finally {
                 viewLock.unlock();
             }
-            manifest.close();
+            if (manifest != null) { // null: read-only
+                manifest.close();
+            }
         } finally {
             manifestLock.unlock();
             // Even when closing the manifest failed (after a crash, say): the views hold arenas and mappings.

@@ -55,6 +55,7 @@ public final class CommandTable {
         ZSetBlockingCommands.register(b);
         BitCommands.register(b);
         ObjectCommands.register(b);
+        ClusterCommands.register(b);
         return b.build();
     }
 

@@ -32,6 +32,8 @@ public final class Connection {
     private final Subscriptions subscriptions = new Subscriptions();
     /** The logical database SELECT chose. */
     private volatile int database;
+    /** READONLY: this connection accepts stale reads from a replica that is not the leader. */
+    private volatile boolean replicaReads;
 
     public Connection(InetSocketAddress remote, InetSocketAddress local, boolean authenticated) {
         this.remote = remote;
@@ -184,5 +186,13 @@ public final class Connection {
                 + " cmd=" + lastCommand + " user=default redir=-1 resp=" + protocol
                 + " lib-name=" + (libName == null ? "" : libName)
                 + " lib-ver=" + (libVersion == null ? "" : libVersion);
+    }
+
+    public boolean replicaReads() {
+        return replicaReads;
+    }
+
+    void replicaReads(boolean allowed) {
+        this.replicaReads = allowed;
     }
 }

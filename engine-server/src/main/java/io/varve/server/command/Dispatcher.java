@@ -96,6 +96,11 @@ public final class Dispatcher {
             reject(tx, reply, spec, PubSubCommands.notAllowedWhenSubscribed(spec));
             return;
         }
+        String refused = server.routing().admit(spec, args, connection);
+        if (refused != null) {
+            reject(tx, reply, spec, refused);
+            return;
+        }
         if (tx.active() && TransactionCommands.queuedInsideMulti(spec)) {
             tx.queue(args);
             reply.simple("QUEUED");
@@ -245,7 +250,8 @@ public final class Dispatcher {
      * so event loops may call it.
      */
     public boolean executeFromMemory(Connection connection, byte[][] args, Reply reply) {
-        if (get == null || args.length != 2 || !connection.authenticated() || !Args.isKeyword(args[0], "get")
+        if (get == null || args.length != 2 || !connection.authenticated() || server.routing().replicated()
+                || !Args.isKeyword(args[0], "get")
                 || connection.transaction().active() || connection.inSubscriberMode() || pause.active()
                 || server.keyspace().databases().physical(connection.database()) != 0) {
             return false; // the event loop answers only database 0, where no binding is needed

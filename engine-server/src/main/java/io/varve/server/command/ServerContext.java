@@ -34,6 +34,11 @@ public interface ServerContext {
     /** The INFO text for {@code sections} ("default", "all", "everything" or names), in Redis's format. */
     String info(List<String> sections);
 
+    /** Where commands may run: a replica of a Raft group redirects some of them (default: standalone). */
+    default ReplicaRouting routing() {
+        return ReplicaRouting.STANDALONE;
+    }
+
     /** Starts an orderly shutdown in the background (SHUTDOWN). */
     void requestShutdown();
 

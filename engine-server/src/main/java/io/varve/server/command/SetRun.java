@@ -53,7 +53,8 @@ public final class SetRun {
      * the request through {@link Dispatcher#execute}.
      */
     public boolean offer(Connection connection, byte[][] args) {
-        if (args.length < 3 || !connection.authenticated() || dispatcher.table().lookup(args[0]) != set
+        if (args.length < 3 || !connection.authenticated() || dispatcher.server().routing().replicated()
+                || dispatcher.table().lookup(args[0]) != set
                 || connection.transaction().active() || dispatcher.server().keyspace().databases().physical(connection.database()) != 0
                 || connection.inSubscriberMode() || dispatcher.pause().active()) {
             return false;

@@ -33,6 +33,7 @@ public final class Keyspace {
     private static final WriteOptions NO_WAITING = WriteOptions.DEFAULT.withNoSlowdown(true);
 
     private final Db db;
+    private final CommitTarget target;
     /** Changed at run time by CONFIG SET appendfsync. */
     private volatile WriteOptions writeOptions;
     private final LockStripes locks;
@@ -57,12 +58,32 @@ public final class Keyspace {
 
     /** @param databases how many databases SELECT accepts (see {@link Databases}) */
     public Keyspace(Db db, boolean syncEveryWrite, LongSupplier clock, int databases) {
+        this(db, CommitTarget.local(db), syncEveryWrite, clock, databases);
+    }
+
+    /**
+     * @param db     what the keyspace reads
+     * @param target where its commits go: {@code db} itself, or a replication log that applies them to it
+     */
+    public Keyspace(Db db, CommitTarget target, boolean syncEveryWrite, LongSupplier clock, int databases) {
         this.db = db;
+        this.target = target;
         this.databases = Databases.open(db, databases);
         this.writeOptions = syncEveryWrite ? WriteOptions.SYNC : WriteOptions.DEFAULT;
         this.locks = new LockStripes(4096);
-        this.versions = new VersionClock(db);
+        this.versions = new VersionClock(db, target);
         this.clock = clock;
+    }
+
+    /**
+     * This process has just become the one that writes (a Raft leader, caught up): collection versions
+     * continue above every floor an earlier writer persisted, so none is ever issued twice, and SPOP's hints
+     * from an earlier term are dropped, since other leaders may have added members inside the stretches they
+     * name.
+     */
+    public void resumeAsWriter() {
+        versions.resume();
+        setPopHints.forgetAll();
     }
 
     public Db db() {
@@ -233,10 +254,10 @@ public final class Keyspace {
     /**
      * Commits like {@link #commit} unless that could wait long: with appendfsync always (every commit waits
      * for an fsync) or while the engine holds writes back for background work. Returns false, having
-     * written nothing, in those cases. Caller holds the keys' locks.
+     * written nothing, in those cases, and always when commits are replicated. Caller holds the keys' locks.
      */
     public boolean commitWithoutWaiting(WriteBatch batch) {
-        if (writeOptions.sync()) {
+        if (writeOptions.sync() || !target.local()) {
             return false;
         }
         try {
@@ -251,7 +272,7 @@ public final class Keyspace {
         if (batch.count() == 0) {
             return;
         }
-        db.write(batch, options);
+        target.write(batch, options);
         writes.increment();
     }
 

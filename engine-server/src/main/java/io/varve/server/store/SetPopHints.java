@@ -38,6 +38,11 @@ public final class SetPopHints {
         byVersion.put(version, runs);
     }
 
+    /** Drops every hint (another writer may have changed any set meanwhile). */
+    public synchronized void forgetAll() {
+        byVersion.clear();
+    }
+
     public synchronized void forget(long version) {
         byVersion.remove(version);
     }

@@ -1,6 +1,7 @@
 package io.varve.server.store;
 
 import io.varve.core.Db;
+import io.varve.core.WriteBatch;
 import io.varve.core.WriteOptions;
 
 import java.nio.ByteBuffer;
@@ -22,15 +23,35 @@ public final class VersionClock {
     private static final long FLOOR_AHEAD_MICROS = 3_600_000_000L;
 
     private final Db db;
+    private final CommitTarget target;
     private final AtomicLong last;
+    /** Versions below it may be issued without a write; 0 until the first version persists one. */
     private volatile long floor;
 
     public VersionClock(Db db) {
+        this(db, CommitTarget.local(db));
+    }
+
+    /**
+     * The floor is persisted through {@code target} (so replicated, a new leader finds its predecessor's) and
+     * only when the first version is issued: a replica that never writes never writes a floor.
+     */
+    public VersionClock(Db db, CommitTarget target) {
         this.db = db;
+        this.target = target;
+        this.last = new AtomicLong(Math.max(storedFloor(), nowMicros()));
+    }
+
+    /** Continues above the stored floor, which another writer may have raised; persists a new one before use. */
+    synchronized void resume() {
+        long stored = storedFloor();
+        last.accumulateAndGet(stored, Math::max);
+        floor = 0;
+    }
+
+    private long storedFloor() {
         byte[] stored = db.get(FLOOR_KEY);
-        long storedFloor = stored == null ? 0 : ByteBuffer.wrap(stored).getLong();
-        this.last = new AtomicLong(Math.max(storedFloor, nowMicros()));
-        persistFloor(last.get());
+        return stored == null ? 0 : ByteBuffer.wrap(stored).getLong();
     }
 
     public long next() {
@@ -46,7 +67,8 @@ public final class VersionClock {
             return;
         }
         long newFloor = issued + FLOOR_AHEAD_MICROS;
-        db.put(WriteOptions.SYNC, FLOOR_KEY, ByteBuffer.allocate(8).putLong(newFloor).array());
+        target.write(new WriteBatch().put(FLOOR_KEY, ByteBuffer.allocate(8).putLong(newFloor).array()),
+                WriteOptions.SYNC);
         floor = newFloor;
     }
 

@@ -112,6 +112,23 @@ class SetPickerTest {
         assertEquals(new ArrayList<>(live), all.stream().map(m -> new String(m, StandardCharsets.UTF_8)).toList());
     }
 
+    @Test
+    void becomingTheWriterAgainForgetsTheHints() {
+        TreeSet<String> live = fill(2_000);
+        Random random = new Random(5);
+        for (int i = 0; i < 500; i++) {
+            popAndCheck(1, live, random);
+        }
+        long version = keyspace.lookup(KEY).version();
+        assertNotNull(keyspace.setPopHints().get(version), "pops left a hint");
+        // A Raft leader of a new term: other leaders may have re-added members inside the recorded stretches.
+        keyspace.resumeAsWriter();
+        assertEquals(null, keyspace.setPopHints().get(version));
+        while (!live.isEmpty()) {
+            popAndCheck(1, live, random);
+        }
+    }
+
     /** A set of members {@code element:0..n-1} (decimal, so many share prefixes), written in batches. */
     private TreeSet<String> fill(int n) {
         SetStore sets = new SetStore(keyspace);

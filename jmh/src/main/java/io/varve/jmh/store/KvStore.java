@@ -1,5 +1,6 @@
 package io.varve.jmh.store;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -52,6 +53,29 @@ public interface KvStore extends AutoCloseable {
     default void deleteRange(byte[] begin, byte[] end) {
         throw new UnsupportedOperationException(name() + " has no range deletion");
     }
+
+    /**
+     * Creates in {@code target} (which must not exist) an openable copy of the store at one point, with the
+     * engine's checkpoint (Varve's {@code Db.checkpoint}, RocksDB's {@code Checkpoint.createCheckpoint}).
+     * LevelDB-java has none.
+     */
+    default void checkpoint(Path target) {
+        throw new UnsupportedOperationException(name() + " has no checkpoints");
+    }
+
+    /**
+     * Begins an optimistic transaction (Varve's {@code Transaction}, RocksDB's {@code OptimisticTransactionDB},
+     * which needs the store opened with {@link StoreSettings#withOptimisticTransactions}). LevelDB-java has none.
+     */
+    default KvTransaction beginOptimisticTransaction() {
+        throw new UnsupportedOperationException(name() + " has no transactions");
+    }
+
+    // ---- MERGE COUNTER BENCHMARK GOES HERE, once Varve's Db.merge exists (it is being added on another
+    // branch; nothing here is written against it yet). Planned: a `void merge(byte[] key, byte[] operand)`
+    // adapter (Varve's Db.merge with a 64-bit add operator, RocksDB's merge with UInt64AddOperator) and a
+    // MergeCounterBenchmark beside OptimisticTransactionBenchmark: increments of random counters by merge
+    // against the same increments by get + put, at 1, 8 and 32 threads, then a get of merged counters.
 
     /** A reusable batch for {@link #write}. Close it when done. */
     KvBatch newBatch();

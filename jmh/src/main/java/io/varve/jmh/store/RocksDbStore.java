@@ -1,12 +1,16 @@
 package io.varve.jmh.store;
 
+import org.rocksdb.Checkpoint;
 import org.rocksdb.FlushOptions;
+import org.rocksdb.OptimisticTransactionDB;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.RocksObject;
+import org.rocksdb.Status;
 import org.rocksdb.TickerType;
+import org.rocksdb.Transaction;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
@@ -36,7 +40,9 @@ final class RocksDbStore implements KvStore {
     RocksDbStore(Path dir, StoreSettings settings) {
         this.config = settings.rocksConfig();
         try {
-            this.db = RocksDB.open(config.options(), dir.toString());
+            this.db = settings.optimisticTransactions()
+                    ? OptimisticTransactionDB.open(config.options(), dir.toString())
+                    : RocksDB.open(config.options(), dir.toString());
         } catch (RocksDBException e) {
             closeOptions();
             throw new IllegalStateException("opening RocksDB in " + dir, e);
@@ -156,6 +162,24 @@ final class RocksDbStore implements KvStore {
     }
 
     @Override
+    public void checkpoint(Path target) {
+        // createCheckpoint flushes the memtables first (log_size_for_flush = 0), as Varve's flushFirst does.
+        try (Checkpoint checkpoint = Checkpoint.create(db)) {
+            checkpoint.createCheckpoint(target.toString());
+        } catch (RocksDBException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public KvTransaction beginOptimisticTransaction() {
+        if (!(db instanceof OptimisticTransactionDB transactional)) {
+            throw new IllegalStateException("open the store with StoreSettings.withOptimisticTransactions(true)");
+        }
+        return new OptimisticTransaction(transactional.beginTransaction(async));
+    }
+
+    @Override
     public void close() {
         children.forEach(RocksObject::close); // close() is idempotent on RocksObjects
         children.clear();
@@ -168,6 +192,56 @@ final class RocksDbStore implements KvStore {
 
     private void closeOptions() {
         config.close();
+    }
+
+    private final class OptimisticTransaction implements KvTransaction {
+        private final Transaction txn;
+
+        OptimisticTransaction(Transaction txn) {
+            this.txn = txn;
+            children.add(txn);
+        }
+
+        @Override
+        public byte[] getForUpdate(byte[] key) {
+            try {
+                return txn.getForUpdate(read, key, true);
+            } catch (RocksDBException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Override
+        public void put(byte[] key, byte[] value) {
+            try {
+                txn.put(key, value);
+            } catch (RocksDBException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Override
+        public boolean commit() {
+            try {
+                txn.commit();
+                return true;
+            } catch (RocksDBException e) {
+                // Busy: a key read for update was written after this transaction's snapshot; TryAgain: the
+                // memtable history no longer reaches back far enough to tell, which RocksDB also asks to retry.
+                Status status = e.getStatus();
+                if (status != null && (status.getCode() == Status.Code.Busy
+                        || status.getCode() == Status.Code.TryAgain)) {
+                    return false;
+                }
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Override
+        public void close() {
+            children.remove(txn);
+            txn.close();
+        }
     }
 
     private final class Batch implements KvBatch {

@@ -30,16 +30,20 @@ import java.util.Locale;
  * @param rocksStatistics turn on RocksDB's Statistics, which count log fsyncs, bytes written by the log,
  *                        flushes and compactions, and stall time; it costs RocksDB a little on every write,
  *                        so only the benchmarks that report these turn it on (Varve always counts)
+ * @param optimisticTransactions open RocksDB as an {@code OptimisticTransactionDB} (the only way it offers
+ *                        optimistic transactions; its plain reads and writes are unchanged); Varve needs no
+ *                        setting, LevelDB-java has no transactions
  */
 public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBytes, int bloomBitsPerKey,
-                            boolean compression, boolean unorderedWrite, boolean rocksStatistics) {
+                            boolean compression, boolean unorderedWrite, boolean rocksStatistics,
+                            boolean optimisticTransactions) {
 
     private static final long MIB = 1L << 20;
 
     /** The settings of every benchmark unless it overrides one: see the class comment for the properties. */
     public static StoreSettings defaults() {
         return new StoreSettings(Long.getLong("varve.bench.memtableMiB", 64) * MIB, 4096,
-                Long.getLong("varve.bench.cacheMiB", 64) * MIB, 10, true, false, false);
+                Long.getLong("varve.bench.cacheMiB", 64) * MIB, 10, true, false, false, false);
     }
 
     /**
@@ -70,17 +74,22 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
 
     public StoreSettings withBlockCacheBytes(long bytes) {
         return new StoreSettings(memtableBytes, blockSize, bytes, bloomBitsPerKey, compression, unorderedWrite,
-                rocksStatistics);
+                rocksStatistics, optimisticTransactions);
     }
 
     public StoreSettings withUnorderedWrite(boolean enabled) {
         return new StoreSettings(memtableBytes, blockSize, blockCacheBytes, bloomBitsPerKey, compression, enabled,
-                rocksStatistics);
+                rocksStatistics, optimisticTransactions);
     }
 
     public StoreSettings withRocksStatistics(boolean enabled) {
         return new StoreSettings(memtableBytes, blockSize, blockCacheBytes, bloomBitsPerKey, compression,
-                unorderedWrite, enabled);
+                unorderedWrite, enabled, optimisticTransactions);
+    }
+
+    public StoreSettings withOptimisticTransactions(boolean enabled) {
+        return new StoreSettings(memtableBytes, blockSize, blockCacheBytes, bloomBitsPerKey, compression,
+                unorderedWrite, rocksStatistics, enabled);
     }
 
     // ---- Varve

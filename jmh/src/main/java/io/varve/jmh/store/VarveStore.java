@@ -4,9 +4,11 @@ import io.varve.core.BenchmarkAccess;
 import io.varve.core.Db;
 import io.varve.core.DbIterator;
 import io.varve.core.ReadOptions;
+import io.varve.core.Transaction;
 import io.varve.core.WriteBatch;
 import io.varve.core.WriteOptions;
 import io.varve.core.metrics.EngineStatistics;
+import io.varve.core.txn.TransactionConflictException;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -84,6 +86,21 @@ final class VarveStore implements KvStore {
     }
 
     @Override
+    public void checkpoint(Path target) {
+        try {
+            // Flushing first, as RocksDB's createCheckpoint does (log_size_for_flush = 0).
+            db.checkpoint(target, true);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public KvTransaction beginOptimisticTransaction() {
+        return new OptimisticTransaction(db.beginTransaction());
+    }
+
+    @Override
     public long fsyncs() {
         return BenchmarkAccess.syncStatistics(db)[0];
     }
@@ -99,6 +116,33 @@ final class VarveStore implements KvStore {
     @Override
     public void close() {
         db.close(); // also closes iterators still open
+    }
+
+    private record OptimisticTransaction(Transaction txn) implements KvTransaction {
+        @Override
+        public byte[] getForUpdate(byte[] key) {
+            return txn.getForUpdate(key);
+        }
+
+        @Override
+        public void put(byte[] key, byte[] value) {
+            txn.put(key, value);
+        }
+
+        @Override
+        public boolean commit() {
+            try {
+                txn.commit();
+                return true;
+            } catch (TransactionConflictException conflict) {
+                return false;
+            }
+        }
+
+        @Override
+        public void close() {
+            txn.close();
+        }
     }
 
     private static final class Batch implements KvBatch {

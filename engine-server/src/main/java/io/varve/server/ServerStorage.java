@@ -1,0 +1,109 @@
+package io.varve.server;
+
+import io.varve.core.Db;
+import io.varve.core.Options;
+import io.varve.server.command.ReplicaRouting;
+import io.varve.server.replica.RaftReplica;
+import io.varve.server.replica.ReplicaNode;
+import io.varve.server.replica.ReplicationSettings;
+import io.varve.server.store.Keyspace;
+
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+
+/**
+ * Where a server keeps its keyspace, chosen by the configuration at start: its own database, or in replicated
+ * mode its member of a Raft group, whose database it reads and whose log its commits go through
+ * (docs/replication.md). {@link RaftReplica} is referred to only on the replicated path, so a standalone
+ * server never loads it, engine-replication or jraft.
+ */
+final class ServerStorage implements AutoCloseable {
+
+    /**
+     * How long after its deadline a replica's compaction drops an expired key: a leader whose clock is behind
+     * by less than this never edits a key that a replica has already dropped.
+     */
+    private static final long REPLICA_EXPIRY_GRACE_MILLIS = 60_000;
+    private static final System.Logger LOG = System.getLogger(ServerStorage.class.getName());
+
+    private final Db db;
+    /** Null for a standalone server. */
+    private final ReplicaNode replica;
+
+    private ServerStorage(Db db, ReplicaNode replica) {
+        this.db = db;
+        this.replica = replica;
+    }
+
+    static ServerStorage open(ServerConfig config, Options options) throws IOException {
+        Optional<ReplicationSettings> replication = config.replication();
+        if (replication.isEmpty()) {
+            return new ServerStorage(Db.open(config.dir(), options), null);
+        }
+        ReplicaNode replica = RaftReplica.open(replication.get(), config.dir(), options);
+        return new ServerStorage(replica.database(), replica);
+    }
+
+    /** The clock the compaction filter judges expiry by. */
+    static LongSupplier compactionClock(ServerConfig config, LongSupplier clock) {
+        return config.replication().isEmpty() ? clock : () -> clock.getAsLong() - REPLICA_EXPIRY_GRACE_MILLIS;
+    }
+
+    Db db() {
+        return db;
+    }
+
+    Keyspace newKeyspace(ServerConfig config, LongSupplier clock) {
+        if (replica == null) {
+            return new Keyspace(db, config.fsync() == ServerConfig.Fsync.ALWAYS, clock, config.databases());
+        }
+        // One database, as in Redis Cluster; commits go through the Raft log, durable on a majority.
+        Keyspace keyspace = new Keyspace(db, replica, false, clock, 1);
+        replica.attach(keyspace);
+        return keyspace;
+    }
+
+    /** Whether background writers (the expiry sweep) may write now: replicated, only the caught-up leader. */
+    boolean mayWrite() {
+        return replica == null || replica.readyToWrite();
+    }
+
+    ReplicaRouting routing() {
+        return replica != null ? replica : ReplicaRouting.STANDALONE;
+    }
+
+    /** INFO replication's fields. */
+    Map<String, Object> replicationInfo() {
+        if (replica != null) {
+            return replica.infoFields();
+        }
+        Map<String, Object> fields = new LinkedHashMap<>();
+        fields.put("role", "master");
+        fields.put("connected_slaves", 0);
+        return fields;
+    }
+
+    /** Flushes and closes the database (replicated: after stopping the Raft member). */
+    @Override
+    public void close() {
+        if (replica != null) {
+            try {
+                replica.close();
+                LOG.log(System.Logger.Level.INFO, "raft member and database closed; bye");
+            } catch (IOException | RuntimeException e) {
+                LOG.log(System.Logger.Level.ERROR, "closing the raft member failed", e);
+            }
+            return;
+        }
+        try {
+            db.flush();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "final flush failed", e);
+        }
+        db.close();
+        LOG.log(System.Logger.Level.INFO, "database flushed and closed; bye");
+    }
+}

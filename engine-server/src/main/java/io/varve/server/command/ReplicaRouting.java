@@ -1,0 +1,40 @@
+package io.varve.server.command;
+
+/**
+ * Decides whether a command may run on this server when it is one replica of a Raft group (replicated mode),
+ * and makes a command that runs see what it must: see docs/replication.md, "The server's replicated mode".
+ * A standalone server uses {@link #STANDALONE}, which runs everything.
+ */
+public interface ReplicaRouting {
+
+    /** Runs every command here: the server is not replicated. */
+    ReplicaRouting STANDALONE = new ReplicaRouting() {
+        @Override
+        public boolean replicated() {
+            return false;
+        }
+
+        @Override
+        public String admit(CommandSpec spec, byte[][] args, Connection connection) {
+            return null;
+        }
+    };
+
+    /**
+     * Whether the server is replicated. Shortcuts that would bypass {@link #admit} (answers from memory on
+     * an event loop, SETs grouped into shared commits) are then off.
+     */
+    boolean replicated();
+
+    /**
+     * Null if the command may run here, once this returns: on the leader it may first wait until the local
+     * state includes every committed write (a read index). Otherwise the error reply to send instead, such as
+     * a {@code MOVED} redirect to the leader. Called before a command runs or is queued by MULTI.
+     */
+    String admit(CommandSpec spec, byte[][] args, Connection connection);
+
+    /** The cluster's members for the CLUSTER commands; null when not replicated. */
+    default ClusterView cluster() {
+        return null;
+    }
+}

@@ -1,0 +1,36 @@
+package io.varve.server.replica;
+
+import io.varve.core.Db;
+import io.varve.server.command.ReplicaRouting;
+import io.varve.server.store.CommitTarget;
+import io.varve.server.store.Keyspace;
+
+import java.io.IOException;
+import java.util.Map;
+
+/**
+ * This server as one member of a Raft group holding the whole keyspace: the database it reads, the log its
+ * commits go through, and which commands it runs or redirects. Only {@link RaftReplica} implements it, and a
+ * standalone server never loads that class, so it never loads the Raft library either.
+ */
+public interface ReplicaNode extends CommitTarget, ReplicaRouting, AutoCloseable {
+
+    /** The local database: read it freely; write it only through {@link #write}. */
+    Db database();
+
+    /** Tells the member the keyspace over its database, once built. */
+    void attach(Keyspace keyspace);
+
+    /**
+     * Whether this member may start a write now: it is the leader and its state includes every entry
+     * committed before its term (it may wait to make sure). Background writers (the expiry sweep) ask first.
+     */
+    boolean readyToWrite();
+
+    /** The fields of INFO replication. */
+    Map<String, Object> infoFields();
+
+    /** Flushes and stops the member: its Raft node, then its database. */
+    @Override
+    void close() throws IOException;
+}
