@@ -1,5 +1,7 @@
 package io.varve.core;
 
+import io.varve.core.merge.MergeOperator;
+
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.Map;
@@ -11,22 +13,29 @@ import java.util.NavigableMap;
  * <p>Two cursors move in step: the database iterator and a cursor into the batch's sorted entries (already
  * cut to the read bounds). In the current direction both rest at or beyond the current key; the iterator
  * shows the nearer of the two, the batch's when both are at the same key, and skips keys the batch
- * deletes. Changing direction re-seeks both cursors around the current key.
+ * deletes. A batch entry with merge operands shows them applied to its own put or delete, or, when the batch
+ * only merges into the key, to the database's value at the same key (none if the database cursor is
+ * elsewhere). Changing direction re-seeks both cursors around the current key.
  */
 final class BatchOverlayIterator implements DbIterator {
 
     private final DbIterator base;
     private final NavigableMap<byte[], WriteBatchWithIndex.Entry> batch;
+    private final MergeOperator mergeOperator;
     /** The batch's entry at or beyond the current key in the current direction; null when exhausted. */
     private Map.Entry<byte[], WriteBatchWithIndex.Entry> batchCursor;
     private boolean forward = true;
     /** Which side the current key comes from; meaningless when not valid. */
     private boolean currentFromBatch;
     private boolean valid;
+    /** The current key's value when it comes from the batch. */
+    private byte[] batchValue;
 
-    BatchOverlayIterator(DbIterator base, NavigableMap<byte[], WriteBatchWithIndex.Entry> batch) {
+    BatchOverlayIterator(DbIterator base, NavigableMap<byte[], WriteBatchWithIndex.Entry> batch,
+                         MergeOperator mergeOperator) {
         this.base = base;
         this.batch = batch;
+        this.mergeOperator = mergeOperator;
     }
 
     @Override
@@ -95,7 +104,7 @@ final class BatchOverlayIterator implements DbIterator {
     @Override
     public byte[] value() {
         requireValid();
-        return currentFromBatch ? batchCursor.getValue().value().clone() : base.value();
+        return currentFromBatch ? batchValue.clone() : base.value();
     }
 
     @Override
@@ -107,7 +116,7 @@ final class BatchOverlayIterator implements DbIterator {
     @Override
     public MemorySegment valueSegment() {
         requireValid();
-        return currentFromBatch ? MemorySegment.ofArray(batchCursor.getValue().value()) : base.valueSegment();
+        return currentFromBatch ? MemorySegment.ofArray(batchValue) : base.valueSegment();
     }
 
     @Override
@@ -151,7 +160,11 @@ final class BatchOverlayIterator implements DbIterator {
                 currentFromBatch = false;
                 return;
             }
-            if (!batchCursor.getValue().deleted()) {
+            WriteBatchWithIndex.Entry entry = batchCursor.getValue();
+            if (!entry.deleted()) {
+                // Not positioned if the merge operator throws: the caller must seek again.
+                valid = false;
+                batchValue = entry.resolve(batchCursor.getKey(), order == 0 ? base.value() : null, mergeOperator);
                 valid = true;
                 currentFromBatch = true;
                 return;

@@ -1,6 +1,7 @@
 package io.varve.core;
 
 import io.varve.core.memtable.Memtable;
+import io.varve.core.merge.MergeOperator;
 import io.varve.core.version.VersionSet;
 
 import java.io.IOException;
@@ -62,6 +63,21 @@ final class ColumnFamilies {
     ColumnFamilyOptions options(int id) {
         Family f = family(id);
         return f == null ? null : f.options();
+    }
+
+    /** Refuses a merge into a family that has no merge operator to resolve it. */
+    void requireMergeOperator(int id) {
+        ColumnFamilyOptions options = options(id);
+        if (options != null && options.mergeOperator() == null) {
+            throw new IllegalStateException("column family " + family(id).handle().name() + " has no merge "
+                    + "operator; set one with ColumnFamilyOptions.withMergeOperator (Options.withMergeOperator "
+                    + "for the default family)");
+        }
+    }
+
+    MergeOperator mergeOperator(int id) {
+        ColumnFamilyOptions options = options(id);
+        return options == null ? null : options.mergeOperator();
     }
 
     private Family family(int id) {

@@ -37,7 +37,9 @@ import java.util.function.LongSupplier;
  *       a log or a memtable when no spare is ready).</li>
  *   <li><b>Apply</b>, with no lock: insert the records into the memtables. Writers apply concurrently; the
  *       memtable is a lock-free skiplist, entries above the visible sequence are invisible to readers, and
- *       admission guarantees the insert finds room ({@link ActiveMemtable#fits}).</li>
+ *       admission guarantees the insert finds room ({@link ActiveMemtable#fits}). A write that folds a merge
+ *       ({@link SuccessiveMerges}) first waits for every earlier batch to be published, and promises itself
+ *       any extra room under a try-lock of {@code logLock}.</li>
  *   <li><b>Durable</b>: the batch's bytes reach the OS (a {@code write}) before the call returns, so a process
  *       crash never loses an acknowledged write; with {@code sync}, they are fsynced too, by group commit
  *       (see {@link WriteAheadLog#makeDurable}).</li>
@@ -144,6 +146,8 @@ final class CommitPipeline {
     private final boolean unordered;
     private final MemtableListener listener;
     private final Applier applier;
+    /** Set once at open when reads exist to fold merges with; null in tests that build a bare pipeline. */
+    private volatile SuccessiveMerges successiveMerges;
     private final ReentrantLock logLock = new ReentrantLock();
     private final StickyFailure failure = new StickyFailure();
     private final WriteAheadLog wal;
@@ -261,10 +265,10 @@ final class CommitPipeline {
             if (unordered) {
                 wal.makeDurable(end, sync);
                 queue.raiseVisible(entry.lastSequence);
-                applyTo(segment, targets, families, reserve);
+                applyTo(segment, targets, families, reserve, null);
                 return;
             }
-            applyTo(segment, targets, families, reserve);
+            applyTo(segment, targets, families, reserve, entry);
             wal.makeDurable(end, sync);
             queue.markReady(entry);
             queue.awaitPublished(entry);
@@ -317,9 +321,21 @@ final class CommitPipeline {
         return MemtableSet.capacity(writeBufferSize, reserve);
     }
 
-    private void applyTo(MemorySegment batch, ActiveMemtable[] targets, int[] families, long reserve) {
+    /** Lets writes fold merge operands ({@link SuccessiveMerges}); called once, before the first write. */
+    void attachSuccessiveMerges(SuccessiveMerges folding) {
+        this.successiveMerges = folding;
+    }
+
+    /** @param entry the batch's place in the publication queue; null in unordered mode, where nothing folds */
+    private void applyTo(MemorySegment batch, ActiveMemtable[] targets, int[] families, long reserve,
+                         CommitQueue.Entry entry) {
         try {
-            applier.apply(batch, family -> targets[family].memtable);
+            SuccessiveMerges folding = successiveMerges;
+            if (folding != null && entry != null) {
+                folding.apply(batch, targets, () -> queue.awaitEarlierThan(entry), logLock);
+            } else {
+                applier.apply(batch, family -> targets[family].memtable);
+            }
         } finally {
             for (int family : families) {
                 targets[family].finishedApplying(reserve);

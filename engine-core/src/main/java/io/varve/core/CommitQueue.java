@@ -50,6 +50,8 @@ final class CommitQueue {
         long lastSequence;
         volatile boolean ready;
         volatile boolean published;
+        /** Its writer waits in {@link #awaitEarlierThan} for the batches before it: wake it at the head. */
+        volatile boolean awaitingEarlier;
 
         Entry(boolean ingestion) {
             this.ingestion = ingestion;
@@ -112,8 +114,8 @@ final class CommitQueue {
                     head.published = true;
                     LockSupport.unpark(head.writer);
                 }
-                if (head != null && head.ingestion) {
-                    // Every write before the ingestion is published, hence applied: see awaitEarlier.
+                if (head != null && (head.ingestion || head.awaitingEarlier)) {
+                    // Every write before the head is published, hence applied: see awaitEarlier.
                     LockSupport.unpark(head.writer);
                 }
             } finally {
@@ -165,6 +167,16 @@ final class CommitQueue {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * Blocks until every batch sequenced before {@code entry} (not yet ready) is published, hence applied.
+     * The flag is set before the visible sequence is read, and the publisher raises the visible sequence
+     * before it reads the flag, so one of the two sees the other: the wake-up cannot be missed.
+     */
+    void awaitEarlierThan(Entry entry) {
+        entry.awaitingEarlier = true;
+        awaitEarlier(entry.firstSequence);
     }
 
     /** Unordered mode: raises the visible sequence to {@code sequence} unless it is past it already. */

@@ -74,6 +74,7 @@ final class CompactionScheduler {
     /** Tables moved down a level without being rewritten. */
     final LongAdder tablesMoved = new LongAdder();
 
+    private final LongAdder mergeFailures = new LongAdder();
     private final VersionSet versions;
     private final FileSystem fs;
     private final Path dir;
@@ -269,6 +270,11 @@ final class CompactionScheduler {
         maybeSchedule();
     }
 
+    /** How often a merge operator threw in compaction (the operands were kept unmerged). */
+    long mergeFailures() {
+        return mergeFailures.sum();
+    }
+
     private void run(int family, Compaction c, Version version) throws IOException {
         long start = System.nanoTime();
         ColumnFamilyOptions o = familyOptions.apply(family);
@@ -281,7 +287,8 @@ final class CompactionScheduler {
         }
         CompactionJob job = new CompactionJob(c, version, fs, n -> DbFiles.table(dir, n), versions::newFileNumber,
                 tableCache, o.tableOptions(), o.compactionSettings().targetFileSize(),
-                snapshots.oldest(), snapshots.newest(), o.compactionFilter(), limiter, bytesWritten);
+                snapshots.oldest(), snapshots.newest(), o.compactionFilter(), limiter, bytesWritten)
+                .withMergeOperator(o.mergeOperator(), mergeFailures);
         VersionEdit edit = job.run().columnFamily(family);
         if (!job.outputs().isEmpty()) {
             fs.syncDirectory(dir);

@@ -10,6 +10,7 @@ import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -200,6 +201,22 @@ public interface Db extends AutoCloseable {
     void put(WriteOptions options, ColumnFamily family, MemorySegment key, MemorySegment value);
 
     void delete(ColumnFamily family, byte[] key);
+
+    /**
+     * Records {@code operand} for the family's merge operator to apply to {@code key}'s current value when the
+     * key is read (RocksDB's Merge): a write that needs no read.
+     *
+     * @throws IllegalStateException if the family has no merge operator
+     */
+    void merge(WriteOptions options, ColumnFamily family, MemorySegment key, MemorySegment operand);
+
+    default void merge(ColumnFamily family, byte[] key, byte[] operand) {
+        merge(WriteOptions.DEFAULT, family, MemorySegment.ofArray(Objects.requireNonNull(key, "key")),
+                MemorySegment.ofArray(Objects.requireNonNull(operand, "operand")));
+    }
+
+    /** {@link #merge(ColumnFamily, byte[], byte[])} on the default family. */
+    void merge(byte[] key, byte[] operand);
 
     void delete(WriteOptions options, ColumnFamily family, byte[] key);
 

@@ -118,7 +118,8 @@ final class DbImpl implements Db {
         flusher.attach(pipeline, compactions);
         this.stalls = new WriteStalls(options, new StallCounts(), this::closedException);
         this.reads = new ReadPath(versions, tableCache, snapshots, pipeline::visibleSequence,
-                new ReadGate(this::closedException));
+                new ReadGate(this::closedException), id -> families.mergeOperator(id));
+        pipeline.attachSuccessiveMerges(new SuccessiveMerges(families::options, reads));
         this.statistics = DbStatistics.bind(options, dir, versions, pipeline, compactions, stalls, blockCache,
                 flusher.bytesWritten(), flusher.timer());
         this.properties = new DbProperties(versions, statistics, stalls, () -> pipeline.failure() != null);
@@ -295,11 +296,29 @@ final class DbImpl implements Db {
     }
 
     @Override
+    public void merge(byte[] key, byte[] operand) {
+        merge(defaultColumnFamily(), key, operand);
+    }
+
+    @Override
+    public void merge(WriteOptions options, ColumnFamily family, MemorySegment key, MemorySegment operand) {
+        Objects.requireNonNull(options, "options");
+        int id = families.id(family);
+        families.requireMergeOperator(id);
+        BatchBuilder builder = new BatchBuilder();
+        builder.add(ValueKind.MERGE, id, Objects.requireNonNull(key, "key"), Objects.requireNonNull(operand, "operand"));
+        commit(builder, options);
+    }
+
+    @Override
     public void write(WriteBatch batch, WriteOptions options) {
         Objects.requireNonNull(batch, "batch");
         Objects.requireNonNull(options, "options");
         if (batch.owner() != null && batch.owner() != families) {
             throw new IllegalArgumentException("the batch uses column families of another database");
+        }
+        for (int family : batch.mergeFamilies()) {
+            families.requireMergeOperator(family);
         }
         commit(batch.builder(), options);
     }

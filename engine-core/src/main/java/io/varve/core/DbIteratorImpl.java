@@ -4,13 +4,18 @@ import io.varve.core.base.InternalKey;
 import io.varve.core.base.Keys;
 import io.varve.core.base.ValueKind;
 import io.varve.core.iterator.MergingIterator;
+import io.varve.core.merge.MergeOperator;
+import io.varve.core.merge.Merges;
 import io.varve.core.rangedel.Cover;
 import io.varve.core.rangedel.RangeDeletions;
 import io.varve.core.version.ReadView;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -39,6 +44,7 @@ final class DbIteratorImpl implements DbIterator {
     private final MemorySegment lower;
     private final MemorySegment upper;
     private final RangeDeletions rangeDeletions;
+    private final MergeOperator mergeOperator;
 
     private final AtomicBoolean released = new AtomicBoolean();
 
@@ -50,10 +56,19 @@ final class DbIteratorImpl implements DbIterator {
     private int savedKeyLength;
     private byte[] savedValue = new byte[64];
     private int savedValueLength;
+    /**
+     * Moving forward, the shown entry was a merge: key and merged value are in the saved buffers and the
+     * internal iterator rests somewhere after the key's operands (still within or past the key).
+     */
+    private boolean mergedForward;
+    /** Moving backward: the base value (null for none) and operands, oldest first, of the key being scanned. */
+    private byte[] backwardBase;
+    private final List<byte[]> backwardOperands = new ArrayList<>();
 
     DbIteratorImpl(ReadPath owner, ReadView view, MergingIterator internal, long sequence, byte[] lower,
-                   byte[] upper, RangeDeletions rangeDeletions) {
+                   byte[] upper, RangeDeletions rangeDeletions, MergeOperator mergeOperator) {
         this.rangeDeletions = rangeDeletions;
+        this.mergeOperator = mergeOperator;
         this.owner = owner;
         this.gate = owner.gate();
         this.view = view;
@@ -152,15 +167,15 @@ final class DbIteratorImpl implements DbIterator {
             checkOpen();
             requireValid();
             if (forward) {
-                saveKey(internal.userKey());
-                internal.next();
-            } else {
-                // The internal iterator rests before the current key's entries; step onto them, then skip them.
-                if (internal.valid()) {
+                if (!mergedForward) {
+                    saveKey(internal.userKey());
                     internal.next();
-                } else {
-                    internal.seekToFirst();
                 }
+            } else {
+                // Land on the current key's first entry, then skip its entries. Stepping forward from where the
+                // backward scan rests is not enough: a skip over a range-deleted stretch may have left older
+                // sources before that point, and their hidden entries would come back first.
+                internal.seek(savedKeySegment(), InternalKey.seekTrailer(InternalKey.MAX_SEQUENCE));
                 forward = true;
             }
             findNextUserEntry(true);
@@ -177,10 +192,17 @@ final class DbIteratorImpl implements DbIterator {
             requireValid();
             if (forward) {
                 // Step back past every entry of the current key, so the scan below starts at the previous key.
-                saveKey(internal.userKey());
-                do {
+                if (mergedForward) {
+                    if (!internal.valid()) {
+                        internal.seekToLast();
+                    }
+                } else {
+                    saveKey(internal.userKey());
+                }
+                mergedForward = false;
+                while (internal.valid() && Keys.compare(internal.userKey(), savedKeySegment()) >= 0) {
                     internal.prev();
-                } while (internal.valid() && Keys.compare(internal.userKey(), savedKeySegment()) >= 0);
+                }
                 forward = false;
             }
             findPrevUserEntry();
@@ -216,7 +238,7 @@ final class DbIteratorImpl implements DbIterator {
         try {
             checkOpen();
             requireValid();
-            return forward ? internal.userKey() : savedKeySegment();
+            return forward && !mergedForward ? internal.userKey() : savedKeySegment();
         } finally {
             gate.exit();
         }
@@ -228,7 +250,8 @@ final class DbIteratorImpl implements DbIterator {
         try {
             checkOpen();
             requireValid();
-            return forward ? internal.value() : MemorySegment.ofArray(savedValue).asSlice(0, savedValueLength);
+            return forward && !mergedForward ? internal.value()
+                    : MemorySegment.ofArray(savedValue).asSlice(0, savedValueLength);
         } finally {
             gate.exit();
         }
@@ -252,6 +275,7 @@ final class DbIteratorImpl implements DbIterator {
 
     /** Skips invisible entries, tombstoned keys and (when {@code skipping}) the rest of the saved key. */
     private void findNextUserEntry(boolean skipping) {
+        mergedForward = false;
         while (internal.valid()) {
             long trailer = internal.trailer();
             if (InternalKey.sequence(trailer) <= sequence) {
@@ -265,6 +289,11 @@ final class DbIteratorImpl implements DbIterator {
                 } else if (!skipping || Keys.compare(key, savedKeySegment()) > 0) {
                     Cover cover = rangeDeletions.coverHiding(key, InternalKey.sequence(trailer));
                     if (cover == null) {
+                        if (InternalKey.kindCode(trailer) == ValueKind.MERGE.code()) {
+                            // Not positioned if the operator throws: the caller must seek again.
+                            valid = false;
+                            mergeForward(key);
+                        }
                         valid = true;
                         return;
                     }
@@ -286,6 +315,8 @@ final class DbIteratorImpl implements DbIterator {
      */
     private void findPrevUserEntry() {
         boolean haveEntry = false;
+        backwardBase = null;
+        backwardOperands.clear();
         while (internal.valid()) {
             long trailer = internal.trailer();
             if (InternalKey.sequence(trailer) <= sequence) {
@@ -296,22 +327,84 @@ final class DbIteratorImpl implements DbIterator {
                 if (lower != null && Keys.compare(key, lower) < 0) {
                     break;
                 }
-                if (InternalKey.kindCode(trailer) == ValueKind.DELETE.code()) {
+                int kind = InternalKey.kindCode(trailer);
+                if (kind == ValueKind.DELETE.code()) {
                     haveEntry = false;
+                    backwardBase = null;
+                    backwardOperands.clear();
                 } else if (rangeDeletions.coverHiding(key, InternalKey.sequence(trailer)) instanceof Cover cover) {
+                    // Hidden like a point delete at the tombstone's sequence: what comes after (newer) starts
+                    // the key afresh, operands with no base.
                     haveEntry = false;
+                    backwardBase = null;
+                    backwardOperands.clear();
                     internal.prev();
                     internal.skipCoveredBackward(cover.sequence(), MemorySegment.ofArray(cover.begin()));
                     continue;
+                } else if (kind == ValueKind.MERGE.code()) {
+                    if (!haveEntry) {
+                        backwardBase = null;
+                        backwardOperands.clear();
+                    } else if (backwardOperands.isEmpty()) {
+                        backwardBase = Keys.toArray(savedValueSegment());
+                    }
+                    saveKey(key);
+                    backwardOperands.add(Keys.toArray(internal.value()));
+                    haveEntry = true;
                 } else {
                     saveKey(key);
                     saveValue(internal.value());
+                    backwardBase = null;
+                    backwardOperands.clear();
                     haveEntry = true;
                 }
             }
             internal.prev();
         }
+        if (haveEntry && !backwardOperands.isEmpty()) {
+            valid = false;
+            saveValue(MemorySegment.ofArray(Merges.fullMerge(mergeOperator, Keys.toArray(savedKeySegment()),
+                    backwardBase, backwardOperands)));
+            backwardBase = null;
+            backwardOperands.clear();
+        }
         valid = haveEntry;
+    }
+
+    /**
+     * The newest visible entry of {@code key} is an operand: collects the key's operands forward (newest first)
+     * down to a put, a delete, an entry a range tombstone hides, or the next key, and shows the merged value
+     * from the saved buffers.
+     */
+    private void mergeForward(MemorySegment key) {
+        saveKey(key);
+        MemorySegment current = savedKeySegment();
+        long covering = rangeDeletions.coveringSequence(current);
+        List<byte[]> operands = new ArrayList<>();
+        byte[] base = null;
+        for (; internal.valid() && Keys.compare(internal.userKey(), current) == 0; internal.next()) {
+            long trailer = internal.trailer();
+            if (InternalKey.sequence(trailer) < covering) {
+                break;
+            }
+            int kind = InternalKey.kindCode(trailer);
+            if (kind == ValueKind.MERGE.code()) {
+                operands.add(Keys.toArray(internal.value()));
+                continue;
+            }
+            if (kind == ValueKind.PUT.code()) {
+                base = Keys.toArray(internal.value());
+            }
+            break;
+        }
+        Collections.reverse(operands);
+        byte[] merged = Merges.fullMerge(mergeOperator, Keys.toArray(current), base, operands);
+        saveValue(MemorySegment.ofArray(merged));
+        mergedForward = true;
+    }
+
+    private MemorySegment savedValueSegment() {
+        return MemorySegment.ofArray(savedValue).asSlice(0, savedValueLength);
     }
 
     private void saveKey(MemorySegment key) {

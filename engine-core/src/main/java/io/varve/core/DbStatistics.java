@@ -113,6 +113,11 @@ final class DbStatistics implements EngineStatistics, AutoCloseable {
         return compactions.bytesWritten.sum();
     }
 
+    /** Times a merge operator threw in compaction; those operands were written unmerged. */
+    public long compactionMergeFailures() {
+        return compactions.mergeFailures();
+    }
+
     @Override
     public long compactionTablesMoved() {
         return compactions.tablesMoved.sum();

@@ -3,6 +3,7 @@ package io.varve.core;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.varve.core.base.CpuPriority;
 import io.varve.core.compaction.CompactionFilter;
+import io.varve.core.merge.MergeOperator;
 import io.varve.core.compaction.CompactionSettings;
 import io.varve.base.fs.DiskFileSystem;
 import io.varve.base.fs.FileSystem;
@@ -31,6 +32,8 @@ public final class Options {
     private CompactionSettings compactionSettings = CompactionSettings.defaults();
     private int maxBackgroundCompactions = 1;
     private CompactionFilter compactionFilter;
+    private MergeOperator mergeOperator;
+    private int maxSuccessiveMerges;
     private long backgroundRateLimit;
     private int maxImmutableMemtables = 4;
     private int level0SlowdownWritesTrigger = 20;
@@ -57,6 +60,8 @@ public final class Options {
         o.compactionSettings = compactionSettings;
         o.maxBackgroundCompactions = maxBackgroundCompactions;
         o.compactionFilter = compactionFilter;
+        o.mergeOperator = mergeOperator;
+        o.maxSuccessiveMerges = maxSuccessiveMerges;
         o.backgroundRateLimit = backgroundRateLimit;
         o.maxImmutableMemtables = maxImmutableMemtables;
         o.level0SlowdownWritesTrigger = level0SlowdownWritesTrigger;
@@ -178,6 +183,35 @@ public final class Options {
         Options o = copy();
         o.compactionFilter = filter;
         return o;
+    }
+
+    /** The merge operator of the default column family (null for none: merges into it are refused). */
+    public Options withMergeOperator(MergeOperator operator) {
+        Options o = copy();
+        o.mergeOperator = operator;
+        return o;
+    }
+
+    public MergeOperator mergeOperator() {
+        return mergeOperator;
+    }
+
+    /** {@link ColumnFamilyOptions#withMaxSuccessiveMerges} for the default column family. */
+    public Options withMaxSuccessiveMerges(int count) {
+        checkMaxSuccessiveMerges(count);
+        Options o = copy();
+        o.maxSuccessiveMerges = count;
+        return o;
+    }
+
+    public int maxSuccessiveMerges() {
+        return maxSuccessiveMerges;
+    }
+
+    static void checkMaxSuccessiveMerges(int count) {
+        if (count < 0) {
+            throw new IllegalArgumentException("maxSuccessiveMerges must be >= 0 (0 = off): " + count);
+        }
     }
 
     /** Bytes per second that flushes and compactions may write (0 = unlimited). */

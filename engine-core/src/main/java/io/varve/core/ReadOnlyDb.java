@@ -2,6 +2,7 @@ package io.varve.core;
 
 import io.varve.core.ingest.IngestOptions;
 import io.varve.core.ingest.RangeLatch;
+import io.varve.core.merge.MergeOperator;
 import io.varve.core.sst.BlockCache;
 import io.varve.core.txn.TransactionOptions;
 import io.varve.core.version.Reclaimer;
@@ -54,7 +55,13 @@ final class ReadOnlyDb implements Db {
         for (Recovery.FamilyInfo family : families) {
             handles[family.id()] = new ColumnFamily(this, family.id(), family.name());
         }
-        this.reads = new ReadPath(versions, tableCache, snapshots, () -> sequence, new ReadGate(this::closedException));
+        // Reads resolve merge operands with the operators the options give, as a writable database does.
+        MergeOperator[] mergeOperators = new MergeOperator[handles.length];
+        for (Recovery.FamilyInfo family : families) {
+            mergeOperators[family.id()] = family.options().mergeOperator();
+        }
+        this.reads = new ReadPath(versions, tableCache, snapshots, () -> sequence, new ReadGate(this::closedException),
+                id -> id >= 0 && id < mergeOperators.length ? mergeOperators[id] : null);
         this.properties = new DbProperties(versions, new DbProperties.Activity() {
             @Override
             public long pendingCompactionBytes() {
@@ -191,6 +198,16 @@ final class ReadOnlyDb implements Db {
     @Override
     public void deleteRange(byte[] begin, byte[] end) {
         throw refused("deleteRange");
+    }
+
+    @Override
+    public void merge(byte[] key, byte[] operand) {
+        throw refused("merge");
+    }
+
+    @Override
+    public void merge(WriteOptions options, ColumnFamily family, MemorySegment key, MemorySegment operand) {
+        throw refused("merge");
     }
 
     @Override

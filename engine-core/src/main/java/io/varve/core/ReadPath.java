@@ -6,6 +6,7 @@ import io.varve.core.base.Keys;
 import io.varve.core.base.LookupResult;
 import io.varve.core.iterator.MergingIterator;
 import io.varve.core.memtable.Memtable;
+import io.varve.core.merge.MergeOperator;
 import io.varve.core.rangedel.FragmentedTombstones;
 import io.varve.core.rangedel.RangeDeletions;
 import io.varve.core.sst.TableReader;
@@ -27,6 +28,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
 import java.util.stream.LongStream;
 
@@ -45,6 +47,8 @@ final class ReadPath {
     private static final System.Logger LOG = System.getLogger(ReadPath.class.getName());
     /** {@link #lookupTable}'s answer when the table does not decide the key. */
     private static final long NOT_IN_TABLE = Long.MIN_VALUE;
+    /** {@link #lookupTable}'s answer when the table's newest entry for the key is a merge operand. */
+    private static final long MERGE_OPERAND = Long.MIN_VALUE + 1;
 
     private final VersionSet versions;
     private final TableCache tableCache;
@@ -52,9 +56,11 @@ final class ReadPath {
     private final LongSupplier visibleSequence;
     private final ReadGate gate;
     private final Set<DbIteratorImpl> openIterators = ConcurrentHashMap.newKeySet();
+    private final IntFunction<MergeOperator> mergeOperators;
 
     ReadPath(VersionSet versions, TableCache tableCache, SnapshotList snapshots, LongSupplier visibleSequence,
-             ReadGate gate) {
+             ReadGate gate, IntFunction<MergeOperator> mergeOperators) {
+        this.mergeOperators = mergeOperators;
         this.versions = versions;
         this.tableCache = tableCache;
         this.snapshots = snapshots;
@@ -73,6 +79,9 @@ final class ReadPath {
         byte[] array;
         /** The newest sequence, at or below the read's, of a range tombstone seen so far covering the key. */
         long covering;
+        int family;
+        /** Only the newest entry's sequence is wanted: a merge operand is not resolved. */
+        boolean sequenceOnly;
 
         PointRead(MemorySegment destination) {
             this.destination = destination;
@@ -82,12 +91,17 @@ final class ReadPath {
             covering = Math.max(covering, tombstones.coveringSequence(key, readSequence));
         }
 
-        /** The answer for a source that holds the key: its entry, unless a newer range tombstone hides it. */
+        /**
+         * The answer for a source that holds the key: its entry, unless a newer range tombstone hides it, or
+         * {@link #MERGE_OPERAND} when the entry is an operand the caller must resolve.
+         */
         long decide() {
-            if (result.status() != LookupResult.Status.FOUND || result.sequence() < covering) {
+            LookupResult.Status status = result.status();
+            if (status == LookupResult.Status.DELETED || status == LookupResult.Status.NOT_FOUND
+                    || result.sequence() < covering) {
                 return -1;
             }
-            return take();
+            return status == LookupResult.Status.MERGE ? MERGE_OPERAND : take();
         }
 
         /** Copies the found value out and returns its full length. */
@@ -97,6 +111,20 @@ final class ReadPath {
                 return array.length;
             }
             return result.copyValueTo(destination);
+        }
+
+        /** Hands out a merged value (or none, -1) and returns its full length. */
+        long deliver(byte[] value) {
+            if (value == null) {
+                return -1;
+            }
+            if (destination == null) {
+                array = value;
+            } else {
+                MemorySegment.copy(MemorySegment.ofArray(value), 0, destination, 0,
+                        Math.min(value.length, destination.byteSize()));
+            }
+            return value.length;
         }
     }
 
@@ -115,6 +143,28 @@ final class ReadPath {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(destination, "destination");
         return lookup(options, family, key, new PointRead(destination));
+    }
+
+    /**
+     * The value of {@code key} at {@code sequence}, merges resolved, or null: the write path reads a key's
+     * state just below a merge it folds, a sequence that may be above the visible one (every write at or below
+     * it is applied by then).
+     */
+    byte[] valueAt(int family, MemorySegment key, long sequence) {
+        gate.enter();
+        try {
+            ReadView view = versions.acquire(family);
+            try {
+                PointRead read = new PointRead(null);
+                read.family = family;
+                lookup(null, view, sequence, key, read);
+                return read.array;
+            } finally {
+                view.release();
+            }
+        } finally {
+            gate.exit();
+        }
     }
 
     /**
@@ -143,6 +193,7 @@ final class ReadPath {
                 long sequence = readSequence(options);
                 for (int i : order) {
                     PointRead read = new PointRead(null);
+                    read.family = family;
                     lookup(options, view, sequence, MemorySegment.ofArray(keyArray[i]), read);
                     values[i] = read.array;
                 }
@@ -168,6 +219,7 @@ final class ReadPath {
         try {
             ReadView view = versions.acquire(family);
             try {
+                read.family = family;
                 return lookup(options, view, key, read);
             } finally {
                 view.release();
@@ -193,7 +245,7 @@ final class ReadPath {
             read.cover(mutable.rangeTombstones(), keyBytes, sequence);
         }
         if (mutable.get(key, sequence, result)) {
-            return read.decide();
+            return resolved(options, view, sequence, key, read, read.decide());
         }
         List<Memtable> immutables = view.immutables();
         for (int i = 0; i < immutables.size(); i++) {
@@ -203,7 +255,7 @@ final class ReadPath {
                 read.cover(memtable.rangeTombstones(), keyBytes, sequence);
             }
             if (memtable.get(key, sequence, result)) {
-                return read.decide();
+                return resolved(options, view, sequence, key, read, read.decide());
             }
         }
         if (options != null && options.memtableOnly()) {
@@ -218,7 +270,7 @@ final class ReadPath {
             if (table.covers(key)) {
                 long found = lookupTable(table, key, sequence, read, cachedOnly);
                 if (found != NOT_IN_TABLE) {
-                    return found;
+                    return resolved(options, view, sequence, key, read, found);
                 }
             }
         }
@@ -227,11 +279,31 @@ final class ReadPath {
             if (table != null) {
                 long found = lookupTable(table, key, sequence, read, cachedOnly);
                 if (found != NOT_IN_TABLE) {
-                    return found;
+                    return resolved(options, view, sequence, key, read, found);
                 }
             }
         }
         return -1;
+    }
+
+    /**
+     * The lookup's answer once a source decided the key: {@code found} itself, or for a merge operand the
+     * merged value. Memtable-only and cached-only reads report an operand as incomplete: its base may lie
+     * anywhere below.
+     */
+    private long resolved(ReadOptions options, ReadView view, long sequence, MemorySegment key, PointRead read,
+                          long found) {
+        if (found != MERGE_OPERAND) {
+            return found;
+        }
+        if (read.sequenceOnly) {
+            return 0;
+        }
+        if (options != null && options.mayBeIncomplete()) {
+            return ReadOptions.INCOMPLETE;
+        }
+        return read.deliver(MergeLookup.resolve(view, tableCache, key, sequence,
+                mergeOperators.apply(read.family)));
     }
 
     /**
@@ -272,6 +344,7 @@ final class ReadPath {
      */
     long newestSequence(int family, byte[] key) {
         PointRead read = new PointRead(null);
+        read.sequenceOnly = true;
         long found = lookup(null, family, MemorySegment.ofArray(key), read);
         // A range deletion covering the key is a write to it too.
         if (found == -1 && read.result.status() == LookupResult.Status.NOT_FOUND) {
@@ -322,7 +395,8 @@ final class ReadPath {
                 }
                 MergingIterator merged = new MergingIterator(children, newest.build().toArray());
                 iterator = new DbIteratorImpl(this, view, merged, sequence,
-                        options.lowerBoundUnsafe(), options.upperBoundUnsafe(), rangeDeletions);
+                        options.lowerBoundUnsafe(), options.upperBoundUnsafe(), rangeDeletions,
+                        mergeOperators.apply(family));
             } catch (RuntimeException e) {
                 children.forEach(InternalIterator::close);
                 view.release();

@@ -102,6 +102,26 @@ public final class Transaction implements AutoCloseable {
         writes.delete(family, key);
     }
 
+    public void merge(byte[] key, byte[] operand) {
+        merge(db.defaultColumnFamily(), key, operand);
+    }
+
+    /**
+     * Records a merge operand for {@code key}; this transaction's reads apply it over what they see. Like
+     * RocksDB, a merge is a write, not a read: it guards the key as a put does (an optimistic commit fails if
+     * someone else wrote the key after the snapshot; a pessimistic transaction locks it).
+     *
+     * @throws IllegalStateException if the family has no merge operator
+     */
+    public void merge(ColumnFamily family, byte[] key, byte[] operand) {
+        requireOpen();
+        if (family.owner() instanceof ColumnFamilies registry) {
+            registry.requireMergeOperator(db.familyIdOf(family));
+        }
+        track(family, key);
+        writes.merge(family, key, operand);
+    }
+
     /** An iterator over {@code family} with this transaction's writes laid over its read view. */
     public DbIterator iterator(ReadOptions options, ColumnFamily family) {
         requireOpen();

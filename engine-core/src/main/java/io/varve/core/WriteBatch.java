@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * A group of puts and deletes applied atomically by {@link Db#write}: readers see all of it or none of it
+ * A group of puts, deletes and merges applied atomically by {@link Db#write}: readers see all of it or none of it
  * (in the default ordered mode), and after a crash it is recovered whole or not at all. Later operations on
  * the same key win. Reusable after {@link #clear()}; not thread-safe.
  */
@@ -26,6 +26,7 @@ public final class WriteBatch {
     private final BatchBuilder builder = new BatchBuilder();
     /** The database whose column-family handles the batch used; a batch may not mix databases. */
     private Object owner;
+    private int[] mergeFamilies = {};
     /** The handles used, by id, so {@link #forEach} can name their families; null until one is used. */
     private Map<Integer, ColumnFamily> familiesUsed;
 
@@ -80,7 +81,47 @@ public final class WriteBatch {
         return MemorySegment.ofArray(begin);
     }
 
-    /** Number of operations in the batch. */
+    /**
+     * Adds a merge operand for {@code key} in the default family. The family must have a merge operator;
+     * {@link Db#write} refuses the batch otherwise.
+     */
+    public WriteBatch merge(byte[] key, byte[] operand) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(operand, "operand");
+        builder.add(ValueKind.MERGE, BatchFormat.DEFAULT_COLUMN_FAMILY, MemorySegment.ofArray(key),
+                MemorySegment.ofArray(operand));
+        noteMerge(BatchFormat.DEFAULT_COLUMN_FAMILY);
+        return this;
+    }
+
+    /** Adds a merge operand for {@code key} in {@code family}, which must have a merge operator. */
+    public WriteBatch merge(ColumnFamily family, byte[] key, byte[] operand) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(operand, "operand");
+        int id = familyId(family);
+        if (family.owner() instanceof ColumnFamilies registry) {
+            registry.requireMergeOperator(id);
+        }
+        builder.add(ValueKind.MERGE, id, MemorySegment.ofArray(key), MemorySegment.ofArray(operand));
+        noteMerge(id);
+        return this;
+    }
+
+    private void noteMerge(int family) {
+        for (int f : mergeFamilies) {
+            if (f == family) {
+                return;
+            }
+        }
+        mergeFamilies = Arrays.copyOf(mergeFamilies, mergeFamilies.length + 1);
+        mergeFamilies[mergeFamilies.length - 1] = family;
+    }
+
+    /** The families the batch merges into (do not modify). */
+    int[] mergeFamilies() {
+        return mergeFamilies;
+    }
+
     /** Adds a put to {@code family}; the batch then applies only to that family's database. */
     public WriteBatch put(ColumnFamily family, byte[] key, byte[] value) {
         return put(family, MemorySegment.ofArray(Objects.requireNonNull(key, "key")),
@@ -130,6 +171,7 @@ public final class WriteBatch {
     public WriteBatch clear() {
         builder.clear();
         owner = null;
+        mergeFamilies = new int[0];
         familiesUsed = null;
         return this;
     }
@@ -144,6 +186,14 @@ public final class WriteBatch {
         void delete(String family, byte[] key);
 
         void deleteRange(String family, byte[] begin, byte[] end);
+
+        /**
+         * A merge operand. By default a batch with merges cannot be carried: a visitor that ignored them would
+         * apply a different batch elsewhere.
+         */
+        default void merge(String family, byte[] key, byte[] operand) {
+            throw new IllegalArgumentException("this visitor does not carry merge operands");
+        }
     }
 
     /**
@@ -162,6 +212,7 @@ public final class WriteBatch {
                     case DELETE -> visitor.delete(family, key);
                     case RANGE_DELETE -> visitor.deleteRange(family, key,
                             reader.value().toArray(ValueLayout.JAVA_BYTE));
+                    case MERGE -> visitor.merge(family, key, reader.value().toArray(ValueLayout.JAVA_BYTE));
                 }
             }
         } catch (BatchReader.MalformedBatchException e) {

@@ -1,9 +1,13 @@
 package io.varve.core;
 
 import io.varve.core.batch.BatchFormat;
+import io.varve.core.merge.MergeOperator;
+import io.varve.core.merge.Merges;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Objects;
@@ -14,16 +18,38 @@ import java.util.TreeMap;
  * then in the database, and {@link #iterator} walks the database with the batch laid over it, as if the
  * batch had been applied. The building block of transactions (RocksDB's {@code WriteBatchWithIndex}).
  *
- * <p>The index keeps, per column family and key, the batch's newest operation on that key, in a sorted map;
- * the batch itself keeps every operation in order, so writing it applies exactly what was added. Not
- * thread-safe.
+ * <p>The index keeps, per column family and key, the batch's net effect on that key, in a sorted map: its last
+ * put or delete, and the merge operands added after it (or operands alone, which then apply to the
+ * database's value when read, as RocksDB resolves them). The batch itself keeps every operation in order,
+ * so writing it applies exactly what was added. Not thread-safe.
  */
 public final class WriteBatchWithIndex {
 
-    /** The newest operation on a key in the batch: a value, or null for a deletion. */
-    record Entry(byte[] value) {
+    /**
+     * The batch's net effect on a key: a put ({@code value}) or delete (null) when {@code decided}, then merge
+     * operands, oldest first; undecided entries hold operands only, over whatever the database holds.
+     */
+    static final class Entry {
+        final boolean decided;
+        final byte[] value;
+        final List<byte[]> operands = new ArrayList<>();
+
+        Entry(boolean decided, byte[] value) {
+            this.decided = decided;
+            this.value = value;
+        }
+
+        /** A delete with nothing merged after it: the key is absent whatever the database holds. */
         boolean deleted() {
-            return value == null;
+            return decided && value == null && operands.isEmpty();
+        }
+
+        /** The key's value with this entry applied over {@code dbValue} (ignored when decided). */
+        byte[] resolve(byte[] key, byte[] dbValue, MergeOperator operator) {
+            if (operands.isEmpty()) {
+                return value;
+            }
+            return Merges.fullMerge(operator, key, decided ? value : dbValue, operands);
         }
     }
 
@@ -33,25 +59,39 @@ public final class WriteBatchWithIndex {
 
     public WriteBatchWithIndex put(byte[] key, byte[] value) {
         batch.put(key, value);
-        record(null, key, new Entry(value.clone()));
+        record(null, key, new Entry(true, value.clone()));
         return this;
     }
 
     public WriteBatchWithIndex put(ColumnFamily family, byte[] key, byte[] value) {
         batch.put(family, key, value);
-        record(family, key, new Entry(value.clone()));
+        record(family, key, new Entry(true, value.clone()));
         return this;
     }
 
     public WriteBatchWithIndex delete(byte[] key) {
         batch.delete(key);
-        record(null, key, new Entry(null));
+        record(null, key, new Entry(true, null));
         return this;
     }
 
     public WriteBatchWithIndex delete(ColumnFamily family, byte[] key) {
         batch.delete(family, key);
-        record(family, key, new Entry(null));
+        record(family, key, new Entry(true, null));
+        return this;
+    }
+
+    /** Adds a merge operand for {@code key} in the default family (see {@link WriteBatch#merge}). */
+    public WriteBatchWithIndex merge(byte[] key, byte[] operand) {
+        batch.merge(key, operand);
+        recordMerge(null, key, operand.clone());
+        return this;
+    }
+
+    /** Adds a merge operand for {@code key} in {@code family}, which must have a merge operator. */
+    public WriteBatchWithIndex merge(ColumnFamily family, byte[] key, byte[] operand) {
+        batch.merge(family, key, operand);
+        recordMerge(family, key, operand.clone());
         return this;
     }
 
@@ -72,15 +112,20 @@ public final class WriteBatchWithIndex {
 
     /**
      * The value of {@code key} with the batch applied over {@code db} read with {@code options}: the batch's
-     * newest operation on the key if it has one (null for a deletion), else the database's value.
+     * put or delete of the key with its later merge operands applied, else the database's value with the
+     * batch's operands applied, else the database's value.
+     *
+     * @throws io.varve.core.merge.MergeFailedException if operands must be merged and the operator fails
      */
     public byte[] get(Db db, ReadOptions options, ColumnFamily family, byte[] key) {
         Objects.requireNonNull(key, "key");
         Entry entry = familyIndex(family).get(key);
-        if (entry != null) {
-            return entry.deleted() ? null : entry.value().clone();
+        if (entry == null) {
+            return db.get(options, family, key);
         }
-        return db.get(options, family, key);
+        byte[] dbValue = entry.decided ? null : db.get(options, family, key);
+        byte[] value = entry.resolve(key, dbValue, operatorOf(family));
+        return value == null ? null : value.clone();
     }
 
     /** {@link #get(Db, ReadOptions, ColumnFamily, byte[])} in the default family at the latest state. */
@@ -89,17 +134,26 @@ public final class WriteBatchWithIndex {
     }
 
     /**
-     * Whether the batch itself decides {@code key}'s value: then {@link #getFromBatch} is the answer without
-     * reading the database.
+     * Whether the batch itself decides {@code key}'s value (it puts or deletes the key, perhaps merging after
+     * that): then {@link #getFromBatch} is the answer without reading the database. Operands alone do not
+     * decide it: they apply to the database's value.
      */
     public boolean containsKey(ColumnFamily family, byte[] key) {
-        return familyIndex(family).containsKey(key);
+        Entry entry = familyIndex(family).get(key);
+        return entry != null && entry.decided;
     }
 
-    /** The batch's own value for {@code key}; null when it deletes the key or does not touch it. */
+    /**
+     * The batch's own value for {@code key}; null when it deletes the key, does not touch it, or only merges
+     * into it (see {@link #containsKey}).
+     */
     public byte[] getFromBatch(ColumnFamily family, byte[] key) {
         Entry entry = familyIndex(family).get(key);
-        return entry == null || entry.deleted() ? null : entry.value().clone();
+        if (entry == null || !entry.decided) {
+            return null;
+        }
+        byte[] value = entry.resolve(key, null, operatorOf(family));
+        return value == null ? null : value.clone();
     }
 
     /**
@@ -119,12 +173,31 @@ public final class WriteBatchWithIndex {
         } else if (upper != null) {
             entries = entries.headMap(upper, false);
         }
-        return new BatchOverlayIterator(db.iterator(options, family), entries);
+        return new BatchOverlayIterator(db.iterator(options, family), entries, operatorOf(family));
     }
 
     private void record(ColumnFamily family, byte[] key, Entry entry) {
+        familyIndexForWrite(family).put(key.clone(), entry);
+    }
+
+    private void recordMerge(ColumnFamily family, byte[] key, byte[] operand) {
+        NavigableMap<byte[], Entry> entries = familyIndexForWrite(family);
+        Entry entry = entries.get(key);
+        if (entry == null) {
+            entry = new Entry(false, null);
+            entries.put(key.clone(), entry);
+        }
+        entry.operands.add(operand);
+    }
+
+    private NavigableMap<byte[], Entry> familyIndexForWrite(ColumnFamily family) {
         int id = family == null ? BatchFormat.DEFAULT_COLUMN_FAMILY : family.id();
-        index.computeIfAbsent(id, k -> new TreeMap<>(Arrays::compareUnsigned)).put(key.clone(), entry);
+        return index.computeIfAbsent(id, k -> new TreeMap<>(Arrays::compareUnsigned));
+    }
+
+    /** The family's merge operator, or null (a merge then fails when read, naming the missing operator). */
+    private static MergeOperator operatorOf(ColumnFamily family) {
+        return family.owner() instanceof ColumnFamilies registry ? registry.mergeOperator(family.id()) : null;
     }
 
     private NavigableMap<byte[], Entry> familyIndex(ColumnFamily family) {

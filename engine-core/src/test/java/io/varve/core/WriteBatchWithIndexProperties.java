@@ -1,6 +1,7 @@
 package io.varve.core;
 
 import io.varve.base.fs.MemFileSystem;
+import io.varve.core.merge.MergeOperators;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -22,18 +23,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * A batch laid over a database reads like a {@code TreeMap} holding the database's contents with the batch's
  * operations applied: point lookups, full scans both ways, and random walks of seeks, nexts and prevs with
- * bounds. Writing the batch then makes the database equal to that map.
+ * bounds. Writing the batch then makes the database equal to that map. Puts, deletes and merges (an append
+ * operator) are drawn both for the database and for the batch, so batch operands land on database values,
+ * on database operands, on the batch's own puts and deletes, and on nothing.
  */
 class WriteBatchWithIndexProperties {
 
-    /** A write: key, then value (-1 deletes). */
-    record Op(int key, int value) {
+    /** A write: key, then value (-1 deletes); a merge appends the value instead of putting it. */
+    record Op(int key, int value, boolean merge) {
     }
 
     @Provide
     Arbitrary<List<Op>> writes() {
         return Arbitraries.integers().between(0, 30)
-                .flatMap(k -> Arbitraries.integers().between(-1, 99).map(v -> new Op(k, v)))
+                .flatMap(k -> Arbitraries.integers().between(-1, 99).flatMap(v -> Arbitraries.of(false, false, true)
+                        .map(merge -> new Op(k, v, merge && v >= 0))))
                 .list().ofMaxSize(60);
     }
 
@@ -48,12 +52,14 @@ class WriteBatchWithIndexProperties {
                                                   @ForAll @IntRange(min = -1, max = 31) int lower,
                                                   @ForAll @IntRange(min = -1, max = 31) int upper) throws IOException {
         try (Db db = Db.open(Path.of("/db"), Options.defaults().withFileSystem(new MemFileSystem())
-                .withWriteBufferSize(256 << 10))) {
+                .withWriteBufferSize(256 << 10).withMergeOperator(MergeOperators.append(new byte[] {','})))) {
             TreeMap<String, String> model = new TreeMap<>();
             for (Op op : inDb) {
                 apply(op, model);
                 if (op.value() < 0) {
                     db.delete(key(op.key()));
+                } else if (op.merge()) {
+                    db.merge(key(op.key()), value(op.value()));
                 } else {
                     db.put(key(op.key()), value(op.value()));
                 }
@@ -66,6 +72,8 @@ class WriteBatchWithIndexProperties {
                 apply(op, model);
                 if (op.value() < 0) {
                     batch.delete(key(op.key()));
+                } else if (op.merge()) {
+                    batch.merge(key(op.key()), value(op.value()));
                 } else {
                     batch.put(key(op.key()), value(op.value()));
                 }
@@ -155,6 +163,8 @@ class WriteBatchWithIndexProperties {
     private static void apply(Op op, TreeMap<String, String> model) {
         if (op.value() < 0) {
             model.remove(text(key(op.key())));
+        } else if (op.merge()) {
+            model.merge(text(key(op.key())), text(value(op.value())), (old, operand) -> old + "," + operand);
         } else {
             model.put(text(key(op.key())), text(value(op.value())));
         }

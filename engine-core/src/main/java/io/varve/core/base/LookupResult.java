@@ -19,7 +19,12 @@ public final class LookupResult {
         /** The newest visible entry is a tombstone: the key does not exist at the snapshot. */
         DELETED,
         /** The newest visible entry is a value. */
-        FOUND
+        FOUND,
+        /**
+         * The newest visible entry is a merge operand (readable like a value): the caller must collect the
+         * key's older entries and apply the merge operator.
+         */
+        MERGE
     }
 
     private Status status = Status.NOT_FOUND;
@@ -92,6 +97,12 @@ public final class LookupResult {
         this.valueLength = valueLength;
     }
 
+    /** Like {@link #setFound}, for a merge operand. */
+    public void setMerge(long trailer, MemorySegment memory, long valueOffset, long valueLength) {
+        setFound(trailer, memory, valueOffset, valueLength);
+        status = Status.MERGE;
+    }
+
     private void requireEntry() {
         if (status == Status.NOT_FOUND) {
             throw new IllegalStateException("lookup found no entry");
@@ -99,7 +110,7 @@ public final class LookupResult {
     }
 
     private void requireValue() {
-        if (status != Status.FOUND) {
+        if (status != Status.FOUND && status != Status.MERGE) {
             throw new IllegalStateException("lookup has no value: " + status);
         }
     }

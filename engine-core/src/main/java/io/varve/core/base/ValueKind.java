@@ -14,10 +14,15 @@ public enum ValueKind {
      * value the exclusive end. Memtables and tables keep range tombstones apart from point entries, so this
      * code never appears in an internal key's trailer.
      */
-    RANGE_DELETE(2);
+    RANGE_DELETE(2),
+    /**
+     * An operand for the column family's merge operator, applied to whatever the key holds below it: a point
+     * entry like PUT and DELETE.
+     */
+    MERGE(3);
 
-    /** The largest point-entry code in use; seeks use it so that every kind at a sequence sorts after the seek key. */
-    public static final int MAX_CODE = 1;
+    /** The largest code in use; seeks use it so that every kind at a sequence sorts after the seek key. */
+    public static final int MAX_CODE = 3;
 
     private final int code;
 
@@ -34,17 +39,29 @@ public enum ValueKind {
             case 0 -> DELETE;
             case 1 -> PUT;
             case 2 -> RANGE_DELETE;
+            case 3 -> MERGE;
             default -> throw new IllegalArgumentException("unknown value kind code " + code);
         };
     }
 
     /** The kind of a point entry (in a memtable's skiplist or a table's blocks); null for any other code. */
     public static ValueKind pointKindOrNull(int code) {
-        return code == 0 ? DELETE : code == 1 ? PUT : null;
+        return switch (code) {
+            case 0 -> DELETE;
+            case 1 -> PUT;
+            case 3 -> MERGE;
+            default -> null;
+        };
     }
 
     /** Like {@link #fromCode} but null for an unknown code, so decoders can report corruption themselves. */
     public static ValueKind fromCodeOrNull(int code) {
-        return code == 0 ? DELETE : code == 1 ? PUT : code == 2 ? RANGE_DELETE : null;
+        return switch (code) {
+            case 0 -> DELETE;
+            case 1 -> PUT;
+            case 2 -> RANGE_DELETE;
+            case 3 -> MERGE;
+            default -> null;
+        };
     }
 }

@@ -13,7 +13,8 @@ import java.nio.ByteOrder;
  * <pre>
  *   header (12 bytes):  | sequence (8, LE) | count (4, LE) |
  *   then count records: | kind (1) | column family (varint) | key length (varint) | key |
- *                       [ value length (varint) | value ]   -- PUT, and RANGE_DELETE (value = end key)
+ *                       [ value length (varint) | value ]   -- PUT, MERGE (value = operand) and
+ *                                                             RANGE_DELETE (value = end key)
  * </pre>
  *
  * The sequence field holds the sequence of the batch's first record; record i gets {@code sequence + i}.
@@ -50,6 +51,6 @@ public final class BatchFormat {
     }
 
     static boolean hasValue(ValueKind kind) {
-        return kind == ValueKind.PUT || kind == ValueKind.RANGE_DELETE;
+        return kind != ValueKind.DELETE;
     }
 }

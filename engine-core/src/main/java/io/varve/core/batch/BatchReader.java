@@ -99,7 +99,7 @@ public final class BatchReader {
                 Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, at)));
     }
 
-    /** The value of a PUT, the end key of a RANGE_DELETE; null for a DELETE. */
+    /** The value of a PUT, the operand of a MERGE, the end key of a RANGE_DELETE; null for a DELETE. */
     public MemorySegment value() {
         return value;
     }

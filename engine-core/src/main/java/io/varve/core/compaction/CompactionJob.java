@@ -7,6 +7,7 @@ import io.varve.core.base.ValueKind;
 import io.varve.base.fs.FileSystem;
 import io.varve.base.fs.WritableFile;
 import io.varve.core.iterator.MergingIterator;
+import io.varve.core.merge.MergeOperator;
 import io.varve.core.rangedel.FragmentedTombstones;
 import io.varve.core.rangedel.RangeTombstone;
 import io.varve.core.sst.TableOptions;
@@ -38,7 +39,7 @@ import java.util.function.LongSupplier;
  * <p>What is dropped, walking each user key's entries newest first:
  * <ul>
  *   <li>an entry shadowed by a newer entry of the same key that even the oldest live snapshot sees — no
- *       reader can reach it any more;</li>
+ *       reader can reach it any more — unless that newer entry is a merge operand;</li>
  *   <li>a tombstone every snapshot sees, when no deeper level holds the key: there is nothing left for it
  *       to hide;</li>
  *   <li>an entry covered by an input's range tombstone newer than it that even the oldest live snapshot sees;
@@ -47,6 +48,9 @@ import java.util.function.LongSupplier;
  *       filter never changes a snapshot's contents. A removal becomes a tombstone unless no deeper level
  *       holds the key.</li>
  * </ul>
+ *
+ * <p>An operand needs the entries below it down to the key's next put or delete; {@link OperandFolder} then
+ * shortens operand chains where no snapshot and no range tombstone over the key separates them.
  */
 public final class CompactionJob {
 
@@ -67,6 +71,10 @@ public final class CompactionJob {
     private final List<TableMeta> outputs = new ArrayList<>();
     private long entriesDropped;
     private List<RangeTombstone> rangeTombstones = List.of();
+    private MergeOperator mergeOperator;
+    private LongAdder mergeFailures = new LongAdder();
+    /** The output being written; a field so that the operand folder's sink can open one. */
+    private Output out;
 
     /**
      * @param oldestSnapshot the oldest sequence a reader may still read at (the visible sequence if no
@@ -95,8 +103,14 @@ public final class CompactionJob {
     /** Writes the output tables (synced) and returns the edit that swaps them for the inputs. */
     public VersionEdit run() throws IOException {
         List<InternalIterator> children = new ArrayList<>();
-        Output out = null;
         boolean success = false;
+        OperandFolder folder = new OperandFolder(mergeOperator, oldestSnapshot, newestSnapshot, mergeFailures,
+                (key, trailer, value) -> {
+                    if (out == null) {
+                        out = new Output(fileNumbers.getAsLong());
+                    }
+                    out.writer.add(key, trailer, value);
+                });
         try {
             if (compaction.level() == 0) {
                 for (TableMeta t : compaction.inputs()) {
@@ -114,14 +128,19 @@ public final class CompactionJob {
                 children.clear(); // the merging iterator closes them now
                 byte[] currentKey = null;
                 long lastSequenceForKey = Long.MAX_VALUE;
+                // A merge operand needs every entry below it down to the key's next put or delete: while the
+                // entries kept so far end in an operand, nothing older may be dropped as shadowed.
+                boolean operandAbove = false;
                 for (merged.seekToFirst(); merged.valid(); merged.next()) {
                     MemorySegment userKey = merged.userKey();
                     long trailer = merged.trailer();
                     long sequence = InternalKey.sequence(trailer);
                     boolean newKey = currentKey == null || Keys.compare(MemorySegment.ofArray(currentKey), userKey) != 0;
                     if (newKey) {
+                        folder.flush();
                         currentKey = Keys.toArray(userKey);
                         lastSequenceForKey = Long.MAX_VALUE;
+                        operandAbove = false;
                         // With range tombstones the output stays one table: its key range must take in
                         // every tombstone without overlapping a sibling output.
                         if (out != null && rangeTombstones.isEmpty()
@@ -138,15 +157,17 @@ public final class CompactionJob {
                         continue;
                     }
                     boolean isDelete = InternalKey.kindCode(trailer) == ValueKind.DELETE.code();
+                    boolean isMerge = InternalKey.kindCode(trailer) == ValueKind.MERGE.code();
                     MemorySegment value = merged.value();
-                    if (lastSequenceForKey <= oldestSnapshot) {
+                    if (lastSequenceForKey <= oldestSnapshot && !operandAbove) {
                         entriesDropped++;
                         lastSequenceForKey = sequence;
                         continue;
                     }
                     boolean newestOfKey = lastSequenceForKey == Long.MAX_VALUE;
                     lastSequenceForKey = sequence;
-                    if (!isDelete && newestOfKey && filter != null && sequence > newestSnapshot) {
+                    operandAbove = isMerge;
+                    if (!isDelete && !isMerge && newestOfKey && filter != null && sequence > newestSnapshot) {
                         CompactionFilter.Decision decision = filter.filter(compaction.outputLevel(), currentKey,
                                 value.toArray(ValueLayout.JAVA_BYTE));
                         if (decision instanceof CompactionFilter.Remove) {
@@ -161,11 +182,13 @@ public final class CompactionJob {
                         entriesDropped++;
                         continue;
                     }
-                    if (out == null) {
-                        out = new Output(fileNumbers.getAsLong());
-                    }
-                    out.writer.add(userKey, trailer, value);
+                    // Entries with a range tombstone over the key between them differ for readers above the
+                    // tombstone: the newest covering tombstone at or below each entry names its stripe.
+                    long stripe = inputTombstones.isEmpty() ? 0
+                            : inputTombstones.coveringSequence(currentKey, sequence);
+                    folder.add(userKey, trailer, value, stripe);
                 }
+                folder.flush();
             }
             if (out == null && !rangeTombstones.isEmpty()) {
                 // Every point entry was dropped, but the tombstones may still hide keys in deeper levels. A
@@ -203,6 +226,16 @@ public final class CompactionJob {
             edit.add(compaction.outputLevel(), t);
         }
         return edit;
+    }
+
+    /**
+     * Lets compaction fold merge operands with {@code operator} (none: operands are copied as they are);
+     * failures of the operator are counted in {@code failures}.
+     */
+    public CompactionJob withMergeOperator(MergeOperator operator, LongAdder failures) {
+        this.mergeOperator = operator;
+        this.mergeFailures = failures;
+        return this;
     }
 
     public List<TableMeta> outputs() {

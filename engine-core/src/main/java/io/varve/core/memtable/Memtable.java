@@ -187,9 +187,28 @@ public final class Memtable {
         switch (ValueKind.fromCode(InternalKey.kindCode(trailer))) {
             case DELETE -> out.setDeleted(trailer);
             case PUT -> out.setFound(trailer, list.memory(), list.valueOffset(node), list.valueLength(node));
+            case MERGE -> out.setMerge(trailer, list.memory(), list.valueOffset(node), list.valueLength(node));
             case RANGE_DELETE -> throw new IllegalStateException("range deletion stored as a point entry");
         }
         return true;
+    }
+
+    /**
+     * How many merge operands for {@code userKey} lie on top of its newest other entry here, counting at most
+     * {@code limit}: the write path folds a key's chain once it reaches its limit. Entries above any reader's
+     * sequence count too; the figure only decides when to fold, never what a read returns.
+     */
+    public int successiveMerges(MemorySegment userKey, int limit) {
+        requireLive();
+        int node = list.findGreaterOrEqual(userKey, 0, userKey.byteSize(),
+                InternalKey.seekTrailer(InternalKey.MAX_SEQUENCE));
+        int count = 0;
+        while (count < limit && node != NIL && list.userKeyEquals(node, userKey)
+                && InternalKey.kindCode(list.trailer(node)) == ValueKind.MERGE.code()) {
+            count++;
+            node = list.next(node);
+        }
+        return count;
     }
 
     /**

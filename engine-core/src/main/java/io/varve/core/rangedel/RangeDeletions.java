@@ -55,4 +55,20 @@ public final class RangeDeletions {
         }
         return newest;
     }
+
+    /**
+     * The newest sequence visible to this reader of a tombstone covering {@code key} in any source, or 0: every
+     * entry of the key below it is deleted. One call serves a whole walk down a key's entries.
+     */
+    public long coveringSequence(MemorySegment key) {
+        if (sources.isEmpty()) {
+            return 0;
+        }
+        byte[] bytes = key.toArray(ValueLayout.JAVA_BYTE);
+        long covering = 0;
+        for (int i = 0; i < sources.size(); i++) {
+            covering = Math.max(covering, sources.get(i).coveringSequence(bytes, readSequence));
+        }
+        return covering;
+    }
 }

@@ -377,8 +377,11 @@ public final class TableReader {
                 return true;
             }
             long trailer = cursor.trailer();
-            if (InternalKey.kindCode(trailer) == ValueKind.PUT.code()) {
+            int kind = InternalKey.kindCode(trailer);
+            if (kind == ValueKind.PUT.code()) {
                 result.setFound(trailer, cursor.block().contents, cursor.valueOffset(), cursor.valueLength());
+            } else if (kind == ValueKind.MERGE.code()) {
+                result.setMerge(trailer, cursor.block().contents, cursor.valueOffset(), cursor.valueLength());
             } else {
                 result.setDeleted(trailer);
             }

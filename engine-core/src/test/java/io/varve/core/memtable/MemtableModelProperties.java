@@ -107,7 +107,7 @@ class MemtableModelProperties {
         for (Write write : writes) {
             sequence += write.sequenceStep();
             Key key = new Key(write.userKey(), InternalKey.trailer(sequence, write.kind()));
-            byte[] value = write.kind() == ValueKind.PUT ? write.value() : new byte[0];
+            byte[] value = write.kind() != ValueKind.DELETE ? write.value() : new byte[0];
             if (oracle.containsKey(key)) {
                 assertThrows(IllegalStateException.class,
                         () -> memtable.add(segment(key.userKey()), key.trailer(), segment(value)));
@@ -163,7 +163,8 @@ class MemtableModelProperties {
         if (InternalKey.kindCode(newest.getKey().trailer()) == ValueKind.DELETE.code()) {
             assertEquals(LookupResult.Status.DELETED, result.status(), what);
         } else {
-            assertEquals(LookupResult.Status.FOUND, result.status(), what);
+            boolean merge = InternalKey.kindCode(newest.getKey().trailer()) == ValueKind.MERGE.code();
+            assertEquals(merge ? LookupResult.Status.MERGE : LookupResult.Status.FOUND, result.status(), what);
             assertEquals(new Entry(newest.getKey(), newest.getValue()),
                     new Entry(newest.getKey(), Entries.toArray(result.value())), what);
         }

@@ -49,6 +49,10 @@ final class TableFixtures {
             return InternalKey.kindCode(trailer) == ValueKind.PUT.code();
         }
 
+        boolean isMerge() {
+            return InternalKey.kindCode(trailer) == ValueKind.MERGE.code();
+        }
+
         @Override
         public boolean equals(Object o) {
             return o instanceof Entry e && Arrays.equals(userKey, e.userKey) && trailer == e.trailer

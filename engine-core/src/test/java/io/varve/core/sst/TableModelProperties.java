@@ -106,7 +106,7 @@ class TableModelProperties {
 
     static void checkProperties(TableProperties p, List<Entry> entries) {
         assertEquals(entries.size(), p.entryCount());
-        assertEquals(entries.stream().filter(e -> !e.isPut()).count(), p.deletionCount());
+        assertEquals(entries.stream().filter(e -> !e.isPut() && !e.isMerge()).count(), p.deletionCount());
         assertArrayEquals(entries.getFirst().userKey(), p.smallestUserKey());
         assertEquals(entries.getFirst().trailer(), p.smallestTrailer());
         assertArrayEquals(entries.getLast().userKey(), p.largestUserKey());
@@ -152,8 +152,9 @@ class TableModelProperties {
                 String what = "get " + java.util.HexFormat.of().formatHex(key) + " at " + snapshot;
                 if (expected == null) {
                     assertEquals(LookupResult.Status.NOT_FOUND, result.status(), what);
-                } else if (expected.isPut()) {
-                    assertEquals(LookupResult.Status.FOUND, result.status(), what);
+                } else if (expected.isPut() || expected.isMerge()) {
+                    assertEquals(expected.isPut() ? LookupResult.Status.FOUND : LookupResult.Status.MERGE,
+                            result.status(), what);
                     assertEquals(expected.trailer(), result.trailer(), what);
                     assertArrayEquals(expected.value(), array(result.value()), what);
                 } else {
@@ -226,7 +227,7 @@ class TableModelProperties {
         Arbitrary<Entry> version = Combinators.combine(userKeys(), Arbitraries.longs().between(0, 60),
                         Arbitraries.of(ValueKind.DELETE, ValueKind.PUT), values())
                 .as((key, sequence, kind, value) -> new Entry(key, InternalKey.trailer(sequence, kind),
-                        kind == ValueKind.PUT ? value : new byte[0]));
+                        kind != ValueKind.DELETE ? value : new byte[0]));
         // Many versions per key: pick a key, then several versions of it.
         Arbitrary<List<Entry>> versionsOfOneKey = Combinators.combine(userKeys(), version.list().ofMinSize(1)
                         .ofMaxSize(6).withSizeDistribution(RandomDistribution.uniform()))

@@ -128,7 +128,9 @@ class TableVerifyProperties {
                     continue; // only the newest version of a user key is what a lookup returns
                 }
                 LookupResult found = changed.get(MemorySegment.ofArray(e.userKey()), InternalKey.MAX_SEQUENCE);
-                assertEquals(e.isPut() ? LookupResult.Status.FOUND : LookupResult.Status.DELETED, found.status(),
+                LookupResult.Status expected = e.isPut() ? LookupResult.Status.FOUND
+                        : e.isMerge() ? LookupResult.Status.MERGE : LookupResult.Status.DELETED;
+                assertEquals(expected, found.status(),
                         "lookup of entry " + i);
                 assertEquals(e.sequence(), found.sequence(), "lookup of entry " + i);
             }
