@@ -71,11 +71,14 @@ public interface KvStore extends AutoCloseable {
         throw new UnsupportedOperationException(name() + " has no transactions");
     }
 
-    // ---- MERGE COUNTER BENCHMARK GOES HERE, once Varve's Db.merge exists (it is being added on another
-    // branch; nothing here is written against it yet). Planned: a `void merge(byte[] key, byte[] operand)`
-    // adapter (Varve's Db.merge with a 64-bit add operator, RocksDB's merge with UInt64AddOperator) and a
-    // MergeCounterBenchmark beside OptimisticTransactionBenchmark: increments of random counters by merge
-    // against the same increments by get + put, at 1, 8 and 32 threads, then a get of merged counters.
+    /**
+     * Adds {@code delta} (8 bytes, little-endian) to the 64-bit counter at {@code key} without reading it:
+     * Varve's {@code Db.merge} with {@code MergeOperators.int64Add(LITTLE_ENDIAN)}, RocksDB's merge with its
+     * built-in {@code uint64add} (also little-endian). LevelDB-java has no merge.
+     */
+    default void mergeAdd(byte[] key, byte[] delta) {
+        throw new UnsupportedOperationException(name() + " has no merge operator");
+    }
 
     /** A reusable batch for {@link #write}. Close it when done. */
     KvBatch newBatch();

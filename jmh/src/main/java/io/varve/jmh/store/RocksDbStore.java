@@ -64,6 +64,15 @@ final class RocksDbStore implements KvStore {
     }
 
     @Override
+    public void mergeAdd(byte[] key, byte[] delta) {
+        try {
+            db.merge(async, key, delta);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
     public List<byte[]> multiGet(List<byte[]> keys) {
         try {
             return db.multiGetAsList(read, keys);

@@ -1,5 +1,6 @@
 package io.varve.jmh.store;
 
+import io.varve.core.merge.MergeOperators;
 import org.iq80.leveldb.CompressionType;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
@@ -7,7 +8,9 @@ import org.rocksdb.InfoLogLevel;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Statistics;
 import org.rocksdb.StatsLevel;
+import org.rocksdb.UInt64AddOperator;
 
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -67,6 +70,7 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
                 - background work: Varve 1 flush + 1 compaction thread, RocksDB max_background_jobs=2, \
                 LevelDB-java its single thread
                 - unordered writes: %s; RocksDB statistics: only for benchmarks that report write counters
+                - merge operator: 64-bit little-endian add on Varve and RocksDB (its built-in uint64add)
                 """, memtableBytes / MIB, blockSize, blockCacheBytes / MIB, bloomBitsPerKey,
                 compression ? "LZ4" : "none", compression ? "Snappy" : "none",
                 unorderedWrite ? "on" : "off unless the benchmark compares modes");
@@ -104,7 +108,9 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
                         .withBloomBitsPerKey(bloomBitsPerKey)
                         .withCompression(compression))
                 .withBlockCacheSize(blockCacheBytes)
-                .withMaxBackgroundCompactions(1);
+                .withMaxBackgroundCompactions(1)
+                // Only MergeCounterBenchmark merges; an operator that is never used costs nothing.
+                .withMergeOperator(MergeOperators.int64Add(ByteOrder.LITTLE_ENDIAN));
     }
 
     // ---- RocksDB
@@ -118,6 +124,8 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
         natives.add(cache);
         BloomFilter bloom = new BloomFilter(bloomBitsPerKey, false); // full (not block-based) filter, as db_bench
         natives.add(bloom);
+        UInt64AddOperator counters = new UInt64AddOperator(); // only MergeCounterBenchmark merges
+        natives.add(counters);
         BlockBasedTableConfig table = new BlockBasedTableConfig()
                 .setBlockSize(blockSize)
                 .setBlockCache(cache)
@@ -127,6 +135,7 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
                 .setCompressionType(compression ? org.rocksdb.CompressionType.LZ4_COMPRESSION
                         : org.rocksdb.CompressionType.NO_COMPRESSION)
                 .setTableFormatConfig(table)
+                .setMergeOperator(counters)
                 // Two background jobs (flush + compaction) on a 2-core machine; Varve and LevelDB-java each
                 // have one background thread, so this favours RocksDB slightly, as its default would.
                 .setMaxBackgroundJobs(2)

@@ -46,6 +46,11 @@ final class VarveStore implements KvStore {
     }
 
     @Override
+    public void mergeAdd(byte[] key, byte[] delta) {
+        db.merge(key, delta);
+    }
+
+    @Override
     public int get(byte[] key, byte[] valueBuffer) {
         return (int) db.get(ReadOptions.DEFAULT, MemorySegment.ofArray(key), MemorySegment.ofArray(valueBuffer));
     }
