@@ -54,16 +54,26 @@ public interface Db extends AutoCloseable {
         return ReadOnlyOpener.open(dir, options);
     }
 
-    void put(byte[] key, byte[] value);
+    default void put(byte[] key, byte[] value) {
+        put(WriteOptions.DEFAULT, defaultColumnFamily(), key, value);
+    }
 
-    void put(WriteOptions options, byte[] key, byte[] value);
+    default void put(WriteOptions options, byte[] key, byte[] value) {
+        put(options, defaultColumnFamily(), key, value);
+    }
 
     /** Zero-copy from off-heap memory: the key and value are copied once, into the log and memtable. */
-    void put(WriteOptions options, MemorySegment key, MemorySegment value);
+    default void put(WriteOptions options, MemorySegment key, MemorySegment value) {
+        put(options, defaultColumnFamily(), key, value);
+    }
 
-    void delete(byte[] key);
+    default void delete(byte[] key) {
+        delete(WriteOptions.DEFAULT, defaultColumnFamily(), key);
+    }
 
-    void delete(WriteOptions options, byte[] key);
+    default void delete(WriteOptions options, byte[] key) {
+        delete(options, defaultColumnFamily(), key);
+    }
 
     /**
      * Deletes every key {@code k} with {@code begin <= k < end} (unsigned byte order): one range tombstone,
@@ -71,7 +81,9 @@ public interface Db extends AutoCloseable {
      *
      * @throws IllegalArgumentException if {@code begin >= end}
      */
-    void deleteRange(byte[] begin, byte[] end);
+    default void deleteRange(byte[] begin, byte[] end) {
+        deleteRange(defaultColumnFamily(), begin, end);
+    }
 
     /** {@link #deleteRange(byte[], byte[])} in {@code family}. */
     void deleteRange(ColumnFamily family, byte[] begin, byte[] end);
@@ -80,9 +92,13 @@ public interface Db extends AutoCloseable {
     void write(WriteBatch batch, WriteOptions options);
 
     /** The value of {@code key}, or null if absent. */
-    byte[] get(byte[] key);
+    default byte[] get(byte[] key) {
+        return get(ReadOptions.DEFAULT, defaultColumnFamily(), key);
+    }
 
-    byte[] get(ReadOptions options, byte[] key);
+    default byte[] get(ReadOptions options, byte[] key) {
+        return get(options, defaultColumnFamily(), key);
+    }
 
     /**
      * Copies the value of {@code key} into {@code destination} without allocating.
@@ -90,7 +106,9 @@ public interface Db extends AutoCloseable {
      * @return the value's full length (which may exceed the destination's size: then only a prefix was
      *         copied), or -1 if the key is absent
      */
-    long get(ReadOptions options, MemorySegment key, MemorySegment destination);
+    default long get(ReadOptions options, MemorySegment key, MemorySegment destination) {
+        return get(options, defaultColumnFamily(), key, destination);
+    }
 
     /**
      * The values of {@code keys} in the default family, in the same order (null for an absent key), all read
@@ -118,9 +136,13 @@ public interface Db extends AutoCloseable {
         return beginTransaction(WriteOptions.DEFAULT, TransactionOptions.optimistic());
     }
 
-    DbIterator iterator();
+    default DbIterator iterator() {
+        return iterator(ReadOptions.DEFAULT, defaultColumnFamily());
+    }
 
-    DbIterator iterator(ReadOptions options);
+    default DbIterator iterator(ReadOptions options) {
+        return iterator(options, defaultColumnFamily());
+    }
 
     /**
      * Makes every write acknowledged so far durable on the device (one fsync of the log, shared with
@@ -154,7 +176,9 @@ public interface Db extends AutoCloseable {
     void flush();
 
     /** Compacts the key range {@code [begin, end]} (null for unbounded) fully. */
-    void compactRange(byte[] begin, byte[] end);
+    default void compactRange(byte[] begin, byte[] end) {
+        compactRange(defaultColumnFamily(), begin, end);
+    }
 
     /**
      * Drops every table of {@code family} whose keys all lie in {@code [begin, end)} (null: unbounded) in one
@@ -194,13 +218,17 @@ public interface Db extends AutoCloseable {
     /** Every live family, the default first. */
     List<ColumnFamily> columnFamilies();
 
-    void put(ColumnFamily family, byte[] key, byte[] value);
+    default void put(ColumnFamily family, byte[] key, byte[] value) {
+        put(WriteOptions.DEFAULT, family, key, value);
+    }
 
     void put(WriteOptions options, ColumnFamily family, byte[] key, byte[] value);
 
     void put(WriteOptions options, ColumnFamily family, MemorySegment key, MemorySegment value);
 
-    void delete(ColumnFamily family, byte[] key);
+    default void delete(ColumnFamily family, byte[] key) {
+        delete(WriteOptions.DEFAULT, family, key);
+    }
 
     /**
      * Records {@code operand} for the family's merge operator to apply to {@code key}'s current value when the
@@ -216,11 +244,15 @@ public interface Db extends AutoCloseable {
     }
 
     /** {@link #merge(ColumnFamily, byte[], byte[])} on the default family. */
-    void merge(byte[] key, byte[] operand);
+    default void merge(byte[] key, byte[] operand) {
+        merge(defaultColumnFamily(), key, operand);
+    }
 
     void delete(WriteOptions options, ColumnFamily family, byte[] key);
 
-    byte[] get(ColumnFamily family, byte[] key);
+    default byte[] get(ColumnFamily family, byte[] key) {
+        return get(ReadOptions.DEFAULT, family, key);
+    }
 
     byte[] get(ReadOptions options, ColumnFamily family, byte[] key);
 

@@ -226,26 +226,6 @@ final class DbImpl implements Db {
     // ---- writes
 
     @Override
-    public void put(byte[] key, byte[] value) {
-        put(WriteOptions.DEFAULT, defaultColumnFamily(), key, value);
-    }
-
-    @Override
-    public void put(WriteOptions options, byte[] key, byte[] value) {
-        put(options, defaultColumnFamily(), key, value);
-    }
-
-    @Override
-    public void put(WriteOptions options, MemorySegment key, MemorySegment value) {
-        put(options, defaultColumnFamily(), key, value);
-    }
-
-    @Override
-    public void put(ColumnFamily family, byte[] key, byte[] value) {
-        put(WriteOptions.DEFAULT, family, key, value);
-    }
-
-    @Override
     public void put(WriteOptions options, ColumnFamily family, byte[] key, byte[] value) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(value, "value");
@@ -262,21 +242,6 @@ final class DbImpl implements Db {
     }
 
     @Override
-    public void delete(byte[] key) {
-        delete(WriteOptions.DEFAULT, defaultColumnFamily(), key);
-    }
-
-    @Override
-    public void delete(WriteOptions options, byte[] key) {
-        delete(options, defaultColumnFamily(), key);
-    }
-
-    @Override
-    public void delete(ColumnFamily family, byte[] key) {
-        delete(WriteOptions.DEFAULT, family, key);
-    }
-
-    @Override
     public void delete(WriteOptions options, ColumnFamily family, byte[] key) {
         Objects.requireNonNull(options, "options");
         BatchBuilder builder = new BatchBuilder();
@@ -286,18 +251,8 @@ final class DbImpl implements Db {
     }
 
     @Override
-    public void deleteRange(byte[] begin, byte[] end) {
-        deleteRange(defaultColumnFamily(), begin, end);
-    }
-
-    @Override
     public void deleteRange(ColumnFamily family, byte[] begin, byte[] end) {
         write(new WriteBatch().deleteRange(family, begin, end), WriteOptions.DEFAULT);
-    }
-
-    @Override
-    public void merge(byte[] key, byte[] operand) {
-        merge(defaultColumnFamily(), key, operand);
     }
 
     @Override
@@ -332,26 +287,6 @@ final class DbImpl implements Db {
     }
 
     // ---- reads
-
-    @Override
-    public byte[] get(byte[] key) {
-        return get(ReadOptions.DEFAULT, defaultColumnFamily(), key);
-    }
-
-    @Override
-    public byte[] get(ReadOptions options, byte[] key) {
-        return get(options, defaultColumnFamily(), key);
-    }
-
-    @Override
-    public long get(ReadOptions options, MemorySegment key, MemorySegment destination) {
-        return get(options, defaultColumnFamily(), key, destination);
-    }
-
-    @Override
-    public byte[] get(ColumnFamily family, byte[] key) {
-        return get(ReadOptions.DEFAULT, family, key);
-    }
 
     @Override
     public byte[] get(ReadOptions options, ColumnFamily family, byte[] key) {
@@ -400,16 +335,6 @@ final class DbImpl implements Db {
     }
 
     @Override
-    public DbIterator iterator() {
-        return iterator(ReadOptions.DEFAULT, defaultColumnFamily());
-    }
-
-    @Override
-    public DbIterator iterator(ReadOptions options) {
-        return iterator(options, defaultColumnFamily());
-    }
-
-    @Override
     public DbIterator iterator(ReadOptions options, ColumnFamily family) {
         return reads.iterator(options, families.id(family));
     }
@@ -450,11 +375,6 @@ final class DbImpl implements Db {
     public void flush() {
         checkOpen();
         flusher.flushAndWait();
-    }
-
-    @Override
-    public void compactRange(byte[] begin, byte[] end) {
-        compactRange(defaultColumnFamily(), begin, end);
     }
 
     @Override

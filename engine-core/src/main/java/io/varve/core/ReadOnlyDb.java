@@ -146,26 +146,6 @@ final class ReadOnlyDb implements Db {
     // ---- writes: all refused
 
     @Override
-    public void put(byte[] key, byte[] value) {
-        throw refused("put");
-    }
-
-    @Override
-    public void put(WriteOptions options, byte[] key, byte[] value) {
-        throw refused("put");
-    }
-
-    @Override
-    public void put(WriteOptions options, MemorySegment key, MemorySegment value) {
-        throw refused("put");
-    }
-
-    @Override
-    public void put(ColumnFamily family, byte[] key, byte[] value) {
-        throw refused("put");
-    }
-
-    @Override
     public void put(WriteOptions options, ColumnFamily family, byte[] key, byte[] value) {
         throw refused("put");
     }
@@ -176,33 +156,8 @@ final class ReadOnlyDb implements Db {
     }
 
     @Override
-    public void delete(byte[] key) {
-        throw refused("delete");
-    }
-
-    @Override
-    public void delete(WriteOptions options, byte[] key) {
-        throw refused("delete");
-    }
-
-    @Override
-    public void delete(ColumnFamily family, byte[] key) {
-        throw refused("delete");
-    }
-
-    @Override
     public void delete(WriteOptions options, ColumnFamily family, byte[] key) {
         throw refused("delete");
-    }
-
-    @Override
-    public void deleteRange(byte[] begin, byte[] end) {
-        throw refused("deleteRange");
-    }
-
-    @Override
-    public void merge(byte[] key, byte[] operand) {
-        throw refused("merge");
     }
 
     @Override
@@ -255,11 +210,6 @@ final class ReadOnlyDb implements Db {
     }
 
     @Override
-    public void compactRange(byte[] begin, byte[] end) {
-        throw refused("compactRange");
-    }
-
-    @Override
     public void compactRange(ColumnFamily family, byte[] begin, byte[] end) {
         throw refused("compactRange");
     }
@@ -270,26 +220,6 @@ final class ReadOnlyDb implements Db {
     }
 
     // ---- reads
-
-    @Override
-    public byte[] get(byte[] key) {
-        return get(ReadOptions.DEFAULT, defaultColumnFamily(), key);
-    }
-
-    @Override
-    public byte[] get(ReadOptions options, byte[] key) {
-        return get(options, defaultColumnFamily(), key);
-    }
-
-    @Override
-    public long get(ReadOptions options, MemorySegment key, MemorySegment destination) {
-        return get(options, defaultColumnFamily(), key, destination);
-    }
-
-    @Override
-    public byte[] get(ColumnFamily family, byte[] key) {
-        return get(ReadOptions.DEFAULT, family, key);
-    }
 
     @Override
     public byte[] get(ReadOptions options, ColumnFamily family, byte[] key) {
@@ -310,16 +240,6 @@ final class ReadOnlyDb implements Db {
     public Snapshot snapshot() {
         checkOpen();
         return snapshots.take(sequence);
-    }
-
-    @Override
-    public DbIterator iterator() {
-        return iterator(ReadOptions.DEFAULT, defaultColumnFamily());
-    }
-
-    @Override
-    public DbIterator iterator(ReadOptions options) {
-        return iterator(options, defaultColumnFamily());
     }
 
     @Override
