@@ -9,9 +9,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -87,6 +89,8 @@ public final class WriteAheadLog {
     private final Condition syncDone = syncWaitLock.newCondition();
     /** Runs sealed logs' final fsyncs and spare log creation, in submission order, off every writer's path. */
     private final ExecutorService worker;
+    /** The threads the worker executor made (one, unless a task killed it): close joins them. */
+    private final List<Thread> workerThreads = new CopyOnWriteArrayList<>();
     private final LeakDetector.Handle workerHandle;
     private final LongAdder syncs = new LongAdder();
     private final LongAdder syncedCommits = new LongAdder();
@@ -123,7 +127,11 @@ public final class WriteAheadLog {
         this.logLock = logLock;
         this.failure = failure;
         String name = "varve-log " + dir.getFileName();
-        this.worker = Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().daemon().name(name).unstarted(r));
+        this.worker = Executors.newSingleThreadExecutor(r -> {
+            Thread thread = Thread.ofPlatform().daemon().name(name).unstarted(r);
+            workerThreads.add(thread);
+            return thread;
+        });
         this.workerHandle = LeakDetector.track("thread", name + " (" + dir + ")");
         try {
             this.current = open(logNumber);
@@ -476,6 +484,16 @@ public final class WriteAheadLog {
         closing = true;
     }
 
+    private boolean joinWorkerThreads(long deadline) throws InterruptedException {
+        for (Thread thread : workerThreads) {
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0 || !thread.join(Duration.ofNanos(remaining))) {
+                return !thread.isAlive();
+            }
+        }
+        return true;
+    }
+
     /**
      * Waits up to a minute for the log worker, then syncs (unless the write path failed) and closes the sealed
      * logs and the current one, oldest first, and closes an unused spare. The caller has called
@@ -485,11 +503,15 @@ public final class WriteAheadLog {
      */
     public void close() throws IOException {
         worker.shutdown();
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
         boolean interrupted = false;
         boolean finished;
         while (true) {
             try {
-                finished = worker.awaitTermination(1, TimeUnit.MINUTES);
+                // awaitTermination can return while the worker thread is still finishing: join it too, so no
+                // thread of this log outlives close.
+                finished = worker.awaitTermination(deadline - System.nanoTime(), TimeUnit.NANOSECONDS)
+                        && joinWorkerThreads(deadline);
                 break;
             } catch (InterruptedException e) {
                 interrupted = true; // its tasks are short file operations: finish waiting, then re-interrupt
