@@ -29,8 +29,8 @@ import java.util.concurrent.atomic.LongAdder;
  * Raft's network and state machine are left out on purpose so that only the storage is compared; no prefix
  * truncation happens in a run this short.
  *
- * <p>After a warm-up, one measured window; the counters are read at its start and end while the writers keep
- * running. Device bytes come from the process's {@code /proc/self/io write_bytes} (bytes of page cache the
+ * <p>A warm-up phase, then one measured phase; the counters are read between phases, with every writer stopped,
+ * so they are exact. Device bytes come from the process's {@code /proc/self/io write_bytes} (bytes of page cache the
  * process dirtied, which reach the device; the file system's journal is not included) and, as a cross-check,
  * from each store's own accounting. Fsyncs come from each store's accounting: engine-raftlog's data syncs,
  * RocksDB's {@code WAL_FILE_SYNCED} ticker summed over all groups' databases.
@@ -86,37 +86,14 @@ public final class LogStorageBenchmark {
             }
             storages.add(storage);
         }
-        CountDownLatch finished = new CountDownLatch(groups);
-        List<Thread> writers = new ArrayList<>(groups);
-        for (int g = 0; g < groups; g++) {
-            LogStorage storage = storages.get(g);
-            long seed = g;
-            writers.add(Thread.ofPlatform().name("log-writer-" + g).start(() -> {
-                try {
-                    write(storage, seed);
-                } catch (Throwable t) {
-                    failure.compareAndSet(null, t);
-                } finally {
-                    finished.countDown();
-                }
-            }));
-        }
-        Thread.sleep(Math.round(warmupSeconds * 1000));
+        phase(storages, warmupSeconds);
         Sample start = sample();
-        Thread.sleep(Math.round(seconds * 1000));
+        long nanos = phase(storages, seconds);
         Sample end = sample();
-        running = false;
-        finished.await();
-        for (Thread writer : writers) {
-            writer.join();
-        }
         for (LogStorage storage : storages) {
             storage.shutdown();
         }
-        if (failure.get() != null) {
-            throw new IllegalStateException("a writer failed", failure.get());
-        }
-        double elapsed = (end.nanos - start.nanos) / 1e9;
+        double elapsed = nanos / 1e9;
         long commitCount = end.commits - start.commits;
         double payload = (double) commitCount * entryBytes;
         System.out.printf("store=%s groups=%d entry_bytes=%d seconds=%.2f commits=%d commits_per_s=%.0f"
@@ -127,6 +104,40 @@ public final class LogStorageBenchmark {
                 (end.deviceBytes - start.deviceBytes) / Math.max(1, payload),
                 (end.storeBytes - start.storeBytes) / Math.max(1, payload),
                 end.deviceBytes - start.deviceBytes, end.storeBytes - start.storeBytes, end.fsyncs - start.fsyncs);
+    }
+
+    /**
+     * Runs one writer per group for {@code seconds}, then stops them all and waits: the counters sampled
+     * between phases are exact, with no writer in the middle of an append. Returns the phase's duration.
+     */
+    private long phase(List<LogStorage> storages, double seconds) throws InterruptedException {
+        running = true;
+        CountDownLatch started = new CountDownLatch(storages.size());
+        List<Thread> writers = new ArrayList<>(storages.size());
+        for (int g = 0; g < storages.size(); g++) {
+            LogStorage storage = storages.get(g);
+            long seed = g;
+            writers.add(Thread.ofPlatform().name("log-writer-" + g).start(() -> {
+                started.countDown();
+                try {
+                    write(storage, seed);
+                } catch (Throwable t) {
+                    failure.compareAndSet(null, t);
+                }
+            }));
+        }
+        started.await();
+        long begin = System.nanoTime();
+        Thread.sleep(Math.round(seconds * 1000));
+        running = false;
+        for (Thread writer : writers) {
+            writer.join();
+        }
+        long nanos = System.nanoTime() - begin;
+        if (failure.get() != null) {
+            throw new IllegalStateException("a writer failed", failure.get());
+        }
+        return nanos;
     }
 
     private void write(LogStorage storage, long seed) {
@@ -149,11 +160,11 @@ public final class LogStorageBenchmark {
     }
 
     private Sample sample() throws IOException {
-        return new Sample(System.nanoTime(), commits.sum(), store.fsyncs(), ProcessIo.writeBytes(),
+        return new Sample(commits.sum(), store.fsyncs(), ProcessIo.writeBytes(),
                 store.bytesWritten());
     }
 
-    private record Sample(long nanos, long commits, long fsyncs, long deviceBytes, long storeBytes) {
+    private record Sample(long commits, long fsyncs, long deviceBytes, long storeBytes) {
     }
 
     /** The storage under test: one LogStorage per group, plus the store's own counters. */
