@@ -37,7 +37,8 @@ import java.util.function.Consumer;
  *       reservation reached the head of the publication queue), check the memtables again, counting only
  *       entries older than the reservation; writes that slipped in after step 2 send it back there.</li>
  *   <li><b>Install</b>: with compaction picks held and under the manifest lock, choose each table's level
- *       ({@link LevelPlacement}) and log one manifest record adding all of them with the reserved number as
+ *       ({@link LevelPlacement}), sync the write-ahead log (so no earlier write can be lost while the
+ *       tables survive a crash), and log one manifest record adding all of them with the reserved number as
  *       their global sequence; then finish the reservation, which makes it (and any writes held behind it)
  *       visible. A newer table below the chosen level sends the ingestion back to step 3 with a new number.</li>
  * </ol>
@@ -156,8 +157,14 @@ final class Ingestion implements AutoCloseable {
             if (!options.allowWrite()) {
                 pipeline.awaitEarlierWrites(reservation);
             }
-            outcome = !options.allowWrite() && inMemtables(family, tables, reservation.sequence)
-                    ? Outcome.MEMTABLE_OVERLAP : placeAndLog(family, tables, reservation.sequence);
+            if (!options.allowWrite() && inMemtables(family, tables, reservation.sequence)) {
+                outcome = Outcome.MEMTABLE_OVERLAP;
+            } else {
+                // The manifest record makes the tables durable at once; the writes before them (unsynced ones
+                // too) must be durable first, or a machine crash could keep the ingestion and lose them: a hole.
+                pipeline.syncLog();
+                outcome = placeAndLog(family, tables, reservation.sequence);
+            }
         } catch (RuntimeException | Error e) {
             // Writes held behind the reservation must be released whatever happened.
             finishQuietly(reservation, e);

@@ -1,0 +1,314 @@
+package io.varve.stress.enginekill;
+
+import io.varve.base.LeakDetector;
+import io.varve.base.fs.FaultInjectingFileSystem;
+import io.varve.base.fs.FaultInjectingFileSystem.InjectedIOException;
+import io.varve.base.fs.MemFileSystem;
+import io.varve.core.ColumnFamily;
+import io.varve.core.Db;
+import io.varve.core.Options;
+import io.varve.stress.Bounded;
+import io.varve.stress.Campaign;
+import io.varve.stress.CampaignReport;
+import io.varve.stress.Failure;
+import io.varve.stress.Reproducer;
+import io.varve.stress.Settings;
+import io.varve.stress.lifecycle.ProcessResources;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * I/O errors at operation N on the real stack, in-process: the engine kill campaign's workload (four writer
+ * threads with batches, deletes, range deletes and ingestions across three column families, a maintenance
+ * thread flushing, compacting and syncing the log, a reader comparing snapshots) runs on a
+ * {@link FaultInjectingFileSystem} over a {@link MemFileSystem}, with the engine's own background flushes,
+ * compactions and log rotations. Each cycle fails the file system's N-th operation from the open on, once or
+ * forever, N drawn over the operation count of a fault-free run, and checks:
+ *
+ * <ul>
+ *   <li>every exception the workload, the open or the close sees is an {@link IOException} or
+ *       {@link UncheckedIOException} carrying the injected failure; no read returns bytes no write made;</li>
+ *   <li>no hang: the open, each workload thread after it is told to stop, the close and the reopen end within
+ *       a deadline;</li>
+ *   <li>nothing leaks: after close no resource the engine's {@link LeakDetector} tracks and no {@code varve-}
+ *       thread;</li>
+ *   <li>after healing the disk and a simulated machine crash (unsynced bytes, and in some cycles unsynced names,
+ *       lost), the reopened database holds the state after a prefix of the writes holding every durable one
+ *       ({@link CrashPrefixHistory}).</li>
+ * </ul>
+ * The database carries on across cycles, so later opens recover what earlier failures left.
+ */
+public final class EngineIoErrorCampaign implements Campaign {
+    private static final Duration LIMIT = Duration.ofSeconds(60);
+    private static final Path ROOT = Path.of("/io-errors");
+    private static final Path DIR = ROOT.resolve("db");
+    private static final Path STAGING = ROOT.resolve("staging");
+
+    private final Duration run;
+
+    /** @param run how long each cycle's workload runs unless a failure ends it sooner */
+    public EngineIoErrorCampaign(Duration run) {
+        this.run = run;
+    }
+
+    @Override
+    public String name() {
+        return "engine-io-errors";
+    }
+
+    @Override
+    public CampaignReport run(Settings settings) throws Exception {
+        CampaignReport report = new CampaignReport(name());
+        long start = System.nanoTime();
+        Random random = new Random(settings.seed());
+        LeakDetector.enable();
+        List<Thread> foreignThreads = ProcessResources.threadsNamed("varve-", List.of());
+        MemFileSystem disk = new MemFileSystem();
+        disk.createDirectories(STAGING);
+        FaultInjectingFileSystem fs = new FaultInjectingFileSystem(disk);
+        Options options = KillSpace.options().withFileSystem(fs);
+        long[][][] base = EngineKillCampaign.readState(DIR, options);
+        IoErrorTally tally = new IoErrorTally();
+        // A fault-free cycle measures how many operations a cycle makes, the range N is drawn from.
+        CycleResult calibration = cycle(0, random.nextLong(), fs, disk, options, base, random);
+        if (calibration.problem != null) {
+            report.failure(fail(settings, 0, calibration));
+            report.finished((System.nanoTime() - start) / 1_000_000);
+            return report;
+        }
+        base = calibration.state;
+        long operations = calibration.operations;
+        settings.progress(name() + ": a fault-free cycle made " + operations + " file-system operations and "
+                + calibration.history.acknowledged() + " writes");
+        for (long cycle = 1; cycle <= settings.cycles() && System.nanoTime() < settings.deadlineNanos(start); cycle++) {
+            long n = 1 + random.nextLong(operations);
+            boolean forever = random.nextBoolean();
+            fs.failAt(n, forever);
+            CycleResult result = cycle(cycle, random.nextLong(), fs, disk, options, base, random);
+            if (result.problem != null) {
+                settings.progress(name() + " cycle " + cycle + " (fail op " + n + (forever ? " forever" : " once")
+                        + ") FAILED: " + result.problem);
+                report.failure(fail(settings, cycle, result));
+                break;
+            }
+            base = result.state;
+            String outcome = (forever ? "forever-" : "once-") + result.outcome;
+            report.cycle(outcome);
+            tally.add(n, operations, result);
+            if (cycle % 100 == 0) {
+                settings.progress(name() + " cycle " + cycle + ": " + tally);
+            }
+        }
+        report.finished((System.nanoTime() - start) / 1_000_000);
+        settings.progress(name() + ": " + tally);
+        return report;
+    }
+
+    /** What one cycle did; {@code problem} is null if it passed. */
+    record CycleResult(String outcome, String problem, long operations, List<String> injected, long[][][] state,
+            CrashPrefixHistory history) {
+    }
+
+    private CycleResult cycle(long cycle, long seed, FaultInjectingFileSystem fs, MemFileSystem disk,
+            Options options, long[][][] base, Random random) throws InterruptedException {
+        long firstOperation = fs.operationCount();
+        int injectedBefore = fs.injectedFailures().size();
+        Set<LeakDetector.Handle> leakedBefore = Collections.newSetFromMap(new IdentityHashMap<>());
+        leakedBefore.addAll(LeakDetector.openOwnedBy(DIR.toString()));
+        CrashPrefixHistory history = new CrashPrefixHistory();
+        List<Throwable> errors = new CopyOnWriteArrayList<>();
+        CountDownLatch firstError = new CountDownLatch(1);
+        String stage = "open";
+        String problem = null;
+        Db db = null;
+        try {
+            db = Bounded.call("open", LIMIT, () -> Db.open(DIR, options));
+            Db opened = db;
+            stage = "workload";
+            List<ColumnFamily> families = Bounded.call("column families", LIMIT, () -> EngineKillChild.families(opened));
+            EngineKillChild workload = EngineKillChild.inProcess(db, families, disk, STAGING, cycle, history::line,
+                    e -> {
+                        errors.add(e);
+                        firstError.countDown();
+                    }, history);
+            List<Thread> threads = workload.start(seed);
+            // The run's length, cut short by the first error: after it the database is usually failed.
+            firstError.await(run.toMillis(), TimeUnit.MILLISECONDS);
+            workload.stop();
+            for (Thread thread : threads) {
+                if (!thread.join(LIMIT)) {
+                    problem = "the workload's " + thread.getName() + " thread still runs " + LIMIT.toSeconds()
+                            + " s after it was told to stop";
+                }
+            }
+            stage = "close";
+            Bounded.call("close", LIMIT, () -> {
+                opened.close();
+                return null;
+            });
+        } catch (Bounded.HangException e) {
+            problem = e.getMessage();
+        } catch (Exception e) {
+            errors.add(e);
+            if (stage.equals("workload") && db != null) {
+                closeQuietly(db, errors);
+            }
+        }
+        List<String> injected = List.copyOf(fs.injectedFailures().subList(injectedBefore,
+                fs.injectedFailures().size()));
+        long operations = fs.operationCount() - firstOperation;
+        if (problem == null) {
+            problem = unexpected(errors);
+        }
+        if (problem == null && !history.findings().isEmpty()) {
+            problem = "the workload saw: " + history.findings().getFirst();
+        }
+        if (problem == null) {
+            problem = silentFailure(errors, injected);
+        }
+        if (problem == null) {
+            problem = leaks(leakedBefore);
+        }
+        String outcome = errors.isEmpty() ? (injected.isEmpty() ? "not-reached" : "absorbed")
+                : stage.equals("open") ? "open-failed" : stage.equals("close") ? "close-failed" : "caller-saw-it";
+        if (problem != null) {
+            return new CycleResult(outcome, problem, operations, injected, null, history);
+        }
+        fs.heal();
+        switch (random.nextInt(3)) {
+            case 0 -> disk.crash();
+            case 1 -> disk.crash(random);
+            default -> disk.crashKeepingSomeNames(random);
+        }
+        long[][][] actual;
+        try {
+            actual = Bounded.call("reopen", LIMIT, () -> EngineKillCampaign.readState(DIR, options));
+        } catch (Exception e) {
+            return new CycleResult(outcome, "reopen after the crash: " + e, operations, injected, null, history);
+        }
+        problem = history.judge(cycle, base, actual);
+        if (problem == null) {
+            problem = leaks(leakedBefore);
+        }
+        return new CycleResult(outcome, problem, operations, injected, actual, history);
+    }
+
+    private static void closeQuietly(Db db, List<Throwable> errors) {
+        try {
+            Bounded.call("close", LIMIT, () -> {
+                db.close();
+                return null;
+            });
+        } catch (Exception e) {
+            errors.add(e);
+        }
+    }
+
+    /** The first error that is not an I/O failure carrying the injected one, or null. */
+    private static String unexpected(List<Throwable> errors) {
+        for (Throwable e : errors) {
+            if (e instanceof Bounded.HangException) {
+                return e.getMessage();
+            }
+            boolean io = e instanceof IOException || e instanceof UncheckedIOException;
+            if (!io || !causedByInjection(e)) {
+                return "an error that is not the injected I/O failure: " + describe(e);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Null if the injected failure reached someone, or only hit operations whose failure costs nothing but
+     * space (deleting obsolete files, listing them to delete: retried at the next open), or a read whose
+     * failure costs only that read.
+     */
+    private static String silentFailure(List<Throwable> errors, List<String> injected) {
+        if (!errors.isEmpty() || injected.isEmpty()) {
+            return null;
+        }
+        List<String> harmful = injected.stream().filter(op -> !op.equals("delete") && !op.equals("list")).toList();
+        return harmful.isEmpty() ? null : "the injected failure of " + harmful + " reached no caller";
+    }
+
+    static boolean causedByInjection(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof InjectedIOException) {
+                return true;
+            }
+            for (Throwable s : c.getSuppressed()) {
+                if (causedByInjection(s)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static String describe(Throwable e) {
+        StringBuilder b = new StringBuilder(e.toString());
+        for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
+            b.append(" <- ").append(c);
+        }
+        StackTraceElement[] stack = e.getStackTrace();
+        for (int i = 0; i < Math.min(6, stack.length); i++) {
+            b.append(" at ").append(stack[i]);
+        }
+        return b.toString();
+    }
+
+    private static String leaks(Set<LeakDetector.Handle> before) {
+        List<LeakDetector.Handle> now = new ArrayList<>(LeakDetector.openOwnedBy(DIR.toString()));
+        now.removeIf(before::contains);
+        if (!now.isEmpty()) {
+            return "leaked after close: " + LeakDetector.describe(now);
+        }
+        return null;
+    }
+
+    private Failure fail(Settings settings, long cycle, CycleResult result) {
+        Path reproducer = Reproducer.write(settings.reproducerDir(), name(), settings.seed(), cycle,
+                result.problem + " (injected: " + result.injected + ")", result.history.tail(), Map.of());
+        return new Failure(cycle, result.problem, reproducer);
+    }
+
+    /** Figures over the cycles: operation kinds failed, where in the run N fell, writes made and recovered. */
+    private static final class IoErrorTally {
+        private final Map<String, Long> injectedKinds = new TreeMap<>();
+        private final long[] deciles = new long[10];
+        private long started;
+        private long acknowledged;
+        private long durable;
+        private long recovered;
+
+        void add(long n, long operations, CycleResult result) {
+            result.injected.stream().limit(1).forEach(op -> injectedKinds.merge(op, 1L, Long::sum));
+            deciles[(int) Math.min(9, (n - 1) * 10 / operations)]++;
+            started += result.history.started();
+            acknowledged += result.history.acknowledged();
+            durable += result.history.durable();
+            recovered += result.history.recovered();
+        }
+
+        @Override
+        public String toString() {
+            return "first failed operation by kind " + injectedKinds + "; N by tenth of the run "
+                    + Arrays.toString(deciles) + "; writes started " + started + ", acknowledged "
+                    + acknowledged + ", durable " + durable + ", recovered " + recovered;
+        }
+    }
+}
