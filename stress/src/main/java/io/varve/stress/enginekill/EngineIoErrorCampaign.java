@@ -133,6 +133,7 @@ public final class EngineIoErrorCampaign implements Campaign {
         List<Throwable> errors = new CopyOnWriteArrayList<>();
         CountDownLatch firstError = new CountDownLatch(1);
         String stage = "open";
+        boolean closeReported = false;
         String problem = null;
         Db db = null;
         try {
@@ -164,8 +165,9 @@ public final class EngineIoErrorCampaign implements Campaign {
             problem = e.getMessage();
         } catch (Exception e) {
             errors.add(e);
+            closeReported = stage.equals("close");
             if (stage.equals("workload") && db != null) {
-                closeQuietly(db, errors);
+                closeReported = closeQuietly(db, errors);
             }
         }
         List<String> injected = List.copyOf(fs.injectedFailures().subList(injectedBefore,
@@ -183,8 +185,7 @@ public final class EngineIoErrorCampaign implements Campaign {
         if (problem == null) {
             problem = leaks(leakedBefore);
         }
-        String outcome = errors.isEmpty() ? (injected.isEmpty() ? "not-reached" : "absorbed")
-                : stage.equals("open") ? "open-failed" : stage.equals("close") ? "close-failed" : "caller-saw-it";
+        String outcome = outcome(errors, injected, stage, closeReported);
         if (problem != null) {
             return new CycleResult(outcome, problem, operations, injected, null, history);
         }
@@ -207,15 +208,36 @@ public final class EngineIoErrorCampaign implements Campaign {
         return new CycleResult(outcome, problem, operations, injected, actual, history);
     }
 
-    private static void closeQuietly(Db db, List<Throwable> errors) {
+    /** Whether the close threw. */
+    private static boolean closeQuietly(Db db, List<Throwable> errors) {
         try {
             Bounded.call("close", LIMIT, () -> {
                 db.close();
                 return null;
             });
+            return false;
         } catch (Exception e) {
             errors.add(e);
+            return true;
         }
+    }
+
+    /**
+     * How the injected failure showed: {@code open-failed}; {@code caller-saw-it} (an operation of the workload
+     * threw it), with {@code +close} if the close reported it too; {@code close-reported} (only the close did);
+     * {@code absorbed} (nobody saw it: allowed only for cleanup); {@code not-reached} (the cycle ended first).
+     */
+    private static String outcome(List<Throwable> errors, List<String> injected, String stage, boolean closeReported) {
+        if (stage.equals("open") && !errors.isEmpty()) {
+            return "open-failed";
+        }
+        if (errors.size() > (closeReported ? 1 : 0)) {
+            return closeReported ? "caller-saw-it+close" : "caller-saw-it";
+        }
+        if (closeReported) {
+            return "close-reported";
+        }
+        return injected.isEmpty() ? "not-reached" : "absorbed";
     }
 
     /** The first error that is not an I/O failure carrying the injected one, or null. */
