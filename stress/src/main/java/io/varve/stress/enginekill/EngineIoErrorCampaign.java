@@ -1,5 +1,6 @@
 package io.varve.stress.enginekill;
 
+import io.varve.base.CorruptionException;
 import io.varve.base.LeakDetector;
 import io.varve.base.fs.FaultInjectingFileSystem;
 import io.varve.base.fs.FaultInjectingFileSystem.InjectedIOException;
@@ -11,11 +12,13 @@ import io.varve.stress.Bounded;
 import io.varve.stress.Campaign;
 import io.varve.stress.CampaignReport;
 import io.varve.stress.Failure;
+import io.varve.stress.KnownDefect;
 import io.varve.stress.Reproducer;
 import io.varve.stress.Settings;
 import io.varve.stress.lifecycle.ProcessResources;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,6 +60,9 @@ public final class EngineIoErrorCampaign implements Campaign {
     private static final Path ROOT = Path.of("/io-errors");
     private static final Path DIR = ROOT.resolve("db");
     private static final Path STAGING = ROOT.resolve("staging");
+    /** The outcome of a cycle that hit {@link KnownDefect#ENGINE_MANIFEST_NAMES_MISSING_TABLE_AFTER_IO_ERROR}. */
+    private static final String KNOWN_MISSING_TABLE = "known-missing-table";
+    private static final byte[] PROBE = "probe".getBytes(StandardCharsets.US_ASCII);
 
     private final Duration run;
 
@@ -99,6 +105,19 @@ public final class EngineIoErrorCampaign implements Campaign {
             boolean forever = random.nextBoolean();
             fs.failAt(n, forever);
             CycleResult result = cycle(cycle, random.nextLong(), fs, disk, options, base, random);
+            if (result.outcome.equals(KNOWN_MISSING_TABLE)) {
+                // The database no longer opens: record it and go on with a new one.
+                settings.progress(name() + " cycle " + cycle + ": known defect: " + result.problem);
+                Reproducer.write(settings.reproducerDir(), name() + "-known", settings.seed(), cycle,
+                        result.problem + " (injected: " + result.injected + ")", result.history.tail(), Map.of());
+                report.knownDefect(KnownDefect.ENGINE_MANIFEST_NAMES_MISSING_TABLE_AFTER_IO_ERROR);
+                disk = new MemFileSystem();
+                disk.createDirectories(STAGING);
+                fs = new FaultInjectingFileSystem(disk);
+                options = KillSpace.options().withFileSystem(fs);
+                base = EngineKillCampaign.readState(DIR, options);
+                continue;
+            }
             if (result.problem != null) {
                 settings.progress(name() + " cycle " + cycle + " (fail op " + n + (forever ? " forever" : " once")
                         + ") FAILED: " + result.problem);
@@ -156,6 +175,9 @@ public final class EngineIoErrorCampaign implements Campaign {
                             + " s after it was told to stop";
                 }
             }
+            if (problem == null) {
+                problem = failedStateProbe(db);
+            }
             stage = "close";
             Bounded.call("close", LIMIT, () -> {
                 opened.close();
@@ -190,22 +212,49 @@ public final class EngineIoErrorCampaign implements Campaign {
             return new CycleResult(outcome, problem, operations, injected, null, history);
         }
         fs.heal();
-        switch (random.nextInt(3)) {
+        int crash = random.nextInt(3);
+        switch (crash) {
             case 0 -> disk.crash();
             case 1 -> disk.crash(random);
             default -> disk.crashKeepingSomeNames(random);
         }
+        String context = " (crash " + List.of("dropping all unsynced data", "keeping random unsynced bytes",
+                "keeping random unsynced bytes and names").get(crash) + "; the workload saw "
+                + errors.stream().map(EngineIoErrorCampaign::describe).toList() + ")";
         long[][][] actual;
         try {
             actual = Bounded.call("reopen", LIMIT, () -> EngineKillCampaign.readState(DIR, options));
         } catch (Exception e) {
-            return new CycleResult(outcome, "reopen after the crash: " + e, operations, injected, null, history);
+            boolean known = e instanceof CorruptionException && String.valueOf(e.getMessage()).contains("which does not exist");
+            return new CycleResult(known ? KNOWN_MISSING_TABLE : outcome, "reopen after the crash: " + e + context,
+                    operations, injected, null, history);
         }
         problem = history.judge(cycle, base, actual);
+        if (problem != null) {
+            problem += context;
+        }
         if (problem == null) {
             problem = leaks(leakedBefore);
         }
         return new CycleResult(outcome, problem, operations, injected, actual, history);
+    }
+
+    /**
+     * Null unless the database is in its failed state and still accepts a write: a failed database must refuse
+     * every write with the original I/O failure as the cause. The probe's key is outside the workload's key
+     * space, so a write wrongly accepted also fails the reopen's scan.
+     */
+    private static String failedStateProbe(Db db) {
+        if (db.getLongProperty("background-errors") == 0) {
+            return null;
+        }
+        try {
+            db.put(PROBE, PROBE);
+            return "the database is in its failed state but accepted a write";
+        } catch (RuntimeException e) {
+            return e instanceof UncheckedIOException && causedByInjection(e) ? null
+                    : "the failed database refused a write with " + describe(e);
+        }
     }
 
     /** Whether the close threw. */
