@@ -101,9 +101,9 @@ final class Ingestion implements AutoCloseable {
         try {
             install(family, tables, options);
             keepFiles = true;
-        } catch (ManifestFailure e) {
-            keepFiles = true; // unknown whether the record is on disk: the next open keeps or deletes them
-            throw e.unchecked;
+        } catch (KeepTables e) {
+            keepFiles = true; // the record is, or may be, on disk: the next open keeps or deletes them
+            throw e.toThrow;
         } finally {
             if (!keepFiles) {
                 ExternalTables.discard(fs, tables, destination.tablePath());
@@ -170,7 +170,12 @@ final class Ingestion implements AutoCloseable {
             finishQuietly(reservation, e);
             throw e;
         }
-        pipeline.finishIngest(reservation);
+        try {
+            pipeline.finishIngest(reservation);
+        } catch (RuntimeException e) {
+            // The manifest lists the tables once the record is synced, failed pipeline or not.
+            throw outcome == Outcome.INSTALLED ? new KeepTables(e) : e;
+        }
         return outcome;
     }
 
@@ -196,7 +201,7 @@ final class Ingestion implements AutoCloseable {
                 });
             } catch (IOException e) {
                 failed.accept(e);
-                throw new ManifestFailure(new UncheckedIOException("ingestion failed writing the manifest; the "
+                throw new KeepTables(new UncheckedIOException("ingestion failed writing the manifest; the "
                         + "database now refuses writes, reopen to recover", e));
             }
         });
@@ -228,13 +233,16 @@ final class Ingestion implements AutoCloseable {
         }
     }
 
-    /** The manifest write failed: whether the record reached the disk is unknown. */
-    private static final class ManifestFailure extends RuntimeException {
-        final transient UncheckedIOException unchecked;
+    /**
+     * The ingestion fails with {@code toThrow} after its manifest record was written, or while writing it (then
+     * whether it reached the disk is unknown): the imported tables must not be deleted.
+     */
+    private static final class KeepTables extends RuntimeException {
+        final transient RuntimeException toThrow;
 
-        ManifestFailure(UncheckedIOException unchecked) {
-            super(unchecked);
-            this.unchecked = unchecked;
+        KeepTables(RuntimeException toThrow) {
+            super(toThrow);
+            this.toThrow = toThrow;
         }
     }
 }

@@ -16,15 +16,7 @@ public enum KnownDefect {
      * stood at the last commit, and that deleted append files imply a commit, and refuse.
      */
     RAFTLOG_TAIL_CUT_ACROSS_PURGE("engine-raftlog: the default mode cuts, as a torn tail, synced bytes that a "
-            + "committed purge depended on"),
-
-    /**
-     * engine-core: after an I/O error under the full workload (seen with one failed write, once) and a
-     * simulated machine crash, the database refuses to open: its manifest lists a level-0 table, numbered after
-     * the manifest, that does not exist. Cause not found yet (docs/reliability.md).
-     */
-    ENGINE_MANIFEST_NAMES_MISSING_TABLE_AFTER_IO_ERROR("engine-core: after an I/O error and a crash the manifest "
-            + "lists a table that does not exist, and the database refuses to open");
+            + "committed purge depended on");
 
     private final String description;
 

@@ -1,6 +1,5 @@
 package io.varve.stress.enginekill;
 
-import io.varve.base.CorruptionException;
 import io.varve.base.LeakDetector;
 import io.varve.base.fs.FaultInjectingFileSystem;
 import io.varve.base.fs.FaultInjectingFileSystem.InjectedIOException;
@@ -12,7 +11,6 @@ import io.varve.stress.Bounded;
 import io.varve.stress.Campaign;
 import io.varve.stress.CampaignReport;
 import io.varve.stress.Failure;
-import io.varve.stress.KnownDefect;
 import io.varve.stress.Reproducer;
 import io.varve.stress.Settings;
 import io.varve.stress.lifecycle.ProcessResources;
@@ -60,8 +58,6 @@ public final class EngineIoErrorCampaign implements Campaign {
     private static final Path ROOT = Path.of("/io-errors");
     private static final Path DIR = ROOT.resolve("db");
     private static final Path STAGING = ROOT.resolve("staging");
-    /** The outcome of a cycle that hit {@link KnownDefect#ENGINE_MANIFEST_NAMES_MISSING_TABLE_AFTER_IO_ERROR}. */
-    private static final String KNOWN_MISSING_TABLE = "known-missing-table";
     private static final byte[] PROBE = "probe".getBytes(StandardCharsets.US_ASCII);
 
     private final Duration run;
@@ -105,19 +101,6 @@ public final class EngineIoErrorCampaign implements Campaign {
             boolean forever = random.nextBoolean();
             fs.failAt(n, forever);
             CycleResult result = cycle(cycle, random.nextLong(), fs, disk, options, base, random);
-            if (result.outcome.equals(KNOWN_MISSING_TABLE)) {
-                // The database no longer opens: record it and go on with a new one.
-                settings.progress(name() + " cycle " + cycle + ": known defect: " + result.problem);
-                Reproducer.write(settings.reproducerDir(), name() + "-known", settings.seed(), cycle,
-                        result.problem + " (injected: " + result.injected + ")", result.history.tail(), Map.of());
-                report.knownDefect(KnownDefect.ENGINE_MANIFEST_NAMES_MISSING_TABLE_AFTER_IO_ERROR);
-                disk = new MemFileSystem();
-                disk.createDirectories(STAGING);
-                fs = new FaultInjectingFileSystem(disk);
-                options = KillSpace.options().withFileSystem(fs);
-                base = EngineKillCampaign.readState(DIR, options);
-                continue;
-            }
             if (result.problem != null) {
                 settings.progress(name() + " cycle " + cycle + " (fail op " + n + (forever ? " forever" : " once")
                         + ") FAILED: " + result.problem);
@@ -225,8 +208,7 @@ public final class EngineIoErrorCampaign implements Campaign {
         try {
             actual = Bounded.call("reopen", LIMIT, () -> EngineKillCampaign.readState(DIR, options));
         } catch (Exception e) {
-            boolean known = e instanceof CorruptionException && String.valueOf(e.getMessage()).contains("which does not exist");
-            return new CycleResult(known ? KNOWN_MISSING_TABLE : outcome, "reopen after the crash: " + e + context,
+            return new CycleResult(outcome, "reopen after the crash: " + e + context,
                     operations, injected, null, history);
         }
         problem = history.judge(cycle, base, actual);
