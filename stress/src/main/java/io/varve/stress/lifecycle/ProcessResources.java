@@ -12,7 +12,7 @@ import java.util.stream.Stream;
  * lies in a directory, and live threads by name prefix. Each returns the offending entries, so that a leak
  * names what leaked.
  */
-public final class ProcessResources {
+final class ProcessResources {
 
     private ProcessResources() {
     }
@@ -60,7 +60,7 @@ public final class ProcessResources {
     }
 
     /** Live threads whose name starts with {@code prefix}, except those in {@code ignore}. */
-    public static List<Thread> threadsNamed(String prefix, List<Thread> ignore) {
+    static List<Thread> threadsNamed(String prefix, List<Thread> ignore) {
         List<Thread> found = new ArrayList<>();
         for (Thread t : Thread.getAllStackTraces().keySet()) {
             if (t.isAlive() && t.getName().startsWith(prefix) && !ignore.contains(t)) {
