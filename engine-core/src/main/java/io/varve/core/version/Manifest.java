@@ -52,6 +52,9 @@ final class Manifest implements AutoCloseable {
                 first = false;
             }
             writer.sync();
+            // The manifest's name must be durable before CURRENT names it: if the directory sync after the
+            // rename of CURRENT fails, a crash may keep that rename and lose an unsynced creation.
+            fs.syncDirectory(dir);
             setCurrent(fs, dir, path.getFileName().toString());
         } catch (IOException | RuntimeException e) {
             writer.close();
