@@ -37,7 +37,8 @@ import java.util.function.Consumer;
  *       reservation reached the head of the publication queue), check the memtables again, counting only
  *       entries older than the reservation; writes that slipped in after step 2 send it back there.</li>
  *   <li><b>Install</b>: with compaction picks held and under the manifest lock, choose each table's level
- *       ({@link LevelPlacement}) and log one manifest record adding all of them with the reserved number as
+ *       ({@link LevelPlacement}), sync the write-ahead log (so no earlier write can be lost while the
+ *       tables survive a crash), and log one manifest record adding all of them with the reserved number as
  *       their global sequence; then finish the reservation, which makes it (and any writes held behind it)
  *       visible. A newer table below the chosen level sends the ingestion back to step 3 with a new number.</li>
  * </ol>
@@ -100,9 +101,9 @@ final class Ingestion implements AutoCloseable {
         try {
             install(family, tables, options);
             keepFiles = true;
-        } catch (ManifestFailure e) {
-            keepFiles = true; // unknown whether the record is on disk: the next open keeps or deletes them
-            throw e.unchecked;
+        } catch (KeepTables e) {
+            keepFiles = true; // the record is, or may be, on disk: the next open keeps or deletes them
+            throw e.toThrow;
         } finally {
             if (!keepFiles) {
                 ExternalTables.discard(fs, tables, destination.tablePath());
@@ -156,14 +157,25 @@ final class Ingestion implements AutoCloseable {
             if (!options.allowWrite()) {
                 pipeline.awaitEarlierWrites(reservation);
             }
-            outcome = !options.allowWrite() && inMemtables(family, tables, reservation.sequence)
-                    ? Outcome.MEMTABLE_OVERLAP : placeAndLog(family, tables, reservation.sequence);
+            if (!options.allowWrite() && inMemtables(family, tables, reservation.sequence)) {
+                outcome = Outcome.MEMTABLE_OVERLAP;
+            } else {
+                // The manifest record makes the tables durable at once; the writes before them (unsynced ones
+                // too) must be durable first, or a machine crash could keep the ingestion and lose them: a hole.
+                pipeline.syncLog();
+                outcome = placeAndLog(family, tables, reservation.sequence);
+            }
         } catch (RuntimeException | Error e) {
             // Writes held behind the reservation must be released whatever happened.
             finishQuietly(reservation, e);
             throw e;
         }
-        pipeline.finishIngest(reservation);
+        try {
+            pipeline.finishIngest(reservation);
+        } catch (RuntimeException e) {
+            // The manifest lists the tables once the record is synced, failed pipeline or not.
+            throw outcome == Outcome.INSTALLED ? new KeepTables(e) : e;
+        }
         return outcome;
     }
 
@@ -189,7 +201,7 @@ final class Ingestion implements AutoCloseable {
                 });
             } catch (IOException e) {
                 failed.accept(e);
-                throw new ManifestFailure(new UncheckedIOException("ingestion failed writing the manifest; the "
+                throw new KeepTables(new UncheckedIOException("ingestion failed writing the manifest; the "
                         + "database now refuses writes, reopen to recover", e));
             }
         });
@@ -221,13 +233,16 @@ final class Ingestion implements AutoCloseable {
         }
     }
 
-    /** The manifest write failed: whether the record reached the disk is unknown. */
-    private static final class ManifestFailure extends RuntimeException {
-        final transient UncheckedIOException unchecked;
+    /**
+     * The ingestion fails with {@code toThrow} after its manifest record was written, or while writing it (then
+     * whether it reached the disk is unknown): the imported tables must not be deleted.
+     */
+    private static final class KeepTables extends RuntimeException {
+        final transient RuntimeException toThrow;
 
-        ManifestFailure(UncheckedIOException unchecked) {
-            super(unchecked);
-            this.unchecked = unchecked;
+        KeepTables(RuntimeException toThrow) {
+            super(toThrow);
+            this.toThrow = toThrow;
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.varve.stress;
 
 import io.varve.stress.engine.EngineCorruptionCampaign;
+import io.varve.stress.enginekill.EngineIoErrorCampaign;
 import io.varve.stress.enginekill.EngineKillCampaign;
 import io.varve.stress.lifecycle.LifecycleCampaign;
 import io.varve.stress.raftlog.RaftLogCorruptionCampaign;
@@ -18,7 +19,7 @@ import java.util.logging.LogManager;
 /**
  * {@code bin/stress <target|campaign> [--cycles N] [--minutes M] [--seed S] [--campaign NAME]
  * [--work DIR] [--reproducers DIR]}: runs a target's campaigns (raftlog, engine, server) one after the other,
- * sharing the time and cycle budget, or one campaign by name (engine-kill, server-kill, lifecycle, ...);
+ * sharing the time and cycle budget, or one campaign by name (engine-kill, engine-io-errors, server-kill, ...);
  * prints progress and one verdict line per campaign, and exits 0 only if every campaign passed (known defects
  * listed in the verdict do not fail it). See docs/reliability.md.
  */
@@ -92,7 +93,7 @@ public final class StressMain {
         List<Campaign> raftlog = List.of(new RaftLogKillCampaign(Duration.ofSeconds(3)),
                 new RaftLogCorruptionCampaign());
         List<Campaign> engine = List.of(new EngineCorruptionCampaign(), new EngineKillCampaign(Duration.ofSeconds(4)),
-                new LifecycleCampaign());
+                new LifecycleCampaign(), new EngineIoErrorCampaign(Duration.ofMillis(600)));
         List<Campaign> server = List.of(new ServerKillCampaign(Duration.ofSeconds(3)), new HostileClientsCampaign(Duration.ofSeconds(3)));
         return switch (target) {
             case "raftlog" -> raftlog;
@@ -131,7 +132,7 @@ public final class StressMain {
         System.err.println("usage: bin/stress <target|campaign> [--cycles N] [--minutes M] [--seed S] "
                 + "[--campaign NAME] [--work DIR] [--reproducers DIR]");
         System.err.println("targets and their campaigns: raftlog: raftlog-kill, raftlog-corruption; engine: "
-                + "engine-corruption, engine-kill, lifecycle; server: server-kill, hostile-clients");
+                + "engine-corruption, engine-kill, lifecycle, engine-io-errors; server: server-kill, hostile-clients");
         System.exit(64);
     }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.stress.engine.EngineCorruptionCampaign;
+import io.varve.stress.enginekill.EngineIoErrorCampaign;
 import io.varve.stress.enginekill.EngineKillCampaign;
 import io.varve.stress.lifecycle.LifecycleCampaign;
 import io.varve.stress.raftlog.RaftLogCorruptionCampaign;
@@ -62,6 +63,16 @@ class CampaignsTest {
         System.out.println(report.verdict());
         assertTrue(report.passed(), report.verdict());
         assertEquals(4, report.cycles(), report.verdict());
+    }
+
+    @Test
+    void ioErrorsAtEveryPointReachTheCallerAndACrashAfterwardsRecoversADurablePrefix() throws Exception {
+        CampaignReport report = new EngineIoErrorCampaign(Duration.ofMillis(400)).run(settings(40, 19));
+        System.out.println(report.verdict());
+        assertTrue(report.passed(), report.verdict());
+        assertEquals(40, report.cycles(), report.verdict());
+        // The failures reached the workload's callers, not only cleanup that may fail silently.
+        assertTrue(report.outcomes().keySet().stream().anyMatch(o -> o.endsWith("caller-saw-it")), report.verdict());
     }
 
     @Test

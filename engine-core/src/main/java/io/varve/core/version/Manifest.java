@@ -17,7 +17,8 @@ import java.util.List;
 
 /**
  * The manifest: a log of {@link VersionEdit}s in the WAL's record framing, in a file {@code MANIFEST-NNNNNN},
- * and the {@code CURRENT} file naming the live manifest. CURRENT is replaced atomically (write a temporary
+ * and the {@code CURRENT} file naming the live manifest. A new manifest is synced, its name made durable by a
+ * directory sync, then CURRENT is replaced atomically (write a temporary
  * file, sync, rename, sync the directory), so a crash leaves either the old or the new manifest current.
  *
  * <p>Each open writes a fresh manifest starting with edits that describe the whole state (one per column family), switches CURRENT
@@ -52,6 +53,9 @@ final class Manifest implements AutoCloseable {
                 first = false;
             }
             writer.sync();
+            // The manifest's name must be durable before CURRENT names it: if the directory sync after the
+            // rename of CURRENT fails, a crash may keep that rename and lose an unsynced creation.
+            fs.syncDirectory(dir);
             setCurrent(fs, dir, path.getFileName().toString());
         } catch (IOException | RuntimeException e) {
             writer.close();

@@ -4,6 +4,7 @@ import io.varve.base.CorruptionException;
 import io.varve.core.ColumnFamily;
 import io.varve.core.Db;
 import io.varve.core.DbIterator;
+import io.varve.core.Options;
 import io.varve.core.ReadOptions;
 import io.varve.stress.Bounded;
 import io.varve.stress.Campaign;
@@ -135,11 +136,16 @@ public final class EngineKillCampaign implements Campaign {
      * which must agree: per thread, per family, per key, the version found ({@link KillSpace#ABSENT} if none).
      */
     static long[][][] readState(Path dir) throws Exception {
+        return readState(dir, KillSpace.options());
+    }
+
+    /** {@link #readState(Path)} with other options (another file system). */
+    static long[][][] readState(Path dir, Options options) throws Exception {
         long[][][] state = new long[KillSpace.THREADS][][];
         for (int t = 0; t < KillSpace.THREADS; t++) {
             state[t] = KillSpace.emptyState();
         }
-        try (Db db = Db.open(dir, KillSpace.options())) {
+        try (Db db = Db.open(dir, options)) {
             for (int f = 0; f < KillSpace.FAMILIES.size(); f++) {
                 Optional<ColumnFamily> cf = f == 0 ? Optional.of(db.defaultColumnFamily())
                         : db.columnFamily(KillSpace.FAMILIES.get(f));

@@ -1,5 +1,7 @@
 package io.varve.stress.enginekill;
 
+import io.varve.base.fs.DiskFileSystem;
+import io.varve.base.fs.FileSystem;
 import io.varve.core.ColumnFamily;
 import io.varve.core.ColumnFamilyOptions;
 import io.varve.core.Db;
@@ -28,6 +30,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 
 /**
  * The engine kill campaign's child: opens the database, creates its column families if missing, prints
@@ -46,6 +49,10 @@ import java.util.concurrent.locks.LockSupport;
  * A disagreement is printed as {@code E <what>}, which fails the cycle. Lines are flushed one by one.
  *
  * <p>Arguments: database directory, staging directory for the external tables, seed, cycle.
+ *
+ * <p>The I/O error campaign runs the same workload in-process ({@link #inProcess}): lines go to a consumer
+ * instead of stdout, any exception goes to a handler instead of becoming an {@code E} line, the loops end at
+ * {@link #stop()}, and the maintenance thread tells a {@link SyncListener} around each flush and log sync.
  */
 public final class EngineKillChild {
     private static final PrintStream OUT = new PrintStream(new FileOutputStream(FileDescriptor.out), false,
@@ -55,12 +62,61 @@ public final class EngineKillChild {
     private final List<ColumnFamily> families;
     private final Path staging;
     private final long cycle;
+    private final FileSystem stagingFileSystem;
+    private final Consumer<String> out;
+    private final Consumer<Throwable> onThrow;
+    private final SyncListener syncs;
+    private volatile boolean stopped;
 
-    private EngineKillChild(Db db, List<ColumnFamily> families, Path staging, long cycle) {
+    /** Told around each successful flush or log sync, which makes every write acknowledged before it durable. */
+    interface SyncListener {
+        /** Called before the flush or sync starts; returns what {@link #synced} gets back. */
+        Object starting();
+
+        /** Called after it returned normally. */
+        void synced(Object token);
+    }
+
+    private EngineKillChild(Db db, List<ColumnFamily> families, FileSystem stagingFileSystem, Path staging,
+            long cycle, Consumer<String> out, Consumer<Throwable> onThrow, SyncListener syncs) {
         this.db = db;
         this.families = families;
+        this.stagingFileSystem = stagingFileSystem;
         this.staging = staging;
         this.cycle = cycle;
+        this.out = out;
+        this.onThrow = onThrow;
+        this.syncs = syncs;
+    }
+
+    /**
+     * The workload for an in-process campaign: external tables are written on {@code stagingFileSystem} (the
+     * database's, so ingestion can take them), {@code out} gets the {@code W}/{@code A}/{@code E} lines,
+     * {@code onThrow} every exception that ends a thread. {@link #start} runs it.
+     */
+    static EngineKillChild inProcess(Db db, List<ColumnFamily> families, FileSystem stagingFileSystem, Path staging,
+            long cycle, Consumer<String> out, Consumer<Throwable> onThrow, SyncListener syncs) {
+        return new EngineKillChild(db, families, stagingFileSystem, staging, cycle, out, onThrow, syncs);
+    }
+
+    /** Starts the writers, the maintenance thread and the reader; they run until {@link #stop()} or they throw. */
+    List<Thread> start(long seed) {
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < KillSpace.THREADS; t++) {
+            int thread = t;
+            Random random = new Random(seed * 31 + t);
+            threads.add(Thread.ofPlatform().name("writer-" + t).start(() -> guard(() -> write(thread, random))));
+        }
+        Random random = new Random(seed * 31 + KillSpace.THREADS);
+        threads.add(Thread.ofPlatform().name("maintenance").start(() -> guard(() -> maintain(random))));
+        Random readerRandom = new Random(seed * 31 + KillSpace.THREADS + 1);
+        threads.add(Thread.ofPlatform().name("reader").start(() -> guard(() -> read(readerRandom))));
+        return threads;
+    }
+
+    /** Makes every loop end after its current operation. */
+    void stop() {
+        stopped = true;
     }
 
     public static void main(String[] args) throws Exception {
@@ -71,31 +127,32 @@ public final class EngineKillChild {
         Corruptions.deleteDirectory(staging);
         Files.createDirectories(staging);
         Db db = Db.open(dir, KillSpace.options());
+        List<ColumnFamily> families = families(db);
+        EngineKillChild child = new EngineKillChild(db, families, DiskFileSystem.INSTANCE, staging, cycle,
+                EngineKillChild::print, t -> print("E " + Thread.currentThread().getName() + " threw "
+                        + t.toString().replace('\n', ' ')), null);
+        print("READY");
+        for (Thread thread : child.start(seed)) {
+            thread.join();
+        }
+    }
+
+    /** The families of {@link KillSpace#FAMILIES}, in order, created if missing. */
+    static List<ColumnFamily> families(Db db) {
         List<ColumnFamily> families = new ArrayList<>();
         families.add(db.defaultColumnFamily());
         for (String name : KillSpace.FAMILIES.subList(1, KillSpace.FAMILIES.size())) {
             families.add(db.columnFamily(name).orElseGet(() -> db.createColumnFamily(name,
                     ColumnFamilyOptions.from(KillSpace.options()).withWriteBufferSize(64 << 10))));
         }
-        EngineKillChild child = new EngineKillChild(db, families, staging, cycle);
-        say("READY");
-        List<Thread> threads = new ArrayList<>();
-        for (int t = 0; t < KillSpace.THREADS; t++) {
-            int thread = t;
-            Random random = new Random(seed * 31 + t);
-            threads.add(Thread.ofPlatform().name("writer-" + t).start(() -> child.guard(() -> child.write(thread,
-                    random))));
-        }
-        Random random = new Random(seed * 31 + KillSpace.THREADS);
-        threads.add(Thread.ofPlatform().name("maintenance").start(() -> child.guard(() -> child.maintain(random))));
-        Random readerRandom = new Random(seed * 31 + KillSpace.THREADS + 1);
-        threads.add(Thread.ofPlatform().name("reader").start(() -> child.guard(() -> child.read(readerRandom))));
-        for (Thread thread : threads) {
-            thread.join();
-        }
+        return families;
     }
 
-    private static void say(String line) {
+    private void say(String line) {
+        out.accept(line);
+    }
+
+    private static void print(String line) {
         synchronized (OUT) {
             OUT.println(line);
             OUT.flush();
@@ -111,20 +168,20 @@ public final class EngineKillChild {
         try {
             work.run();
         } catch (Throwable t) {
-            say("E " + Thread.currentThread().getName() + " threw " + t.toString().replace('\n', ' '));
+            onThrow.accept(t);
         }
     }
 
     private void write(int thread, Random random) throws Exception {
         long[][] model = readOwnKeys(thread);
-        for (int index = 0; ; index++) {
+        for (int index = 0; !stopped; index++) {
             long version = KillSpace.version(cycle, thread, index);
             KillBatch batch;
             if (random.nextInt(25) == 0) {
                 int family = random.nextInt(families.size());
                 batch = nextIngestion(random, family);
                 Path file = staging.resolve("t" + thread + "-" + index + ".sst");
-                try (SstFileWriter writer = new SstFileWriter(file, TableOptions.defaults(),
+                try (SstFileWriter writer = new SstFileWriter(stagingFileSystem, file, TableOptions.defaults(),
                         KillSpace.FAMILIES.get(family))) {
                     for (KillBatch.Op op : batch.ops()) {
                         byte[] key = KillSpace.key(thread, op.index());
@@ -139,7 +196,9 @@ public final class EngineKillChild {
                 say("W " + thread + " " + index + " " + batch.encode());
                 db.ingestExternalFiles(families.get(family), List.of(file),
                         IngestOptions.defaults().withMoveFiles(random.nextBoolean()));
-                Files.deleteIfExists(file);
+                if (stagingFileSystem.exists(file)) {
+                    stagingFileSystem.delete(file);
+                }
             } else {
                 batch = nextBatch(random);
                 WriteBatch wb = new WriteBatch();
@@ -242,11 +301,15 @@ public final class EngineKillChild {
     }
 
     private void maintain(Random random) {
-        while (true) {
+        while (!stopped) {
             int choice = random.nextInt(10);
             ColumnFamily cf = families.get(random.nextInt(families.size()));
             if (choice < 3) {
+                Object token = syncs == null ? null : syncs.starting();
                 db.flush();
+                if (syncs != null) {
+                    syncs.synced(token);
+                }
             } else if (choice < 5) {
                 int thread = random.nextInt(KillSpace.THREADS);
                 int from = random.nextInt(KillSpace.KEYS);
@@ -255,7 +318,11 @@ public final class EngineKillChild {
             } else if (choice < 6) {
                 db.compactRange(cf, null, null);
             } else {
+                Object token = syncs == null ? null : syncs.starting();
                 db.syncWal();
+                if (syncs != null) {
+                    syncs.synced(token);
+                }
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5 + random.nextInt(100)));
         }
@@ -263,7 +330,7 @@ public final class EngineKillChild {
 
     /** Reads a snapshot twice (background work runs in between): both reads, by three means, must agree. */
     private void read(Random random) {
-        while (true) {
+        while (!stopped) {
             int f = random.nextInt(families.size());
             ColumnFamily cf = families.get(f);
             try (Snapshot snapshot = db.snapshot()) {

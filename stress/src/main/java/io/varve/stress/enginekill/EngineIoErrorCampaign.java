@@ -1,0 +1,380 @@
+package io.varve.stress.enginekill;
+
+import io.varve.base.LeakDetector;
+import io.varve.base.fs.FaultInjectingFileSystem;
+import io.varve.base.fs.FaultInjectingFileSystem.InjectedIOException;
+import io.varve.base.fs.MemFileSystem;
+import io.varve.core.ColumnFamily;
+import io.varve.core.Db;
+import io.varve.core.Options;
+import io.varve.stress.Bounded;
+import io.varve.stress.Campaign;
+import io.varve.stress.CampaignReport;
+import io.varve.stress.Failure;
+import io.varve.stress.Reproducer;
+import io.varve.stress.Settings;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * I/O errors at operation N on the real stack, in-process: the engine kill campaign's workload (four writer
+ * threads with batches, deletes, range deletes and ingestions across three column families, a maintenance
+ * thread flushing, compacting and syncing the log, a reader comparing snapshots) runs on a
+ * {@link FaultInjectingFileSystem} over a {@link MemFileSystem}, with the engine's own background flushes,
+ * compactions and log rotations. Each cycle fails the file system's N-th operation from the open on, once or
+ * forever, N drawn over the operation count of a fault-free run, and checks:
+ *
+ * <ul>
+ *   <li>every exception the workload, the open or the close sees is an {@link IOException} or
+ *       {@link UncheckedIOException} carrying the injected failure; no read returns bytes no write made;</li>
+ *   <li>no hang: the open, each workload thread after it is told to stop, the close and the reopen end within
+ *       a deadline;</li>
+ *   <li>nothing leaks: after close no resource the engine's {@link LeakDetector} tracks (arenas, table
+ *       mappings, the engine's own threads) is left owned by the database;</li>
+ *   <li>after healing the disk and a simulated machine crash (unsynced bytes, and in some cycles unsynced names,
+ *       lost), the reopened database holds the state after a prefix of the writes holding every durable one
+ *       ({@link CrashPrefixHistory}).</li>
+ * </ul>
+ * The database carries on across cycles, so later opens recover what earlier failures left.
+ */
+public final class EngineIoErrorCampaign implements Campaign {
+    private static final Duration LIMIT = Duration.ofSeconds(60);
+    private static final Path ROOT = Path.of("/io-errors");
+    private static final Path DIR = ROOT.resolve("db");
+    private static final Path STAGING = ROOT.resolve("staging");
+    private static final byte[] PROBE = "probe".getBytes(StandardCharsets.US_ASCII);
+
+    private final Duration run;
+
+    /** @param run how long each cycle's workload runs unless a failure ends it sooner */
+    public EngineIoErrorCampaign(Duration run) {
+        this.run = run;
+    }
+
+    @Override
+    public String name() {
+        return "engine-io-errors";
+    }
+
+    @Override
+    public CampaignReport run(Settings settings) throws Exception {
+        CampaignReport report = new CampaignReport(name());
+        long start = System.nanoTime();
+        Random random = new Random(settings.seed());
+        LeakDetector.enable();
+        MemFileSystem disk = new MemFileSystem();
+        disk.createDirectories(STAGING);
+        FaultInjectingFileSystem fs = new FaultInjectingFileSystem(disk);
+        Options options = KillSpace.options().withFileSystem(fs);
+        long[][][] base = EngineKillCampaign.readState(DIR, options);
+        IoErrorTally tally = new IoErrorTally();
+        // Fault-free cycles measure how many operations a cycle makes, the range N is drawn from; the most of
+        // three, as the first runs cold (class loading, JIT) and may make only a few.
+        long operations = 0;
+        CycleResult calibration = null;
+        for (int i = 0; i < 3; i++) {
+            // Numbered -3 to -1, so that their writes' versions differ from each other's and the real cycles'.
+            calibration = cycle(i - 3, random.nextLong(), fs, disk, options, base, random, Long.MAX_VALUE);
+            if (calibration.problem != null) {
+                report.failure(fail(settings, i - 3, calibration));
+                report.finished((System.nanoTime() - start) / 1_000_000);
+                return report;
+            }
+            base = calibration.state;
+            operations = Math.max(operations, calibration.operations);
+        }
+        settings.progress(name() + ": fault-free cycles made up to " + operations + " file-system operations, the "
+                + "last one " + calibration.history.acknowledged() + " writes");
+        for (long cycle = 1; cycle <= settings.cycles() && System.nanoTime() < settings.deadlineNanos(start); cycle++) {
+            long n = 1 + random.nextLong(operations);
+            boolean forever = random.nextBoolean();
+            long failingOperation = fs.operationCount() + n;
+            fs.failAt(n, forever);
+            CycleResult result = cycle(cycle, random.nextLong(), fs, disk, options, base, random, failingOperation);
+            if (result.problem != null) {
+                settings.progress(name() + " cycle " + cycle + " (fail op " + n + (forever ? " forever" : " once")
+                        + ") FAILED: " + result.problem);
+                report.failure(fail(settings, cycle, result));
+                break;
+            }
+            base = result.state;
+            String outcome = (forever ? "forever-" : "once-") + result.outcome;
+            report.cycle(outcome);
+            tally.add(n, operations, result);
+            if (cycle % 100 == 0) {
+                settings.progress(name() + " cycle " + cycle + ": " + tally);
+            }
+        }
+        report.finished((System.nanoTime() - start) / 1_000_000);
+        settings.progress(name() + ": " + tally);
+        return report;
+    }
+
+    /** What one cycle did; {@code problem} is null if it passed. */
+    record CycleResult(String outcome, String problem, long operations, List<String> injected, long[][][] state,
+            CrashPrefixHistory history) {
+    }
+
+    private CycleResult cycle(long cycle, long seed, FaultInjectingFileSystem fs, MemFileSystem disk,
+            Options options, long[][][] base, Random random, long failingOperation) throws InterruptedException {
+        long firstOperation = fs.operationCount();
+        int injectedBefore = fs.injectedFailures().size();
+        Set<LeakDetector.Handle> leakedBefore = Collections.newSetFromMap(new IdentityHashMap<>());
+        leakedBefore.addAll(LeakDetector.openOwnedBy(DIR.toString()));
+        CrashPrefixHistory history = new CrashPrefixHistory();
+        List<Throwable> errors = new CopyOnWriteArrayList<>();
+        CountDownLatch firstError = new CountDownLatch(1);
+        String stage = "open";
+        long closeStarted = Long.MAX_VALUE;
+        boolean closeReported = false;
+        String problem = null;
+        Db db = null;
+        try {
+            db = Bounded.call("open", LIMIT, () -> Db.open(DIR, options));
+            Db opened = db;
+            stage = "workload";
+            List<ColumnFamily> families = Bounded.call("column families", LIMIT, () -> EngineKillChild.families(opened));
+            EngineKillChild workload = EngineKillChild.inProcess(db, families, disk, STAGING, cycle, history::line,
+                    e -> {
+                        errors.add(e);
+                        firstError.countDown();
+                    }, history);
+            List<Thread> threads = workload.start(seed);
+            // The run's length, cut short by the first error: after it the database is usually failed.
+            firstError.await(run.toMillis(), TimeUnit.MILLISECONDS);
+            workload.stop();
+            for (Thread thread : threads) {
+                if (!thread.join(LIMIT)) {
+                    problem = "the workload's " + thread.getName() + " thread still runs " + LIMIT.toSeconds()
+                            + " s after it was told to stop";
+                }
+            }
+            if (problem == null) {
+                problem = failedStateProbe(db);
+            }
+            stage = "close";
+            closeStarted = fs.operationCount();
+            Bounded.call("close", LIMIT, () -> {
+                opened.close();
+                return null;
+            });
+        } catch (Bounded.HangException e) {
+            problem = e.getMessage();
+        } catch (Exception e) {
+            errors.add(e);
+            closeReported = stage.equals("close");
+            if (stage.equals("workload") && db != null) {
+                closeStarted = fs.operationCount();
+                closeReported = closeQuietly(db, errors);
+            }
+        }
+        List<String> injected = List.copyOf(fs.injectedFailures().subList(injectedBefore,
+                fs.injectedFailures().size()));
+        long operations = fs.operationCount() - firstOperation;
+        if (problem == null) {
+            problem = unexpected(errors);
+        }
+        if (problem == null && !history.findings().isEmpty()) {
+            problem = "the workload saw: " + history.findings().getFirst();
+        }
+        if (problem == null) {
+            problem = silentFailure(errors, injected, failingOperation > closeStarted);
+        }
+        if (problem == null) {
+            problem = leaks(leakedBefore);
+        }
+        String outcome = outcome(errors, injected, stage, closeReported);
+        if (outcome.equals("absorbed") && failingOperation > closeStarted) {
+            outcome = "absorbed-in-close";
+        }
+        if (problem != null) {
+            return new CycleResult(outcome, problem, operations, injected, null, history);
+        }
+        fs.heal();
+        int crash = random.nextInt(3);
+        switch (crash) {
+            case 0 -> disk.crash();
+            case 1 -> disk.crash(random);
+            default -> disk.crashKeepingSomeNames(random);
+        }
+        String context = " (crash " + List.of("dropping all unsynced data", "keeping random unsynced bytes",
+                "keeping random unsynced bytes and names").get(crash) + "; the workload saw "
+                + errors.stream().map(EngineIoErrorCampaign::describe).toList() + ")";
+        long[][][] actual;
+        try {
+            actual = Bounded.call("reopen", LIMIT, () -> EngineKillCampaign.readState(DIR, options));
+        } catch (Exception e) {
+            return new CycleResult(outcome, "reopen after the crash: " + e + context,
+                    operations, injected, null, history);
+        }
+        problem = history.judge(cycle, base, actual);
+        if (problem != null) {
+            problem += context;
+        }
+        if (problem == null) {
+            problem = leaks(leakedBefore);
+        }
+        return new CycleResult(outcome, problem, operations, injected, actual, history);
+    }
+
+    /**
+     * Null unless the database is in its failed state and still accepts a write: a failed database must refuse
+     * every write with the original I/O failure as the cause. The probe's key is outside the workload's key
+     * space, so a write wrongly accepted also fails the reopen's scan.
+     */
+    private static String failedStateProbe(Db db) {
+        if (db.getLongProperty("background-errors") == 0) {
+            return null;
+        }
+        try {
+            db.put(PROBE, PROBE);
+            return "the database is in its failed state but accepted a write";
+        } catch (RuntimeException e) {
+            return e instanceof UncheckedIOException && causedByInjection(e) ? null
+                    : "the failed database refused a write with " + describe(e);
+        }
+    }
+
+    /** Whether the close threw. */
+    private static boolean closeQuietly(Db db, List<Throwable> errors) {
+        try {
+            Bounded.call("close", LIMIT, () -> {
+                db.close();
+                return null;
+            });
+            return false;
+        } catch (Exception e) {
+            errors.add(e);
+            return true;
+        }
+    }
+
+    /**
+     * How the injected failure showed: {@code open-failed}; {@code caller-saw-it} (an operation of the workload
+     * threw it), with {@code +close} if the close reported it too; {@code close-reported} (only the close did);
+     * {@code absorbed} (nobody saw it: allowed only for cleanup), {@code absorbed-in-close} (background work
+     * that close waited for); {@code not-reached} (the cycle ended first).
+     */
+    private static String outcome(List<Throwable> errors, List<String> injected, String stage, boolean closeReported) {
+        if (stage.equals("open") && !errors.isEmpty()) {
+            return "open-failed";
+        }
+        if (errors.size() > (closeReported ? 1 : 0)) {
+            return closeReported ? "caller-saw-it+close" : "caller-saw-it";
+        }
+        if (closeReported) {
+            return "close-reported";
+        }
+        return injected.isEmpty() ? "not-reached" : "absorbed";
+    }
+
+    /** The first error that is not an I/O failure carrying the injected one, or null. */
+    private static String unexpected(List<Throwable> errors) {
+        for (Throwable e : errors) {
+            if (e instanceof Bounded.HangException) {
+                return e.getMessage();
+            }
+            boolean io = e instanceof IOException || e instanceof UncheckedIOException;
+            if (!io || !causedByInjection(e)) {
+                return "an error that is not the injected I/O failure: " + describe(e);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Null if the injected failure reached someone, or only hit operations whose failure costs nothing but
+     * space (deleting obsolete files, listing them to delete: retried at the next open), or hit background work
+     * (a compaction, a flush) that close was waiting for: the engine takes such a failure for one that closing
+     * caused and drops it with the work, which installed nothing, so nothing is lost (the reopen checks it).
+     */
+    private static String silentFailure(List<Throwable> errors, List<String> injected, boolean inClose) {
+        if (!errors.isEmpty() || injected.isEmpty() || inClose) {
+            return null;
+        }
+        List<String> harmful = injected.stream().filter(op -> !op.equals("delete") && !op.equals("list")).toList();
+        return harmful.isEmpty() ? null : "the injected failure of " + harmful + " reached no caller";
+    }
+
+    static boolean causedByInjection(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof InjectedIOException) {
+                return true;
+            }
+            for (Throwable s : c.getSuppressed()) {
+                if (causedByInjection(s)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static String describe(Throwable e) {
+        StringBuilder b = new StringBuilder(e.toString());
+        for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
+            b.append(" <- ").append(c);
+        }
+        StackTraceElement[] stack = e.getStackTrace();
+        for (int i = 0; i < Math.min(6, stack.length); i++) {
+            b.append(" at ").append(stack[i]);
+        }
+        return b.toString();
+    }
+
+    private static String leaks(Set<LeakDetector.Handle> before) {
+        List<LeakDetector.Handle> now = new ArrayList<>(LeakDetector.openOwnedBy(DIR.toString()));
+        now.removeIf(before::contains);
+        if (!now.isEmpty()) {
+            return "leaked after close: " + LeakDetector.describe(now);
+        }
+        return null;
+    }
+
+    private Failure fail(Settings settings, long cycle, CycleResult result) {
+        Path reproducer = Reproducer.write(settings.reproducerDir(), name(), settings.seed(), cycle,
+                result.problem + " (injected: " + result.injected + ")", result.history.tail(), Map.of());
+        return new Failure(cycle, result.problem, reproducer);
+    }
+
+    /** Figures over the cycles: operation kinds failed, where in the run N fell, writes made and recovered. */
+    private static final class IoErrorTally {
+        private final Map<String, Long> injectedKinds = new TreeMap<>();
+        private final long[] deciles = new long[10];
+        private long started;
+        private long acknowledged;
+        private long durable;
+        private long recovered;
+
+        void add(long n, long operations, CycleResult result) {
+            result.injected.stream().limit(1).forEach(op -> injectedKinds.merge(op, 1L, Long::sum));
+            deciles[(int) Math.min(9, (n - 1) * 10 / operations)]++;
+            started += result.history.started();
+            acknowledged += result.history.acknowledged();
+            durable += result.history.durable();
+            recovered += result.history.recovered();
+        }
+
+        @Override
+        public String toString() {
+            return "first failed operation by kind " + injectedKinds + "; N by tenth of the run "
+                    + Arrays.toString(deciles) + "; writes started " + started + ", acknowledged "
+                    + acknowledged + ", durable " + durable + ", recovered " + recovered;
+        }
+    }
+}
