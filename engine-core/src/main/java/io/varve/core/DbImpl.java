@@ -348,7 +348,18 @@ final class DbImpl implements Db {
         Objects.requireNonNull(options, "options");
         checkOpen();
         int id = families.id(family);
-        ingestion.ingest(id, family.name(), List.copyOf(files), options);
+        try {
+            ingestion.ingest(id, family.name(), List.copyOf(files), options);
+        } catch (IllegalStateException e) {
+            // A close that cuts the ingestion short surfaces in whichever part it reached first (the import
+            // threads, the version set); the caller gets the one message every other operation gives.
+            if (closed) {
+                IllegalStateException closedNow = closedException();
+                closedNow.initCause(e);
+                throw closedNow;
+            }
+            throw e;
+        }
     }
 
     @Override

@@ -69,13 +69,22 @@ final class ReadPath {
     }
 
     /**
+     * Each thread's point-lookup scratch, so that a get into the caller's segment allocates nothing. A lookup
+     * that finds it in use (a merge operator reading the database from inside a lookup on the same thread)
+     * takes a fresh one.
+     */
+    private static final ThreadLocal<PointRead> SCRATCH = ThreadLocal.withInitial(() -> new PointRead(null));
+
+    /**
      * One point lookup's scratch and its way out: the result the sources fill in, and where the value is
      * copied while its memory is pinned (the destination segment, or a new array when there is none). One
-     * small object per lookup instead of capturing lambdas and holder arrays.
+     * small object per lookup, or one per thread reused through {@link #SCRATCH}, instead of capturing lambdas
+     * and holder arrays.
      */
     private static final class PointRead {
         final LookupResult result = new LookupResult();
-        final MemorySegment destination;
+        MemorySegment destination;
+        boolean inUse;
         byte[] array;
         /** The newest sequence, at or below the read's, of a range tombstone seen so far covering the key. */
         long covering;
@@ -85,6 +94,16 @@ final class ReadPath {
 
         PointRead(MemorySegment destination) {
             this.destination = destination;
+        }
+
+        /** Forgets the last lookup, holding on to nothing it found (a block, a memtable's memory). */
+        void clear() {
+            inUse = false;
+            destination = null;
+            array = null;
+            covering = 0;
+            sequenceOnly = false;
+            result.setNotFound();
         }
 
         void cover(FragmentedTombstones tombstones, byte[] key, long readSequence) {
@@ -134,15 +153,35 @@ final class ReadPath {
             throw new IllegalArgumentException("a memtable-only or cached-only read can be incomplete, which only "
                     + "get(ReadOptions, MemorySegment, MemorySegment) can report");
         }
-        PointRead read = new PointRead(null);
-        lookup(options, family, MemorySegment.ofArray(key), read);
-        return read.array;
+        PointRead read = SCRATCH.get();
+        if (read.inUse) {
+            read = new PointRead(null);
+            lookup(options, family, MemorySegment.ofArray(key), read);
+            return read.array;
+        }
+        read.inUse = true;
+        try {
+            lookup(options, family, MemorySegment.ofArray(key), read);
+            return read.array;
+        } finally {
+            read.clear();
+        }
     }
 
     long get(ReadOptions options, int family, MemorySegment key, MemorySegment destination) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(destination, "destination");
-        return lookup(options, family, key, new PointRead(destination));
+        PointRead read = SCRATCH.get();
+        if (read.inUse) {
+            return lookup(options, family, key, new PointRead(destination));
+        }
+        read.inUse = true;
+        read.destination = destination;
+        try {
+            return lookup(options, family, key, read);
+        } finally {
+            read.clear();
+        }
     }
 
     /**

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -26,6 +27,7 @@ class MergeTest {
 
     private static final Path DIR = Path.of("/merge");
     private static final MergeOperator ADD = MergeOperators.int64Add(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong LE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
@@ -181,6 +183,45 @@ class MergeTest {
                 }
                 assertFalse(db.get(new byte[] {9}) != null);
             }
+        }
+    }
+
+    /**
+     * A get reuses its thread's lookup scratch; a merge operator that reads the database from inside that get
+     * must get a lookup of its own, and the outer get its own answer.
+     */
+    @Test
+    void aMergeOperatorMayReadTheDatabaseInsideAGet() throws IOException {
+        MemFileSystem fs = new MemFileSystem();
+        Db[] self = new Db[1];
+        MergeOperator plusBase = new MergeOperator() {
+            @Override
+            public String name() {
+                return "plus-base";
+            }
+
+            @Override
+            public byte[] fullMerge(MemorySegment key, MemorySegment existing, List<MemorySegment> operands) {
+                byte[] base = new byte[8];
+                long length = self[0].get(ReadOptions.DEFAULT, MemorySegment.ofArray(bytes("base")),
+                        MemorySegment.ofArray(base));
+                long sum = length == 8 ? MemorySegment.ofArray(base).get(LE_LONG, 0) : 0;
+                for (MemorySegment operand : operands) {
+                    sum += operand.get(LE_LONG, 0);
+                }
+                return int64(sum);
+            }
+        };
+        try (Db db = Db.open(DIR, Options.defaults().withFileSystem(fs).withMergeOperator(plusBase))) {
+            self[0] = db;
+            db.put(bytes("base"), int64(100));
+            db.merge(bytes("k"), int64(1));
+            db.merge(bytes("k"), int64(2));
+            byte[] out = new byte[8];
+            assertEquals(8, db.get(ReadOptions.DEFAULT, MemorySegment.ofArray(bytes("k")), MemorySegment.ofArray(out)));
+            assertArrayEquals(int64(103), out);
+            assertArrayEquals(int64(103), db.get(bytes("k")));
+            assertArrayEquals(int64(100), db.get(bytes("base")), "the scratch is clean again after the nested read");
         }
     }
 }

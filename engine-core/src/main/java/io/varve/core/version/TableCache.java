@@ -58,7 +58,7 @@ public final class TableCache implements AutoCloseable {
     }
 
     private static IllegalStateException closedException() {
-        return new IllegalStateException("database closed");
+        return new IllegalStateException("database is closed");
     }
 
     private void checkOpen() {

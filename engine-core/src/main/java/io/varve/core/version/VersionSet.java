@@ -359,7 +359,7 @@ public final class VersionSet implements AutoCloseable {
     }
 
     private static IllegalStateException closedException() {
-        return new IllegalStateException("database closed");
+        return new IllegalStateException("database is closed");
     }
 
     /** Caller holds manifestLock or viewLock. */

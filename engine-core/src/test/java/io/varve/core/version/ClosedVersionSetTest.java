@@ -57,7 +57,7 @@ class ClosedVersionSetTest {
                 }
             });
             Throwable outcome = acquired.get(BOUND_SECONDS, TimeUnit.SECONDS);
-            assertTrue(outcome instanceof IllegalStateException && outcome.getMessage().equals("database closed"),
+            assertTrue(outcome instanceof IllegalStateException && outcome.getMessage().equals("database is closed"),
                     "got " + outcome);
             assertThrows(IllegalStateException.class,
                     () -> versions.logAndApply(new VersionEdit(), m -> m), "edits after close");

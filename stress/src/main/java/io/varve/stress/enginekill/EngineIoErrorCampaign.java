@@ -165,7 +165,9 @@ public final class EngineIoErrorCampaign implements Campaign {
                 }
             }
             if (problem == null) {
-                problem = failedStateProbe(db);
+                boolean unseen = errors.isEmpty() && !harmful(fs.injectedFailures().subList(injectedBefore,
+                        fs.injectedFailures().size())).isEmpty();
+                problem = failedStateProbe(db, errors, unseen);
             }
             stage = "close";
             closeStarted = fs.operationCount();
@@ -236,17 +238,28 @@ public final class EngineIoErrorCampaign implements Campaign {
      * Null unless the database is in its failed state and still accepts a write: a failed database must refuse
      * every write with the original I/O failure as the cause. The probe's key is outside the workload's key
      * space, so a write wrongly accepted also fails the reopen's scan.
+     *
+     * <p>The probe also runs when {@code unseen}: the injected failure hit after the workload's last call (the
+     * log worker preparing the next log, a flush) and nobody has seen it yet. A write is then how a caller
+     * learns of it, so a refusal with the injected cause is counted as the caller seeing it; a write accepted
+     * means the failure was swallowed, which {@link #silentFailure} reports.
      */
-    private static String failedStateProbe(Db db) {
-        if (db.getLongProperty("background-errors") == 0) {
+    private static String failedStateProbe(Db db, List<Throwable> errors, boolean unseen) {
+        boolean failed = db.getLongProperty("background-errors") != 0;
+        if (!failed && !unseen) {
             return null;
         }
         try {
             db.put(PROBE, PROBE);
-            return "the database is in its failed state but accepted a write";
+            return failed ? "the database is in its failed state but accepted a write" : null;
         } catch (RuntimeException e) {
-            return e instanceof UncheckedIOException && causedByInjection(e) ? null
-                    : "the failed database refused a write with " + describe(e);
+            if (e instanceof UncheckedIOException && causedByInjection(e)) {
+                if (unseen) {
+                    errors.add(e);
+                }
+                return null;
+            }
+            return "the failed database refused a write with " + describe(e);
         }
     }
 
@@ -307,8 +320,13 @@ public final class EngineIoErrorCampaign implements Campaign {
         if (!errors.isEmpty() || injected.isEmpty() || inClose) {
             return null;
         }
-        List<String> harmful = injected.stream().filter(op -> !op.equals("delete") && !op.equals("list")).toList();
+        List<String> harmful = harmful(injected);
         return harmful.isEmpty() ? null : "the injected failure of " + harmful + " reached no caller";
+    }
+
+    /** The injected failures that cost more than space: all but deleting and listing obsolete files. */
+    private static List<String> harmful(List<String> injected) {
+        return injected.stream().filter(op -> !op.equals("delete") && !op.equals("list")).toList();
     }
 
     static boolean causedByInjection(Throwable e) {
