@@ -80,20 +80,9 @@ public final class ReplicatedDb implements AutoCloseable {
      */
     public static ReplicatedDb open(String group, String address, List<String> peers, Path dataDir,
                                     ReplicatedDbOptions options) throws IOException {
-        return open(group, address, peers, dataDir, RaftLogOptions.defaults(), options,
-                DbStateMachine.LoadProbe.NONE);
-    }
-
-    /**
-     * For tests: a member in a process of its own whose shared log has {@code logOptions} (a file system a
-     * test can crash) and whose snapshot loads report to {@code probe}.
-     */
-    static ReplicatedDb open(String group, String address, List<String> peers, Path dataDir,
-                             RaftLogOptions logOptions, ReplicatedDbOptions options,
-                             DbStateMachine.LoadProbe probe) throws IOException {
-        ReplicationProcess process = ReplicationProcess.open(dataDir, address, logOptions);
+        ReplicationProcess process = ReplicationProcess.open(dataDir, address, RaftLogOptions.defaults());
         try {
-            return open(process, true, group, peers, options, probe);
+            return open(process, true, group, peers, options, DbStateMachine.LoadProbe.NONE);
         } catch (IOException | RuntimeException e) {
             process.close();
             throw e;
@@ -104,6 +93,12 @@ public final class ReplicatedDb implements AutoCloseable {
     public static ReplicatedDb open(ReplicationProcess process, String group, List<String> peers,
                                     ReplicatedDbOptions options) throws IOException {
         return open(process, false, group, peers, options, DbStateMachine.LoadProbe.NONE);
+    }
+
+    /** For tests: {@link #open(ReplicationProcess, String, List, ReplicatedDbOptions)} reporting loads to a probe. */
+    static ReplicatedDb open(ReplicationProcess process, String group, List<String> peers,
+                             ReplicatedDbOptions options, DbStateMachine.LoadProbe probe) throws IOException {
+        return open(process, false, group, peers, options, probe);
     }
 
     private static ReplicatedDb open(ReplicationProcess process, boolean ownsProcess, String group,
