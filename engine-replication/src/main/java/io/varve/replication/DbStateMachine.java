@@ -64,7 +64,33 @@ final class DbStateMachine extends StateMachineAdapter {
     private static final int CLEAR_BATCH = 1024;
     private static final System.Logger LOG = System.getLogger(DbStateMachine.class.getName());
 
+    /** The points of a snapshot load a crash can fall between, in order. */
+    enum LoadStep {
+        /** Applied index 0 is synced; the user families still hold the old state. */
+        APPLIED_ZERO_STORED,
+        /** The user families are emptied; nothing ingested yet. */
+        FAMILIES_CLEARED,
+        /** One family's tables are ingested (reached once per family, in the manifest's order). */
+        FAMILY_INGESTED,
+        /** Every table is ingested; the snapshot's applied index is not yet stored. */
+        TABLES_INGESTED,
+        /** The snapshot's applied index is stored (not synced); the load is about to return. */
+        INDEX_STORED
+    }
+
+    /**
+     * Observes a snapshot load step by step, on the state-machine thread. Tests use it to crash a member at
+     * each step; a probe that throws fails the load as a database error would.
+     */
+    @FunctionalInterface
+    interface LoadProbe {
+        LoadProbe NONE = step -> { };
+
+        void reached(LoadStep step);
+    }
+
     private final Db db;
+    private final LoadProbe probe;
     private final ColumnFamily state;
     private final ReadWriteLock loadLock = new ReentrantReadWriteLock();
     private final String name;
@@ -79,8 +105,13 @@ final class DbStateMachine extends StateMachineAdapter {
     private CompletableFuture<Long> leadership = new CompletableFuture<>();
 
     DbStateMachine(Db db, String name) {
+        this(db, name, LoadProbe.NONE);
+    }
+
+    DbStateMachine(Db db, String name, LoadProbe probe) {
         this.db = db;
         this.name = name;
+        this.probe = probe;
         this.state = db.columnFamily(STATE_FAMILY)
                 .orElseGet(() -> db.createColumnFamily(STATE_FAMILY, ColumnFamilyOptions.defaults()));
         byte[] stored = db.get(state, APPLIED_KEY);
@@ -248,15 +279,20 @@ final class DbStateMachine extends StateMachineAdapter {
                 return true;
             }
             setApplied(0, WriteOptions.SYNC);
+            probe.reached(LoadStep.APPLIED_ZERO_STORED);
             clearUserFamilies();
+            probe.reached(LoadStep.FAMILIES_CLEARED);
             for (SnapshotManifest.Family f : manifest.families()) {
                 ColumnFamily family = familyFor(f.name());
                 if (!f.files().isEmpty()) {
                     db.ingestExternalFiles(family, f.files().stream().map(dir::resolve).toList(),
                             IngestOptions.defaults());
                 }
+                probe.reached(LoadStep.FAMILY_INGESTED);
             }
+            probe.reached(LoadStep.TABLES_INGESTED);
             setApplied(manifest.appliedIndex(), WriteOptions.DEFAULT);
+            probe.reached(LoadStep.INDEX_STORED);
             snapshotsLoaded.incrementAndGet();
             return true;
         } catch (IOException | RuntimeException e) {

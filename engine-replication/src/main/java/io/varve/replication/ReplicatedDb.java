@@ -82,7 +82,7 @@ public final class ReplicatedDb implements AutoCloseable {
                                     ReplicatedDbOptions options) throws IOException {
         ReplicationProcess process = ReplicationProcess.open(dataDir, address, RaftLogOptions.defaults());
         try {
-            return open(process, true, group, peers, options);
+            return open(process, true, group, peers, options, DbStateMachine.LoadProbe.NONE);
         } catch (IOException | RuntimeException e) {
             process.close();
             throw e;
@@ -92,11 +92,18 @@ public final class ReplicatedDb implements AutoCloseable {
     /** Opens a member of {@code group} in {@code process}, sharing its log and port with the process's other groups. */
     public static ReplicatedDb open(ReplicationProcess process, String group, List<String> peers,
                                     ReplicatedDbOptions options) throws IOException {
-        return open(process, false, group, peers, options);
+        return open(process, false, group, peers, options, DbStateMachine.LoadProbe.NONE);
+    }
+
+    /** For tests: {@link #open(ReplicationProcess, String, List, ReplicatedDbOptions)} reporting loads to a probe. */
+    static ReplicatedDb open(ReplicationProcess process, String group, List<String> peers,
+                             ReplicatedDbOptions options, DbStateMachine.LoadProbe probe) throws IOException {
+        return open(process, false, group, peers, options, probe);
     }
 
     private static ReplicatedDb open(ReplicationProcess process, boolean ownsProcess, String group,
-                                     List<String> peers, ReplicatedDbOptions options) throws IOException {
+                                     List<String> peers, ReplicatedDbOptions options,
+                                     DbStateMachine.LoadProbe probe) throws IOException {
         if (group == null || !GROUP_NAME.matcher(group).matches() || group.startsWith(".")) {
             throw new IllegalArgumentException("group ids are 1-128 letters, digits, '_', '-', '.': " + group);
         }
@@ -111,7 +118,7 @@ public final class ReplicatedDb implements AutoCloseable {
             Path snapshots = home.resolve("snapshot");
             Files.createDirectories(snapshots);
             db = Db.open(home.resolve("db"), options.dbOptions());
-            DbStateMachine stateMachine = new DbStateMachine(db, group + "@" + process.address());
+            DbStateMachine stateMachine = new DbStateMachine(db, group + "@" + process.address(), probe);
             NodeOptions nodeOptions = new NodeOptions();
             nodeOptions.setElectionTimeoutMs(options.electionTimeoutMs());
             nodeOptions.setInitialConf(conf);
@@ -430,7 +437,11 @@ public final class ReplicatedDb implements AutoCloseable {
         }
     }
 
-    /** Stops the Raft node, then closes the database (and the process, if this opened it). */
+    /**
+     * Stops the Raft node, then closes the database (and the process, if this opened it). The group is
+     * released and the process closed even when the database fails to close (after an I/O error it cannot
+     * sync its log), so the port and the shared log are never left held; that failure is then thrown.
+     */
     @Override
     public synchronized void close() throws IOException {
         if (closed) {
@@ -443,10 +454,13 @@ public final class ReplicatedDb implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            db.close();
-            process.release(group);
-            if (ownsProcess) {
-                process.close();
+            try {
+                db.close();
+            } finally {
+                process.release(group);
+                if (ownsProcess) {
+                    process.close();
+                }
             }
         }
     }

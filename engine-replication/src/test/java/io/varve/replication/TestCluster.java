@@ -34,13 +34,24 @@ final class TestCluster implements AutoCloseable {
     static final String GROUP = "g1";
 
     private final Path root;
-    private final ReplicatedDbOptions options;
+    private final Opener opener;
     private final List<String> addresses = new CopyOnWriteArrayList<>();
     private final Map<String, ReplicatedDb> members = Collections.synchronizedMap(new LinkedHashMap<>());
 
+    /** Opens a member (its process and database) on its data directory. */
+    @FunctionalInterface
+    interface Opener {
+        ReplicatedDb open(String address, List<String> peers, Path dataDir) throws IOException;
+    }
+
     TestCluster(Path root, int size, ReplicatedDbOptions options) throws IOException {
+        this(root, size, (address, peers, dataDir) -> ReplicatedDb.open(GROUP, address, peers, dataDir, options));
+    }
+
+    /** A cluster whose members {@code opener} opens, for members on a file system the test controls. */
+    TestCluster(Path root, int size, Opener opener) throws IOException {
         this.root = root;
-        this.options = options;
+        this.opener = opener;
         for (int i = 0; i < size; i++) {
             addresses.add("127.0.0.1:" + freePort());
         }
@@ -70,7 +81,7 @@ final class TestCluster implements AutoCloseable {
 
     /** Starts (or restarts, on its directories) the member at {@code address}, with {@code peers} as its initial conf. */
     ReplicatedDb start(String address, List<String> peers) throws IOException {
-        ReplicatedDb db = ReplicatedDb.open(GROUP, address, peers, dataDir(address), options);
+        ReplicatedDb db = opener.open(address, peers, dataDir(address));
         members.put(address, db);
         if (!addresses.contains(address)) {
             addresses.add(address);
