@@ -18,6 +18,11 @@ import java.util.function.BooleanSupplier;
 final class Attacks {
     static final String PASSWORD = "hostile-campaign";
     private static final int TIMEOUT = 30_000;
+    /**
+     * Idle connections before AUTH: as many as one process can hold at both ends under this machine's limit of
+     * 20,000 descriptors (the server runs in the campaign's JVM), short of the server's default maxclients.
+     */
+    private static final int IDLE_CONNECTIONS = 9_000;
 
     enum Kind { GARBAGE, HUGE_COUNTS, MALFORMED, SLOWLORIS, IDLE_BEFORE_AUTH, NEVER_READING }
 
@@ -26,6 +31,7 @@ final class Attacks {
     private final BooleanSupplier over;
     private long closedByServer;
     private long errorReplies;
+    private volatile int mostConnections;
 
     Attacks(int port, Random random, BooleanSupplier over) {
         this.port = port;
@@ -42,13 +48,18 @@ final class Attacks {
         return errorReplies;
     }
 
+    /** The most hostile connections this attack held open at once. */
+    int mostConnections() {
+        return mostConnections;
+    }
+
     void run(Kind kind) throws Exception {
         switch (kind) {
             case GARBAGE -> repeat(this::garbage);
             case HUGE_COUNTS -> repeat(this::hugeCounts);
             case MALFORMED -> repeat(this::malformed);
             case SLOWLORIS -> slowloris(200);
-            case IDLE_BEFORE_AUTH -> idleBeforeAuth(500);
+            case IDLE_BEFORE_AUTH -> idleBeforeAuth(IDLE_CONNECTIONS);
             case NEVER_READING -> neverReading();
         }
     }
@@ -136,6 +147,7 @@ final class Attacks {
             for (int i = 0; i < connections && !over.getAsBoolean(); i++) {
                 RespConnection c = new RespConnection(port, TIMEOUT);
                 open.add(c);
+                mostConnections = open.size();
                 if (i % 5 == 0) {
                     String reply = c.call("SET", "unauthenticated", "x");
                     if (!reply.startsWith("-NOAUTH")) {

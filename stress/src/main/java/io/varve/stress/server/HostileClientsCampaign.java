@@ -123,8 +123,10 @@ public final class HostileClientsCampaign implements Campaign {
                 answered += bystanderAnswers.get();
                 report.cycle(kind.name().toLowerCase().replace('_', '-'));
                 settings.progress(String.format("%s cycle %d: %s for %d ms, heap +%d MiB, %d error replies, %d "
-                        + "connections closed by the server, %d answers to the well-behaved client", name(), cycle, kind,
-                        attackMillis, grown, attacks.errorReplies(), attacks.closedByServer(), bystanderAnswers.get()));
+                        + "connections closed by the server, %d answers to the well-behaved client%s", name(), cycle,
+                        kind, attackMillis, grown, attacks.errorReplies(), attacks.closedByServer(),
+                        bystanderAnswers.get(), attacks.mostConnections() == 0 ? ""
+                                : ", " + attacks.mostConnections() + " idle connections held"));
             }
         }
         report.finished((System.nanoTime() - start) / 1_000_000);
