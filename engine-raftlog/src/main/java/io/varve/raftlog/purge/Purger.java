@@ -10,6 +10,7 @@ import io.varve.raftlog.file.LogFileName;
 import io.varve.raftlog.file.LogQueue;
 import io.varve.raftlog.file.QueueWriter;
 import io.varve.raftlog.file.RecyclePool;
+import io.varve.raftlog.format.BatchItem;
 import io.varve.raftlog.index.ByteKey;
 import io.varve.raftlog.index.EntryRing;
 import io.varve.raftlog.index.Location;
@@ -42,7 +43,9 @@ import java.util.function.LongPredicate;
  *       index range from the first such entry to the last entry not in a surviving append file, so that
  *       replaying it (which truncates after it, Raft-style) cannot cut off anything rewritten earlier; then
  *       (b) a snapshot of every group at T: Retain(first, count), ClearState and its puts, plus Clean for
- *       groups that have data in the rewrite queue but no longer exist; and last a Commit item. Then syncs.
+ *       groups that have data in the rewrite queue but no longer exist; and last a Commit item, which records
+ *       where the append queue was synced at T and which files of each queue this purge leaves in place
+ *       (recovery checks both, so that it never cuts as a torn write what the commit depended on). Then syncs.
  *       Recovery ignores rewrite-queue batches after the last Commit, so a purge interrupted while copying is
  *       as if it never ran. This matters: copies are written in chunks, and a chunk alone (which truncates
  *       the group's log after itself) would cut off live entries that later chunks were meant to restore.</li>
@@ -164,7 +167,8 @@ public final class Purger {
                 return null;
             }
             long cutSeq = cut;
-            return capture(cutSeq, id -> FileId.queue(id) == LogQueue.APPEND && FileId.sequence(id) < cutSeq, true);
+            return capture(cutSeq, commitPoint(cutSeq, oldestRewriteFile()),
+                    id -> FileId.queue(id) == LogQueue.APPEND && FileId.sequence(id) < cutSeq, true);
         });
         if (plan == null) {
             return new ArrayList<>();
@@ -215,8 +219,8 @@ public final class Purger {
         }
         rewriteWriter.startNewFile();
         long firstNewSeq = FileId.sequence(rewriteWriter.activeFileId());
-        RewritePlan plan = underBarrier(() ->
-                capture(Long.MIN_VALUE, id -> FileId.queue(id) == LogQueue.REWRITE, false));
+        RewritePlan plan = underBarrier(() -> capture(Long.MIN_VALUE, commitPoint(oldestAppendFile(), firstNewSeq),
+                id -> FileId.queue(id) == LogQueue.REWRITE, false));
         write(plan);
         Set<Long> stillThere = new HashSet<>();
         for (RewritePlan.GroupSnapshot g : plan.snapshot) {
@@ -264,9 +268,49 @@ public final class Purger {
         return out[0];
     }
 
+    /**
+     * Writes a commit that copies and snapshots nothing, only records where the queues stand now. Recovery
+     * calls for it after {@code TOLERATE_ANY_CORRUPTION} repaired damage below the last commit's positions
+     * (or lost files it said must survive): without it the next open would find the repair and refuse.
+     */
+    public void checkpoint() throws IOException {
+        lock.lock();
+        try {
+            RewritePlan plan = underBarrier(() -> new RewritePlan(Long.MIN_VALUE,
+                    commitPoint(oldestAppendFile(), oldestRewriteFile())));
+            write(plan);
+        } catch (IOException | RuntimeException e) {
+            committer.fail(e);
+            throw e;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Called with no write in flight, the append queue just synced: a commit recording that every append
+     * batch before the active file's end is durable, and that this purge deletes no append file from
+     * {@code appendFloor} on and no rewrite file from {@code rewriteFloor} on.
+     */
+    private BatchItem.Commit commitPoint(long appendFloor, long rewriteFloor) {
+        return new BatchItem.Commit(FileId.sequence(appendWriter.activeFileId()), appendWriter.activeEnd(),
+                appendFloor, rewriteFloor);
+    }
+
+    private long oldestAppendFile() {
+        List<FileCatalog.FileInfo> files = catalog.files(LogQueue.APPEND);
+        return files.isEmpty() ? FileId.sequence(appendWriter.activeFileId()) : files.getFirst().sequence();
+    }
+
+    /** The oldest rewrite file, or the one the next rewrite batch will create if there is none. */
+    private long oldestRewriteFile() {
+        List<FileCatalog.FileInfo> files = catalog.files(LogQueue.REWRITE);
+        return files.isEmpty() ? rewriteWriter.nextSequence() : files.getFirst().sequence();
+    }
+
     /** Called with no write in flight: what to copy, and every group's state. */
-    private RewritePlan capture(long appendCut, LongPredicate move, boolean reportHeavy) {
-        RewritePlan plan = new RewritePlan(appendCut);
+    private RewritePlan capture(long appendCut, BatchItem.Commit commit, LongPredicate move, boolean reportHeavy) {
+        RewritePlan plan = new RewritePlan(appendCut, commit);
         Set<Long> live = new HashSet<>();
         index.forEachGroup((group, entries, state) -> {
             live.add(group);
@@ -353,7 +397,7 @@ public final class Purger {
         for (long g : plan.deadGroups) {
             out.clean(g);
         }
-        out.commit();
+        out.commit(plan.commit);
         lastSnapshotBytes = out.bytesWritten() - beforeSnapshot;
 
         long relocated = 0;

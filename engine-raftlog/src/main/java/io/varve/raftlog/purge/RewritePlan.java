@@ -1,5 +1,6 @@
 package io.varve.raftlog.purge;
 
+import io.varve.raftlog.format.BatchItem;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,13 +21,16 @@ final class RewritePlan {
 
     /** Append files below this sequence are covered by the plan. */
     final long appendCut;
+    /** What the plan's commit records: where the append queue was synced, and which files must survive. */
+    final BatchItem.Commit commit;
     final List<Copy> copies = new ArrayList<>();
     final List<GroupSnapshot> snapshot = new ArrayList<>();
     /** Groups with data in the rewrite queue that no longer exist: written as Clean. */
     final List<Long> deadGroups = new ArrayList<>();
     final List<Long> heavyGroups = new ArrayList<>();
 
-    RewritePlan(long appendCut) {
+    RewritePlan(long appendCut, BatchItem.Commit commit) {
         this.appendCut = appendCut;
+        this.commit = commit;
     }
 }
