@@ -193,6 +193,59 @@ class PurgeCommitTailTest {
         assertEquals(model, recovered(RecoveryMode.ABSOLUTE_CONSISTENCY));
     }
 
+    @Test
+    void damageThatTakesAwayTheCommitOfARewriteQueueCompactionThatDeletedFilesIsRefused() throws Exception {
+        RaftLogOptions options = options(RecoveryMode.ABSOLUTE_CONSISTENCY).withPurgeThreshold(8 << 10)
+                .withRewriteGarbageRatio(0.5);
+        List<String> oldRewrites = new ArrayList<>();
+        List<byte[]> oldBytes = new ArrayList<>();
+        try (RaftLogEngine engine = RaftLogEngine.open(DIR, options)) {
+            for (int i = 0; i < 24; i++) {
+                List<Op> ops = List.of(new Op.Append(1, i + 1, List.of(Workload.payload(i, i, 600))),
+                        new Op.Put(1, Workload.KEYS.get(0), ("v" + i).getBytes()));
+                engine.write(Op.toBatch(ops), true);
+                model.apply(ops);
+            }
+            engine.purgeExpiredFiles(); // copies the older entries to the rewrite queue, in several files
+            for (String name : mem.list(DIR)) {
+                if (name.endsWith(".rewrite")) {
+                    oldRewrites.add(name);
+                    oldBytes.add(read(DIR.resolve(name)));
+                }
+            }
+            assertTrue(oldRewrites.size() >= 2, "precondition: several rewrite files " + oldRewrites);
+            List<Op> compact = List.of(new Op.Compact(1, model.lastIndex(1) - 1));
+            engine.write(Op.toBatch(compact), true);
+            model.apply(compact);
+            engine.purgeExpiredFiles(); // the copies are now garbage: the rewrite queue is compacted
+        }
+        for (String name : oldRewrites) {
+            assertFalse(mem.exists(DIR.resolve(name)), "precondition: the compaction deleted " + name);
+        }
+        // A crash after the compaction deleted only the oldest rewrite file: this opens as it was.
+        for (int i = 1; i < oldRewrites.size(); i++) {
+            replace(DIR.resolve(oldRewrites.get(i)), oldBytes.get(i));
+        }
+        assertEquals(model, recovered(RecoveryMode.ABSOLUTE_CONSISTENCY));
+        // Damage over the compaction's commit leaves the older commits, which need the deleted file.
+        Path newest = rewriteFile(newestRewriteFile());
+        junkFrom(newest, LogFileFormat.HEADER_SIZE);
+        CorruptionException e = assertThrows(CorruptionException.class,
+                () -> RaftLogEngine.open(DIR, options(RecoveryMode.TOLERATE_TAIL_CORRUPTION)).close());
+        assertEquals(newest, e.file());
+        assertEquals(LogFileFormat.HEADER_SIZE, e.offset());
+    }
+
+    private long newestRewriteFile() throws Exception {
+        long newest = 0;
+        for (String name : mem.list(DIR)) {
+            if (name.endsWith(".rewrite")) {
+                newest = Math.max(newest, Long.parseLong(name.substring(0, name.indexOf('.'))));
+            }
+        }
+        return newest;
+    }
+
     private long oldestAppendFile() throws Exception {
         long oldest = Long.MAX_VALUE;
         for (String name : mem.list(DIR)) {
@@ -211,15 +264,23 @@ class PurgeCommitTailTest {
 
     /** Random bytes from {@code from} to the end of the file: no batch survives after them. */
     private void junkFrom(Path file, long from) throws Exception {
-        byte[] bytes;
-        try (ReadableFile f = mem.openReadable(file)) {
-            bytes = new byte[(int) f.size()];
-            f.readFully(ByteBuffer.wrap(bytes), 0);
-        }
+        byte[] bytes = read(file);
         Random random = new Random(from);
         for (int i = (int) from; i < bytes.length; i++) {
             bytes[i] = (byte) random.nextInt();
         }
+        replace(file, bytes);
+    }
+
+    private byte[] read(Path file) throws Exception {
+        try (ReadableFile f = mem.openReadable(file)) {
+            byte[] bytes = new byte[(int) f.size()];
+            f.readFully(ByteBuffer.wrap(bytes), 0);
+            return bytes;
+        }
+    }
+
+    private void replace(Path file, byte[] bytes) throws Exception {
         try (WritableFile f = mem.create(file)) {
             f.write(ByteBuffer.wrap(bytes));
             f.sync();

@@ -167,15 +167,19 @@ public final class Purger {
                 return null;
             }
             long cutSeq = cut;
-            return capture(cutSeq, commitPoint(cutSeq, oldestRewriteFile()),
-                    id -> FileId.queue(id) == LogQueue.APPEND && FileId.sequence(id) < cutSeq, true);
+            RewritePlan p = capture(cutSeq, id -> FileId.queue(id) == LogQueue.APPEND && FileId.sequence(id) < cutSeq,
+                    true);
+            // The commit names exactly the files this purge may delete: the ones below the cut that no reported
+            // group pins. A later purge deleting more needs a later commit, which recovery can then demand.
+            p.commit = commitPoint(Math.min(cutSeq, p.oldestPinned), oldestRewriteFile());
+            return p;
         });
         if (plan == null) {
             return new ArrayList<>();
         }
         write(plan);
         counters.purgeRewrites.increment();
-        long deleteBelow = Math.min(plan.appendCut, minLiveAppendSeq());
+        long deleteBelow = Math.min(plan.commit.appendFloor(), minLiveAppendSeq());
         List<Long> doomed = new ArrayList<>();
         for (FileCatalog.FileInfo f : catalog.files(LogQueue.APPEND)) {
             if (f.sequence() < deleteBelow) {
@@ -219,8 +223,11 @@ public final class Purger {
         }
         rewriteWriter.startNewFile();
         long firstNewSeq = FileId.sequence(rewriteWriter.activeFileId());
-        RewritePlan plan = underBarrier(() -> capture(Long.MIN_VALUE, commitPoint(oldestAppendFile(), firstNewSeq),
-                id -> FileId.queue(id) == LogQueue.REWRITE, false));
+        RewritePlan plan = underBarrier(() -> {
+            RewritePlan p = capture(Long.MIN_VALUE, id -> FileId.queue(id) == LogQueue.REWRITE, false);
+            p.commit = commitPoint(oldestAppendFile(), firstNewSeq);
+            return p;
+        });
         write(plan);
         Set<Long> stillThere = new HashSet<>();
         for (RewritePlan.GroupSnapshot g : plan.snapshot) {
@@ -276,8 +283,11 @@ public final class Purger {
     public void checkpoint() throws IOException {
         lock.lock();
         try {
-            RewritePlan plan = underBarrier(() -> new RewritePlan(Long.MIN_VALUE,
-                    commitPoint(oldestAppendFile(), oldestRewriteFile())));
+            RewritePlan plan = underBarrier(() -> {
+                RewritePlan p = new RewritePlan(Long.MIN_VALUE);
+                p.commit = commitPoint(oldestAppendFile(), oldestRewriteFile());
+                return p;
+            });
             write(plan);
         } catch (IOException | RuntimeException e) {
             committer.fail(e);
@@ -309,8 +319,8 @@ public final class Purger {
     }
 
     /** Called with no write in flight: what to copy, and every group's state. */
-    private RewritePlan capture(long appendCut, BatchItem.Commit commit, LongPredicate move, boolean reportHeavy) {
-        RewritePlan plan = new RewritePlan(appendCut, commit);
+    private RewritePlan capture(long appendCut, LongPredicate move, boolean reportHeavy) {
+        RewritePlan plan = new RewritePlan(appendCut);
         Set<Long> live = new HashSet<>();
         index.forEachGroup((group, entries, state) -> {
             live.add(group);
@@ -334,11 +344,13 @@ public final class Purger {
         long firstToMove = -1;
         long lastToCopy = -1;
         long moving = 0;
+        long oldestMoving = Long.MAX_VALUE;
         for (long i = entries.first(), n = 0; n < entries.size(); i++, n++) {
             long id = Location.fileId(entries.location(i));
             boolean moves = move.test(id);
             if (moves) {
                 moving++;
+                oldestMoving = Math.min(oldestMoving, FileId.sequence(id));
                 if (firstToMove < 0) {
                     firstToMove = i;
                 }
@@ -354,6 +366,7 @@ public final class Purger {
         }
         if (reportHeavy && moving > settings.rewriteMaxEntries()) {
             plan.heavyGroups.add(group);
+            plan.oldestPinned = Math.min(plan.oldestPinned, oldestMoving);
             return;
         }
         int n = (int) (lastToCopy - firstToMove + 1);

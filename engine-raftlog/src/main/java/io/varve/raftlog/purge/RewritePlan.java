@@ -21,16 +21,17 @@ final class RewritePlan {
 
     /** Append files below this sequence are covered by the plan. */
     final long appendCut;
+    /** The oldest append file below the cut that a reported (not copied) group still has entries in. */
+    long oldestPinned = Long.MAX_VALUE;
     /** What the plan's commit records: where the append queue was synced, and which files must survive. */
-    final BatchItem.Commit commit;
+    BatchItem.Commit commit;
     final List<Copy> copies = new ArrayList<>();
     final List<GroupSnapshot> snapshot = new ArrayList<>();
     /** Groups with data in the rewrite queue that no longer exist: written as Clean. */
     final List<Long> deadGroups = new ArrayList<>();
     final List<Long> heavyGroups = new ArrayList<>();
 
-    RewritePlan(long appendCut, BatchItem.Commit commit) {
+    RewritePlan(long appendCut) {
         this.appendCut = appendCut;
-        this.commit = commit;
     }
 }
