@@ -223,7 +223,8 @@ public final class FooterCodec {
             offsets[entries] = (int) raw;
             offsets = Arrays.copyOf(offsets, entries + 1);
         }
-        return new Footer(items, entries, raw, offsets, lastType == BatchFormat.ITEM_COMMIT || lastType == BatchFormat.ITEM_COMMIT_V3);
+        boolean commits = lastType == BatchFormat.ITEM_COMMIT || lastType == BatchFormat.ITEM_COMMIT_V3;
+        return new Footer(items, entries, raw, offsets, commits);
     }
 
     private static long index(ByteCursor in) throws CorruptionException {

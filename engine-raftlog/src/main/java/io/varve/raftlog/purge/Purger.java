@@ -288,7 +288,9 @@ public final class Purger {
                 p.commit = commitPoint(oldestAppendFile(), oldestRewriteFile());
                 return p;
             });
-            write(plan);
+            // Not write(plan): the last snapshot stays what the garbage estimate counts as live.
+            new RewriteBatches(rewriteWriter, settings.rewriteBatchBytes(), settings.compressionThreshold())
+                    .commit(plan.commit);
         } catch (IOException | RuntimeException e) {
             committer.fail(e);
             throw e;
