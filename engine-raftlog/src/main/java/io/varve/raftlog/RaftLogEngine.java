@@ -103,6 +103,8 @@ public final class RaftLogEngine implements AutoCloseable {
         FileSystem.FileLock lock = fs.lock(dir.resolve(LogFileFormat.LOCK_NAME));
         QueueWriter appendWriter = null;
         QueueWriter rewriteWriter = null;
+        RaftLogEngine engine;
+        boolean needsCommit;
         try {
             MemIndex index = new MemIndex();
             FileCatalog catalog = new FileCatalog();
@@ -129,13 +131,13 @@ public final class RaftLogEngine implements AutoCloseable {
             }
             rewriteWriter = new QueueWriter(fs, dir, LogQueue.REWRITE, options.targetFileSize(), catalog, counters,
                     recovered.nextRewriteSeq());
-            RaftLogEngine engine = new RaftLogEngine(dir, options, lock, index, catalog, counters, appendWriter,
+            engine = new RaftLogEngine(dir, options, lock, index, catalog, counters, appendWriter,
                     rewriteWriter, pool, recovered);
             long millis = (System.nanoTime() - started) / 1_000_000;
             LOG.log(System.Logger.Level.DEBUG, () -> "opened raft log " + dir + " in " + millis + " ms: "
                     + index.stats().groups() + " groups, " + index.stats().entries() + " entries"
                     + (recovered.problems().isEmpty() ? "" : ", tolerated " + recovered.problems()));
-            return engine;
+            needsCommit = recovered.needsCommit();
         } catch (IOException | RuntimeException | Error e) {
             closeQuietly(appendWriter, e);
             closeQuietly(rewriteWriter, e);
@@ -146,6 +148,21 @@ public final class RaftLogEngine implements AutoCloseable {
             }
             throw e;
         }
+        if (needsCommit) {
+            // Tolerated damage contradicts the last purge commit; a commit of the files as they are now keeps
+            // the next open, in any mode, from refusing what this one accepted.
+            try {
+                engine.purger.checkpoint();
+            } catch (IOException | RuntimeException e) {
+                try {
+                    engine.close();
+                } catch (IOException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+                throw e;
+            }
+        }
+        return engine;
     }
 
     /**

@@ -53,7 +53,7 @@ public final class StressMain {
             }
             i++;
         }
-        List<Campaign> campaigns = campaigns(target);
+        List<Campaign> campaigns = new ArrayList<>(campaigns(target)); // --campaign filters it
         if (campaigns.isEmpty()) {
             usage("unknown target or campaign " + target);
         }

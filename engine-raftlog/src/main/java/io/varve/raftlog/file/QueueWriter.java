@@ -129,6 +129,11 @@ public final class QueueWriter implements AutoCloseable {
         return FileId.of(queue, activeSeq);
     }
 
+    /** Where the active file's next batch will start. */
+    public long activeEnd() {
+        return activeSize;
+    }
+
     public boolean hasActiveFile() {
         return active != null;
     }

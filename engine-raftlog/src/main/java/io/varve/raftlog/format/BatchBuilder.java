@@ -91,8 +91,8 @@ public final class BatchBuilder {
         add(new BatchItem.ClearState(group), 11);
     }
 
-    public void commit() {
-        add(new BatchItem.Commit(), 11);
+    public void commit(BatchItem.Commit commit) {
+        add(commit, 51);
     }
 
     private void add(BatchItem item, long footerBytes) {

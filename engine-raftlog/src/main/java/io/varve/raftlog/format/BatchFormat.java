@@ -60,10 +60,14 @@ public final class BatchFormat {
     public static final int ITEM_CLEAR_STATE = 7;
     /**
      * Written only by purge, last in its last batch: everything the rewrite queue received since the previous
-     * COMMIT is complete. Recovery ignores (and removes) rewrite-queue batches after the last COMMIT. The group
-     * field is always 0.
+     * commit is complete. Recovery ignores (and removes) rewrite-queue batches after the last commit. The group
+     * field is always 0; then four varints: the append file and length up to which the purge had synced the
+     * append queue, and the oldest append and rewrite files that must survive it (recovery refuses to cut
+     * below them, see docs/raftlog.md "Recovery").
      */
-    public static final int ITEM_COMMIT = 8;
+    public static final int ITEM_COMMIT = 9;
+    /** Version 3's commit: the group (0) and nothing else. Read, never written. */
+    public static final int ITEM_COMMIT_V3 = 8;
 
     private BatchFormat() {
     }

@@ -44,11 +44,26 @@ public sealed interface BatchItem {
     record ClearState(long group) implements BatchItem {
     }
 
-    /** Purge only: closes a purge's writes to the rewrite queue; they count only once this is durable. */
-    record Commit() implements BatchItem {
+    /**
+     * Purge only: closes a purge's writes to the rewrite queue; they count only once this is durable. It also
+     * records what recovery must find for the committed state to be whole (docs/raftlog-format.md, COMMIT):
+     * the append queue's synced end when the purge took its cut ({@code appendSequence}, {@code appendEnd}),
+     * and the oldest append and rewrite files that must survive until a later commit ({@code appendFloor},
+     * {@code rewriteFloor}: the purge may delete files below them). A version-3 commit records nothing
+     * ({@link #UNRECORDED}).
+     */
+    record Commit(long appendSequence, long appendEnd, long appendFloor, long rewriteFloor) implements BatchItem {
+        /** A commit of a version-3 file, which carries no positions. */
+        public static final Commit UNRECORDED = new Commit(0, 0, 0, 0);
+
         @Override
         public long group() {
             return 0;
+        }
+
+        /** Whether the commit records positions (sequence numbers start at 1). */
+        public boolean recorded() {
+            return appendSequence > 0;
         }
     }
 }

@@ -19,7 +19,8 @@ import java.util.List;
  * DELETE      key length, key
  * RETAIN      first index, count
  * CLEAR_STATE -
- * COMMIT      - (group is 0)
+ * COMMIT      append sequence, append end, append floor, rewrite floor (group is 0)
+ * COMMIT_V3   - (group is 0; read only)
  * </pre>
  *
  * Entry payloads lie in the entries block in the order the footer lists them, so the lengths alone give every
@@ -61,7 +62,7 @@ public final class FooterCodec {
                 case BatchItem.Delete d -> BatchFormat.ITEM_DELETE;
                 case BatchItem.Retain r -> BatchFormat.ITEM_RETAIN;
                 case BatchItem.ClearState c -> BatchFormat.ITEM_CLEAR_STATE;
-                case BatchItem.Commit c -> BatchFormat.ITEM_COMMIT;
+                case BatchItem.Commit c -> c.recorded() ? BatchFormat.ITEM_COMMIT : BatchFormat.ITEM_COMMIT_V3;
             };
             boolean same = !first && item.group() == previousGroup;
             out.writeByte(tag | (same ? BatchFormat.TAG_SAME_GROUP : 0));
@@ -92,7 +93,14 @@ public final class FooterCodec {
                 }
                 case BatchItem.Clean c -> { }
                 case BatchItem.ClearState c -> { }
-                case BatchItem.Commit c -> { }
+                case BatchItem.Commit c -> {
+                    if (c.recorded()) {
+                        out.writeVarint(c.appendSequence());
+                        out.writeVarint(c.appendEnd());
+                        out.writeVarint(c.appendFloor());
+                        out.writeVarint(c.rewriteFloor());
+                    }
+                }
             }
         }
     }
@@ -183,11 +191,22 @@ public final class FooterCodec {
                     yield items == null ? null : new BatchItem.Retain(group, first, n);
                 }
                 case BatchFormat.ITEM_CLEAR_STATE -> items == null ? null : new BatchItem.ClearState(group);
-                case BatchFormat.ITEM_COMMIT -> {
+                case BatchFormat.ITEM_COMMIT, BatchFormat.ITEM_COMMIT_V3 -> {
                     if (group != 0) {
                         throw in.corrupt(at, "commit item with group " + group);
                     }
-                    yield items == null ? null : new BatchItem.Commit();
+                    if (type == BatchFormat.ITEM_COMMIT_V3) {
+                        yield items == null ? null : BatchItem.Commit.UNRECORDED;
+                    }
+                    long appendSequence = index(in);
+                    long appendEnd = index(in);
+                    long appendFloor = index(in);
+                    long rewriteFloor = index(in);
+                    if (appendSequence == 0) {
+                        throw in.corrupt(at, "commit item without an append file");
+                    }
+                    yield items == null ? null
+                            : new BatchItem.Commit(appendSequence, appendEnd, appendFloor, rewriteFloor);
                 }
                 default -> throw in.corrupt(at, "unknown footer item type " + type);
             };
@@ -204,7 +223,8 @@ public final class FooterCodec {
             offsets[entries] = (int) raw;
             offsets = Arrays.copyOf(offsets, entries + 1);
         }
-        return new Footer(items, entries, raw, offsets, lastType == BatchFormat.ITEM_COMMIT);
+        boolean commits = lastType == BatchFormat.ITEM_COMMIT || lastType == BatchFormat.ITEM_COMMIT_V3;
+        return new Footer(items, entries, raw, offsets, commits);
     }
 
     private static long index(ByteCursor in) throws CorruptionException {

@@ -8,13 +8,13 @@ import java.util.zip.CRC32C;
 
 /**
  * The header that starts every log file (docs/raftlog-format.md, "File header"). All integers are
- * little-endian. Version 3 (written) is 40 bytes; version 2 (still read) is the first 32 with the CRC at 24,
- * no flags and no previous end.
+ * little-endian. Version 4 (written) and version 3 (still read; its purge commits record no positions) are
+ * 40 bytes; version 2 (still read) is the first 32 with the CRC at 24, no flags and no previous end.
  *
  * <pre>
- * offset size field (version 3)
+ * offset size field (versions 3 and 4)
  *  0      8   magic, the ASCII bytes "VARVRLOG"
- *  8      4   format version (3)
+ *  8      4   format version (4)
  * 12      1   queue: 0 = append, 1 = rewrite
  * 13      1   flags: bit 0 = recycled (written over an older file: bytes after the last batch may be stale)
  * 14      2   reserved, zero
@@ -26,7 +26,9 @@ import java.util.zip.CRC32C;
  */
 public final class LogFileFormat {
     public static final byte[] MAGIC = "VARVRLOG".getBytes(StandardCharsets.US_ASCII);
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
+    /** Same header and batches as version 4, but its purge commits record no positions (still read). */
+    public static final int VERSION_3 = 3;
     /** The oldest version still read: same batches, a 32-byte header without flags and previous end. */
     public static final int VERSION_2 = 2;
     public static final int HEADER_SIZE = 40;
@@ -101,7 +103,7 @@ public final class LogFileFormat {
         if (ByteSink.getIntLE(h, crcAt) != crc(h, crcAt)) {
             throw new CorruptionException(file, crcAt, "file header checksum mismatch");
         }
-        if (version != VERSION && version != VERSION_2) {
+        if (version != VERSION && version != VERSION_3 && version != VERSION_2) {
             throw new CorruptionException(file, OFFSET_VERSION, "unsupported format version " + version);
         }
         if (h[OFFSET_QUEUE] != queue) {

@@ -10,6 +10,7 @@ import io.varve.raftlog.file.LogFileName;
 import io.varve.raftlog.file.LogQueue;
 import io.varve.raftlog.file.QueueWriter;
 import io.varve.raftlog.file.RecyclePool;
+import io.varve.raftlog.format.BatchItem;
 import io.varve.raftlog.index.ByteKey;
 import io.varve.raftlog.index.EntryRing;
 import io.varve.raftlog.index.Location;
@@ -42,7 +43,9 @@ import java.util.function.LongPredicate;
  *       index range from the first such entry to the last entry not in a surviving append file, so that
  *       replaying it (which truncates after it, Raft-style) cannot cut off anything rewritten earlier; then
  *       (b) a snapshot of every group at T: Retain(first, count), ClearState and its puts, plus Clean for
- *       groups that have data in the rewrite queue but no longer exist; and last a Commit item. Then syncs.
+ *       groups that have data in the rewrite queue but no longer exist; and last a Commit item, which records
+ *       where the append queue was synced at T and which files of each queue this purge leaves in place
+ *       (recovery checks both, so that it never cuts as a torn write what the commit depended on). Then syncs.
  *       Recovery ignores rewrite-queue batches after the last Commit, so a purge interrupted while copying is
  *       as if it never ran. This matters: copies are written in chunks, and a chunk alone (which truncates
  *       the group's log after itself) would cut off live entries that later chunks were meant to restore.</li>
@@ -164,14 +167,19 @@ public final class Purger {
                 return null;
             }
             long cutSeq = cut;
-            return capture(cutSeq, id -> FileId.queue(id) == LogQueue.APPEND && FileId.sequence(id) < cutSeq, true);
+            RewritePlan p = capture(cutSeq, id -> FileId.queue(id) == LogQueue.APPEND && FileId.sequence(id) < cutSeq,
+                    true);
+            // The commit names exactly the files this purge may delete: the ones below the cut that no reported
+            // group pins. A later purge deleting more needs a later commit, which recovery can then demand.
+            p.commit = commitPoint(Math.min(cutSeq, p.oldestPinned), oldestRewriteFile());
+            return p;
         });
         if (plan == null) {
             return new ArrayList<>();
         }
         write(plan);
         counters.purgeRewrites.increment();
-        long deleteBelow = Math.min(plan.appendCut, minLiveAppendSeq());
+        long deleteBelow = Math.min(plan.commit.appendFloor(), minLiveAppendSeq());
         List<Long> doomed = new ArrayList<>();
         for (FileCatalog.FileInfo f : catalog.files(LogQueue.APPEND)) {
             if (f.sequence() < deleteBelow) {
@@ -215,8 +223,11 @@ public final class Purger {
         }
         rewriteWriter.startNewFile();
         long firstNewSeq = FileId.sequence(rewriteWriter.activeFileId());
-        RewritePlan plan = underBarrier(() ->
-                capture(Long.MIN_VALUE, id -> FileId.queue(id) == LogQueue.REWRITE, false));
+        RewritePlan plan = underBarrier(() -> {
+            RewritePlan p = capture(Long.MIN_VALUE, id -> FileId.queue(id) == LogQueue.REWRITE, false);
+            p.commit = commitPoint(oldestAppendFile(), firstNewSeq);
+            return p;
+        });
         write(plan);
         Set<Long> stillThere = new HashSet<>();
         for (RewritePlan.GroupSnapshot g : plan.snapshot) {
@@ -264,6 +275,51 @@ public final class Purger {
         return out[0];
     }
 
+    /**
+     * Writes a commit that copies and snapshots nothing, only records where the queues stand now. Recovery
+     * calls for it after {@code TOLERATE_ANY_CORRUPTION} repaired damage below the last commit's positions
+     * (or lost files it said must survive): without it the next open would find the repair and refuse.
+     */
+    public void checkpoint() throws IOException {
+        lock.lock();
+        try {
+            RewritePlan plan = underBarrier(() -> {
+                RewritePlan p = new RewritePlan(Long.MIN_VALUE);
+                p.commit = commitPoint(oldestAppendFile(), oldestRewriteFile());
+                return p;
+            });
+            // Not write(plan): the last snapshot stays what the garbage estimate counts as live.
+            new RewriteBatches(rewriteWriter, settings.rewriteBatchBytes(), settings.compressionThreshold())
+                    .commit(plan.commit);
+        } catch (IOException | RuntimeException e) {
+            committer.fail(e);
+            throw e;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Called with no write in flight, the append queue just synced: a commit recording that every append
+     * batch before the active file's end is durable, and that this purge deletes no append file from
+     * {@code appendFloor} on and no rewrite file from {@code rewriteFloor} on.
+     */
+    private BatchItem.Commit commitPoint(long appendFloor, long rewriteFloor) {
+        return new BatchItem.Commit(FileId.sequence(appendWriter.activeFileId()), appendWriter.activeEnd(),
+                appendFloor, rewriteFloor);
+    }
+
+    private long oldestAppendFile() {
+        List<FileCatalog.FileInfo> files = catalog.files(LogQueue.APPEND);
+        return files.isEmpty() ? FileId.sequence(appendWriter.activeFileId()) : files.getFirst().sequence();
+    }
+
+    /** The oldest rewrite file, or the one the next rewrite batch will create if there is none. */
+    private long oldestRewriteFile() {
+        List<FileCatalog.FileInfo> files = catalog.files(LogQueue.REWRITE);
+        return files.isEmpty() ? rewriteWriter.nextSequence() : files.getFirst().sequence();
+    }
+
     /** Called with no write in flight: what to copy, and every group's state. */
     private RewritePlan capture(long appendCut, LongPredicate move, boolean reportHeavy) {
         RewritePlan plan = new RewritePlan(appendCut);
@@ -290,11 +346,13 @@ public final class Purger {
         long firstToMove = -1;
         long lastToCopy = -1;
         long moving = 0;
+        long oldestMoving = Long.MAX_VALUE;
         for (long i = entries.first(), n = 0; n < entries.size(); i++, n++) {
             long id = Location.fileId(entries.location(i));
             boolean moves = move.test(id);
             if (moves) {
                 moving++;
+                oldestMoving = Math.min(oldestMoving, FileId.sequence(id));
                 if (firstToMove < 0) {
                     firstToMove = i;
                 }
@@ -310,6 +368,7 @@ public final class Purger {
         }
         if (reportHeavy && moving > settings.rewriteMaxEntries()) {
             plan.heavyGroups.add(group);
+            plan.oldestPinned = Math.min(plan.oldestPinned, oldestMoving);
             return;
         }
         int n = (int) (lastToCopy - firstToMove + 1);
@@ -353,7 +412,7 @@ public final class Purger {
         for (long g : plan.deadGroups) {
             out.clean(g);
         }
-        out.commit();
+        out.commit(plan.commit);
         lastSnapshotBytes = out.bytesWritten() - beforeSnapshot;
 
         long relocated = 0;

@@ -12,7 +12,7 @@ import java.util.List;
 /**
  * Packs one purge's writes into rewrite-queue batches of about {@code batchBytes}, in the order given, and
  * remembers where each copied run landed so the index can be pointed at it once everything is durable.
- * {@link #commit()} closes the purge: it appends the Commit item and syncs.
+ * {@link #commit} closes the purge: it appends the Commit item and syncs.
  */
 final class RewriteBatches {
 
@@ -60,8 +60,8 @@ final class RewriteBatches {
     }
 
     /** Ends the purge's writes with a Commit item and makes them durable. */
-    void commit() throws IOException {
-        batch.commit();
+    void commit(BatchItem.Commit commit) throws IOException {
+        batch.commit(commit);
         flush();
         writer.sync();
     }

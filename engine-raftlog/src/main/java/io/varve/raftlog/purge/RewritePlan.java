@@ -1,5 +1,6 @@
 package io.varve.raftlog.purge;
 
+import io.varve.raftlog.format.BatchItem;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +21,10 @@ final class RewritePlan {
 
     /** Append files below this sequence are covered by the plan. */
     final long appendCut;
+    /** The oldest append file below the cut that a reported (not copied) group still has entries in. */
+    long oldestPinned = Long.MAX_VALUE;
+    /** What the plan's commit records: where the append queue was synced, and which files must survive. */
+    BatchItem.Commit commit;
     final List<Copy> copies = new ArrayList<>();
     final List<GroupSnapshot> snapshot = new ArrayList<>();
     /** Groups with data in the rewrite queue that no longer exist: written as Clean. */

@@ -16,8 +16,11 @@ import java.util.Set;
  * @param holeRepairs groups whose log had a hole, with the index their entries now start at: the engine
  *     logs these compactions so the repair survives the next recovery
  * @param recycledFiles names of purged files kept to be written over, sorted
+ * @param needsCommit whether the files contradict the last purge commit (tolerated damage): the engine
+ *     writes a fresh commit so that the next open does not refuse what this one accepted
  */
 public record RecoveredLog(long resumeAppendSeq, long resumeAppendSize, long resumeFirstBatch, boolean resumable, long nextAppendSeq,
         long nextRewriteSeq, Set<Long> rewriteGroups, java.util.List<String> problems,
-        java.util.Map<Long, Long> holeRepairs, java.util.List<String> recycledFiles) {
+        java.util.Map<Long, Long> holeRepairs, java.util.List<String> recycledFiles,
+        boolean needsCommit) {
 }

@@ -90,6 +90,7 @@ public final class Recovery {
         long lastAppend = append.isEmpty() ? -1 : append.getLast();
 
         RewriteQueueReplay rewrites = new RewriteQueueReplay(index);
+        CommitBounds bounds = new CommitBounds(dir, mode, this::problem);
         List<ScannedFile> toRepair = new ArrayList<>();
         long resumeSeq = 0;
         long resumeSize = 0;
@@ -120,6 +121,8 @@ public final class Recovery {
                     rewrites.add(file);
                     continue;
                 }
+                // The rewrite queue, replayed first, is complete: its last commit is known.
+                bounds.checkAppendFile(file, rewrites.lastCommit());
                 long entries = 0;
                 ScannedBatches batches = file.batches();
                 for (int k = 0; k < batches.size(); k++) {
@@ -151,6 +154,8 @@ public final class Recovery {
             }
         }
         toRepair.removeAll(damagedRewrites);
+        bounds.checkFiles(rewrite, append, rewrites.lastCommit(),
+                damagedRewrites.isEmpty() ? null : damagedRewrites.getFirst());
         dropUncommittedRewrites(rewrites, damagedRewrites);
 
         List<MemIndex.Gap> gaps = index.finishReplay(mode == RecoveryMode.TOLERATE_ANY_CORRUPTION);
@@ -178,7 +183,8 @@ public final class Recovery {
                 : lastAppend < 0 ? 1 : FileId.sequence(lastAppend) + 1;
         long nextRewrite = lastRewrite < 0 ? 1 : FileId.sequence(lastRewrite) + 1;
         return new RecoveredLog(resumeSeq, resumeSize, resumeFirstBatch, resumable, nextAppend, nextRewrite,
-                rewrites.groups(), List.copyOf(problems), Map.copyOf(holeRepairs), List.copyOf(recycled));
+                rewrites.groups(), List.copyOf(problems), Map.copyOf(holeRepairs), List.copyOf(recycled),
+                bounds.violated());
     }
 
     /**

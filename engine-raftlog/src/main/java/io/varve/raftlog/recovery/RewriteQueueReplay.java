@@ -36,6 +36,7 @@ final class RewriteQueueReplay {
     private final Set<Long> groups = new HashSet<>();
     private long lastCommitFile = -1;
     private long lastCommitEnd;
+    private BatchItem.Commit lastCommit;
 
     RewriteQueueReplay(MemIndex index) {
         this.index = index;
@@ -66,7 +67,9 @@ final class RewriteQueueReplay {
             index.apply(items, id, batches.position(k), true);
             files.get(id).committedEntries += batches.entryCount(k);
             for (BatchItem item : items) {
-                if (!(item instanceof BatchItem.Clean) && !(item instanceof BatchItem.Commit)) {
+                if (item instanceof BatchItem.Commit c) {
+                    lastCommit = c;
+                } else if (!(item instanceof BatchItem.Clean)) {
                     groups.add(item.group());
                 }
             }
@@ -89,6 +92,11 @@ final class RewriteQueueReplay {
     /** The file holding the last Commit, or -1 if there is none. */
     long lastCommitFile() {
         return lastCommitFile;
+    }
+
+    /** The last Commit applied, or null if there is none. */
+    BatchItem.Commit lastCommit() {
+        return lastCommit;
     }
 
     /** Where the batch holding the last Commit ends in {@link #lastCommitFile()}. */

@@ -2,6 +2,7 @@ package io.varve.raftlog.format;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -78,7 +79,7 @@ class FormatTest {
         assertEquals(LogFileFormat.HEADER_SIZE, h.length);
         assertEquals(LogFileFormat.FLAG_RECYCLED, h[LogFileFormat.OFFSET_FLAGS]);
         assertEquals(123_456_789_012L, ByteSink.getLongLE(h, LogFileFormat.OFFSET_PREVIOUS_END));
-        assertEquals(new LogFileFormat.FileHeader(3, 40, true, 123_456_789_012L),
+        assertEquals(new LogFileFormat.FileHeader(LogFileFormat.VERSION, 40, true, 123_456_789_012L),
                 LogFileFormat.checkHeader(h, FILE, 0, 7));
         for (int i = 0; i < LogFileFormat.OFFSET_CRC + 4; i++) {
             byte[] damaged = h.clone();
@@ -352,6 +353,51 @@ class FormatTest {
     }
 
     @Test
+    void aCommitRecordsTheQueuesPositionsAndAVersionThreeCommitIsReadWithout() throws Exception {
+        BatchItem.Commit commit = new BatchItem.Commit(7, 123_456_789L, 5, 2);
+        BatchBuilder b = new BatchBuilder();
+        b.retain(3, 10, 4);
+        b.commit(commit);
+        byte[] bytes = b.encode(8192).bindTo(LogFileFormat.QUEUE_REWRITE, 1);
+        int binding = BatchFormat.fileBinding(LogFileFormat.QUEUE_REWRITE, 1);
+        FooterCodec.Footer footer = BatchFrame.decode(bytes, 0, bytes.length, binding, FooterCodec.Detail.ITEMS,
+                FILE, 40).footer();
+        assertEquals(List.of(new BatchItem.Retain(3, 10, 4), commit), footer.items());
+        assertTrue(footer.endsWithCommit());
+        // Tag 9, group 0, then the four fields as varints.
+        byte[] tail = {0x09, 0x00, 0x07, (byte) 0x95, (byte) 0x9A, (byte) 0xEF, 0x3A, 0x05, 0x02};
+        assertArrayEquals(tail, Arrays.copyOfRange(bytes, bytes.length - tail.length, bytes.length));
+
+        // Version 3 wrote a bare commit, type 8: it reads back as one that records nothing.
+        byte[] bare = {0x08, 0x00};
+        FooterCodec.Footer old = FooterCodec.decode(new ByteCursor(bare, 0, bare.length, FILE, 40),
+                FooterCodec.Detail.ITEMS);
+        assertEquals(List.of(BatchItem.Commit.UNRECORDED), old.items());
+        assertFalse(BatchItem.Commit.UNRECORDED.recorded());
+        assertTrue(old.endsWithCommit());
+        BatchBuilder again = new BatchBuilder();
+        again.commit(BatchItem.Commit.UNRECORDED);
+        byte[] encoded = again.encode(8192).bindTo(LogFileFormat.QUEUE_REWRITE, 1);
+        assertArrayEquals(bare, Arrays.copyOfRange(encoded, encoded.length - 2, encoded.length));
+    }
+
+    @Test
+    void versionThreeHeadersAreStillRead() throws Exception {
+        byte[] h = LogFileFormat.encodeHeader(LogFileFormat.QUEUE_REWRITE, 4);
+        ByteSink.putIntLE(h, LogFileFormat.OFFSET_VERSION, LogFileFormat.VERSION_3);
+        CRC32C crc = new CRC32C();
+        crc.update(h, 0, LogFileFormat.OFFSET_CRC);
+        ByteSink.putIntLE(h, LogFileFormat.OFFSET_CRC, (int) crc.getValue());
+        assertEquals(new LogFileFormat.FileHeader(3, 40, false, 0), LogFileFormat.checkHeader(h, FILE, 1, 4));
+        ByteSink.putIntLE(h, LogFileFormat.OFFSET_VERSION, 5);
+        crc.reset();
+        crc.update(h, 0, LogFileFormat.OFFSET_CRC);
+        ByteSink.putIntLE(h, LogFileFormat.OFFSET_CRC, (int) crc.getValue());
+        CorruptionException e = assertThrows(CorruptionException.class, () -> LogFileFormat.checkHeader(h, FILE, 1, 4));
+        assertEquals(LogFileFormat.OFFSET_VERSION, e.offset());
+    }
+
+    @Test
     void footerItemsWithBadTagsOrLengthsAreRejected() {
         // SAME_GROUP on the first item.
         assertCorruptFooter(new byte[] {(byte) 0x82}, 100);
@@ -359,9 +405,13 @@ class FormatTest {
         assertCorruptFooter(new byte[] {0x42, 0x01}, 100);
         // Unknown modifier bit and unknown type.
         assertCorruptFooter(new byte[] {0x12, 0x01}, 100);
-        assertCorruptFooter(new byte[] {0x09, 0x01}, 100);
-        // A commit must name group 0.
+        assertCorruptFooter(new byte[] {0x0A, 0x01}, 100);
+        // A commit must name group 0, in both versions.
         assertCorruptFooter(new byte[] {0x08, 0x01}, 100);
+        assertCorruptFooter(new byte[] {0x09, 0x01, 0x01, 0x05, 0x01, 0x01}, 100);
+        // A commit cut short, and one naming no append file.
+        assertCorruptFooter(new byte[] {0x09, 0x00, 0x03, 0x05}, 100);
+        assertCorruptFooter(new byte[] {0x09, 0x00, 0x00, 0x05, 0x01, 0x01}, 100);
         // Entries whose lengths add up past the block limit.
         assertCorruptFooter(new byte[] {0x01, 0x01, 0x01, 0x02, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80,
                 0x04, 0x01}, 100);

@@ -9,7 +9,6 @@ import io.varve.stress.Campaign;
 import io.varve.stress.CampaignReport;
 import io.varve.stress.Corruptions;
 import io.varve.stress.Failure;
-import io.varve.stress.KnownDefect;
 import io.varve.stress.Mutation;
 import io.varve.stress.Reproducer;
 import io.varve.stress.Settings;
@@ -38,8 +37,9 @@ import java.util.Random;
  *       append file, the state after a prefix of the batches (its tail was cut);</li>
  *   <li>{@code TOLERATE_ANY_CORRUPTION}: any state whose every byte read is one written there.</li>
  * </ul>
- * Never: bytes that no write put there, another exception type, a hang. A state that is no prefix after
- * damage to the newest append file is counted as {@link KnownDefect#RAFTLOG_TAIL_CUT_ACROSS_PURGE}.
+ * Never: bytes that no write put there, another exception type, a hang, a state that never existed. In
+ * particular, damage the tail rule must not cut (in the newest append file before the last purge synced it, or
+ * in the newest rewrite file over a commit whose purge deleted files) must be refused, not opened.
  */
 public final class RaftLogCorruptionCampaign implements Campaign {
     private static final Duration LIMIT = Duration.ofSeconds(20);
@@ -103,9 +103,7 @@ public final class RaftLogCorruptionCampaign implements Campaign {
             if (awaitRecoveryThreads() && !verdict.startsWith("FAIL ")) {
                 verdict = "FAIL a recovery scan kept running after the open returned";
             }
-            if (verdict.startsWith("KNOWN ")) {
-                report.knownDefect(KnownDefect.valueOf(verdict.substring(6)));
-            } else if (verdict.startsWith("FAIL ")) {
+            if (verdict.startsWith("FAIL ")) {
                 Corruptions.copyDirectory(base, scratch);
                 Files.write(damaged, mutation.apply(original));
                 Path reproducer = Reproducer.write(settings.reproducerDir(), name(), settings.seed(), cycle,
@@ -188,8 +186,10 @@ public final class RaftLogCorruptionCampaign implements Campaign {
         if (!tailRule) {
             return "FAIL opened with a different state: " + full.differences(actual);
         }
-        if (newestRewrite && mode == RecoveryMode.TOLERATE_TAIL_CORRUPTION) {
-            return "KNOWN " + KnownDefect.RAFTLOG_TAIL_CUT_ACROSS_PURGE.name();
+        if (newestRewrite) {
+            // Cutting the rewrite queue can only drop a commit whose purge deleted nothing (else recovery
+            // refuses): the append files then still give the written state.
+            return "FAIL damage to the newest rewrite file changed the state: " + full.differences(actual);
         }
         if (!newestAppend) {
             return "FAIL damage outside the newest append file changed the state: " + full.differences(actual);
@@ -201,7 +201,7 @@ public final class RaftLogCorruptionCampaign implements Campaign {
             }
             state.apply(batch);
         }
-        return "KNOWN " + KnownDefect.RAFTLOG_TAIL_CUT_ACROSS_PURGE.name();
+        return "FAIL cutting the newest append file left a state that never existed: " + full.differences(actual);
     }
 
     private static boolean recycled(Path appendFile) throws Exception {
@@ -228,8 +228,8 @@ public final class RaftLogCorruptionCampaign implements Campaign {
                 List<LogOp> batch = RaftLogChild.nextBatch(engine, random, n);
                 engine.write(LogOp.toBatch(batch), random.nextInt(4) == 0);
                 batches.add(batch);
-                // The last purge comes 20 batches before the end, inside the newest file: damage after its
-                // snapshot is a true tail, damage before it meets the known defect.
+                // The last purge comes 20 batches before the end, inside the newest file: damage after the point
+                // it synced is a torn tail and cut, damage before it is refused.
                 if (n % 150 == 130) {
                     engine.purgeExpiredFiles();
                 }
