@@ -306,8 +306,8 @@ final class DbImpl implements Db {
         return new Transaction(this, options, transactionOptions);
     }
 
-    long newestSequence(int family, byte[] key) {
-        return reads.newestSequence(family, key);
+    long newestSequence(int family, byte[] key, long since) {
+        return reads.newestSequence(family, key, since);
     }
 
     int familyIdOf(ColumnFamily family) {

@@ -4,12 +4,10 @@ import io.varve.core.base.InternalIterator;
 import io.varve.core.base.InternalKey;
 import io.varve.core.base.Keys;
 import io.varve.core.base.ValueKind;
-import io.varve.core.iterator.MergingIterator;
 import io.varve.core.memtable.Memtable;
 import io.varve.core.merge.MergeOperator;
 import io.varve.core.merge.Merges;
 import io.varve.core.sst.TableReader;
-import io.varve.core.version.LevelIterator;
 import io.varve.core.version.ReadView;
 import io.varve.core.version.TableCache;
 import io.varve.core.version.TableMeta;
@@ -23,44 +21,111 @@ import java.util.List;
 
 /**
  * The slow path of a point lookup that met a merge operand: walks the key's entries at or below the read
- * sequence across every memtable and table of the view, newest first, collecting operands until a put (the
- * base), a delete (no base), an entry a range tombstone hides (no base: the tombstone deletes like a point
- * delete at its sequence) or the end, then applies the operator once. The fast path stays a single-entry
- * lookup per source; only keys that have operands pay for the merged walk.
+ * sequence source by source, newest first (memtables, then level 0, then one table per sorted level),
+ * collecting operands until a put (the base), a delete (no base), an entry a range tombstone hides (no base:
+ * the tombstone deletes like a point delete at its sequence) or the end, then applies the operator once.
+ *
+ * <p>A source holds only entries older than every newer source's entries of the same key, so the walk
+ * stops at the first source that decides the base and never opens the older ones; a table whose filter
+ * rules the key out is skipped without reading a block. The fast path stays a single-entry lookup per
+ * source; only keys that have operands pay for the walk.
  */
 final class MergeLookup {
 
     private MergeLookup() {
     }
 
-    /** The merged value of {@code key} at {@code sequence}, or null when it resolves to nothing. */
-    static byte[] resolve(ReadView view, TableCache tableCache, MemorySegment key, long sequence,
-                          MergeOperator operator) {
-        long covering = coveringSequence(view, tableCache, key, sequence);
-        try (MergingIterator merged = new MergingIterator(sources(view, tableCache))) {
-            merged.seek(key, InternalKey.seekTrailer(sequence));
-            List<byte[]> newestFirst = new ArrayList<>();
-            byte[] base = null;
-            for (; merged.valid() && Keys.compare(merged.userKey(), key) == 0; merged.next()) {
-                long trailer = merged.trailer();
+    /** What the walk has gathered: operands newest first, and the base once a source decided it. */
+    private static final class Walk {
+        final MemorySegment key;
+        final long sequence;
+        final long covering;
+        final List<byte[]> newestFirst = new ArrayList<>(4);
+        byte[] base;
+
+        Walk(MemorySegment key, long sequence, long covering) {
+            this.key = key;
+            this.sequence = sequence;
+            this.covering = covering;
+        }
+
+        /** Reads the key's entries from {@code source}; true once the base is decided (a put, or none). */
+        boolean scan(InternalIterator source) {
+            source.seek(key, InternalKey.seekTrailer(sequence));
+            for (; source.valid() && Keys.compare(source.userKey(), key) == 0; source.next()) {
+                long trailer = source.trailer();
                 if (InternalKey.sequence(trailer) < covering) {
-                    break;
+                    return true;
                 }
                 int kind = InternalKey.kindCode(trailer);
                 if (kind == ValueKind.MERGE.code()) {
-                    newestFirst.add(Keys.toArray(merged.value()));
+                    newestFirst.add(Keys.toArray(source.value()));
                     continue;
                 }
                 if (kind == ValueKind.PUT.code()) {
-                    base = Keys.toArray(merged.value());
+                    base = Keys.toArray(source.value());
                 }
-                break;
+                return true;
             }
+            return false;
+        }
+
+        boolean scanTable(TableCache tableCache, TableMeta table) {
+            TableReader reader = tableCache.acquire(table);
+            try {
+                if (!reader.mayContain(key)) {
+                    return false;
+                }
+                try (InternalIterator source = reader.newIterator()) {
+                    return scan(source);
+                }
+            } finally {
+                reader.release();
+            }
+        }
+
+        byte[] result(MergeOperator operator) {
             if (newestFirst.isEmpty()) {
                 return base;
             }
             Collections.reverse(newestFirst);
             return Merges.fullMerge(operator, Keys.toArray(key), base, newestFirst);
+        }
+    }
+
+    /** The merged value of {@code key} at {@code sequence}, or null when it resolves to nothing. */
+    static byte[] resolve(ReadView view, TableCache tableCache, MemorySegment key, long sequence,
+                          MergeOperator operator) {
+        Walk walk = new Walk(key, sequence, coveringSequence(view, tableCache, key, sequence));
+        if (scanMemtable(walk, view.mutable())) {
+            return walk.result(operator);
+        }
+        List<Memtable> immutables = view.immutables();
+        for (int i = 0; i < immutables.size(); i++) {
+            if (scanMemtable(walk, immutables.get(i))) {
+                return walk.result(operator);
+            }
+        }
+        Version version = view.version();
+        List<TableMeta> level0 = version.level(0);
+        for (int i = 0; i < level0.size(); i++) {
+            TableMeta table = level0.get(i);
+            if (table.covers(key) && walk.scanTable(tableCache, table)) {
+                return walk.result(operator);
+            }
+        }
+        for (int level = 1; level < Version.NUM_LEVELS; level++) {
+            TableMeta table = version.findInSortedLevel(level, key);
+            if (table != null && walk.scanTable(tableCache, table)) {
+                return walk.result(operator);
+            }
+        }
+        return walk.result(operator);
+    }
+
+    private static boolean scanMemtable(Walk walk, Memtable memtable) {
+        try (InternalIterator source = memtable.iterator()) {
+            return walk.scan(source);
         }
     }
 
@@ -99,33 +164,5 @@ final class MergeLookup {
         } finally {
             reader.release();
         }
-    }
-
-    /** Every source of {@code view}, newest first, as internal iterators (the caller closes them). */
-    private static List<InternalIterator> sources(ReadView view, TableCache tableCache) {
-        List<InternalIterator> children = new ArrayList<>();
-        try {
-            for (Memtable memtable : view.memtablesNewestFirst()) {
-                children.add(memtable.iterator());
-            }
-            Version version = view.version();
-            for (TableMeta table : version.level(0)) {
-                TableReader reader = tableCache.acquire(table);
-                try {
-                    children.add(reader.newIterator());
-                } finally {
-                    reader.release();
-                }
-            }
-            for (int level = 1; level < Version.NUM_LEVELS; level++) {
-                if (version.level(level).size() > 0) {
-                    children.add(new LevelIterator(version.level(level), tableCache));
-                }
-            }
-        } catch (RuntimeException e) {
-            children.forEach(InternalIterator::close);
-            throw e;
-        }
-        return children;
     }
 }

@@ -91,6 +91,11 @@ final class ReadPath {
         int family;
         /** Only the newest entry's sequence is wanted: a merge operand is not resolved. */
         boolean sequenceOnly;
+        /**
+         * Tables whose newest sequence is at or below this are skipped: they cannot hold an entry (or a range
+         * tombstone) newer than it, and only newer ones are wanted. -1 reads every table.
+         */
+        long tablesNewerThan = -1;
 
         PointRead(MemorySegment destination) {
             this.destination = destination;
@@ -306,7 +311,7 @@ final class ReadPath {
         List<TableMeta> level0 = version.level(0);
         for (int i = 0; i < level0.size(); i++) {
             TableMeta table = level0.get(i);
-            if (table.covers(key)) {
+            if (table.covers(key) && table.effectiveLargestSequence() > read.tablesNewerThan) {
                 long found = lookupTable(table, key, sequence, read, cachedOnly);
                 if (found != NOT_IN_TABLE) {
                     return resolved(options, view, sequence, key, read, found);
@@ -315,7 +320,7 @@ final class ReadPath {
         }
         for (int level = 1; level < Version.NUM_LEVELS; level++) {
             TableMeta table = version.findInSortedLevel(level, key);
-            if (table != null) {
+            if (table != null && table.effectiveLargestSequence() > read.tablesNewerThan) {
                 long found = lookupTable(table, key, sequence, read, cachedOnly);
                 if (found != NOT_IN_TABLE) {
                     return resolved(options, view, sequence, key, read, found);
@@ -378,12 +383,18 @@ final class ReadPath {
 
     /**
      * The sequence of the newest entry of {@code key} (a value, a deletion or a range deletion covering it)
-     * visible now, or 0 when it has none: how an optimistic transaction learns that someone wrote a key after its snapshot. Compaction
-     * keeps the sequences of entries newer than the oldest snapshot, which the transaction holds.
+     * visible now if it is above {@code since}, else some sequence at or below {@code since} (0 when the key
+     * has no entry): how an optimistic transaction learns that someone wrote a key after its snapshot.
+     * Compaction keeps the sequences of entries newer than the oldest snapshot, which the transaction holds.
+     *
+     * <p>Only the memtables and the tables holding something newer than {@code since} are searched: a key
+     * found nowhere else is unchanged since then, so the common check after a short transaction touches
+     * the memtables and the newest tables, not every level.
      */
-    long newestSequence(int family, byte[] key) {
+    long newestSequence(int family, byte[] key, long since) {
         PointRead read = new PointRead(null);
         read.sequenceOnly = true;
+        read.tablesNewerThan = since;
         long found = lookup(null, family, MemorySegment.ofArray(key), read);
         // A range deletion covering the key is a write to it too.
         if (found == -1 && read.result.status() == LookupResult.Status.NOT_FOUND) {

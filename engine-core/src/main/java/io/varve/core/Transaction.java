@@ -46,6 +46,8 @@ public final class Transaction implements AutoCloseable {
     private final long id = IDS.incrementAndGet();
     /** Optimistic only: the view reads see, and the point after which a tracked key must be unchanged. */
     private final Snapshot snapshot;
+    /** What reads pass down: at the snapshot (optimistic) or at the latest state (pessimistic). */
+    private final ReadOptions readOptions;
     private final WriteBatchWithIndex writes = new WriteBatchWithIndex();
     /** Keys read for update or written: validated at commit (optimistic) or locked (pessimistic). */
     private final Set<KeyLocks.LockKey> tracked = new LinkedHashSet<>();
@@ -56,6 +58,7 @@ public final class Transaction implements AutoCloseable {
         this.writeOptions = Objects.requireNonNull(writeOptions, "writeOptions");
         this.options = Objects.requireNonNull(options, "options");
         this.snapshot = options.isPessimistic() ? null : db.snapshot();
+        this.readOptions = snapshot == null ? ReadOptions.DEFAULT : ReadOptions.at(snapshot);
     }
 
     public byte[] get(byte[] key) {
@@ -65,7 +68,7 @@ public final class Transaction implements AutoCloseable {
     /** The key's value with this transaction's writes applied over its read view. */
     public byte[] get(ColumnFamily family, byte[] key) {
         requireOpen();
-        return writes.get(db, readOptions(), family, key);
+        return writes.get(db, readOptions, family, key);
     }
 
     public byte[] getForUpdate(byte[] key) {
@@ -79,7 +82,7 @@ public final class Transaction implements AutoCloseable {
     public byte[] getForUpdate(ColumnFamily family, byte[] key) {
         requireOpen();
         track(family, key);
-        return writes.get(db, readOptions(), family, key);
+        return writes.get(db, readOptions, family, key);
     }
 
     public void put(byte[] key, byte[] value) {
@@ -181,7 +184,7 @@ public final class Transaction implements AutoCloseable {
     private void validate() {
         long since = snapshot.sequence();
         for (KeyLocks.LockKey key : tracked) {
-            if (db.newestSequence(key.family(), key.key().bytes()) > since) {
+            if (db.newestSequence(key.family(), key.key().bytes(), since) > since) {
                 throw new TransactionConflictException(this + ": " + key + " was written after its snapshot ("
                         + since + ")");
             }
@@ -200,10 +203,6 @@ public final class Transaction implements AutoCloseable {
             db.keyLocks().lock(this, lockKey, options.lockTimeout().toNanos());
         }
         tracked.add(lockKey);
-    }
-
-    private ReadOptions readOptions() {
-        return snapshot == null ? ReadOptions.DEFAULT : ReadOptions.at(snapshot);
     }
 
     private void release() {

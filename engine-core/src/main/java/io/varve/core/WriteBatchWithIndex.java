@@ -6,6 +6,7 @@ import io.varve.core.merge.Merges;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,6 +53,10 @@ public final class WriteBatchWithIndex {
             return Merges.fullMerge(operator, key, decided ? value : dbValue, operands);
         }
     }
+
+    /** What a family the batch has not touched reads as: shared, since nothing writes to it. */
+    private static final NavigableMap<byte[], Entry> NONE =
+            Collections.unmodifiableNavigableMap(new TreeMap<>(Arrays::compareUnsigned));
 
     private final WriteBatch batch = new WriteBatch();
     /** Family id -> key -> newest operation. */
@@ -202,6 +207,6 @@ public final class WriteBatchWithIndex {
 
     private NavigableMap<byte[], Entry> familyIndex(ColumnFamily family) {
         NavigableMap<byte[], Entry> entries = index.get(family.id());
-        return entries != null ? entries : new TreeMap<>(Arrays::compareUnsigned);
+        return entries != null ? entries : NONE;
     }
 }

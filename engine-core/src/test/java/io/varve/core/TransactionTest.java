@@ -123,6 +123,55 @@ class TransactionTest {
     }
 
     @Test
+    void aConflictingWriteFoundOnlyInATableStillFailsTheCommit() {
+        db.put(b("f"), b("old"));
+        db.flush();
+        Transaction flushed = db.beginTransaction();
+        flushed.getForUpdate(b("f"));
+        db.put(b("f"), b("new"));
+        db.flush();
+        flushed.put(b("f"), b("mine"));
+        assertThrows(TransactionConflictException.class, flushed::commit);
+
+        Transaction compacted = db.beginTransaction();
+        compacted.getForUpdate(b("f"));
+        db.put(b("f"), b("newer"));
+        db.flush();
+        db.compactRange(null, null);
+        compacted.put(b("f"), b("mine"));
+        assertThrows(TransactionConflictException.class, compacted::commit);
+
+        Transaction rangeDeleted = db.beginTransaction();
+        rangeDeleted.getForUpdate(b("f"));
+        db.deleteRange(b("e"), b("g"));
+        db.flush();
+        rangeDeleted.put(b("f"), b("mine"));
+        assertThrows(TransactionConflictException.class, rangeDeleted::commit);
+        assertNull(db.get(b("f")));
+    }
+
+    @Test
+    void aKeyLastWrittenBeforeTheSnapshotDoesNotConflictWhereverItLies() {
+        db.put(b("s"), b("0"));
+        db.flush();
+        db.compactRange(null, null);
+        db.put(b("t"), b("0"));
+        db.flush();
+        Transaction t = db.beginTransaction();
+        assertArrayEquals(b("0"), t.getForUpdate(b("s")));
+        assertArrayEquals(b("0"), t.getForUpdate(b("t")));
+        // Newer tables that hold other keys only.
+        db.put(b("r"), b("x"));
+        db.flush();
+        db.put(b("u"), b("x"));
+        t.put(b("s"), b("1"));
+        t.put(b("t"), b("1"));
+        t.commit();
+        assertArrayEquals(b("1"), db.get(b("s")));
+        assertArrayEquals(b("1"), db.get(b("t")));
+    }
+
+    @Test
     void theFirstOfTwoOptimisticTransactionsOnAKeyWins() {
         Transaction first = db.beginTransaction();
         Transaction second = db.beginTransaction();

@@ -1,7 +1,7 @@
 package io.varve.core.txn;
 
+import java.util.Arrays;
 import java.util.Collection;
-import java.util.TreeSet;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -22,24 +22,28 @@ public final class CommitStripes {
 
     /** Runs {@code action} holding the stripes of every key in {@code keys}. */
     public void run(Collection<KeyLocks.LockKey> keys, Runnable action) {
-        TreeSet<Integer> indexes = new TreeSet<>();
+        int[] indexes = new int[keys.size()];
+        int count = 0;
         for (KeyLocks.LockKey key : keys) {
-            indexes.add(Math.floorMod(key.hashCode(), stripes.length));
+            indexes[count++] = Math.floorMod(key.hashCode(), stripes.length);
+        }
+        Arrays.sort(indexes, 0, count);
+        int distinct = 0;
+        for (int i = 0; i < count; i++) {
+            if (distinct == 0 || indexes[distinct - 1] != indexes[i]) {
+                indexes[distinct++] = indexes[i];
+            }
         }
         int taken = 0;
         try {
-            for (int index : indexes) {
-                stripes[index].lock();
+            while (taken < distinct) {
+                stripes[indexes[taken]].lock();
                 taken++;
             }
             action.run();
         } finally {
-            int released = 0;
-            for (int index : indexes) {
-                if (released++ == taken) {
-                    break;
-                }
-                stripes[index].unlock();
+            for (int i = 0; i < taken; i++) {
+                stripes[indexes[i]].unlock();
             }
         }
     }
