@@ -108,6 +108,7 @@ final class ReadPath {
             array = null;
             covering = 0;
             sequenceOnly = false;
+            tablesNewerThan = -1;
             result.setNotFound();
         }
 
