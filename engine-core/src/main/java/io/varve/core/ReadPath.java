@@ -159,13 +159,7 @@ final class ReadPath {
             throw new IllegalArgumentException("a memtable-only or cached-only read can be incomplete, which only "
                     + "get(ReadOptions, MemorySegment, MemorySegment) can report");
         }
-        PointRead read = SCRATCH.get();
-        if (read.inUse) {
-            read = new PointRead(null);
-            lookup(options, family, MemorySegment.ofArray(key), read);
-            return read.array;
-        }
-        read.inUse = true;
+        PointRead read = scratch(null);
         try {
             lookup(options, family, MemorySegment.ofArray(key), read);
             return read.array;
@@ -177,17 +171,23 @@ final class ReadPath {
     long get(ReadOptions options, int family, MemorySegment key, MemorySegment destination) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(destination, "destination");
-        PointRead read = SCRATCH.get();
-        if (read.inUse) {
-            return lookup(options, family, key, new PointRead(destination));
-        }
-        read.inUse = true;
-        read.destination = destination;
+        PointRead read = scratch(destination);
         try {
             return lookup(options, family, key, read);
         } finally {
             read.clear();
         }
+    }
+
+    /** This thread's scratch, taken, or a fresh one if a lookup on this thread already holds it. */
+    private static PointRead scratch(MemorySegment destination) {
+        PointRead read = SCRATCH.get();
+        if (read.inUse) {
+            return new PointRead(destination);
+        }
+        read.inUse = true;
+        read.destination = destination;
+        return read;
     }
 
     /**
