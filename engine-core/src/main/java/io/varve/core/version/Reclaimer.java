@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
@@ -29,6 +30,14 @@ import java.util.concurrent.locks.LockSupport;
  * the task or the submitter sees {@code idle} and unparks it. {@link #drain()} and {@link #close()} wake the
  * thread unconditionally, so they never wait for a linger to end.
  *
+ * <p>One wake-up per idle spell: a submitter <em>claims</em> the wake-up by turning {@code idle} from true to
+ * false with a CAS, and only the one that wins unparks. Without the claim, every submission made while the
+ * woken thread is still being scheduled would see {@code idle} and unpark again. The claim has one more
+ * consequence: when the thread, having set {@code idle}, finds work and skips the park, a submitter may
+ * still have claimed — its unpark then arrives at a thread that is running, and would cut the next linger
+ * short. So the thread clears {@code idle} with a CAS too, and if that fails without having parked it parks
+ * once to take the claimed permit (which the claimant is bound to deliver).
+ *
  * <p>{@link #close()} runs everything already submitted, then stops the thread; tasks submitted after that
  * run on the submitting thread, so late releases (a reader finishing after the database closed) still free
  * what they hold. A submitter that enqueued while close() was draining sees {@code closed} after its add and
@@ -44,8 +53,11 @@ public final class Reclaimer implements AutoCloseable {
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final long lingerNanos;
     private final Thread thread;
-    /** True only while the thread is parked with no timeout: a submitter must wake it. */
-    private volatile boolean idle;
+    /**
+     * True while the thread is parked, or about to park, with no timeout: the submitter that turns it false
+     * must wake it.
+     */
+    private final AtomicBoolean idle = new AtomicBoolean();
     private volatile boolean closed;
     private final LongAdder wakeUps = new LongAdder();
 
@@ -70,7 +82,7 @@ public final class Reclaimer implements AutoCloseable {
             runQueued();
             return;
         }
-        if (idle) {
+        if (idle.get() && idle.compareAndSet(true, false)) {
             wakeUps.increment();
             LockSupport.unpark(thread);
         }
@@ -116,11 +128,15 @@ public final class Reclaimer implements AutoCloseable {
                 ranSomething = false;
                 LockSupport.parkNanos(this, lingerNanos);
             } else {
-                idle = true;
-                if (tasks.isEmpty()) {
+                idle.set(true);
+                boolean parked = tasks.isEmpty();
+                if (parked) {
                     LockSupport.park(this);
                 }
-                idle = false;
+                if (!idle.compareAndSet(true, false) && !parked) {
+                    // A submitter claimed the wake-up after this thread saw its task: take the permit it owes.
+                    LockSupport.park(this);
+                }
             }
             // Nobody should interrupt this thread; if someone does, parking must not turn into spinning.
             Thread.interrupted();
