@@ -37,7 +37,10 @@ import java.util.concurrent.TimeUnit;
  * thread flushing, compacting and syncing the log, a reader comparing snapshots) runs on a
  * {@link FaultInjectingFileSystem} over a {@link MemFileSystem}, with the engine's own background flushes,
  * compactions and log rotations. Each cycle fails the file system's N-th operation from the open on, once or
- * forever, N drawn over the operation count of a fault-free run, and checks:
+ * forever. The cycles sweep N over the operation count of a fault-free run, each N once and then forever,
+ * and start the sweep again when it ends (as SQLite's I/O-error loops do); the workload's threads and the
+ * engine's background work make each cycle's operations differ, so the sweep repeated meets new ones. Each
+ * cycle checks:
  *
  * <ul>
  *   <li>every exception the workload, the open or the close sees is an {@link IOException} or
@@ -101,8 +104,8 @@ public final class EngineIoErrorCampaign implements Campaign {
         settings.progress(name() + ": fault-free cycles made up to " + operations + " file-system operations, the "
                 + "last one " + calibration.history.acknowledged() + " writes");
         for (long cycle = 1; cycle <= settings.cycles() && System.nanoTime() < settings.deadlineNanos(start); cycle++) {
-            long n = 1 + random.nextLong(operations);
-            boolean forever = random.nextBoolean();
+            long n = 1 + ((cycle - 1) / 2) % operations;
+            boolean forever = (cycle - 1) % 2 == 1;
             long failingOperation = fs.operationCount() + n;
             fs.failAt(n, forever);
             CycleResult result = cycle(cycle, random.nextLong(), fs, disk, options, base, random, failingOperation);
