@@ -14,6 +14,7 @@ import io.varve.stress.Failure;
 import io.varve.stress.Reproducer;
 import io.varve.stress.Settings;
 import java.io.IOException;
+import java.math.BigInteger;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -37,7 +38,12 @@ import java.util.concurrent.TimeUnit;
  * thread flushing, compacting and syncing the log, a reader comparing snapshots) runs on a
  * {@link FaultInjectingFileSystem} over a {@link MemFileSystem}, with the engine's own background flushes,
  * compactions and log rotations. Each cycle fails the file system's N-th operation from the open on, once or
- * forever, N drawn over the operation count of a fault-free run, and checks:
+ * forever. The cycles sweep N over the operation count of a fault-free run, each N once and then forever,
+ * and start the sweep again when it ends (as SQLite's I/O-error loops do); the workload's threads and the
+ * engine's background work make each cycle's operations differ, so the sweep repeated meets new ones. The
+ * sweep steps through the count by a stride coprime with it rather than 1, 2, 3..., so that a short run's
+ * few cycles are spread over the open, the workload and the close instead of all failing in the open. Each
+ * cycle checks:
  *
  * <ul>
  *   <li>every exception the workload, the open or the close sees is an {@link IOException} or
@@ -100,9 +106,10 @@ public final class EngineIoErrorCampaign implements Campaign {
         }
         settings.progress(name() + ": fault-free cycles made up to " + operations + " file-system operations, the "
                 + "last one " + calibration.history.acknowledged() + " writes");
+        long stride = spreadingStride(operations);
         for (long cycle = 1; cycle <= settings.cycles() && System.nanoTime() < settings.deadlineNanos(start); cycle++) {
-            long n = 1 + random.nextLong(operations);
-            boolean forever = random.nextBoolean();
+            long n = 1 + (((cycle - 1) / 2) % operations) * stride % operations;
+            boolean forever = (cycle - 1) % 2 == 1;
             long failingOperation = fs.operationCount() + n;
             fs.failAt(n, forever);
             CycleResult result = cycle(cycle, random.nextLong(), fs, disk, options, base, random, failingOperation);
@@ -123,6 +130,18 @@ public final class EngineIoErrorCampaign implements Campaign {
         report.finished((System.nanoTime() - start) / 1_000_000);
         settings.progress(name() + ": " + tally);
         return report;
+    }
+
+    /**
+     * A step about 0.618 of {@code count} that shares no factor with it: stepping by it visits every residue
+     * once per {@code count} steps, each new one far from those before (the golden ratio's low discrepancy).
+     */
+    static long spreadingStride(long count) {
+        long stride = Math.max(1, Math.round(count * 0.6180339887));
+        while (BigInteger.valueOf(stride).gcd(BigInteger.valueOf(count)).longValue() != 1) {
+            stride++;
+        }
+        return stride;
     }
 
     /** What one cycle did; {@code problem} is null if it passed. */

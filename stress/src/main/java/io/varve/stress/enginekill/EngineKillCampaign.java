@@ -31,8 +31,10 @@ import java.util.Random;
  * with SIGKILL at a random moment (in a quarter of the cycles counted from its start, so it may die while
  * opening). The parent reopens the database in-process and judges it with {@link KillHistory}: it opens; every
  * value read is one a write put there; point reads and scans agree; and for each writer thread the state is
- * the one after all its acknowledged writes, plus or minus its one write in flight, whole. The database
- * carries on across cycles.
+ * the one after all its acknowledged writes, plus or minus its one write in flight, whole. The child also
+ * takes checkpoints; the last one it finished before the kill must open and hold, per thread, a prefix of the
+ * writes between those acknowledged when it started and those started when it ended. The database carries
+ * on across cycles.
  */
 public final class EngineKillCampaign implements Campaign {
     static final Duration OPEN_LIMIT = Duration.ofSeconds(60);
@@ -56,12 +58,14 @@ public final class EngineKillCampaign implements Campaign {
         Path dir = settings.workDir().resolve("engine-kill");
         Path staging = settings.workDir().resolve("engine-kill-staging");
         Path afterKill = settings.workDir().resolve("engine-kill-after-kill");
+        Path checkpoints = settings.workDir().resolve("engine-kill-checkpoints");
         Files.createDirectories(dir);
         long[][][] base = readState(dir); // a database left by an earlier run with the same directory
         long acknowledged = 0;
         long synced = 0;
         long inFlightRecovered = 0;
         long inFlightLost = 0;
+        long checkpointsJudged = 0;
         for (long cycle = 1; cycle <= settings.cycles() && System.nanoTime() < settings.deadlineNanos(start); cycle++) {
             KillHistory history = new KillHistory();
             Path stderr = settings.workDir().resolve("engine-kill-child.err");
@@ -71,7 +75,7 @@ public final class EngineKillCampaign implements Campaign {
             boolean fromStart = random.nextInt(4) == 0;
             String outcome;
             try (ChildJvm child = ChildJvm.start(EngineKillChild.class, List.of(dir.toString(), staging.toString(),
-                    Long.toString(childSeed), Long.toString(cycle)), stderr, history::line)) {
+                    Long.toString(childSeed), Long.toString(cycle), checkpoints.toString()), stderr, history::line)) {
                 if (!fromStart && !history.awaitReady(OPEN_LIMIT)) {
                     report.failure(fail(settings, cycle, childSeed, "the child did not open the database within "
                             + OPEN_LIMIT.toSeconds() + " s: " + firstLine(stderr), history, dir, stderr));
@@ -109,6 +113,19 @@ public final class EngineKillCampaign implements Campaign {
                     recoveredInFlight++;
                 }
             }
+            long checkpoint = history.lastCheckpoint();
+            if (problem == null && checkpoint > 0) {
+                Path last = checkpoints.resolve(EngineKillChild.checkpointName(checkpoint));
+                try {
+                    long[][][] held = Bounded.call("checkpoint open", OPEN_LIMIT, () -> readState(last));
+                    for (int t = 0; problem == null && t < KillSpace.THREADS; t++) {
+                        problem = history.judgeCheckpoint(t, cycle, base[t], held[t]);
+                    }
+                    checkpointsJudged++;
+                } catch (Exception e) {
+                    problem = "checkpoint " + checkpoint + " did not open: " + e;
+                }
+            }
             if (problem != null) {
                 report.failure(fail(settings, cycle, childSeed, problem, history, dir, stderr));
                 break;
@@ -120,14 +137,15 @@ public final class EngineKillCampaign implements Campaign {
             inFlightLost += history.inFlight() - recoveredInFlight;
             base = actual;
             settings.progress(String.format("%s cycle %d: killed %d ms %s, %d writes acknowledged (%d synced), "
-                    + "%d in flight of which %d recovered", name(), cycle, runMillis,
+                    + "%d in flight of which %d recovered%s", name(), cycle, runMillis,
                     fromStart ? "after start" : "after open", history.acknowledged(), history.acknowledgedSynced(),
-                    history.inFlight(), recoveredInFlight));
+                    history.inFlight(), recoveredInFlight, checkpoint > 0 ? ", checkpoint " + checkpoint + " held a "
+                            + "prefix" : ""));
         }
         report.finished((System.nanoTime() - start) / 1_000_000);
         settings.progress(String.format("%s: %d writes acknowledged (%d synced or ingested), all recovered; of the "
-                + "writes in flight at a kill %d recovered whole, %d absent whole", name(), acknowledged, synced,
-                inFlightRecovered, inFlightLost));
+                + "writes in flight at a kill %d recovered whole, %d absent whole; %d checkpoints judged", name(),
+                acknowledged, synced, inFlightRecovered, inFlightLost, checkpointsJudged));
         return report;
     }
 

@@ -16,6 +16,7 @@ import io.varve.core.sst.TableOptions;
 import io.varve.stress.Corruptions;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -29,6 +30,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
@@ -42,13 +45,19 @@ import java.util.function.Consumer;
  *       external table written with {@link SstFileWriter} and ingested. Before each write a thread prints
  *       {@code W <thread> <index> <batch>}, after it returned {@code A <thread> <index>}; each thread checks
  *       some of its own keys by point reads against its own model (it is their only writer);</li>
- *   <li>a maintenance thread: flushes, {@code compactRange} of parts or all of a family, {@code syncWal};</li>
+ *   <li>a maintenance thread: flushes, {@code compactRange} of parts or all of a family, {@code syncWal}, and,
+ *       when given a directory for them, checkpoints (with or without a flush first): it prints {@code C <n>
+ *       start} before each and {@code C <n> done} after it, then deletes the one before, so the parent can
+ *       open the last finished checkpoint after the kill and judge it. Ingestions wait while a checkpoint
+ *       runs, as docs/operations.md asks: a table ingested during one may be in it without writes committed
+ *       before it;</li>
  *   <li>a reader thread: snapshots read twice, with flushes and compactions in between, by full scans, bounded
  *       scans and multiGet, which must agree, every value one that a write produced.</li>
  * </ul>
  * A disagreement is printed as {@code E <what>}, which fails the cycle. Lines are flushed one by one.
  *
- * <p>Arguments: database directory, staging directory for the external tables, seed, cycle.
+ * <p>Arguments: database directory, staging directory for the external tables, seed, cycle, and optionally a
+ * directory for checkpoints (emptied first).
  *
  * <p>The I/O error campaign runs the same workload in-process ({@link #inProcess}): lines go to a consumer
  * instead of stdout, any exception goes to a handler instead of becoming an {@code E} line, the loops end at
@@ -66,6 +75,11 @@ public final class EngineKillChild {
     private final Consumer<String> out;
     private final Consumer<Throwable> onThrow;
     private final SyncListener syncs;
+    /** Where checkpoints go; null for none. */
+    private final Path checkpoints;
+    /** Ingestions hold it shared, a checkpoint exclusively. */
+    private final ReadWriteLock ingestOrCheckpoint = new ReentrantReadWriteLock();
+    private long checkpointsTaken;
     private volatile boolean stopped;
 
     /** Told around each successful flush or log sync, which makes every write acknowledged before it durable. */
@@ -78,7 +92,7 @@ public final class EngineKillChild {
     }
 
     private EngineKillChild(Db db, List<ColumnFamily> families, FileSystem stagingFileSystem, Path staging,
-            long cycle, Consumer<String> out, Consumer<Throwable> onThrow, SyncListener syncs) {
+            long cycle, Consumer<String> out, Consumer<Throwable> onThrow, SyncListener syncs, Path checkpoints) {
         this.db = db;
         this.families = families;
         this.stagingFileSystem = stagingFileSystem;
@@ -87,6 +101,7 @@ public final class EngineKillChild {
         this.out = out;
         this.onThrow = onThrow;
         this.syncs = syncs;
+        this.checkpoints = checkpoints;
     }
 
     /**
@@ -96,7 +111,7 @@ public final class EngineKillChild {
      */
     static EngineKillChild inProcess(Db db, List<ColumnFamily> families, FileSystem stagingFileSystem, Path staging,
             long cycle, Consumer<String> out, Consumer<Throwable> onThrow, SyncListener syncs) {
-        return new EngineKillChild(db, families, stagingFileSystem, staging, cycle, out, onThrow, syncs);
+        return new EngineKillChild(db, families, stagingFileSystem, staging, cycle, out, onThrow, syncs, null);
     }
 
     /** Starts the writers, the maintenance thread and the reader; they run until {@link #stop()} or they throw. */
@@ -124,13 +139,18 @@ public final class EngineKillChild {
         Path staging = Path.of(args[1]);
         long seed = Long.parseLong(args[2]);
         long cycle = Long.parseLong(args[3]);
+        Path checkpoints = args.length > 4 ? Path.of(args[4]) : null;
         Corruptions.deleteDirectory(staging);
         Files.createDirectories(staging);
+        if (checkpoints != null) {
+            Corruptions.deleteDirectory(checkpoints);
+            Files.createDirectories(checkpoints);
+        }
         Db db = Db.open(dir, KillSpace.options());
         List<ColumnFamily> families = families(db);
         EngineKillChild child = new EngineKillChild(db, families, DiskFileSystem.INSTANCE, staging, cycle,
                 EngineKillChild::print, t -> print("E " + Thread.currentThread().getName() + " threw "
-                        + t.toString().replace('\n', ' ')), null);
+                        + t.toString().replace('\n', ' ')), null, checkpoints);
         print("READY");
         for (Thread thread : child.start(seed)) {
             thread.join();
@@ -194,8 +214,13 @@ public final class EngineKillChild {
                     writer.finish();
                 }
                 say("W " + thread + " " + index + " " + batch.encode());
-                db.ingestExternalFiles(families.get(family), List.of(file),
-                        IngestOptions.defaults().withMoveFiles(random.nextBoolean()));
+                ingestOrCheckpoint.readLock().lock();
+                try {
+                    db.ingestExternalFiles(families.get(family), List.of(file),
+                            IngestOptions.defaults().withMoveFiles(random.nextBoolean()));
+                } finally {
+                    ingestOrCheckpoint.readLock().unlock();
+                }
                 if (stagingFileSystem.exists(file)) {
                     stagingFileSystem.delete(file);
                 }
@@ -300,7 +325,7 @@ public final class EngineKillChild {
         return version;
     }
 
-    private void maintain(Random random) {
+    private void maintain(Random random) throws IOException {
         while (!stopped) {
             int choice = random.nextInt(10);
             ColumnFamily cf = families.get(random.nextInt(families.size()));
@@ -317,6 +342,8 @@ public final class EngineKillChild {
                         from + random.nextInt(100))));
             } else if (choice < 6) {
                 db.compactRange(cf, null, null);
+            } else if (choice < 7 && checkpoints != null) {
+                checkpoint(random.nextBoolean());
             } else {
                 Object token = syncs == null ? null : syncs.starting();
                 db.syncWal();
@@ -326,6 +353,25 @@ public final class EngineKillChild {
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5 + random.nextInt(100)));
         }
+    }
+
+    private void checkpoint(boolean flushFirst) throws IOException {
+        long n = ++checkpointsTaken;
+        ingestOrCheckpoint.writeLock().lock();
+        try {
+            say("C " + n + " start");
+            db.checkpoint(checkpoints.resolve(checkpointName(n)), flushFirst);
+            say("C " + n + " done");
+        } finally {
+            ingestOrCheckpoint.writeLock().unlock();
+        }
+        if (n > 1) {
+            Corruptions.deleteDirectory(checkpoints.resolve(checkpointName(n - 1)));
+        }
+    }
+
+    static String checkpointName(long n) {
+        return "checkpoint-" + n;
     }
 
     /** Reads a snapshot twice (background work runs in between): both reads, by three means, must agree. */

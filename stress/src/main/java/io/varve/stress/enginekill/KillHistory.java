@@ -18,6 +18,11 @@ import java.util.concurrent.TimeUnit;
  * or not, is in the kernel (docs/durability.md), so every acknowledged write must survive; the write in flight
  * appears whole or not at all. Across threads this is the prefix rule: the recovered set is closed under
  * "acknowledged before the other was started", since every acknowledged write is in it.
+ *
+ * <p>Checkpoints ({@code C <n> start}, {@code C <n> done}): the last finished one must hold, per thread, the
+ * state after a prefix of its writes that takes in every write acknowledged before the checkpoint started and
+ * none started after it finished (docs/operations.md: every write acknowledged before the call, a prefix of
+ * the commit order).
  */
 final class KillHistory {
     private static final int TAIL_LINES = 200;
@@ -28,6 +33,12 @@ final class KillHistory {
     private final CountDownLatch opened = new CountDownLatch(1);
     private final List<String> childErrors = new ArrayList<>();
     private long acknowledgedSynced;
+    private long checkpointStarted;
+    private int[] acknowledgedAtStart;
+    private long lastCheckpoint;
+    /** Per thread, for {@link #lastCheckpoint}: writes acknowledged when it started, started when it ended. */
+    private int[] checkpointFloor;
+    private int[] checkpointCeiling;
     private boolean ready;
     private String protocolError;
 
@@ -59,6 +70,22 @@ final class KillHistory {
         if (line.equals("READY")) {
             ready = true;
             opened.countDown();
+        } else if (line.startsWith("C ")) {
+            String[] f = line.split(" ");
+            long n = Long.parseLong(f[1]);
+            if (f[2].equals("start") && n == lastCheckpoint + 1 && n > checkpointStarted) {
+                checkpointStarted = n;
+                acknowledgedAtStart = acknowledged.clone();
+            } else if (f[2].equals("done") && n == checkpointStarted && n == lastCheckpoint + 1) {
+                lastCheckpoint = n;
+                checkpointFloor = acknowledgedAtStart;
+                checkpointCeiling = new int[KillSpace.THREADS];
+                for (int t = 0; t < KillSpace.THREADS; t++) {
+                    checkpointCeiling[t] = batches.get(t).size();
+                }
+            } else {
+                throw new IllegalStateException("checkpoint lines out of order");
+            }
         } else if (line.startsWith("E ")) {
             childErrors.add(line.substring(2));
         } else if (line.startsWith("W ")) {
@@ -123,6 +150,35 @@ final class KillHistory {
 
     synchronized List<String> tail() {
         return List.copyOf(tail);
+    }
+
+    /** The number of the last checkpoint the child finished, 0 if none. */
+    synchronized long lastCheckpoint() {
+        return lastCheckpoint;
+    }
+
+    /**
+     * Judges thread {@code t}'s keys in the last finished checkpoint ({@code actual}): null if they are the state
+     * after {@code base} and a prefix of the cycle's writes between the checkpoint's floor and ceiling, else
+     * what is wrong.
+     */
+    synchronized String judgeCheckpoint(int t, long cycle, long[][] base, long[][] actual) {
+        long[][] expected = KillSpace.copy(base);
+        List<KillBatch> own = batches.get(t);
+        int floor = checkpointFloor[t];
+        for (int i = 0; i < floor; i++) {
+            own.get(i).applyTo(expected, KillSpace.version(cycle, t, i));
+        }
+        String first = difference(expected, actual);
+        for (int i = floor; first != null && i < checkpointCeiling[t]; i++) {
+            own.get(i).applyTo(expected, KillSpace.version(cycle, t, i));
+            if (difference(expected, actual) == null) {
+                return null;
+            }
+        }
+        return first == null ? null : "thread " + t + " in checkpoint " + lastCheckpoint + " (" + floor
+                + " writes acknowledged before it started, " + checkpointCeiling[t] + " started before it ended): "
+                + "no prefix in between matches; against the first, " + first;
     }
 
     /** The verdict on one thread's recovered keys. */

@@ -1,11 +1,14 @@
 package io.varve.stress.server;
 
+import io.varve.stress.ChildJvm;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -18,25 +21,35 @@ import java.util.function.BooleanSupplier;
 final class Attacks {
     static final String PASSWORD = "hostile-campaign";
     private static final int TIMEOUT = 30_000;
-    /**
-     * Idle connections before AUTH: as many as one process can hold at both ends under this machine's limit of
-     * 20,000 descriptors (the server runs in the campaign's JVM), short of the server's default maxclients.
-     */
-    private static final int IDLE_CONNECTIONS = 9_000;
+    /** Idle connections before AUTH, held by a child process; the campaign's server admits a few more. */
+    static final int IDLE_CONNECTIONS = 10_000;
 
     enum Kind { GARBAGE, HUGE_COUNTS, MALFORMED, SLOWLORIS, IDLE_BEFORE_AUTH, NEVER_READING }
 
     private final int port;
     private final Random random;
     private final BooleanSupplier over;
+    private final Path childLog;
+    private final CompletableFuture<Void> atFullStrength = new CompletableFuture<>();
     private long closedByServer;
     private long errorReplies;
     private volatile int mostConnections;
+    private volatile String childProblem;
 
-    Attacks(int port, Random random, BooleanSupplier over) {
+    /** @param childLog where a child process of an attack writes its stderr */
+    Attacks(int port, Random random, BooleanSupplier over, Path childLog) {
         this.port = port;
         this.random = random;
         this.over = over;
+        this.childLog = childLog;
+    }
+
+    /**
+     * Completes once the attack is at full strength — for the idle connections, once all are open; for the
+     * other kinds, at once — or once it has ended: the campaign's clock for the attack starts here.
+     */
+    CompletableFuture<Void> atFullStrength() {
+        return atFullStrength;
     }
 
     /** Connections the server closed, seen as a failed write or read (it drains a while before it closes). */
@@ -54,13 +67,20 @@ final class Attacks {
     }
 
     void run(Kind kind) throws Exception {
-        switch (kind) {
-            case GARBAGE -> repeat(this::garbage);
-            case HUGE_COUNTS -> repeat(this::hugeCounts);
-            case MALFORMED -> repeat(this::malformed);
-            case SLOWLORIS -> slowloris(200);
-            case IDLE_BEFORE_AUTH -> idleBeforeAuth(IDLE_CONNECTIONS);
-            case NEVER_READING -> neverReading();
+        if (kind != Kind.IDLE_BEFORE_AUTH) {
+            atFullStrength.complete(null);
+        }
+        try {
+            switch (kind) {
+                case GARBAGE -> repeat(this::garbage);
+                case HUGE_COUNTS -> repeat(this::hugeCounts);
+                case MALFORMED -> repeat(this::malformed);
+                case SLOWLORIS -> slowloris(200);
+                case IDLE_BEFORE_AUTH -> idleBeforeAuth(IDLE_CONNECTIONS);
+                case NEVER_READING -> neverReading();
+            }
+        } finally {
+            atFullStrength.complete(null);
         }
     }
 
@@ -140,24 +160,41 @@ final class Attacks {
         }
     }
 
-    /** Many connections that never authenticate: most idle, some sending commands that must be refused. */
-    private void idleBeforeAuth(int connections) throws IOException {
-        List<RespConnection> open = new ArrayList<>();
-        try {
-            for (int i = 0; i < connections && !over.getAsBoolean(); i++) {
-                RespConnection c = new RespConnection(port, TIMEOUT);
-                open.add(c);
-                mostConnections = open.size();
-                if (i % 5 == 0) {
-                    String reply = c.call("SET", "unauthenticated", "x");
-                    if (!reply.startsWith("-NOAUTH")) {
-                        throw new IllegalStateException("a client without AUTH was answered " + reply);
-                    }
+    /**
+     * Many connections that never authenticate, most idle, every fifth sending a command that must be refused
+     * ({@link IdleClientsChild}). They live in a child process: the server runs in this JVM, and holding both
+     * ends of ten thousand connections in one process would take half its descriptor limit on this machine.
+     */
+    private void idleBeforeAuth(int connections) throws Exception {
+        List<String> args = List.of(String.valueOf(port), String.valueOf(connections));
+        try (ChildJvm child = ChildJvm.start(IdleClientsChild.class, args, childLog, this::idleClientsSaid)) {
+            while (!over.getAsBoolean() && childProblem == null) {
+                if (!child.isAlive() && !atFullStrength.isDone()) {
+                    childProblem = "the idle-clients process exited with code " + child.awaitExit(TIMEOUT / 1000)
+                            + " before holding its connections (see " + childLog + ")";
+                    break;
                 }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
             }
-            awaitOver();
-        } finally {
-            open.forEach(RespConnection::close);
+        }
+        if (childProblem != null) {
+            throw new IllegalStateException(childProblem);
+        }
+    }
+
+    private void idleClientsSaid(String line) {
+        String[] words = line.split(" ", 3);
+        switch (words[0]) {
+            case "held" -> mostConnections = Integer.parseInt(words[1]);
+            case "all" -> {
+                mostConnections = Integer.parseInt(words[1]);
+                atFullStrength.complete(null);
+            }
+            case "refused" -> { } // it holds what it opened; "all" follows with the count
+            default -> {
+                childProblem = "the idle-clients process said: " + line;
+                atFullStrength.complete(null);
+            }
         }
     }
 

@@ -55,7 +55,9 @@ public final class HostileClientsCampaign implements Campaign {
         Corruptions.deleteDirectory(dir);
         ServerConfig config = ServerConfig.defaultConfig().with("port", "0").with("dir", dir.toString())
                 .with("requirepass", Attacks.PASSWORD).with("client-query-buffer-limit", "1mb")
-                .with("io-threads", "2").with("write-buffer-size", "4mb");
+                .with("io-threads", "2").with("write-buffer-size", "4mb")
+                // room for the well-behaved client and the one that checks the server after each attack
+                .with("maxclients", String.valueOf(Attacks.IDLE_CONNECTIONS + 100));
         MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
         long answered = 0;
         try (RedisServer server = RedisServer.builder(config).build().start()) {
@@ -67,7 +69,8 @@ public final class HostileClientsCampaign implements Campaign {
                 Attacks.Kind kind = Attacks.Kind.values()[(int) ((cycle - 1) % Attacks.Kind.values().length)];
                 long attackMillis = longestAttack.toMillis() / 3 + random.nextLong(longestAttack.toMillis() * 2 / 3);
                 AtomicBoolean over = new AtomicBoolean();
-                Attacks attacks = new Attacks(server.port(), new Random(random.nextLong()), over::get);
+                Attacks attacks = new Attacks(server.port(), new Random(random.nextLong()), over::get,
+                        dir.resolve("attack-child.stderr"));
                 AtomicLong bystanderAnswers = new AtomicLong();
                 CompletableFuture<String> bystander = CompletableFuture.supplyAsync(
                         () -> behave(server.port(), over, bystanderAnswers), runnable -> Thread.ofPlatform()
@@ -81,12 +84,17 @@ public final class HostileClientsCampaign implements Campaign {
                 }, runnable -> Thread.ofPlatform().daemon().name("attack").start(runnable));
                 String problem = null;
                 try {
-                    attack.get(attackMillis, TimeUnit.MILLISECONDS);
-                    problem = "the attack ended early";
+                    attacks.atFullStrength().get(TIMEOUT, TimeUnit.MILLISECONDS);
+                } catch (TimeoutException e) {
+                    problem = "the attack was not at full strength after " + TIMEOUT + " ms";
+                }
+                try {
+                    attack.get(problem == null ? attackMillis : 0, TimeUnit.MILLISECONDS);
+                    problem = problem != null ? problem : "the attack ended early";
                 } catch (TimeoutException expected) {
                     // the attack is still under way, as it should be: measure the heap now
                 } catch (Exception e) {
-                    problem = "the attack failed: " + e.getCause();
+                    problem = problem != null ? problem : "the attack failed: " + e.getCause();
                 }
                 memory.gc();
                 long grown = (memory.getHeapMemoryUsage().getUsed() - baseline) >> 20;

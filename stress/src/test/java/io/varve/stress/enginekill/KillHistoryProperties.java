@@ -99,6 +99,46 @@ class KillHistoryProperties {
         }
     }
 
+    @Property(tries = 200)
+    void aCheckpointMayHoldAnyPrefixBetweenItsStartAndItsEndAndNoOther(@ForAll long seed,
+            @ForAll @IntRange(min = 1, max = 30) int writes) {
+        Random random = new Random(seed);
+        int thread = random.nextInt(KillSpace.THREADS);
+        List<KillBatch> batches = batches(random, writes);
+        int floor = random.nextInt(writes + 1);
+        int ceiling = floor + random.nextInt(writes - floor + 1);
+        KillHistory h = new KillHistory();
+        h.line("READY");
+        for (int i = 0; i <= writes; i++) {
+            if (i == floor) {
+                h.line("C 1 start");
+            }
+            if (i == ceiling) {
+                h.line("C 1 done");
+            }
+            if (i < writes) {
+                h.line("W " + thread + " " + i + " " + batches.get(i).encode());
+                h.line("A " + thread + " " + i);
+            }
+        }
+        assertNull(h.protocolError());
+        assertEquals(1, h.lastCheckpoint());
+        long[][] base = KillSpace.emptyState();
+        List<long[][]> allowed = new ArrayList<>();
+        for (int j = floor; j <= ceiling; j++) {
+            allowed.add(after(base, batches, thread, j));
+            assertNull(h.judgeCheckpoint(thread, CYCLE, base, allowed.getLast()), "prefix " + j);
+        }
+        for (int j : new int[] {floor - 1, ceiling + 1}) {
+            if (j >= 0 && j <= writes) {
+                long[][] outside = after(base, batches, thread, j);
+                if (allowed.stream().noneMatch(a -> Arrays.deepEquals(a, outside))) {
+                    assertNotNull(h.judgeCheckpoint(thread, CYCLE, base, outside), "prefix " + j);
+                }
+            }
+        }
+    }
+
     @Test
     void aWriteReportedOutOfOrderIsAProtocolError() {
         KillHistory h = new KillHistory();
