@@ -17,7 +17,9 @@ import java.util.concurrent.TimeUnit;
  * started but not seen return. A process kill loses nothing the kernel has, and an acknowledged write, synced
  * or not, is in the kernel (docs/durability.md), so every acknowledged write must survive; the write in flight
  * appears whole or not at all. Across threads this is the prefix rule: the recovered set is closed under
- * "acknowledged before the other was started", since every acknowledged write is in it.
+ * "acknowledged before the other was started", since every acknowledged write is in it. States are compared
+ * exactly, key by key: a key's state is the hash chain of its last put and the merges since ({@link KillMerge}),
+ * so a merge operand lost, applied twice or out of order is a difference like a lost put.
  *
  * <p>Checkpoints ({@code C <n> start}, {@code C <n> done}): the last finished one must hold, per thread, the
  * state after a prefix of its writes that takes in every write acknowledged before the checkpoint started and
