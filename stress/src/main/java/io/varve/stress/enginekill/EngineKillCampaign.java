@@ -64,6 +64,8 @@ public final class EngineKillCampaign implements Campaign {
         long[][][] base = readState(dir); // a database left by an earlier run with the same directory
         long acknowledged = 0;
         long synced = 0;
+        long transactions = 0;
+        long merges = 0;
         long inFlightRecovered = 0;
         long inFlightLost = 0;
         long checkpointsJudged = 0;
@@ -134,6 +136,8 @@ public final class EngineKillCampaign implements Campaign {
             report.cycle(outcome);
             acknowledged += history.acknowledged();
             synced += history.acknowledgedSynced();
+            transactions += history.acknowledgedTransactions();
+            merges += history.acknowledgedMerges();
             inFlightRecovered += recoveredInFlight;
             inFlightLost += history.inFlight() - recoveredInFlight;
             base = actual;
@@ -144,9 +148,10 @@ public final class EngineKillCampaign implements Campaign {
                             + "prefix" : ""));
         }
         report.finished((System.nanoTime() - start) / 1_000_000);
-        settings.progress(String.format("%s: %d writes acknowledged (%d synced or ingested), all recovered; of the "
-                + "writes in flight at a kill %d recovered whole, %d absent whole; %d checkpoints judged", name(),
-                acknowledged, synced, inFlightRecovered, inFlightLost, checkpointsJudged));
+        settings.progress(String.format("%s: %d writes acknowledged (%d synced or ingested, %d transactions, %d "
+                + "merge operands in all), all recovered; of the writes in flight at a kill %d recovered whole, %d "
+                + "absent whole; %d checkpoints judged", name(), acknowledged, synced, transactions, merges,
+                inFlightRecovered, inFlightLost, checkpointsJudged));
         return report;
     }
 

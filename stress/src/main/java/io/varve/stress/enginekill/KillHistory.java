@@ -35,6 +35,8 @@ final class KillHistory {
     private final CountDownLatch opened = new CountDownLatch(1);
     private final List<String> childErrors = new ArrayList<>();
     private long acknowledgedSynced;
+    private long acknowledgedTransactions;
+    private long acknowledgedMerges;
     private long checkpointStarted;
     private int[] acknowledgedAtStart;
     private long lastCheckpoint;
@@ -105,9 +107,15 @@ final class KillHistory {
                 throw new IllegalStateException("acknowledged out of order: " + line);
             }
             acknowledged[thread] = index + 1;
-            if (batches.get(thread).get(index).synced()) {
+            KillBatch batch = batches.get(thread).get(index);
+            if (batch.synced()) {
                 acknowledgedSynced++;
             }
+            if (batch.route() == KillBatch.Route.OPTIMISTIC_TRANSACTION
+                    || batch.route() == KillBatch.Route.PESSIMISTIC_TRANSACTION) {
+                acknowledgedTransactions++;
+            }
+            acknowledgedMerges += batch.ops().stream().filter(op -> op.kind() == 'M').count();
         } else {
             throw new IllegalStateException("unknown line");
         }
@@ -139,6 +147,16 @@ final class KillHistory {
 
     synchronized long acknowledgedSynced() {
         return acknowledgedSynced;
+    }
+
+    /** Acknowledged writes that were transactions. */
+    synchronized long acknowledgedTransactions() {
+        return acknowledgedTransactions;
+    }
+
+    /** Merge operands in acknowledged writes. */
+    synchronized long acknowledgedMerges() {
+        return acknowledgedMerges;
     }
 
     /** Writes started and not acknowledged: at most one per thread. */
