@@ -34,9 +34,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * I/O errors at operation N on the real stack, in-process: the engine kill campaign's workload (four writer
- * threads with batches, deletes, range deletes and ingestions across three column families, a maintenance
- * thread flushing, compacting and syncing the log, a reader comparing snapshots) runs on a
- * {@link FaultInjectingFileSystem} over a {@link MemFileSystem}, with the engine's own background flushes,
+ * threads with batches, transactions, deletes, range deletes, merges and ingestions across three column
+ * families, a maintenance thread flushing, compacting and syncing the log, a reader comparing snapshots) runs
+ * on a {@link FaultInjectingFileSystem} over a {@link MemFileSystem}, with the engine's own background flushes,
  * compactions and log rotations. Each cycle fails the file system's N-th operation from the open on, once or
  * forever. The cycles sweep N over the operation count of a fault-free run, each N once and then forever,
  * and start the sweep again when it ends (as SQLite's I/O-error loops do); the workload's threads and the
