@@ -132,7 +132,8 @@ public final class RaftLogChild {
      * thread ended.
      */
     void writeSynced() throws IOException {
-        writeOne(true);
+        long n = next++;
+        writeOne(n, nextBatch(engine, writerRandom, (cycle << 32) | n), true);
     }
 
     private interface Loop {
@@ -154,7 +155,9 @@ public final class RaftLogChild {
 
     private void write() throws IOException {
         while (!stopped && next < maxBatches) {
-            writeOne(null);
+            long n = next++;
+            List<LogOp> batch = nextBatch(engine, writerRandom, (cycle << 32) | n);
+            writeOne(n, batch, writerRandom.nextInt(3) == 0);
             if (next % PURGE_EVERY == 0 && purgeIdle.compareAndSet(true, false)) {
                 purgeRequests.release();
             }
@@ -164,13 +167,9 @@ public final class RaftLogChild {
         }
     }
 
-    /** {@code sync} null: drawn, a third of the batches synced. */
-    private void writeOne(Boolean sync) throws IOException {
-        long n = next++;
-        List<LogOp> batch = nextBatch(engine, writerRandom, (cycle << 32) | n);
-        boolean synced = sync != null ? sync : writerRandom.nextInt(3) == 0;
-        out.accept("W " + n + " " + (synced ? 1 : 0) + " " + LogOp.encodeBatch(batch));
-        engine.write(LogOp.toBatch(batch), synced);
+    private void writeOne(long n, List<LogOp> batch, boolean sync) throws IOException {
+        out.accept("W " + n + " " + (sync ? 1 : 0) + " " + LogOp.encodeBatch(batch));
+        engine.write(LogOp.toBatch(batch), sync);
         out.accept("A " + n);
     }
 

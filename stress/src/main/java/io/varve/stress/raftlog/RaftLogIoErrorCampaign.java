@@ -155,7 +155,7 @@ public final class RaftLogIoErrorCampaign implements Campaign {
 
     private CycleResult cycle(long epoch, long seed, Disk store, LogModel base, Random random, long failingOperation)
             throws InterruptedException {
-        FaultInjectingFileSystem faults = store.faults;
+        FaultInjectingFileSystem faults = store.faults();
         long firstOperation = faults.operationCount();
         int injectedBefore = faults.injectedFailures().size();
         Set<LeakDetector.Handle> leakedBefore = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -166,7 +166,7 @@ public final class RaftLogIoErrorCampaign implements Campaign {
         String problem = null;
         RaftLogEngine engine = null;
         try {
-            engine = Bounded.call("open", LIMIT, () -> RaftLogEngine.open(DIR, store.options));
+            engine = Bounded.call("open", LIMIT, () -> RaftLogEngine.open(DIR, store.options()));
             RaftLogEngine opened = engine;
             stage = "workload";
             RaftLogChild workload = RaftLogChild.inProcess(engine, epoch, history::line, seen::workload, batches);
@@ -223,9 +223,9 @@ public final class RaftLogIoErrorCampaign implements Campaign {
         faults.heal();
         int crash = random.nextInt(3);
         switch (crash) {
-            case 0 -> store.disk.crash();
-            case 1 -> store.disk.crash(random);
-            default -> store.disk.crashKeepingSomeNames(random);
+            case 0 -> store.disk().crash();
+            case 1 -> store.disk().crash(random);
+            default -> store.disk().crashKeepingSomeNames(random);
         }
         String context = " (crash " + List.of("dropping all unsynced data", "keeping random unsynced bytes",
                 "keeping random unsynced bytes and names").get(crash) + "; the cycle saw "
@@ -233,7 +233,7 @@ public final class RaftLogIoErrorCampaign implements Campaign {
         LogModel actual;
         try {
             actual = Bounded.call("reopen", LIMIT, () -> {
-                try (RaftLogEngine reopened = RaftLogEngine.open(DIR, store.options)) {
+                try (RaftLogEngine reopened = RaftLogEngine.open(DIR, store.options())) {
                     return LogModel.readFrom(reopened);
                 }
             });
