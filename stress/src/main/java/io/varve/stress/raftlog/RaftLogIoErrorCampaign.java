@@ -89,7 +89,7 @@ public final class RaftLogIoErrorCampaign implements Campaign {
         long operations = 0;
         CycleResult calibration = null;
         for (int i = 1; i <= CALIBRATION_CYCLES; i++) {
-            calibration = cycle(i, random.nextLong(), store, base, random, Long.MAX_VALUE);
+            calibration = cycle(i, random.nextLong(), store, base, random);
             if (calibration.problem != null) {
                 report.failure(fail(settings, i - CALIBRATION_CYCLES - 1, calibration));
                 report.finished((System.nanoTime() - start) / 1_000_000);
@@ -104,11 +104,9 @@ public final class RaftLogIoErrorCampaign implements Campaign {
         for (long cycle = 1; cycle <= settings.cycles() && System.nanoTime() < settings.deadlineNanos(start); cycle++) {
             long n = 1 + (((cycle - 1) / 2) % operations) * stride % operations;
             boolean forever = (cycle - 1) % 2 == 1;
-            long failingOperation = faults.operationCount() + n;
             faults.failAt(n, forever);
             // Versions are (epoch << 32 | batch): the calibration cycles took epochs 1 to 3.
-            CycleResult result = cycle(cycle + CALIBRATION_CYCLES, random.nextLong(), store, base, random,
-                    failingOperation);
+            CycleResult result = cycle(cycle + CALIBRATION_CYCLES, random.nextLong(), store, base, random);
             if (result.problem != null) {
                 settings.progress(name() + " cycle " + cycle + " (fail op " + n + (forever ? " forever" : " once")
                         + ") FAILED: " + result.problem);
@@ -153,7 +151,7 @@ public final class RaftLogIoErrorCampaign implements Campaign {
         }
     }
 
-    private CycleResult cycle(long epoch, long seed, Disk store, LogModel base, Random random, long failingOperation)
+    private CycleResult cycle(long epoch, long seed, Disk store, LogModel base, Random random)
             throws InterruptedException {
         FaultInjectingFileSystem faults = store.faults();
         long firstOperation = faults.operationCount();
