@@ -38,6 +38,8 @@ import java.util.function.Consumer;
  * fourth batch, checking every byte against the versions written there.
  */
 public final class RaftLogChild {
+    /** The reader thread's name: its failures, unlike the writer's and the purger's, leave the log writable. */
+    static final String READER = "workload-reader";
     private static final int PURGE_EVERY = 150;
     private static final int READ_EVERY = 4;
 
@@ -105,11 +107,11 @@ public final class RaftLogChild {
     List<Thread> start(long seed) {
         writerRandom = new Random(seed);
         List<Thread> threads = new ArrayList<>();
-        threads.add(Thread.ofPlatform().daemon().name("raftlog-io-writer").start(() -> guard(this::write, true)));
-        threads.add(Thread.ofPlatform().daemon().name("raftlog-io-purger").start(() -> guard(this::purge, false)));
+        threads.add(Thread.ofPlatform().daemon().name("workload-writer").start(() -> guard(this::write, true)));
+        threads.add(Thread.ofPlatform().daemon().name("workload-purger").start(() -> guard(this::purge, false)));
         if (reads) {
             Random readerRandom = new Random(seed * 31 + 1);
-            threads.add(Thread.ofPlatform().daemon().name("raftlog-io-reader")
+            threads.add(Thread.ofPlatform().daemon().name(READER)
                     .start(() -> guard(() -> read(readerRandom), false)));
         }
         return threads;

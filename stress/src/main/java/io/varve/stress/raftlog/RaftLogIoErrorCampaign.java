@@ -145,7 +145,7 @@ public final class RaftLogIoErrorCampaign implements Campaign {
         void workload(Throwable e) {
             errors.add(e);
             byWorkload.incrementAndGet();
-            if (!Thread.currentThread().getName().equals("raftlog-io-reader")) {
+            if (!Thread.currentThread().getName().equals(RaftLogChild.READER)) {
                 writePathFailed.set(true);
             }
         }
