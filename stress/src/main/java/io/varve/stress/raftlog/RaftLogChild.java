@@ -55,7 +55,7 @@ public final class RaftLogChild {
     private final Semaphore readRequests = new Semaphore(0);
     /** Counted down when the writer's loop ends or any thread throws. */
     private final CountDownLatch ended = new CountDownLatch(1);
-    /** The next batch's number; the writer's, and after it ended its caller's ({@link #writeSynced}). */
+    /** The next batch's number; the writer's, and after it ended its caller's ({@link #writeOneMore}). */
     private long next;
     private Random writerRandom;
     private volatile boolean stopped;
@@ -130,12 +130,12 @@ public final class RaftLogChild {
     }
 
     /**
-     * Writes one more synced batch, reported like the writer's, on the caller's thread: only after the writer
-     * thread ended.
+     * Writes one more batch, reported like the writer's, on the caller's thread: only after the writer thread
+     * ended.
      */
-    void writeSynced() throws IOException {
+    void writeOneMore(boolean sync) throws IOException {
         long n = next++;
-        writeOne(n, nextBatch(engine, writerRandom, (cycle << 32) | n), true);
+        writeOne(n, nextBatch(engine, writerRandom, (cycle << 32) | n), sync);
     }
 
     private interface Loop {

@@ -41,7 +41,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <ul>
  *   <li>every exception the workload, the open, the close or the probe write sees is an {@link IOException} or
  *       {@link UncheckedIOException} carrying the injected failure; no read returns bytes no write made;</li>
- *   <li>fail-stop: after the writer or the purger met a failure, one more synced write (the probe) must be
+ *   <li>fail-stop: after the writer or the purger met a failure, one more write (the probe) must be
  *       refused with it as the cause; the probe is also how a failure nobody met shows itself, and only a
  *       failed read (which the engine retries when the entry moved) may go unseen;</li>
  *   <li>no hang: the open, the workload, each of its threads after it is told to stop, the close and the
@@ -181,13 +181,16 @@ public final class RaftLogIoErrorCampaign implements Campaign {
                 }
             }
             if (problem == null) {
-                problem = probe(workload, seen);
+                problem = probe(workload, seen, random.nextBoolean());
             }
             stage = "close";
             Bounded.call("close", LIMIT, () -> {
                 opened.close();
                 return null;
             });
+            if (seen.errors.isEmpty()) {
+                history.allAcknowledgedDurable(); // a close without error syncs
+            }
         } catch (Bounded.HangException e) {
             problem = e.getMessage();
         } catch (Exception e) {
@@ -252,7 +255,8 @@ public final class RaftLogIoErrorCampaign implements Campaign {
     }
 
     /**
-     * One more synced write after the workload stopped; null or the problem. Once the writer or the purger met
+     * One more write after the workload stopped, synced or not ({@code sync}: a synced one leaves the close
+     * nothing to sync, an unsynced one leaves it the sync that makes the cycle durable); null or the problem. Once the writer or the purger met
      * a failure the engine is failed and must refuse it with that failure as the cause (the refusal joins
      * {@code errors}, where {@link #unexpected} checks it carries the injected one). After only a failed read
      * the engine stays writable: the write may succeed, or fail on a disk that fails forever.
@@ -261,9 +265,9 @@ public final class RaftLogIoErrorCampaign implements Campaign {
      * learn of it, so its refusal counts as a caller seeing it; if it is accepted, {@link #silentFailure}
      * reports the failure as swallowed.
      */
-    private static String probe(RaftLogChild workload, Seen seen) {
+    private static String probe(RaftLogChild workload, Seen seen, boolean sync) {
         try {
-            workload.writeSynced();
+            workload.writeOneMore(sync);
         } catch (Exception e) {
             seen.errors.add(e);
             seen.byProbe = true;
