@@ -50,7 +50,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       left open, and no recovery thread outlives the open;</li>
  *   <li>after healing the disk and a simulated machine crash (unsynced bytes, and in some cycles unsynced
  *       names, lost), the reopened log equals the state after a prefix of the cycle's batches that holds every
- *       batch up to the last acknowledged synced one ({@link AckHistory}).</li>
+ *       batch up to the last acknowledged synced one, or every acknowledged one if the cycle met no error and
+ *       the close synced ({@link AckHistory}).</li>
  * </ul>
  * The log carries on across cycles, so later opens recover what earlier failures and crashes left.
  */
