@@ -136,7 +136,7 @@ public final class EngineIoErrorCampaign implements Campaign {
      * A step about 0.618 of {@code count} that shares no factor with it: stepping by it visits every residue
      * once per {@code count} steps, each new one far from those before (the golden ratio's low discrepancy).
      */
-    static long spreadingStride(long count) {
+    public static long spreadingStride(long count) {
         long stride = Math.max(1, Math.round(count * 0.6180339887));
         while (BigInteger.valueOf(stride).gcd(BigInteger.valueOf(count)).longValue() != 1) {
             stride++;
@@ -348,7 +348,7 @@ public final class EngineIoErrorCampaign implements Campaign {
         return injected.stream().filter(op -> !op.equals("delete") && !op.equals("list")).toList();
     }
 
-    static boolean causedByInjection(Throwable e) {
+    public static boolean causedByInjection(Throwable e) {
         for (Throwable c = e; c != null; c = c.getCause()) {
             if (c instanceof InjectedIOException) {
                 return true;
