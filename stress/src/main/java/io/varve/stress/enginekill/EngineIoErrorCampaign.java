@@ -2,7 +2,6 @@ package io.varve.stress.enginekill;
 
 import io.varve.base.LeakDetector;
 import io.varve.base.fs.FaultInjectingFileSystem;
-import io.varve.base.fs.FaultInjectingFileSystem.InjectedIOException;
 import io.varve.base.fs.MemFileSystem;
 import io.varve.core.ColumnFamily;
 import io.varve.core.Db;
@@ -11,10 +10,10 @@ import io.varve.stress.Bounded;
 import io.varve.stress.Campaign;
 import io.varve.stress.CampaignReport;
 import io.varve.stress.Failure;
+import io.varve.stress.FaultSweep;
 import io.varve.stress.Reproducer;
 import io.varve.stress.Settings;
 import java.io.IOException;
-import java.math.BigInteger;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -38,12 +37,9 @@ import java.util.concurrent.TimeUnit;
  * families, a maintenance thread flushing, compacting and syncing the log, a reader comparing snapshots) runs
  * on a {@link FaultInjectingFileSystem} over a {@link MemFileSystem}, with the engine's own background flushes,
  * compactions and log rotations. Each cycle fails the file system's N-th operation from the open on, once or
- * forever. The cycles sweep N over the operation count of a fault-free run, each N once and then forever,
- * and start the sweep again when it ends (as SQLite's I/O-error loops do); the workload's threads and the
- * engine's background work make each cycle's operations differ, so the sweep repeated meets new ones. The
- * sweep steps through the count by a stride coprime with it rather than 1, 2, 3..., so that a short run's
- * few cycles are spread over the open, the workload and the close instead of all failing in the open. Each
- * cycle checks:
+ * forever, N swept over the operation count of a fault-free run ({@link FaultSweep}); the workload's threads
+ * and the engine's background work make each cycle's operations differ, so the sweep repeated meets new
+ * ones. Each cycle checks:
  *
  * <ul>
  *   <li>every exception the workload, the open or the close sees is an {@link IOException} or
@@ -106,10 +102,10 @@ public final class EngineIoErrorCampaign implements Campaign {
         }
         settings.progress(name() + ": fault-free cycles made up to " + operations + " file-system operations, the "
                 + "last one " + calibration.history.acknowledged() + " writes");
-        long stride = spreadingStride(operations);
+        FaultSweep sweep = new FaultSweep(operations);
         for (long cycle = 1; cycle <= settings.cycles() && System.nanoTime() < settings.deadlineNanos(start); cycle++) {
-            long n = 1 + (((cycle - 1) / 2) % operations) * stride % operations;
-            boolean forever = (cycle - 1) % 2 == 1;
+            long n = sweep.operation(cycle);
+            boolean forever = sweep.forever(cycle);
             long failingOperation = fs.operationCount() + n;
             fs.failAt(n, forever);
             CycleResult result = cycle(cycle, random.nextLong(), fs, disk, options, base, random, failingOperation);
@@ -130,18 +126,6 @@ public final class EngineIoErrorCampaign implements Campaign {
         report.finished((System.nanoTime() - start) / 1_000_000);
         settings.progress(name() + ": " + tally);
         return report;
-    }
-
-    /**
-     * A step about 0.618 of {@code count} that shares no factor with it: stepping by it visits every residue
-     * once per {@code count} steps, each new one far from those before (the golden ratio's low discrepancy).
-     */
-    public static long spreadingStride(long count) {
-        long stride = Math.max(1, Math.round(count * 0.6180339887));
-        while (BigInteger.valueOf(stride).gcd(BigInteger.valueOf(count)).longValue() != 1) {
-            stride++;
-        }
-        return stride;
     }
 
     /** What one cycle did; {@code problem} is null if it passed. */
@@ -272,7 +256,7 @@ public final class EngineIoErrorCampaign implements Campaign {
             db.put(PROBE, PROBE);
             return failed ? "the database is in its failed state but accepted a write" : null;
         } catch (RuntimeException e) {
-            if (e instanceof UncheckedIOException && causedByInjection(e)) {
+            if (e instanceof UncheckedIOException && FaultSweep.causedByInjection(e)) {
                 if (unseen) {
                     errors.add(e);
                 }
@@ -322,7 +306,7 @@ public final class EngineIoErrorCampaign implements Campaign {
                 return e.getMessage();
             }
             boolean io = e instanceof IOException || e instanceof UncheckedIOException;
-            if (!io || !causedByInjection(e)) {
+            if (!io || !FaultSweep.causedByInjection(e)) {
                 return "an error that is not the injected I/O failure: " + describe(e);
             }
         }
@@ -346,20 +330,6 @@ public final class EngineIoErrorCampaign implements Campaign {
     /** The injected failures that cost more than space: all but deleting and listing obsolete files. */
     private static List<String> harmful(List<String> injected) {
         return injected.stream().filter(op -> !op.equals("delete") && !op.equals("list")).toList();
-    }
-
-    public static boolean causedByInjection(Throwable e) {
-        for (Throwable c = e; c != null; c = c.getCause()) {
-            if (c instanceof InjectedIOException) {
-                return true;
-            }
-            for (Throwable s : c.getSuppressed()) {
-                if (causedByInjection(s)) {
-                    return true;
-                }
-            }
-        }
-        return false;
     }
 
     private static String describe(Throwable e) {

@@ -9,9 +9,9 @@ import io.varve.stress.Bounded;
 import io.varve.stress.Campaign;
 import io.varve.stress.CampaignReport;
 import io.varve.stress.Failure;
+import io.varve.stress.FaultSweep;
 import io.varve.stress.Reproducer;
 import io.varve.stress.Settings;
-import io.varve.stress.enginekill.EngineIoErrorCampaign;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -35,8 +35,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * third synced, a purge racing the writes every 150 batches) plus a reader checking every byte it reads, on a
  * {@link FaultInjectingFileSystem} over a {@link MemFileSystem}. Each cycle writes a fixed number of batches
  * and fails the file system's N-th operation from the open on, once or forever; N sweeps the operation count
- * of fault-free calibration cycles by a stride coprime with it, each N once and then forever, as
- * {@link EngineIoErrorCampaign} does for engine-core. Each cycle checks:
+ * of fault-free calibration cycles ({@link FaultSweep}), as engine-core's {@code EngineIoErrorCampaign}
+ * does. Each cycle checks:
  *
  * <ul>
  *   <li>every exception the workload, the open, the close or the probe write sees is an {@link IOException} or
@@ -101,10 +101,10 @@ public final class RaftLogIoErrorCampaign implements Campaign {
         }
         settings.progress(name() + ": fault-free cycles made up to " + operations + " file-system operations, the "
                 + "last one " + calibration.history.acknowledged() + " batches");
-        long stride = EngineIoErrorCampaign.spreadingStride(operations);
+        FaultSweep sweep = new FaultSweep(operations);
         for (long cycle = 1; cycle <= settings.cycles() && System.nanoTime() < settings.deadlineNanos(start); cycle++) {
-            long n = 1 + (((cycle - 1) / 2) % operations) * stride % operations;
-            boolean forever = (cycle - 1) % 2 == 1;
+            long n = sweep.operation(cycle);
+            boolean forever = sweep.forever(cycle);
             faults.failAt(n, forever);
             // Versions are (epoch << 32 | batch): the calibration cycles took epochs 1 to 3.
             CycleResult result = cycle(cycle + CALIBRATION_CYCLES, random.nextLong(), store, base, random);
@@ -329,7 +329,7 @@ public final class RaftLogIoErrorCampaign implements Campaign {
                 return e.getMessage();
             }
             boolean io = e instanceof IOException || e instanceof UncheckedIOException;
-            if (!io || !EngineIoErrorCampaign.causedByInjection(e)) {
+            if (!io || !FaultSweep.causedByInjection(e)) {
                 return "an error that is not the injected I/O failure: " + describe(e);
             }
         }
