@@ -1,11 +1,10 @@
 package io.varve.stress;
 
-import io.varve.base.fs.FaultInjectingFileSystem.InjectedIOException;
 import java.math.BigInteger;
 
 /**
- * Which file-system operation an I/O-error campaign fails in each cycle, and whether a failure came from the
- * injection. The cycles sweep N over the operation count of a fault-free run, each N once and then forever,
+ * Which file-system operation an I/O-error campaign fails in each cycle ({@link FaultVerdicts} judges what
+ * the failure did). The cycles sweep N over the operation count of a fault-free run, each N once and then forever,
  * and start over when the sweep ends (as SQLite's I/O-error loops do). The sweep steps through the count by a
  * stride coprime with it rather than 1, 2, 3..., so that a short run's few cycles are spread over the open,
  * the workload and the close instead of all failing in the open.
@@ -40,20 +39,5 @@ public final class FaultSweep {
             stride++;
         }
         return stride;
-    }
-
-    /** Whether {@code e}, its causes or anything suppressed along them is an injected failure. */
-    public static boolean causedByInjection(Throwable e) {
-        for (Throwable c = e; c != null; c = c.getCause()) {
-            if (c instanceof InjectedIOException) {
-                return true;
-            }
-            for (Throwable s : c.getSuppressed()) {
-                if (causedByInjection(s)) {
-                    return true;
-                }
-            }
-        }
-        return false;
     }
 }

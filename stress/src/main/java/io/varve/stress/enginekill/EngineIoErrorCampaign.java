@@ -11,6 +11,7 @@ import io.varve.stress.Campaign;
 import io.varve.stress.CampaignReport;
 import io.varve.stress.Failure;
 import io.varve.stress.FaultSweep;
+import io.varve.stress.FaultVerdicts;
 import io.varve.stress.Reproducer;
 import io.varve.stress.Settings;
 import java.io.IOException;
@@ -18,7 +19,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -151,7 +151,8 @@ public final class EngineIoErrorCampaign implements Campaign {
             db = Bounded.call("open", LIMIT, () -> Db.open(DIR, options));
             Db opened = db;
             stage = "workload";
-            List<ColumnFamily> families = Bounded.call("column families", LIMIT, () -> EngineKillChild.families(opened));
+            List<ColumnFamily> families = Bounded.call("column families", LIMIT,
+                    () -> EngineKillChild.families(opened));
             EngineKillChild workload = EngineKillChild.inProcess(db, families, disk, STAGING, cycle, history::line,
                     e -> {
                         errors.add(e);
@@ -192,7 +193,7 @@ public final class EngineIoErrorCampaign implements Campaign {
                 fs.injectedFailures().size()));
         long operations = fs.operationCount() - firstOperation;
         if (problem == null) {
-            problem = unexpected(errors);
+            problem = FaultVerdicts.unexpected(errors);
         }
         if (problem == null && !history.findings().isEmpty()) {
             problem = "the workload saw: " + history.findings().getFirst();
@@ -201,7 +202,7 @@ public final class EngineIoErrorCampaign implements Campaign {
             problem = silentFailure(errors, injected, failingOperation > closeStarted);
         }
         if (problem == null) {
-            problem = leaks(leakedBefore);
+            problem = FaultVerdicts.leaks(DIR.toString(), leakedBefore);
         }
         String outcome = outcome(errors, injected, stage, closeReported);
         if (outcome.equals("absorbed") && failingOperation > closeStarted) {
@@ -219,7 +220,7 @@ public final class EngineIoErrorCampaign implements Campaign {
         }
         String context = " (crash " + List.of("dropping all unsynced data", "keeping random unsynced bytes",
                 "keeping random unsynced bytes and names").get(crash) + "; the workload saw "
-                + errors.stream().map(EngineIoErrorCampaign::describe).toList() + ")";
+                + errors.stream().map(FaultVerdicts::describe).toList() + ")";
         long[][][] actual;
         try {
             actual = Bounded.call("reopen", LIMIT, () -> EngineKillCampaign.readState(DIR, options));
@@ -232,7 +233,7 @@ public final class EngineIoErrorCampaign implements Campaign {
             problem += context;
         }
         if (problem == null) {
-            problem = leaks(leakedBefore);
+            problem = FaultVerdicts.leaks(DIR.toString(), leakedBefore);
         }
         return new CycleResult(outcome, problem, operations, injected, actual, history);
     }
@@ -256,13 +257,13 @@ public final class EngineIoErrorCampaign implements Campaign {
             db.put(PROBE, PROBE);
             return failed ? "the database is in its failed state but accepted a write" : null;
         } catch (RuntimeException e) {
-            if (e instanceof UncheckedIOException && FaultSweep.causedByInjection(e)) {
+            if (e instanceof UncheckedIOException && FaultVerdicts.causedByInjection(e)) {
                 if (unseen) {
                     errors.add(e);
                 }
                 return null;
             }
-            return "the failed database refused a write with " + describe(e);
+            return "the failed database refused a write with " + FaultVerdicts.describe(e);
         }
     }
 
@@ -299,20 +300,6 @@ public final class EngineIoErrorCampaign implements Campaign {
         return injected.isEmpty() ? "not-reached" : "absorbed";
     }
 
-    /** The first error that is not an I/O failure carrying the injected one, or null. */
-    private static String unexpected(List<Throwable> errors) {
-        for (Throwable e : errors) {
-            if (e instanceof Bounded.HangException) {
-                return e.getMessage();
-            }
-            boolean io = e instanceof IOException || e instanceof UncheckedIOException;
-            if (!io || !FaultSweep.causedByInjection(e)) {
-                return "an error that is not the injected I/O failure: " + describe(e);
-            }
-        }
-        return null;
-    }
-
     /**
      * Null if the injected failure reached someone, or only hit operations whose failure costs nothing but
      * space (deleting obsolete files, listing them to delete: retried at the next open), or hit background work
@@ -332,26 +319,7 @@ public final class EngineIoErrorCampaign implements Campaign {
         return injected.stream().filter(op -> !op.equals("delete") && !op.equals("list")).toList();
     }
 
-    private static String describe(Throwable e) {
-        StringBuilder b = new StringBuilder(e.toString());
-        for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
-            b.append(" <- ").append(c);
-        }
-        StackTraceElement[] stack = e.getStackTrace();
-        for (int i = 0; i < Math.min(6, stack.length); i++) {
-            b.append(" at ").append(stack[i]);
-        }
-        return b.toString();
-    }
 
-    private static String leaks(Set<LeakDetector.Handle> before) {
-        List<LeakDetector.Handle> now = new ArrayList<>(LeakDetector.openOwnedBy(DIR.toString()));
-        now.removeIf(before::contains);
-        if (!now.isEmpty()) {
-            return "leaked after close: " + LeakDetector.describe(now);
-        }
-        return null;
-    }
 
     private Failure fail(Settings settings, long cycle, CycleResult result) {
         Path reproducer = Reproducer.write(settings.reproducerDir(), name(), settings.seed(), cycle,

@@ -10,13 +10,13 @@ import io.varve.stress.Campaign;
 import io.varve.stress.CampaignReport;
 import io.varve.stress.Failure;
 import io.varve.stress.FaultSweep;
+import io.varve.stress.FaultVerdicts;
 import io.varve.stress.Reproducer;
 import io.varve.stress.Settings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -204,7 +204,7 @@ public final class RaftLogIoErrorCampaign implements Campaign {
         List<String> injected = injectedSince(faults, injectedBefore);
         long operations = faults.operationCount() - firstOperation;
         if (problem == null) {
-            problem = unexpected(seen.errors);
+            problem = FaultVerdicts.unexpected(seen.errors);
         }
         if (problem == null && history.protocolError() != null) {
             problem = history.protocolError();
@@ -213,7 +213,7 @@ public final class RaftLogIoErrorCampaign implements Campaign {
             problem = silentFailure(seen.errors, injected);
         }
         if (problem == null) {
-            problem = leaks(leakedBefore);
+            problem = FaultVerdicts.leaks(DIR.toString(), leakedBefore);
         }
         if (problem == null) {
             problem = recoveryThreadsEnded();
@@ -231,7 +231,7 @@ public final class RaftLogIoErrorCampaign implements Campaign {
         }
         String context = " (crash " + List.of("dropping all unsynced data", "keeping random unsynced bytes",
                 "keeping random unsynced bytes and names").get(crash) + "; the cycle saw "
-                + seen.errors.stream().map(RaftLogIoErrorCampaign::describe).toList() + ")";
+                + seen.errors.stream().map(FaultVerdicts::describe).toList() + ")";
         LogModel actual;
         try {
             actual = Bounded.call("reopen", LIMIT, () -> {
@@ -240,8 +240,8 @@ public final class RaftLogIoErrorCampaign implements Campaign {
                 }
             });
         } catch (Exception e) {
-            return new CycleResult(outcome, "reopen after the crash: " + describe(e) + context, operations,
-                    injected, null, history, -1);
+            return new CycleResult(outcome, "reopen after the crash: " + FaultVerdicts.describe(e) + context,
+                    operations, injected, null, history, -1);
         }
         int k = history.matchingPrefix(base, actual);
         if (k < 0) {
@@ -250,16 +250,17 @@ public final class RaftLogIoErrorCampaign implements Campaign {
                     + history.required(base).differences(actual) + context;
         }
         if (problem == null) {
-            problem = leaks(leakedBefore);
+            problem = FaultVerdicts.leaks(DIR.toString(), leakedBefore);
         }
         return new CycleResult(outcome, problem, operations, injected, actual, history, k);
     }
 
     /**
      * One more write after the workload stopped, synced or not ({@code sync}: a synced one leaves the close
-     * nothing to sync, an unsynced one leaves it the sync that makes the cycle durable); null or the problem. Once the writer or the purger met
-     * a failure the engine is failed and must refuse it with that failure as the cause (the refusal joins
-     * {@code errors}, where {@link #unexpected} checks it carries the injected one). After only a failed read
+     * nothing to sync, an unsynced one leaves it the sync that makes the cycle durable); null or the problem.
+     * Once the writer or the purger met a failure the engine is failed and must refuse it with that failure as
+     * the cause (the refusal joins {@code errors}, where {@link FaultVerdicts#unexpected} checks it carries the
+     * injected one). After only a failed read
      * the engine stays writable: the write may succeed, or fail on a disk that fails forever.
      *
      * <p>When a failure hit after the workload's last call and nobody met it, the probe is how a caller would
@@ -322,20 +323,6 @@ public final class RaftLogIoErrorCampaign implements Campaign {
         return injected.isEmpty() ? "not-reached" : "absorbed";
     }
 
-    /** The first error that is not an I/O failure carrying the injected one, or null. */
-    private static String unexpected(List<Throwable> errors) {
-        for (Throwable e : errors) {
-            if (e instanceof Bounded.HangException) {
-                return e.getMessage();
-            }
-            boolean io = e instanceof IOException || e instanceof UncheckedIOException;
-            if (!io || !FaultSweep.causedByInjection(e)) {
-                return "an error that is not the injected I/O failure: " + describe(e);
-            }
-        }
-        return null;
-    }
-
     /** Null if the injected failure reached someone or hit only reads (which the engine retries). */
     private static String silentFailure(List<Throwable> errors, List<String> injected) {
         if (!errors.isEmpty() || injected.isEmpty()) {
@@ -364,23 +351,7 @@ public final class RaftLogIoErrorCampaign implements Campaign {
         return null;
     }
 
-    private static String leaks(Set<LeakDetector.Handle> before) {
-        List<LeakDetector.Handle> now = new ArrayList<>(LeakDetector.openOwnedBy(DIR.toString()));
-        now.removeIf(before::contains);
-        return now.isEmpty() ? null : "leaked after close: " + LeakDetector.describe(now);
-    }
 
-    private static String describe(Throwable e) {
-        StringBuilder b = new StringBuilder(e.toString());
-        for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
-            b.append(" <- ").append(c);
-        }
-        StackTraceElement[] stack = e.getStackTrace();
-        for (int i = 0; i < Math.min(6, stack.length); i++) {
-            b.append(" at ").append(stack[i]);
-        }
-        return b.toString();
-    }
 
     private Failure fail(Settings settings, long cycle, CycleResult result) {
         Path reproducer = Reproducer.write(settings.reproducerDir(), name(), settings.seed(), cycle,
