@@ -106,7 +106,7 @@ final class DbImpl implements Db {
                 new CompactionScheduler.SnapshotBounds() {
                     @Override
                     public long oldest() {
-                        return snapshots.oldest(pipeline.visibleSequence());
+                        return snapshots.oldest(pipeline::visibleSequence);
                     }
 
                     @Override
@@ -331,7 +331,7 @@ final class DbImpl implements Db {
     public Snapshot snapshot() {
         checkOpen();
         // A sequence alone pins nothing: flushes keep every version, and compaction keeps what snapshots need.
-        return snapshots.take(pipeline.visibleSequence());
+        return snapshots.take(pipeline::visibleSequence);
     }
 
     @Override

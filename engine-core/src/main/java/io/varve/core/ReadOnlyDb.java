@@ -239,7 +239,7 @@ final class ReadOnlyDb implements Db {
     @Override
     public Snapshot snapshot() {
         checkOpen();
-        return snapshots.take(sequence);
+        return snapshots.take(() -> sequence);
     }
 
     @Override

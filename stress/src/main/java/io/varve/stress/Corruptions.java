@@ -5,12 +5,15 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
 /** What the corruption campaigns share: finding a reported corruption, and copying a directory afresh. */
 public final class Corruptions {
+    /** The modification time of every copy this class makes: 1970, which no write on this machine sets. */
+    private static final FileTime PRISTINE = FileTime.fromMillis(1_000);
 
     private Corruptions() {
     }
@@ -37,23 +40,30 @@ public final class Corruptions {
                 && e.file().toAbsolutePath().normalize().startsWith(dir.toAbsolutePath().normalize());
     }
 
-    /** Makes {@code target} an exact copy of the regular files of {@code source} (nothing else left in it). */
+    /**
+     * Makes {@code target} an exact copy of the regular files of {@code source} (nothing else left in it). Each
+     * copy's modification time is set to {@link #PRISTINE}, a time no write can give a file, so that
+     * {@link #restore} can tell an untouched copy from one rewritten in place at the same size.
+     */
     public static void copyDirectory(Path source, Path target) throws IOException {
         deleteDirectory(target);
         Files.createDirectories(target);
-        try (Stream<Path> files = Files.list(source)) {
-            for (Path p : files.toList()) {
-                if (Files.isRegularFile(p)) {
-                    Files.copy(p, target.resolve(p.getFileName().toString()), StandardCopyOption.COPY_ATTRIBUTES);
-                }
-            }
+        for (Path p : files(source)) {
+            copy(p, target.resolve(p.getFileName().toString()));
         }
+    }
+
+    private static void copy(Path source, Path target) throws IOException {
+        Files.copy(source, target, StandardCopyOption.REPLACE_EXISTING);
+        Files.setLastModifiedTime(target, PRISTINE);
     }
 
     /**
      * Makes {@code target} equal to {@code source} again after a run changed it, copying only what differs:
-     * files the run created are deleted, files it removed or changed (by size or modification time; copies
-     * keep the source's time) are copied back. Much cheaper than a fresh copy when one file was damaged.
+     * files the run created are deleted, files it removed or changed (by size, or by a modification time that
+     * is no longer {@link #PRISTINE}) are copied back. Much cheaper than a fresh copy when one file was
+     * damaged. Comparing with the source's own time instead would miss a file rewritten within the file
+     * system's timestamp granularity of the source's last write.
      */
     public static void restore(Path source, Path target) throws IOException {
         if (!Files.isDirectory(target)) {
@@ -73,8 +83,8 @@ public final class Corruptions {
         for (Path p : files(source)) {
             Path copy = target.resolve(p.getFileName().toString());
             if (!Files.exists(copy) || Files.size(copy) != Files.size(p)
-                    || !Files.getLastModifiedTime(copy).equals(Files.getLastModifiedTime(p))) {
-                Files.copy(p, copy, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.COPY_ATTRIBUTES);
+                    || !Files.getLastModifiedTime(copy).equals(PRISTINE)) {
+                copy(p, copy);
             }
         }
     }

@@ -5,6 +5,7 @@ import io.varve.stress.enginekill.EngineIoErrorCampaign;
 import io.varve.stress.enginekill.EngineKillCampaign;
 import io.varve.stress.lifecycle.LifecycleCampaign;
 import io.varve.stress.raftlog.RaftLogCorruptionCampaign;
+import io.varve.stress.raftlog.RaftLogIoErrorCampaign;
 import io.varve.stress.raftlog.RaftLogKillCampaign;
 import io.varve.stress.server.HostileClientsCampaign;
 import io.varve.stress.server.ServerKillCampaign;
@@ -19,9 +20,9 @@ import java.util.logging.LogManager;
 /**
  * {@code bin/stress <target|campaign> [--cycles N] [--minutes M] [--seed S] [--campaign NAME]
  * [--work DIR] [--reproducers DIR]}: runs a target's campaigns (raftlog, engine, server) one after the other,
- * sharing the time and cycle budget, or one campaign by name (engine-kill, engine-io-errors, server-kill, ...);
- * prints progress and one verdict line per campaign, and exits 0 only if every campaign passed (known defects
- * listed in the verdict do not fail it). See docs/reliability.md.
+ * sharing the time and cycle budget, or one campaign by name (engine-kill, engine-io-errors, raftlog-io-errors,
+ * server-kill, ...); prints progress and one verdict line per campaign, and exits 0 only if every campaign
+ * passed (known defects listed in the verdict do not fail it). See docs/reliability.md.
  */
 public final class StressMain {
 
@@ -91,7 +92,7 @@ public final class StressMain {
      */
     static List<Campaign> campaigns(String target) {
         List<Campaign> raftlog = List.of(new RaftLogKillCampaign(Duration.ofSeconds(3)),
-                new RaftLogCorruptionCampaign());
+                new RaftLogCorruptionCampaign(), new RaftLogIoErrorCampaign(1000));
         List<Campaign> engine = List.of(new EngineCorruptionCampaign(), new EngineKillCampaign(Duration.ofSeconds(4)),
                 new LifecycleCampaign(), new EngineIoErrorCampaign(Duration.ofMillis(600)));
         List<Campaign> server = List.of(new ServerKillCampaign(Duration.ofSeconds(3)), new HostileClientsCampaign(Duration.ofSeconds(3)));
@@ -131,7 +132,8 @@ public final class StressMain {
         System.err.println("stress: " + problem);
         System.err.println("usage: bin/stress <target|campaign> [--cycles N] [--minutes M] [--seed S] "
                 + "[--campaign NAME] [--work DIR] [--reproducers DIR]");
-        System.err.println("targets and their campaigns: raftlog: raftlog-kill, raftlog-corruption; engine: "
+        System.err.println("targets and their campaigns: raftlog: raftlog-kill, raftlog-corruption, "
+                + "raftlog-io-errors; engine: "
                 + "engine-corruption, engine-kill, lifecycle, engine-io-errors; server: server-kill, hostile-clients");
         System.exit(64);
     }

@@ -8,6 +8,7 @@ import io.varve.stress.enginekill.EngineIoErrorCampaign;
 import io.varve.stress.enginekill.EngineKillCampaign;
 import io.varve.stress.lifecycle.LifecycleCampaign;
 import io.varve.stress.raftlog.RaftLogCorruptionCampaign;
+import io.varve.stress.raftlog.RaftLogIoErrorCampaign;
 import io.varve.stress.raftlog.RaftLogKillCampaign;
 import io.varve.stress.server.HostileClientsCampaign;
 import io.varve.stress.server.ServerKillCampaign;
@@ -72,6 +73,15 @@ class CampaignsTest {
         assertTrue(report.passed(), report.verdict());
         assertEquals(40, report.cycles(), report.verdict());
         // The failures reached the workload's callers, not only cleanup that may fail silently.
+        assertTrue(report.outcomes().keySet().stream().anyMatch(o -> o.endsWith("caller-saw-it")), report.verdict());
+    }
+
+    @Test
+    void raftLogIoErrorsReachTheCallerStopTheLogAndACrashAfterwardsRecoversASyncedPrefix() throws Exception {
+        CampaignReport report = new RaftLogIoErrorCampaign(600).run(settings(40, 19));
+        System.out.println(report.verdict());
+        assertTrue(report.passed(), report.verdict());
+        assertEquals(40, report.cycles(), report.verdict());
         assertTrue(report.outcomes().keySet().stream().anyMatch(o -> o.endsWith("caller-saw-it")), report.verdict());
     }
 

@@ -2,7 +2,6 @@ package io.varve.stress.enginekill;
 
 import io.varve.base.LeakDetector;
 import io.varve.base.fs.FaultInjectingFileSystem;
-import io.varve.base.fs.FaultInjectingFileSystem.InjectedIOException;
 import io.varve.base.fs.MemFileSystem;
 import io.varve.core.ColumnFamily;
 import io.varve.core.Db;
@@ -11,15 +10,15 @@ import io.varve.stress.Bounded;
 import io.varve.stress.Campaign;
 import io.varve.stress.CampaignReport;
 import io.varve.stress.Failure;
+import io.varve.stress.FaultSweep;
+import io.varve.stress.FaultVerdicts;
 import io.varve.stress.Reproducer;
 import io.varve.stress.Settings;
 import java.io.IOException;
-import java.math.BigInteger;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -34,16 +33,13 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * I/O errors at operation N on the real stack, in-process: the engine kill campaign's workload (four writer
- * threads with batches, deletes, range deletes and ingestions across three column families, a maintenance
- * thread flushing, compacting and syncing the log, a reader comparing snapshots) runs on a
- * {@link FaultInjectingFileSystem} over a {@link MemFileSystem}, with the engine's own background flushes,
+ * threads with batches, transactions, deletes, range deletes, merges and ingestions across three column
+ * families, a maintenance thread flushing, compacting and syncing the log, a reader comparing snapshots) runs
+ * on a {@link FaultInjectingFileSystem} over a {@link MemFileSystem}, with the engine's own background flushes,
  * compactions and log rotations. Each cycle fails the file system's N-th operation from the open on, once or
- * forever. The cycles sweep N over the operation count of a fault-free run, each N once and then forever,
- * and start the sweep again when it ends (as SQLite's I/O-error loops do); the workload's threads and the
- * engine's background work make each cycle's operations differ, so the sweep repeated meets new ones. The
- * sweep steps through the count by a stride coprime with it rather than 1, 2, 3..., so that a short run's
- * few cycles are spread over the open, the workload and the close instead of all failing in the open. Each
- * cycle checks:
+ * forever, N swept over the operation count of a fault-free run ({@link FaultSweep}); the workload's threads
+ * and the engine's background work make each cycle's operations differ, so the sweep repeated meets new
+ * ones. Each cycle checks:
  *
  * <ul>
  *   <li>every exception the workload, the open or the close sees is an {@link IOException} or
@@ -106,10 +102,10 @@ public final class EngineIoErrorCampaign implements Campaign {
         }
         settings.progress(name() + ": fault-free cycles made up to " + operations + " file-system operations, the "
                 + "last one " + calibration.history.acknowledged() + " writes");
-        long stride = spreadingStride(operations);
+        FaultSweep sweep = new FaultSweep(operations);
         for (long cycle = 1; cycle <= settings.cycles() && System.nanoTime() < settings.deadlineNanos(start); cycle++) {
-            long n = 1 + (((cycle - 1) / 2) % operations) * stride % operations;
-            boolean forever = (cycle - 1) % 2 == 1;
+            long n = sweep.operation(cycle);
+            boolean forever = sweep.forever(cycle);
             long failingOperation = fs.operationCount() + n;
             fs.failAt(n, forever);
             CycleResult result = cycle(cycle, random.nextLong(), fs, disk, options, base, random, failingOperation);
@@ -130,18 +126,6 @@ public final class EngineIoErrorCampaign implements Campaign {
         report.finished((System.nanoTime() - start) / 1_000_000);
         settings.progress(name() + ": " + tally);
         return report;
-    }
-
-    /**
-     * A step about 0.618 of {@code count} that shares no factor with it: stepping by it visits every residue
-     * once per {@code count} steps, each new one far from those before (the golden ratio's low discrepancy).
-     */
-    static long spreadingStride(long count) {
-        long stride = Math.max(1, Math.round(count * 0.6180339887));
-        while (BigInteger.valueOf(stride).gcd(BigInteger.valueOf(count)).longValue() != 1) {
-            stride++;
-        }
-        return stride;
     }
 
     /** What one cycle did; {@code problem} is null if it passed. */
@@ -167,7 +151,8 @@ public final class EngineIoErrorCampaign implements Campaign {
             db = Bounded.call("open", LIMIT, () -> Db.open(DIR, options));
             Db opened = db;
             stage = "workload";
-            List<ColumnFamily> families = Bounded.call("column families", LIMIT, () -> EngineKillChild.families(opened));
+            List<ColumnFamily> families = Bounded.call("column families", LIMIT,
+                    () -> EngineKillChild.families(opened));
             EngineKillChild workload = EngineKillChild.inProcess(db, families, disk, STAGING, cycle, history::line,
                     e -> {
                         errors.add(e);
@@ -208,7 +193,7 @@ public final class EngineIoErrorCampaign implements Campaign {
                 fs.injectedFailures().size()));
         long operations = fs.operationCount() - firstOperation;
         if (problem == null) {
-            problem = unexpected(errors);
+            problem = FaultVerdicts.unexpected(errors);
         }
         if (problem == null && !history.findings().isEmpty()) {
             problem = "the workload saw: " + history.findings().getFirst();
@@ -217,7 +202,7 @@ public final class EngineIoErrorCampaign implements Campaign {
             problem = silentFailure(errors, injected, failingOperation > closeStarted);
         }
         if (problem == null) {
-            problem = leaks(leakedBefore);
+            problem = FaultVerdicts.leaks(DIR.toString(), leakedBefore);
         }
         String outcome = outcome(errors, injected, stage, closeReported);
         if (outcome.equals("absorbed") && failingOperation > closeStarted) {
@@ -235,7 +220,7 @@ public final class EngineIoErrorCampaign implements Campaign {
         }
         String context = " (crash " + List.of("dropping all unsynced data", "keeping random unsynced bytes",
                 "keeping random unsynced bytes and names").get(crash) + "; the workload saw "
-                + errors.stream().map(EngineIoErrorCampaign::describe).toList() + ")";
+                + errors.stream().map(FaultVerdicts::describe).toList() + ")";
         long[][][] actual;
         try {
             actual = Bounded.call("reopen", LIMIT, () -> EngineKillCampaign.readState(DIR, options));
@@ -248,7 +233,7 @@ public final class EngineIoErrorCampaign implements Campaign {
             problem += context;
         }
         if (problem == null) {
-            problem = leaks(leakedBefore);
+            problem = FaultVerdicts.leaks(DIR.toString(), leakedBefore);
         }
         return new CycleResult(outcome, problem, operations, injected, actual, history);
     }
@@ -272,13 +257,13 @@ public final class EngineIoErrorCampaign implements Campaign {
             db.put(PROBE, PROBE);
             return failed ? "the database is in its failed state but accepted a write" : null;
         } catch (RuntimeException e) {
-            if (e instanceof UncheckedIOException && causedByInjection(e)) {
+            if (e instanceof UncheckedIOException && FaultVerdicts.causedByInjection(e)) {
                 if (unseen) {
                     errors.add(e);
                 }
                 return null;
             }
-            return "the failed database refused a write with " + describe(e);
+            return "the failed database refused a write with " + FaultVerdicts.describe(e);
         }
     }
 
@@ -315,20 +300,6 @@ public final class EngineIoErrorCampaign implements Campaign {
         return injected.isEmpty() ? "not-reached" : "absorbed";
     }
 
-    /** The first error that is not an I/O failure carrying the injected one, or null. */
-    private static String unexpected(List<Throwable> errors) {
-        for (Throwable e : errors) {
-            if (e instanceof Bounded.HangException) {
-                return e.getMessage();
-            }
-            boolean io = e instanceof IOException || e instanceof UncheckedIOException;
-            if (!io || !causedByInjection(e)) {
-                return "an error that is not the injected I/O failure: " + describe(e);
-            }
-        }
-        return null;
-    }
-
     /**
      * Null if the injected failure reached someone, or only hit operations whose failure costs nothing but
      * space (deleting obsolete files, listing them to delete: retried at the next open), or hit background work
@@ -348,40 +319,7 @@ public final class EngineIoErrorCampaign implements Campaign {
         return injected.stream().filter(op -> !op.equals("delete") && !op.equals("list")).toList();
     }
 
-    static boolean causedByInjection(Throwable e) {
-        for (Throwable c = e; c != null; c = c.getCause()) {
-            if (c instanceof InjectedIOException) {
-                return true;
-            }
-            for (Throwable s : c.getSuppressed()) {
-                if (causedByInjection(s)) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
 
-    private static String describe(Throwable e) {
-        StringBuilder b = new StringBuilder(e.toString());
-        for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
-            b.append(" <- ").append(c);
-        }
-        StackTraceElement[] stack = e.getStackTrace();
-        for (int i = 0; i < Math.min(6, stack.length); i++) {
-            b.append(" at ").append(stack[i]);
-        }
-        return b.toString();
-    }
-
-    private static String leaks(Set<LeakDetector.Handle> before) {
-        List<LeakDetector.Handle> now = new ArrayList<>(LeakDetector.openOwnedBy(DIR.toString()));
-        now.removeIf(before::contains);
-        if (!now.isEmpty()) {
-            return "leaked after close: " + LeakDetector.describe(now);
-        }
-        return null;
-    }
 
     private Failure fail(Settings settings, long cycle, CycleResult result) {
         Path reproducer = Reproducer.write(settings.reproducerDir(), name(), settings.seed(), cycle,

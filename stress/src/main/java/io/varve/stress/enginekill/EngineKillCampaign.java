@@ -26,8 +26,9 @@ import java.util.Random;
 
 /**
  * Kill -9 against engine-core: a child JVM ({@link EngineKillChild}) runs a mixed multi-threaded workload
- * through the public API (batches across three column families, synced and not, deletes, range deletes,
- * ingestion of external tables, flushes, compactions, snapshots and iterators, 64 KiB memtables) and is killed
+ * through the public API (batches and transactions across three column families, synced and not, deletes,
+ * range deletes, merges, ingestion of external tables, flushes, compactions, snapshots and iterators, 64 KiB
+ * memtables) and is killed
  * with SIGKILL at a random moment (in a quarter of the cycles counted from its start, so it may die while
  * opening). The parent reopens the database in-process and judges it with {@link KillHistory}: it opens; every
  * value read is one a write put there; point reads and scans agree; and for each writer thread the state is
@@ -63,6 +64,8 @@ public final class EngineKillCampaign implements Campaign {
         long[][][] base = readState(dir); // a database left by an earlier run with the same directory
         long acknowledged = 0;
         long synced = 0;
+        long transactions = 0;
+        long merges = 0;
         long inFlightRecovered = 0;
         long inFlightLost = 0;
         long checkpointsJudged = 0;
@@ -133,6 +136,8 @@ public final class EngineKillCampaign implements Campaign {
             report.cycle(outcome);
             acknowledged += history.acknowledged();
             synced += history.acknowledgedSynced();
+            transactions += history.acknowledgedTransactions();
+            merges += history.acknowledgedMerges();
             inFlightRecovered += recoveredInFlight;
             inFlightLost += history.inFlight() - recoveredInFlight;
             base = actual;
@@ -143,15 +148,17 @@ public final class EngineKillCampaign implements Campaign {
                             + "prefix" : ""));
         }
         report.finished((System.nanoTime() - start) / 1_000_000);
-        settings.progress(String.format("%s: %d writes acknowledged (%d synced or ingested), all recovered; of the "
-                + "writes in flight at a kill %d recovered whole, %d absent whole; %d checkpoints judged", name(),
-                acknowledged, synced, inFlightRecovered, inFlightLost, checkpointsJudged));
+        settings.progress(String.format("%s: %d writes acknowledged (%d synced or ingested, %d transactions, %d "
+                + "merge operands in all), all recovered; of the writes in flight at a kill %d recovered whole, %d "
+                + "absent whole; %d checkpoints judged", name(), acknowledged, synced, transactions, merges,
+                inFlightRecovered, inFlightLost, checkpointsJudged));
         return report;
     }
 
     /**
      * Opens the database and reads every family by a full scan and by point reads of every key of the space,
-     * which must agree: per thread, per family, per key, the version found ({@link KillSpace#ABSENT} if none).
+     * which must agree: per thread, per family, per key, the state found ({@link KillMerge}: the version of
+     * the last put if no merge followed it; {@link KillSpace#ABSENT} if none).
      */
     static long[][][] readState(Path dir) throws Exception {
         return readState(dir, KillSpace.options());
@@ -177,13 +184,13 @@ public final class EngineKillCampaign implements Campaign {
                             throw new IllegalStateException("the scan of " + KillSpace.FAMILIES.get(f)
                                     + " returned a key no write produced");
                         }
-                        state[k[0]][f][k[1]] = version(k[0], f, k[1], it.value());
+                        state[k[0]][f][k[1]] = state(k[0], f, k[1], it.value());
                     }
                 }
                 for (int t = 0; t < KillSpace.THREADS; t++) {
                     for (int i = 0; i <= KillSpace.MARKER; i++) {
                         byte[] value = db.get(cf.get(), KillSpace.key(t, i));
-                        long read = value == null ? KillSpace.ABSENT : version(t, f, i, value);
+                        long read = value == null ? KillSpace.ABSENT : state(t, f, i, value);
                         if (read != state[t][f][i]) {
                             throw new IllegalStateException("a point read of " + KillSpace.FAMILIES.get(f) + "/"
                                     + new String(KillSpace.key(t, i), StandardCharsets.US_ASCII)
@@ -196,8 +203,8 @@ public final class EngineKillCampaign implements Campaign {
         return state;
     }
 
-    private static long version(int thread, int family, int index, byte[] value) {
-        Long v = KillSpace.versionOf(thread, family, index, value);
+    private static long state(int thread, int family, int index, byte[] value) {
+        Long v = KillSpace.stateOf(thread, family, index, value);
         if (v == null) {
             throw new IllegalStateException(KillSpace.FAMILIES.get(family) + "/"
                     + new String(KillSpace.key(thread, index), StandardCharsets.US_ASCII) + " holds " + value.length

@@ -8,11 +8,13 @@ import io.varve.core.Db;
 import io.varve.core.DbIterator;
 import io.varve.core.ReadOptions;
 import io.varve.core.Snapshot;
+import io.varve.core.Transaction;
 import io.varve.core.WriteBatch;
 import io.varve.core.WriteOptions;
 import io.varve.core.ingest.IngestOptions;
 import io.varve.core.sst.SstFileWriter;
 import io.varve.core.sst.TableOptions;
+import io.varve.core.txn.TransactionOptions;
 import io.varve.stress.Corruptions;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -21,6 +23,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -41,10 +44,13 @@ import java.util.function.Consumer;
  *
  * <ul>
  *   <li>{@value KillSpace#THREADS} writer threads, each on its own keys in all families: batches of one to
- *       seven puts, deletes and range deletes across the families (a quarter synced), and now and then an
- *       external table written with {@link SstFileWriter} and ingested. Before each write a thread prints
- *       {@code W <thread> <index> <batch>}, after it returned {@code A <thread> <index>}; each thread checks
- *       some of its own keys by point reads against its own model (it is their only writer);</li>
+ *       seven puts, deletes, merges ({@link KillMerge}) and range deletes across the families (a quarter
+ *       synced); one write in eight through a transaction instead, optimistic or pessimistic (the same
+ *       operations without range deletes, which transactions lack), that reads some keys it writes and commits
+ *       them as one write; and now and then an external table written with {@link SstFileWriter} and
+ *       ingested. Before each write a thread prints {@code W <thread> <index> <batch>}, after it returned
+ *       {@code A <thread> <index>}; each thread checks some of its own keys by point reads against its own
+ *       model (it is their only writer);</li>
  *   <li>a maintenance thread: flushes, {@code compactRange} of parts or all of a family, {@code syncWal}, and,
  *       when given a directory for them, checkpoints (with or without a flush first): it prints {@code C <n>
  *       start} before each and {@code C <n> done} after it, then deletes the one before, so the parent can
@@ -52,7 +58,7 @@ import java.util.function.Consumer;
  *       runs, as docs/operations.md asks: a table ingested during one may be in it without writes committed
  *       before it;</li>
  *   <li>a reader thread: snapshots read twice, with flushes and compactions in between, by full scans, bounded
- *       scans and multiGet, which must agree, every value one that a write produced.</li>
+ *       scans forward or backward and multiGet, which must agree, every value one that a write produced.</li>
  * </ul>
  * A disagreement is printed as {@code E <what>}, which fails the cycle. Lines are flushed one by one.
  *
@@ -66,6 +72,10 @@ import java.util.function.Consumer;
 public final class EngineKillChild {
     private static final PrintStream OUT = new PrintStream(new FileOutputStream(FileDescriptor.out), false,
             StandardCharsets.UTF_8);
+    /** Merges mostly go to this many keys of each family (indexes 0 up), so their chains grow long. */
+    private static final int HOT_MERGE_KEYS = 6;
+    /** Only a hang could make a pessimistic transaction wait this long: no two threads share a key. */
+    private static final Duration LOCK_TIMEOUT = Duration.ofSeconds(30);
 
     private final Db db;
     private final List<ColumnFamily> families;
@@ -161,9 +171,10 @@ public final class EngineKillChild {
     static List<ColumnFamily> families(Db db) {
         List<ColumnFamily> families = new ArrayList<>();
         families.add(db.defaultColumnFamily());
-        for (String name : KillSpace.FAMILIES.subList(1, KillSpace.FAMILIES.size())) {
-            families.add(db.columnFamily(name).orElseGet(() -> db.createColumnFamily(name,
-                    ColumnFamilyOptions.from(KillSpace.options()).withWriteBufferSize(64 << 10))));
+        for (int f = 1; f < KillSpace.FAMILIES.size(); f++) {
+            String name = KillSpace.FAMILIES.get(f);
+            ColumnFamilyOptions options = KillSpace.familyOptions(f);
+            families.add(db.columnFamily(name).orElseGet(() -> db.createColumnFamily(name, options)));
         }
         return families;
     }
@@ -198,43 +209,23 @@ public final class EngineKillChild {
             long version = KillSpace.version(cycle, thread, index);
             KillBatch batch;
             if (random.nextInt(25) == 0) {
-                int family = random.nextInt(families.size());
-                batch = nextIngestion(random, family);
-                Path file = staging.resolve("t" + thread + "-" + index + ".sst");
-                try (SstFileWriter writer = new SstFileWriter(stagingFileSystem, file, TableOptions.defaults(),
-                        KillSpace.FAMILIES.get(family))) {
-                    for (KillBatch.Op op : batch.ops()) {
-                        byte[] key = KillSpace.key(thread, op.index());
-                        if (op.kind() == 'P') {
-                            writer.put(key, KillSpace.value(thread, family, op.index(), version));
-                        } else {
-                            writer.delete(key);
-                        }
-                    }
-                    writer.finish();
-                }
+                batch = ingest(thread, index, version, random);
+            } else if (random.nextInt(8) == 0) {
+                batch = nextBatch(random, random.nextBoolean() ? KillBatch.Route.OPTIMISTIC_TRANSACTION
+                        : KillBatch.Route.PESSIMISTIC_TRANSACTION);
                 say("W " + thread + " " + index + " " + batch.encode());
-                ingestOrCheckpoint.readLock().lock();
-                try {
-                    db.ingestExternalFiles(families.get(family), List.of(file),
-                            IngestOptions.defaults().withMoveFiles(random.nextBoolean()));
-                } finally {
-                    ingestOrCheckpoint.readLock().unlock();
-                }
-                if (stagingFileSystem.exists(file)) {
-                    stagingFileSystem.delete(file);
-                }
+                commitTransaction(thread, batch, version, model, random);
             } else {
-                batch = nextBatch(random);
+                batch = nextBatch(random, KillBatch.Route.BATCH);
                 WriteBatch wb = new WriteBatch();
                 for (KillBatch.Op op : batch.ops()) {
                     ColumnFamily cf = families.get(op.family());
+                    byte[] key = KillSpace.key(thread, op.index());
                     switch (op.kind()) {
-                        case 'P' -> wb.put(cf, KillSpace.key(thread, op.index()),
-                                KillSpace.value(thread, op.family(), op.index(), version));
-                        case 'D' -> wb.delete(cf, KillSpace.key(thread, op.index()));
-                        default -> wb.deleteRange(cf, KillSpace.key(thread, op.index()),
-                                KillSpace.key(thread, op.end()));
+                        case 'P' -> wb.put(cf, key, KillSpace.value(thread, op.family(), op.index(), version));
+                        case 'D' -> wb.delete(cf, key);
+                        case 'M' -> wb.merge(cf, key, KillMerge.operand(thread, op.family(), op.index(), version));
+                        default -> wb.deleteRange(cf, key, KillSpace.key(thread, op.end()));
                     }
                 }
                 say("W " + thread + " " + index + " " + batch.encode());
@@ -248,30 +239,118 @@ public final class EngineKillChild {
         }
     }
 
+    private KillBatch ingest(int thread, int index, long version, Random random) throws IOException {
+        int family = random.nextInt(families.size());
+        KillBatch batch = nextIngestion(random, family);
+        Path file = staging.resolve("t" + thread + "-" + index + ".sst");
+        try (SstFileWriter writer = new SstFileWriter(stagingFileSystem, file, TableOptions.defaults(),
+                KillSpace.FAMILIES.get(family))) {
+            for (KillBatch.Op op : batch.ops()) {
+                byte[] key = KillSpace.key(thread, op.index());
+                if (op.kind() == 'P') {
+                    writer.put(key, KillSpace.value(thread, family, op.index(), version));
+                } else {
+                    writer.delete(key);
+                }
+            }
+            writer.finish();
+        }
+        say("W " + thread + " " + index + " " + batch.encode());
+        ingestOrCheckpoint.readLock().lock();
+        try {
+            db.ingestExternalFiles(families.get(family), List.of(file),
+                    IngestOptions.defaults().withMoveFiles(random.nextBoolean()));
+        } finally {
+            ingestOrCheckpoint.readLock().unlock();
+        }
+        if (stagingFileSystem.exists(file)) {
+            stagingFileSystem.delete(file);
+        }
+        return batch;
+    }
+
+    /**
+     * Writes the batch through a transaction of its route, committed with its sync option. The thread owns
+     * the keys, so no commit may conflict: a {@code TransactionConflictException} ends the thread as a finding.
+     * Reads through the transaction check it against the model: some keys by {@code getForUpdate} before the
+     * transaction writes them, and one key it wrote by {@code get}, which must see the transaction's own
+     * writes (its merge operands applied over the database's value).
+     */
+    private void commitTransaction(int thread, KillBatch batch, long version, long[][] model, Random random) {
+        TransactionOptions kind = batch.route() == KillBatch.Route.PESSIMISTIC_TRANSACTION
+                ? TransactionOptions.pessimistic(LOCK_TIMEOUT) : TransactionOptions.optimistic();
+        long[][] expected = KillSpace.copy(model);
+        try (Transaction txn = db.beginTransaction(batch.synced() ? WriteOptions.SYNC : WriteOptions.DEFAULT,
+                kind)) {
+            for (KillBatch.Op op : batch.ops()) {
+                ColumnFamily cf = families.get(op.family());
+                byte[] key = KillSpace.key(thread, op.index());
+                if (random.nextInt(4) == 0) {
+                    checkRead(thread, op.family(), op.index(), txn.getForUpdate(cf, key), expected,
+                            "getForUpdate in a " + kind + " transaction");
+                }
+                switch (op.kind()) {
+                    case 'P' -> txn.put(cf, key, KillSpace.value(thread, op.family(), op.index(), version));
+                    case 'D' -> txn.delete(cf, key);
+                    case 'M' -> txn.merge(cf, key, KillMerge.operand(thread, op.family(), op.index(), version));
+                    default -> throw new IllegalStateException("a transaction cannot " + op);
+                }
+                KillBatch.apply(op, expected, version);
+            }
+            KillBatch.Op read = batch.ops().get(random.nextInt(batch.ops().size()));
+            checkRead(thread, read.family(), read.index(), txn.get(families.get(read.family()),
+                    KillSpace.key(thread, read.index())), expected, "a get through a " + kind + " transaction");
+            txn.commit();
+        }
+    }
+
+    private void checkRead(int thread, int family, int index, byte[] value, long[][] expected, String how) {
+        long read = stateAt(thread, family, index, value);
+        if (read != expected[family][index]) {
+            say("E " + how + " of " + KillSpace.FAMILIES.get(family) + "/" + KillSpace.describe(new int[] {thread,
+                    index}) + " read state " + Long.toHexString(read) + ", the model has "
+                    + Long.toHexString(expected[family][index]));
+        }
+    }
+
     /**
      * Range deletes first (whether a range delete covers a put earlier in the same batch is not what this
-     * campaign tests), then one to six puts and deletes, then the marker of every family touched.
+     * campaign tests; transactions have none), then one to six puts, deletes and merges, then the marker of
+     * every family touched. One batch in three merges: mostly into a few keys per family, so that chains of
+     * operands grow across memtables and tables between the puts and deletes that end them, sometimes the
+     * same key two or three times in a row.
      */
-    private KillBatch nextBatch(Random random) {
+    private KillBatch nextBatch(Random random, KillBatch.Route route) {
         List<KillBatch.Op> ops = new ArrayList<>();
         Set<Integer> touched = new TreeSet<>();
-        if (random.nextInt(8) == 0) {
+        if (route == KillBatch.Route.BATCH && random.nextInt(8) == 0) {
             int family = random.nextInt(families.size());
             int from = random.nextInt(KillSpace.KEYS);
             ops.add(KillBatch.Op.deleteRange(family, from, Math.min(KillSpace.KEYS, from + 1 + random.nextInt(30))));
             touched.add(family);
         }
+        boolean merging = random.nextInt(3) == 0;
         int n = 1 + random.nextInt(6);
         for (int i = 0; i < n; i++) {
             int family = random.nextInt(families.size());
             int index = random.nextInt(KillSpace.KEYS);
-            ops.add(random.nextInt(5) == 0 ? KillBatch.Op.delete(family, index) : KillBatch.Op.put(family, index));
+            int kind = random.nextInt(5);
+            if (kind == 0) {
+                ops.add(KillBatch.Op.delete(family, index));
+            } else if (merging && kind < 3) {
+                int hot = random.nextInt(4) == 0 ? index : random.nextInt(HOT_MERGE_KEYS);
+                for (int repeat = random.nextInt(4) == 0 ? 2 + random.nextInt(2) : 1; repeat > 0; repeat--) {
+                    ops.add(KillBatch.Op.merge(family, hot));
+                }
+            } else {
+                ops.add(KillBatch.Op.put(family, index));
+            }
             touched.add(family);
         }
         for (int family : touched) {
             ops.add(KillBatch.Op.put(family, KillSpace.MARKER));
         }
-        return new KillBatch(false, random.nextInt(4) == 0, ops);
+        return new KillBatch(route, random.nextInt(4) == 0, ops);
     }
 
     /** Sorted distinct keys of one family, mostly puts, and the marker (which sorts after them) last. */
@@ -286,14 +365,14 @@ public final class EngineKillChild {
             ops.add(random.nextInt(7) == 0 ? KillBatch.Op.delete(family, index) : KillBatch.Op.put(family, index));
         }
         ops.add(KillBatch.Op.put(family, KillSpace.MARKER));
-        return new KillBatch(true, true, ops);
+        return new KillBatch(KillBatch.Route.INGEST, true, ops);
     }
 
     private long[][] readOwnKeys(int thread) {
         long[][] state = KillSpace.emptyState();
         for (int f = 0; f < families.size(); f++) {
             for (int index = 0; index <= KillSpace.MARKER; index++) {
-                state[f][index] = versionAt(thread, f, index, db.get(families.get(f), KillSpace.key(thread, index)));
+                state[f][index] = stateAt(thread, f, index, db.get(families.get(f), KillSpace.key(thread, index)));
             }
         }
         return state;
@@ -303,26 +382,27 @@ public final class EngineKillChild {
         for (int i = 0; i < 10; i++) {
             int f = random.nextInt(families.size());
             int index = random.nextInt(KillSpace.MARKER + 1);
-            long read = versionAt(thread, f, index, db.get(families.get(f), KillSpace.key(thread, index)));
+            long read = stateAt(thread, f, index, db.get(families.get(f), KillSpace.key(thread, index)));
             if (read != model[f][index]) {
-                say("E thread " + thread + " read version " + Long.toHexString(read) + " of "
+                say("E thread " + thread + " read state " + Long.toHexString(read) + " of "
                         + KillSpace.FAMILIES.get(f) + "/" + new String(KillSpace.key(thread, index),
                         StandardCharsets.US_ASCII) + ", its last write there was " + Long.toHexString(model[f][index]));
             }
         }
     }
 
-    private static long versionAt(int thread, int family, int index, byte[] value) {
+    /** The state ({@link KillMerge}) a read of this place returned, {@link KillSpace#ABSENT} for none. */
+    private static long stateAt(int thread, int family, int index, byte[] value) {
         if (value == null) {
             return KillSpace.ABSENT;
         }
-        Long version = KillSpace.versionOf(thread, family, index, value);
-        if (version == null) {
+        Long state = KillSpace.stateOf(thread, family, index, value);
+        if (state == null) {
             throw new IllegalStateException("a read of " + KillSpace.FAMILIES.get(family) + "/"
                     + new String(KillSpace.key(thread, index), StandardCharsets.US_ASCII) + " returned "
                     + value.length + " bytes no write produced");
         }
-        return version;
+        return state;
     }
 
     private void maintain(Random random) throws IOException {
@@ -381,9 +461,9 @@ public final class EngineKillChild {
             ColumnFamily cf = families.get(f);
             try (Snapshot snapshot = db.snapshot()) {
                 ReadOptions at = ReadOptions.at(snapshot);
-                Map<String, Long> first = scan(at, cf, f);
+                Map<String, Long> first = scan(at, cf, f, false);
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(random.nextInt(200)));
-                Map<String, Long> second = scan(at, cf, f);
+                Map<String, Long> second = scan(at, cf, f, false);
                 if (!first.equals(second)) {
                     say("E a snapshot of " + KillSpace.FAMILIES.get(f) + " scanned twice gave " + first.size()
                             + " then " + second.size() + " keys, or other versions");
@@ -391,12 +471,14 @@ public final class EngineKillChild {
                 int thread = random.nextInt(KillSpace.THREADS);
                 ReadOptions bounded = ReadOptions.at(snapshot).withLowerBound(KillSpace.key(thread, 0))
                         .withUpperBound(KillSpace.key(thread, KillSpace.MARKER));
-                Map<String, Long> part = scan(bounded, cf, f);
+                boolean backward = random.nextBoolean();
+                Map<String, Long> part = scan(bounded, cf, f, backward);
                 Map<String, Long> expected = new TreeMap<>(first);
                 String prefix = "t" + thread + "k";
                 expected.keySet().removeIf(k -> !k.startsWith(prefix));
                 if (!part.equals(expected)) {
-                    say("E a bounded scan of thread " + thread + "'s keys in " + KillSpace.FAMILIES.get(f)
+                    say("E a bounded " + (backward ? "backward " : "") + "scan of thread " + thread + "'s keys in "
+                            + KillSpace.FAMILIES.get(f)
                             + " disagrees with the full scan of the same snapshot");
                 }
                 List<byte[]> keys = new ArrayList<>();
@@ -407,7 +489,7 @@ public final class EngineKillChild {
                 List<byte[]> values = db.multiGet(at, cf, keys);
                 for (int i = 0; i < keys.size(); i++) {
                     int[] k = KillSpace.parseKey(keys.get(i));
-                    long got = values.get(i) == null ? KillSpace.ABSENT : versionAt(k[0], f, k[1], values.get(i));
+                    long got = values.get(i) == null ? KillSpace.ABSENT : stateAt(k[0], f, k[1], values.get(i));
                     Long scanned = first.get(new String(keys.get(i), StandardCharsets.US_ASCII));
                     if (got != (scanned == null ? KillSpace.ABSENT : scanned)) {
                         say("E multiGet of " + Arrays.toString(k) + " in " + KillSpace.FAMILIES.get(f)
@@ -418,17 +500,35 @@ public final class EngineKillChild {
         }
     }
 
-    private Map<String, Long> scan(ReadOptions options, ColumnFamily cf, int family) {
+    /** Backward scans resolve merges by another path (a key's entries oldest first), so both directions run. */
+    private Map<String, Long> scan(ReadOptions options, ColumnFamily cf, int family, boolean backward) {
         Map<String, Long> state = new TreeMap<>();
         try (DbIterator it = db.iterator(options, cf)) {
-            for (it.seekToFirst(); it.valid(); it.next()) {
+            if (backward) {
+                it.seekToLast();
+            } else {
+                it.seekToFirst();
+            }
+            for (; it.valid(); step(it, backward)) {
                 int[] k = KillSpace.parseKey(it.key());
                 if (k == null) {
                     throw new IllegalStateException("a scan returned a key no write produced");
                 }
-                state.put(new String(it.key(), StandardCharsets.US_ASCII), versionAt(k[0], family, k[1], it.value()));
+                String key = new String(it.key(), StandardCharsets.US_ASCII);
+                if (state.put(key, stateAt(k[0], family, k[1], it.value())) != null) {
+                    throw new IllegalStateException("a " + (backward ? "backward " : "") + "scan returned " + key
+                            + " twice");
+                }
             }
         }
         return state;
+    }
+
+    private static void step(DbIterator it, boolean backward) {
+        if (backward) {
+            it.prev();
+        } else {
+            it.next();
+        }
     }
 }

@@ -17,7 +17,9 @@ import java.util.concurrent.TimeUnit;
  * started but not seen return. A process kill loses nothing the kernel has, and an acknowledged write, synced
  * or not, is in the kernel (docs/durability.md), so every acknowledged write must survive; the write in flight
  * appears whole or not at all. Across threads this is the prefix rule: the recovered set is closed under
- * "acknowledged before the other was started", since every acknowledged write is in it.
+ * "acknowledged before the other was started", since every acknowledged write is in it. States are compared
+ * exactly, key by key: a key's state is the hash chain of its last put and the merges since ({@link KillMerge}),
+ * so a merge operand lost, applied twice or out of order is a difference like a lost put.
  *
  * <p>Checkpoints ({@code C <n> start}, {@code C <n> done}): the last finished one must hold, per thread, the
  * state after a prefix of its writes that takes in every write acknowledged before the checkpoint started and
@@ -33,6 +35,8 @@ final class KillHistory {
     private final CountDownLatch opened = new CountDownLatch(1);
     private final List<String> childErrors = new ArrayList<>();
     private long acknowledgedSynced;
+    private long acknowledgedTransactions;
+    private long acknowledgedMerges;
     private long checkpointStarted;
     private int[] acknowledgedAtStart;
     private long lastCheckpoint;
@@ -103,9 +107,15 @@ final class KillHistory {
                 throw new IllegalStateException("acknowledged out of order: " + line);
             }
             acknowledged[thread] = index + 1;
-            if (batches.get(thread).get(index).synced()) {
+            KillBatch batch = batches.get(thread).get(index);
+            if (batch.synced()) {
                 acknowledgedSynced++;
             }
+            if (batch.route() == KillBatch.Route.OPTIMISTIC_TRANSACTION
+                    || batch.route() == KillBatch.Route.PESSIMISTIC_TRANSACTION) {
+                acknowledgedTransactions++;
+            }
+            acknowledgedMerges += batch.ops().stream().filter(op -> op.kind() == 'M').count();
         } else {
             throw new IllegalStateException("unknown line");
         }
@@ -137,6 +147,16 @@ final class KillHistory {
 
     synchronized long acknowledgedSynced() {
         return acknowledgedSynced;
+    }
+
+    /** Acknowledged writes that were transactions. */
+    synchronized long acknowledgedTransactions() {
+        return acknowledgedTransactions;
+    }
+
+    /** Merge operands in acknowledged writes. */
+    synchronized long acknowledgedMerges() {
+        return acknowledgedMerges;
     }
 
     /** Writes started and not acknowledged: at most one per thread. */

@@ -12,8 +12,10 @@ import java.util.SplittableRandom;
  * The key space, values and options that the engine kill campaign's child and parent share. Each writer thread
  * of the child owns its own keys ({@code t<thread>k<index>}) in every column family, plus one marker key
  * ({@code t<thread>m}) that each batch sets in every family it touches; so the recovered state tells, thread by
- * thread, which of that thread's batches survived. A value is a function of (thread, family, key, version),
- * so a read's bytes name the batch that wrote them, or prove that none did.
+ * thread, which of that thread's batches survived. A put's value is a function of (thread, family, key,
+ * version), so a read's bytes name the batch that wrote them, or prove that none did; a key merged since its
+ * last put reads as a value naming the hash chain of that put and every merge since ({@link KillMerge}).
+ * Markers are only ever put.
  */
 final class KillSpace {
     static final int THREADS = 4;
@@ -22,18 +24,29 @@ final class KillSpace {
     static final int MARKER = KEYS;
     static final List<String> FAMILIES = List.of("default", "cf1", "cf2");
     static final long ABSENT = -1;
+    private static final long BUFFER = 64 << 10;
 
     private KillSpace() {
     }
 
     /** Tiny memtables in every family so that flushes, tables and compactions churn. */
     static Options options() {
-        long buffer = 64 << 10;
-        Options options = Options.defaults().withWriteBufferSize(buffer);
-        for (String family : FAMILIES.subList(1, FAMILIES.size())) {
-            options = options.withColumnFamily(family, ColumnFamilyOptions.defaults().withWriteBufferSize(buffer));
+        Options options = Options.defaults().withWriteBufferSize(BUFFER).withMergeOperator(KillMerge.OPERATOR);
+        for (int f = 1; f < FAMILIES.size(); f++) {
+            options = options.withColumnFamily(FAMILIES.get(f), familyOptions(f));
         }
         return options;
+    }
+
+    /**
+     * The options of family {@code family} (other than the default). {@code cf1} folds a key's memtable
+     * operands into a put once three are stacked ({@code maxSuccessiveMerges}), so merges take that path too;
+     * elsewhere chains grow until a read or a compaction resolves them.
+     */
+    static ColumnFamilyOptions familyOptions(int family) {
+        ColumnFamilyOptions options = ColumnFamilyOptions.defaults().withWriteBufferSize(BUFFER)
+                .withMergeOperator(KillMerge.OPERATOR);
+        return family == 1 ? options.withMaxSuccessiveMerges(3) : options;
     }
 
     /** A batch's version: unique across cycles, threads and batches. */
@@ -78,13 +91,27 @@ final class KillSpace {
         return b;
     }
 
-    /** The version that wrote {@code value} at this place; null if no write of this campaign produced it. */
+    /** The version that wrote put value {@code value} at this place; null if no put of this campaign produced it. */
     static Long versionOf(int thread, int family, int index, byte[] value) {
         if (value.length < 8) {
             return null;
         }
         long version = ByteBuffer.wrap(value).getLong();
         return Arrays.equals(value, value(thread, family, index, version)) ? version : null;
+    }
+
+    /**
+     * The state ({@link KillMerge}) that {@code value} read at this place names: the version of the put that
+     * wrote it, or the hash chain of the put and the merges since; null if no write of this campaign produced it.
+     */
+    static Long stateOf(int thread, int family, int index, byte[] value) {
+        KillMerge.Merged merged = KillMerge.parseValue(thread, family, index, value);
+        return merged != null ? Long.valueOf(merged.state()) : versionOf(thread, family, index, value);
+    }
+
+    /** {@code t<thread>k<index>} or {@code t<thread>m} of a parsed key, for messages. */
+    static String describe(int[] key) {
+        return new String(key(key[0], key[1]), StandardCharsets.US_ASCII);
     }
 
     /** An empty state of one thread: per family, per key index (the marker last), {@link #ABSENT}. */

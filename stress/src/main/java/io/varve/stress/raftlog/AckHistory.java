@@ -72,6 +72,14 @@ final class AckHistory {
         }
     }
 
+    /**
+     * Everything acknowledged so far is durable: the store was closed normally by an engine that had not
+     * failed, and close syncs.
+     */
+    synchronized void allAcknowledgedDurable() {
+        mustSurvive = acknowledged;
+    }
+
     synchronized boolean ready() {
         return ready;
     }

@@ -28,7 +28,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Kill -9 against the server: {@code VarveMain} with {@code appendfsync always} in a child JVM, written to by
- * {@value #CONNECTIONS} Lettuce connections sending pipelined SET, MSET, RPUSH, HSET, INCR and DEL, is killed
+ * 4, 16 or {@value #CONNECTIONS} Lettuce connections (drawn per cycle) sending pipelined SET, MSET, RPUSH,
+ * HSET, INCR and DEL, is killed
  * with SIGKILL at a random moment, restarted on the same directory, and read back. Per connection (each owns
  * its keys, and the server executes a connection's commands in order) the state must be the one after a
  * prefix of the commands sent that holds every acknowledged one: under {@code appendfsync always} a reply
@@ -36,7 +37,9 @@ import java.util.concurrent.TimeUnit;
  * the connections' key spaces may appear. The restarted server serves the next cycle.
  */
 public final class ServerKillCampaign implements Campaign {
-    static final int CONNECTIONS = 4;
+    /** Key spaces, one per connection; a cycle writes through the first 4, 16 or all of them. */
+    static final int CONNECTIONS = 64;
+    private static final int[] ACTIVE = {4, 16, CONNECTIONS};
     static final Duration START_LIMIT = Duration.ofSeconds(90);
     private static final long SETTLE_MILLIS = 30_000;
 
@@ -80,7 +83,8 @@ public final class ServerKillCampaign implements Campaign {
                     cycle++) {
                 List<RedisClient> clients = new ArrayList<>();
                 List<PipelinedClient> pipelines = new ArrayList<>();
-                for (int c = 0; c < CONNECTIONS; c++) {
+                int active = ACTIVE[random.nextInt(ACTIVE.length)];
+                for (int c = 0; c < active; c++) {
                     RedisClient client = client(resources, server.port());
                     clients.add(client);
                     StatefulRedisConnection<String, String> connection = client.connect();
@@ -107,8 +111,8 @@ public final class ServerKillCampaign implements Campaign {
                     client.shutdown(0, 5, TimeUnit.SECONDS);
                 }
                 List<List<PipelinedClient.Sent>> sent = new ArrayList<>();
-                for (PipelinedClient p : pipelines) {
-                    sent.add(p.sent());
+                for (int c = 0; c < CONNECTIONS; c++) {
+                    sent.add(c < active ? pipelines.get(c).sent() : List.of()); // an idle key space must not change
                 }
                 int[] acked = new int[CONNECTIONS];
                 for (int c = 0; problem == null && c < CONNECTIONS; c++) {
@@ -160,10 +164,10 @@ public final class ServerKillCampaign implements Campaign {
                 base = actual;
                 acknowledged += cycleAcked;
                 inFlight += cycleSent - cycleAcked;
-                report.cycle("killed");
-                settings.progress(String.format("%s cycle %d: killed %d ms in, %d writes acknowledged, %d in flight "
-                        + "of which %d applied", name(), cycle, runMillis, cycleAcked, cycleSent - cycleAcked,
-                        recoveredInFlight));
+                report.cycle("killed-" + active + "-connections");
+                settings.progress(String.format("%s cycle %d: %d connections, killed %d ms in, %d writes "
+                        + "acknowledged, %d in flight of which %d applied", name(), cycle, active, runMillis, cycleAcked,
+                        cycleSent - cycleAcked, recoveredInFlight));
             }
         } finally {
             server.close();

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import net.jqwik.api.Assume;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -18,7 +19,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The engine kill campaign's oracle, against a model that replays the child's report itself: it accepts the
  * state after every acknowledged write with or without the write in flight, and refuses a lost acknowledged
- * write, a half-applied write in flight, and bytes no write produced.
+ * write, a half-applied write in flight, a merge operand lost, applied twice or out of order, and bytes no
+ * write produced.
  */
 class KillHistoryProperties {
     private static final long CYCLE = 3;
@@ -35,10 +37,16 @@ class KillHistoryProperties {
             }
             for (int n = 1 + random.nextInt(4); n > 0; n--) {
                 int index = random.nextInt(KillSpace.KEYS);
-                ops.add(random.nextInt(4) == 0 ? KillBatch.Op.delete(family, index) : KillBatch.Op.put(family, index));
+                ops.add(switch (random.nextInt(4)) {
+                    case 0 -> KillBatch.Op.delete(family, index);
+                    // A few keys, so that chains of operands grow and some end under a put or delete.
+                    case 1 -> KillBatch.Op.merge(family, index % 4);
+                    default -> KillBatch.Op.put(family, index);
+                });
             }
             ops.add(KillBatch.Op.put(family, KillSpace.MARKER));
-            batches.add(new KillBatch(random.nextInt(10) == 0, random.nextBoolean(), ops));
+            KillBatch.Route route = KillBatch.Route.values()[random.nextInt(KillBatch.Route.values().length)];
+            batches.add(new KillBatch(route, random.nextBoolean(), ops));
         }
         return batches;
     }
@@ -136,6 +144,81 @@ class KillHistoryProperties {
                     assertNotNull(h.judgeCheckpoint(thread, CYCLE, base, outside), "prefix " + j);
                 }
             }
+        }
+    }
+
+    @Property(tries = 200)
+    void refusesAMergeOperandLostOrAppliedTwice(@ForAll long seed, @ForAll @IntRange(min = 1, max = 40) int writes,
+            @ForAll boolean twice) {
+        Random random = new Random(seed);
+        int thread = random.nextInt(KillSpace.THREADS);
+        List<KillBatch> batches = batches(random, writes);
+        // The merges whose key nothing later puts, deletes or covers with a range: their loss must show.
+        List<int[]> visible = new ArrayList<>();
+        for (int i = 0; i < writes; i++) {
+            List<KillBatch.Op> ops = batches.get(i).ops();
+            for (int j = 0; j < ops.size(); j++) {
+                if (ops.get(j).kind() == 'M' && !resetLater(batches, i, j)) {
+                    visible.add(new int[] {i, j});
+                }
+            }
+        }
+        Assume.that(!visible.isEmpty());
+        int[] pick = visible.get(random.nextInt(visible.size()));
+        long[][] wrong = KillSpace.emptyState();
+        for (int i = 0; i < writes; i++) {
+            List<KillBatch.Op> ops = batches.get(i).ops();
+            for (int j = 0; j < ops.size(); j++) {
+                int times = i == pick[0] && j == pick[1] ? (twice ? 2 : 0) : 1;
+                for (int n = 0; n < times; n++) {
+                    KillBatch.apply(ops.get(j), wrong, KillSpace.version(CYCLE, thread, i));
+                }
+            }
+        }
+        KillHistory h = report(batches, thread, writes);
+        long[][] base = KillSpace.emptyState();
+        assertTrue(h.judge(thread, CYCLE, base, after(base, batches, thread, writes)).ok());
+        assertFalse(h.judge(thread, CYCLE, base, wrong).ok(), (twice ? "an operand applied twice" : "an operand lost")
+                + ": write " + pick[0] + ", operation " + pick[1]);
+    }
+
+    /** Whether an operation after operation {@code j} of write {@code i} puts, deletes or range-deletes its key. */
+    private static boolean resetLater(List<KillBatch> batches, int i, int j) {
+        KillBatch.Op merge = batches.get(i).ops().get(j);
+        for (int w = i; w < batches.size(); w++) {
+            List<KillBatch.Op> ops = batches.get(w).ops();
+            for (int o = w == i ? j + 1 : 0; o < ops.size(); o++) {
+                KillBatch.Op op = ops.get(o);
+                boolean covers = op.kind() == 'R' ? merge.index() >= op.index() && merge.index() < op.end()
+                        : op.kind() != 'M' && op.index() == merge.index();
+                if (op.family() == merge.family() && covers) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    @Test
+    void refusesMergeOperandsLostDuplicatedOrReordered() {
+        List<KillBatch> batches = List.of(KillBatch.decode("B 0 P.0.1,P.0.300"), KillBatch.decode("O 0 M.0.1,P.0.300"),
+                KillBatch.decode("P 1 M.0.1,M.0.1,P.0.300"));
+        KillHistory h = report(batches, 0, 3);
+        assertNull(h.protocolError());
+        long[][] base = KillSpace.emptyState();
+        long[][] right = after(base, batches, 0, 3);
+        assertTrue(h.judge(0, CYCLE, base, right).ok());
+        long v0 = KillSpace.version(CYCLE, 0, 0);
+        long v1 = KillSpace.version(CYCLE, 0, 1);
+        long v2 = KillSpace.version(CYCLE, 0, 2);
+        assertEquals(KillMerge.chain(KillMerge.chain(KillMerge.chain(v0, v1), v2), v2), right[0][1]);
+        for (long wrong : new long[] {KillMerge.chain(KillMerge.chain(v0, v1), v2),
+                KillMerge.chain(KillMerge.chain(KillMerge.chain(KillMerge.chain(v0, v1), v1), v2), v2),
+                KillMerge.chain(KillMerge.chain(KillMerge.chain(v0, v2), v1), v2),
+                KillMerge.chain(KillMerge.chain(KillMerge.chain(KillSpace.ABSENT, v1), v2), v2)}) {
+            long[][] state = KillSpace.copy(right);
+            state[0][1] = wrong;
+            assertFalse(h.judge(0, CYCLE, base, state).ok(), Long.toHexString(wrong));
         }
     }
 

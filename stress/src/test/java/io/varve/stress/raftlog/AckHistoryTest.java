@@ -53,6 +53,16 @@ class AckHistoryTest {
     }
 
     @Test
+    void afterACleanCloseEveryAcknowledgedBatchMustSurvive() {
+        AckHistory h = history();
+        h.allAcknowledgedDurable();
+        assertEquals(3, h.mustSurvive());
+        assertEquals(-1, h.matchingPrefix(new LogModel(), after(2)), "an acknowledged unsynced batch lost");
+        assertEquals(3, h.matchingPrefix(new LogModel(), after(3)));
+        assertEquals(4, h.matchingPrefix(new LogModel(), after(4)), "the batch in flight may have been written");
+    }
+
+    @Test
     void aSkippedBatchIsAProtocolError() {
         AckHistory h = history();
         h.line("W 5 0 a 1 5 1 13");

@@ -1,4 +1,4 @@
-package io.varve.stress.enginekill;
+package io.varve.stress;
 
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -11,11 +11,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The I/O-error sweep's stride reaches every N once per pass, and its first steps are spread out. */
-class SpreadingStrideTest {
+class FaultSweepTest {
 
     @Property
     void onePassVisitsEveryOperationOnce(@ForAll @LongRange(min = 1, max = 5_000) long count) {
-        long stride = EngineIoErrorCampaign.spreadingStride(count);
+        long stride = FaultSweep.spreadingStride(count);
         BitSet seen = new BitSet();
         for (long k = 0; k < count; k++) {
             seen.set((int) (k * stride % count));
@@ -25,7 +25,7 @@ class SpreadingStrideTest {
 
     @Property
     void twentyStepsLeaveNoGapOfAFifthOfTheRun(@ForAll @LongRange(min = 200, max = 100_000) long count) {
-        long stride = EngineIoErrorCampaign.spreadingStride(count);
+        long stride = FaultSweep.spreadingStride(count);
         long[] points = new long[20];
         for (int k = 0; k < points.length; k++) {
             points[k] = k * stride % count;

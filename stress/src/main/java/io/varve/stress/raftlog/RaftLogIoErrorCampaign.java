@@ -1,0 +1,387 @@
+package io.varve.stress.raftlog;
+
+import io.varve.base.LeakDetector;
+import io.varve.base.fs.FaultInjectingFileSystem;
+import io.varve.base.fs.MemFileSystem;
+import io.varve.raftlog.RaftLogEngine;
+import io.varve.raftlog.RaftLogOptions;
+import io.varve.stress.Bounded;
+import io.varve.stress.Campaign;
+import io.varve.stress.CampaignReport;
+import io.varve.stress.Failure;
+import io.varve.stress.FaultSweep;
+import io.varve.stress.FaultVerdicts;
+import io.varve.stress.Reproducer;
+import io.varve.stress.Settings;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * I/O errors at operation N against the raft log, in-process: the raft-log kill campaign's workload
+ * ({@link RaftLogChild#inProcess}: 16 groups, appends, tail overwrites, compactions, state puts and deletes, a
+ * third synced, a purge racing the writes every 150 batches) plus a reader checking every byte it reads, on a
+ * {@link FaultInjectingFileSystem} over a {@link MemFileSystem}. Each cycle writes a fixed number of batches
+ * and fails the file system's N-th operation from the open on, once or forever; N sweeps the operation count
+ * of fault-free calibration cycles ({@link FaultSweep}), as engine-core's {@code EngineIoErrorCampaign}
+ * does. Each cycle checks:
+ *
+ * <ul>
+ *   <li>every exception the workload, the open, the close or the probe write sees is an {@link IOException} or
+ *       {@link UncheckedIOException} carrying the injected failure; no read returns bytes no write made;</li>
+ *   <li>fail-stop: after the writer or the purger met a failure, one more write (the probe) must be
+ *       refused with it as the cause; the probe is also how a failure nobody met shows itself, and only a
+ *       failed read (which the engine retries when the entry moved) may go unseen;</li>
+ *   <li>no hang: the open, the workload, each of its threads after it is told to stop, the close and the
+ *       reopen end within a deadline ({@link Bounded});</li>
+ *   <li>nothing leaks: after close no file handle or lock opened through {@link HandleTrackingFileSystem} is
+ *       left open, and no recovery thread outlives the open;</li>
+ *   <li>after healing the disk and a simulated machine crash (unsynced bytes, and in some cycles unsynced
+ *       names, lost), the reopened log equals the state after a prefix of the cycle's batches that holds every
+ *       batch up to the last acknowledged synced one, or every acknowledged one if the cycle met no error and
+ *       the close synced ({@link AckHistory}).</li>
+ * </ul>
+ * The log carries on across cycles, so later opens recover what earlier failures and crashes left.
+ */
+public final class RaftLogIoErrorCampaign implements Campaign {
+    private static final Duration LIMIT = Duration.ofSeconds(60);
+    private static final Path DIR = Path.of("/raftlog-io-errors/log");
+    /** The kinds of failure the engine may absorb: a read it retries because the entry moved meanwhile. */
+    private static final Set<String> READS = Set.of("openReadable", "read", "map");
+    private static final int CALIBRATION_CYCLES = 3;
+
+    private final int batches;
+
+    /** @param batches how many batches each cycle's writer writes unless a failure ends it sooner */
+    public RaftLogIoErrorCampaign(int batches) {
+        this.batches = batches;
+    }
+
+    @Override
+    public String name() {
+        return "raftlog-io-errors";
+    }
+
+    @Override
+    public CampaignReport run(Settings settings) throws Exception {
+        CampaignReport report = new CampaignReport(name());
+        long start = System.nanoTime();
+        Random random = new Random(settings.seed());
+        LeakDetector.enable();
+        MemFileSystem disk = new MemFileSystem();
+        FaultInjectingFileSystem faults = new FaultInjectingFileSystem(disk);
+        Disk store = new Disk(disk, faults,
+                RaftLogStressOptions.options().withFileSystem(new HandleTrackingFileSystem(faults)));
+        LogModel base = new LogModel();
+        IoErrorTally tally = new IoErrorTally();
+        // Fault-free cycles count the operations of a cycle, the range N is swept over; the most of three.
+        long operations = 0;
+        CycleResult calibration = null;
+        for (int i = 1; i <= CALIBRATION_CYCLES; i++) {
+            calibration = cycle(i, random.nextLong(), store, base, random);
+            if (calibration.problem != null) {
+                report.failure(fail(settings, i - CALIBRATION_CYCLES - 1, calibration));
+                report.finished((System.nanoTime() - start) / 1_000_000);
+                return report;
+            }
+            base = calibration.state;
+            operations = Math.max(operations, calibration.operations);
+        }
+        settings.progress(name() + ": fault-free cycles made up to " + operations + " file-system operations, the "
+                + "last one " + calibration.history.acknowledged() + " batches");
+        FaultSweep sweep = new FaultSweep(operations);
+        for (long cycle = 1; cycle <= settings.cycles() && System.nanoTime() < settings.deadlineNanos(start); cycle++) {
+            long n = sweep.operation(cycle);
+            boolean forever = sweep.forever(cycle);
+            faults.failAt(n, forever);
+            // Versions are (epoch << 32 | batch): the calibration cycles took epochs 1 to 3.
+            CycleResult result = cycle(cycle + CALIBRATION_CYCLES, random.nextLong(), store, base, random);
+            if (result.problem != null) {
+                settings.progress(name() + " cycle " + cycle + " (fail op " + n + (forever ? " forever" : " once")
+                        + ") FAILED: " + result.problem);
+                report.failure(fail(settings, cycle, result));
+                break;
+            }
+            base = result.state;
+            report.cycle((forever ? "forever-" : "once-") + result.outcome);
+            tally.add(n, operations, result);
+            if (cycle % 100 == 0) {
+                settings.progress(name() + " cycle " + cycle + ": " + tally);
+            }
+        }
+        report.finished((System.nanoTime() - start) / 1_000_000);
+        settings.progress(name() + ": " + tally);
+        return report;
+    }
+
+    /** The disk under the faults, the faults, and the options that open the log through both. */
+    private record Disk(MemFileSystem disk, FaultInjectingFileSystem faults, RaftLogOptions options) {
+    }
+
+    /** What one cycle did; {@code problem} is null if it passed. */
+    private record CycleResult(String outcome, String problem, long operations, List<String> injected,
+            LogModel state, AckHistory history, int recovered) {
+    }
+
+    /** What the cycle's callers met: every exception, and who met them. */
+    private static final class Seen {
+        final List<Throwable> errors = new CopyOnWriteArrayList<>();
+        final AtomicInteger byWorkload = new AtomicInteger();
+        final AtomicBoolean writePathFailed = new AtomicBoolean();
+        boolean byProbe;
+        boolean byClose;
+
+        void workload(Throwable e) {
+            errors.add(e);
+            byWorkload.incrementAndGet();
+            if (!Thread.currentThread().getName().equals(RaftLogChild.READER)) {
+                writePathFailed.set(true);
+            }
+        }
+    }
+
+    private CycleResult cycle(long epoch, long seed, Disk store, LogModel base, Random random)
+            throws InterruptedException {
+        FaultInjectingFileSystem faults = store.faults();
+        long firstOperation = faults.operationCount();
+        int injectedBefore = faults.injectedFailures().size();
+        Set<LeakDetector.Handle> leakedBefore = Collections.newSetFromMap(new IdentityHashMap<>());
+        leakedBefore.addAll(LeakDetector.openOwnedBy(DIR.toString()));
+        AckHistory history = new AckHistory();
+        Seen seen = new Seen();
+        String stage = "open";
+        String problem = null;
+        RaftLogEngine engine = null;
+        try {
+            engine = Bounded.call("open", LIMIT, () -> RaftLogEngine.open(DIR, store.options()));
+            RaftLogEngine opened = engine;
+            stage = "workload";
+            RaftLogChild workload = RaftLogChild.inProcess(engine, epoch, history::line, seen::workload, batches);
+            List<Thread> threads = workload.start(seed);
+            if (!workload.awaitEnd(LIMIT)) {
+                problem = "the workload's writer neither wrote its " + batches + " batches nor failed within "
+                        + LIMIT.toSeconds() + " s";
+            }
+            workload.stop();
+            for (Thread thread : threads) {
+                if (!thread.join(LIMIT)) {
+                    problem = "the workload's " + thread.getName() + " thread still runs " + LIMIT.toSeconds()
+                            + " s after it was told to stop";
+                }
+            }
+            if (problem == null) {
+                problem = probe(workload, seen, random.nextBoolean());
+            }
+            stage = "close";
+            Bounded.call("close", LIMIT, () -> {
+                opened.close();
+                return null;
+            });
+            if (seen.errors.isEmpty()) {
+                history.allAcknowledgedDurable(); // a close without error syncs
+            }
+        } catch (Bounded.HangException e) {
+            problem = e.getMessage();
+        } catch (Exception e) {
+            seen.errors.add(e);
+            seen.byClose = stage.equals("close");
+            if (stage.equals("workload")) {
+                seen.byClose = closeQuietly(engine, seen.errors);
+            }
+        }
+        List<String> injected = injectedSince(faults, injectedBefore);
+        long operations = faults.operationCount() - firstOperation;
+        if (problem == null) {
+            problem = FaultVerdicts.unexpected(seen.errors);
+        }
+        if (problem == null && history.protocolError() != null) {
+            problem = history.protocolError();
+        }
+        if (problem == null) {
+            problem = silentFailure(seen.errors, injected);
+        }
+        if (problem == null) {
+            problem = FaultVerdicts.leaks(DIR.toString(), leakedBefore);
+        }
+        if (problem == null) {
+            problem = recoveryThreadsEnded();
+        }
+        String outcome = outcome(stage, seen, injected);
+        if (problem != null) {
+            return new CycleResult(outcome, problem, operations, injected, null, history, -1);
+        }
+        faults.heal();
+        int crash = random.nextInt(3);
+        switch (crash) {
+            case 0 -> store.disk().crash();
+            case 1 -> store.disk().crash(random);
+            default -> store.disk().crashKeepingSomeNames(random);
+        }
+        String context = " (crash " + List.of("dropping all unsynced data", "keeping random unsynced bytes",
+                "keeping random unsynced bytes and names").get(crash) + "; the cycle saw "
+                + seen.errors.stream().map(FaultVerdicts::describe).toList() + ")";
+        LogModel actual;
+        try {
+            actual = Bounded.call("reopen", LIMIT, () -> {
+                try (RaftLogEngine reopened = RaftLogEngine.open(DIR, store.options())) {
+                    return LogModel.readFrom(reopened);
+                }
+            });
+        } catch (Exception e) {
+            return new CycleResult(outcome, "reopen after the crash: " + FaultVerdicts.describe(e) + context,
+                    operations, injected, null, history, -1);
+        }
+        int k = history.matchingPrefix(base, actual);
+        if (k < 0) {
+            problem = "the recovered log is the state after no allowed prefix of the " + history.started()
+                    + " batches (the first " + history.mustSurvive() + " had to survive): "
+                    + history.required(base).differences(actual) + context;
+        }
+        if (problem == null) {
+            problem = FaultVerdicts.leaks(DIR.toString(), leakedBefore);
+        }
+        return new CycleResult(outcome, problem, operations, injected, actual, history, k);
+    }
+
+    /**
+     * One more write after the workload stopped, synced or not ({@code sync}: a synced one leaves the close
+     * nothing to sync, an unsynced one leaves it the sync that makes the cycle durable); null or the problem.
+     * Once the writer or the purger met a failure the engine is failed and must refuse it with that failure as
+     * the cause (the refusal joins {@code errors}, where {@link FaultVerdicts#unexpected} checks it carries the
+     * injected one). After only a failed read
+     * the engine stays writable: the write may succeed, or fail on a disk that fails forever.
+     *
+     * <p>When a failure hit after the workload's last call and nobody met it, the probe is how a caller would
+     * learn of it, so its refusal counts as a caller seeing it; if it is accepted, {@link #silentFailure}
+     * reports the failure as swallowed.
+     */
+    private static String probe(RaftLogChild workload, Seen seen, boolean sync) {
+        try {
+            workload.writeOneMore(sync);
+        } catch (Exception e) {
+            seen.errors.add(e);
+            seen.byProbe = true;
+            return null;
+        }
+        if (seen.writePathFailed.get()) {
+            return "the engine accepted a write after a write or purge had failed: it must refuse every write "
+                    + "once one failed";
+        }
+        return null;
+    }
+
+    /** Whether the close threw. */
+    private static boolean closeQuietly(RaftLogEngine engine, List<Throwable> errors) {
+        try {
+            Bounded.call("close", LIMIT, () -> {
+                engine.close();
+                return null;
+            });
+            return false;
+        } catch (Exception e) {
+            errors.add(e);
+            return true;
+        }
+    }
+
+    private static List<String> injectedSince(FaultInjectingFileSystem faults, int before) {
+        List<String> all = faults.injectedFailures();
+        return List.copyOf(all.subList(before, all.size()));
+    }
+
+    /**
+     * How the injected failure showed: {@code open-failed}; {@code caller-saw-it} (a workload thread met it),
+     * with {@code +close} if the close reported it too; {@code probe-saw-it} (only the probe write after the
+     * workload met it); {@code close-reported} (only the close); {@code absorbed} (nobody: allowed only for
+     * reads); {@code not-reached} (the cycle ended first).
+     */
+    private static String outcome(String stage, Seen seen, List<String> injected) {
+        if (stage.equals("open") && !seen.errors.isEmpty()) {
+            return "open-failed";
+        }
+        if (seen.byWorkload.get() > 0) {
+            return seen.byClose ? "caller-saw-it+close" : "caller-saw-it";
+        }
+        if (seen.byProbe) {
+            return seen.byClose ? "probe-saw-it+close" : "probe-saw-it";
+        }
+        if (seen.byClose) {
+            return "close-reported";
+        }
+        return injected.isEmpty() ? "not-reached" : "absorbed";
+    }
+
+    /** Null if the injected failure reached someone or hit only reads (which the engine retries). */
+    private static String silentFailure(List<Throwable> errors, List<String> injected) {
+        if (!errors.isEmpty() || injected.isEmpty()) {
+            return null;
+        }
+        List<String> harmful = harmful(injected);
+        return harmful.isEmpty() ? null : "the injected failure of " + harmful + " reached no caller";
+    }
+
+    private static List<String> harmful(List<String> injected) {
+        return injected.stream().filter(op -> !READS.contains(op)).toList();
+    }
+
+    /**
+     * Null unless a recovery thread is still alive a deadline after the open or the close returned: open must
+     * wait for its scans (a scan outliving a failed open would keep reading files the caller may replace).
+     * Idle pool threads just ending are waited for.
+     */
+    private static String recoveryThreadsEnded() throws InterruptedException {
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith("raftlog-recovery-") && !t.join(LIMIT)) {
+                return "the recovery thread " + t.getName() + " still runs " + LIMIT.toSeconds()
+                        + " s after the open returned";
+            }
+        }
+        return null;
+    }
+
+
+
+    private Failure fail(Settings settings, long cycle, CycleResult result) {
+        Path reproducer = Reproducer.write(settings.reproducerDir(), name(), settings.seed(), cycle,
+                result.problem + " (injected: " + result.injected + ")", result.history.tail(), Map.of());
+        return new Failure(cycle, result.problem, reproducer);
+    }
+
+    /** Figures over the cycles: operation kinds failed, where in the run N fell, batches made and recovered. */
+    private static final class IoErrorTally {
+        private final Map<String, Long> injectedKinds = new TreeMap<>();
+        private final long[] deciles = new long[10];
+        private long started;
+        private long acknowledged;
+        private long mustSurvive;
+        private long recovered;
+
+        void add(long n, long operations, CycleResult result) {
+            result.injected.stream().limit(1).forEach(op -> injectedKinds.merge(op, 1L, Long::sum));
+            deciles[(int) Math.min(9, (n - 1) * 10 / operations)]++;
+            started += result.history.started();
+            acknowledged += result.history.acknowledged();
+            mustSurvive += result.history.mustSurvive();
+            recovered += result.recovered;
+        }
+
+        @Override
+        public String toString() {
+            return "first failed operation by kind " + injectedKinds + "; N by tenth of the run "
+                    + Arrays.toString(deciles) + "; batches started " + started + ", acknowledged " + acknowledged
+                    + ", required to survive " + mustSurvive + ", recovered " + recovered;
+        }
+    }
+}
