@@ -1,10 +1,14 @@
 package io.varve.stress;
 
 import java.math.BigInteger;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
- * Which file-system operation an I/O-error campaign fails in each cycle ({@link FaultVerdicts} judges what
- * the failure did). The cycles sweep N over the operation count of a fault-free run, each N once and then forever,
+ * Which file-system operation an I/O-error campaign fails in each cycle, and a {@link Tally} of where the
+ * failures fell ({@link FaultVerdicts} judges what they did). The cycles sweep N over the operation count of a fault-free run, each N once and then forever,
  * and start over when the sweep ends (as SQLite's I/O-error loops do). The sweep steps through the count by a
  * stride coprime with it rather than 1, 2, 3..., so that a short run's few cycles are spread over the open,
  * the workload and the close instead of all failing in the open.
@@ -39,5 +43,23 @@ public final class FaultSweep {
             stride++;
         }
         return stride;
+    }
+
+    /** Over a run: the kind of operation each cycle's first injected failure hit, and where in the run N fell. */
+    public static final class Tally {
+        private final Map<String, Long> firstFailedKinds = new TreeMap<>();
+        private final long[] tenths = new long[10];
+
+        /** Counts one cycle that failed operation {@code n} of {@code operations}, injecting {@code injected}. */
+        public void add(long n, long operations, List<String> injected) {
+            injected.stream().limit(1).forEach(op -> firstFailedKinds.merge(op, 1L, Long::sum));
+            tenths[(int) Math.min(9, (n - 1) * 10 / operations)]++;
+        }
+
+        @Override
+        public String toString() {
+            return "first failed operation by kind " + firstFailedKinds + "; N by tenth of the run "
+                    + Arrays.toString(tenths);
+        }
     }
 }

@@ -19,14 +19,12 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -319,8 +317,6 @@ public final class EngineIoErrorCampaign implements Campaign {
         return injected.stream().filter(op -> !op.equals("delete") && !op.equals("list")).toList();
     }
 
-
-
     private Failure fail(Settings settings, long cycle, CycleResult result) {
         Path reproducer = Reproducer.write(settings.reproducerDir(), name(), settings.seed(), cycle,
                 result.problem + " (injected: " + result.injected + ")", result.history.tail(), Map.of());
@@ -329,16 +325,14 @@ public final class EngineIoErrorCampaign implements Campaign {
 
     /** Figures over the cycles: operation kinds failed, where in the run N fell, writes made and recovered. */
     private static final class IoErrorTally {
-        private final Map<String, Long> injectedKinds = new TreeMap<>();
-        private final long[] deciles = new long[10];
+        private final FaultSweep.Tally faults = new FaultSweep.Tally();
         private long started;
         private long acknowledged;
         private long durable;
         private long recovered;
 
         void add(long n, long operations, CycleResult result) {
-            result.injected.stream().limit(1).forEach(op -> injectedKinds.merge(op, 1L, Long::sum));
-            deciles[(int) Math.min(9, (n - 1) * 10 / operations)]++;
+            faults.add(n, operations, result.injected);
             started += result.history.started();
             acknowledged += result.history.acknowledged();
             durable += result.history.durable();
@@ -347,8 +341,7 @@ public final class EngineIoErrorCampaign implements Campaign {
 
         @Override
         public String toString() {
-            return "first failed operation by kind " + injectedKinds + "; N by tenth of the run "
-                    + Arrays.toString(deciles) + "; writes started " + started + ", acknowledged "
+            return faults + "; writes started " + started + ", acknowledged "
                     + acknowledged + ", durable " + durable + ", recovered " + recovered;
         }
     }

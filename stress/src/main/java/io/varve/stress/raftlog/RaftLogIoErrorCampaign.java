@@ -17,14 +17,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -351,8 +349,6 @@ public final class RaftLogIoErrorCampaign implements Campaign {
         return null;
     }
 
-
-
     private Failure fail(Settings settings, long cycle, CycleResult result) {
         Path reproducer = Reproducer.write(settings.reproducerDir(), name(), settings.seed(), cycle,
                 result.problem + " (injected: " + result.injected + ")", result.history.tail(), Map.of());
@@ -361,16 +357,14 @@ public final class RaftLogIoErrorCampaign implements Campaign {
 
     /** Figures over the cycles: operation kinds failed, where in the run N fell, batches made and recovered. */
     private static final class IoErrorTally {
-        private final Map<String, Long> injectedKinds = new TreeMap<>();
-        private final long[] deciles = new long[10];
+        private final FaultSweep.Tally faults = new FaultSweep.Tally();
         private long started;
         private long acknowledged;
         private long mustSurvive;
         private long recovered;
 
         void add(long n, long operations, CycleResult result) {
-            result.injected.stream().limit(1).forEach(op -> injectedKinds.merge(op, 1L, Long::sum));
-            deciles[(int) Math.min(9, (n - 1) * 10 / operations)]++;
+            faults.add(n, operations, result.injected);
             started += result.history.started();
             acknowledged += result.history.acknowledged();
             mustSurvive += result.history.mustSurvive();
@@ -379,8 +373,7 @@ public final class RaftLogIoErrorCampaign implements Campaign {
 
         @Override
         public String toString() {
-            return "first failed operation by kind " + injectedKinds + "; N by tenth of the run "
-                    + Arrays.toString(deciles) + "; batches started " + started + ", acknowledged " + acknowledged
+            return faults + "; batches started " + started + ", acknowledged " + acknowledged
                     + ", required to survive " + mustSurvive + ", recovered " + recovered;
         }
     }
