@@ -1,5 +1,6 @@
 package io.varve.server;
 
+import io.varve.base.LoopbackPorts;
 import io.varve.core.Db;
 import io.varve.core.DbIterator;
 import io.varve.core.ReadOptions;
@@ -8,7 +9,6 @@ import io.varve.server.store.KeyEncoding;
 
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -47,8 +47,8 @@ final class ReplicatedCluster implements AutoCloseable {
         this.clock = clock;
         List<String> entries = new ArrayList<>();
         for (int i = 0; i < SIZE; i++) {
-            clientPorts[i] = freePort();
-            listenPorts[i] = freePort();
+            clientPorts[i] = LoopbackPorts.next();
+            listenPorts[i] = LoopbackPorts.next();
             if (proxied) {
                 proxies[i] = RaftProxy.start(listenPorts[i]);
                 raftPorts[i] = proxies[i].port();
@@ -194,9 +194,4 @@ final class ReplicatedCluster implements AutoCloseable {
         }
     }
 
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
 }
