@@ -38,6 +38,20 @@ public abstract class IoErrorCampaign<R extends IoErrorCampaign.CycleResult> imp
 
         /** The last lines of the cycle's operation log, for a reproducer. */
         List<String> logTail();
+
+        /** What the cycle's workload wrote and what its reopen found. */
+        Writes writes();
+    }
+
+    /**
+     * Writes (or batches) of one cycle: how many the workload started, how many were acknowledged, how many of
+     * those the durability contract required to survive the crash, and how many the reopen found.
+     */
+    public record Writes(long started, long acknowledged, long mustSurvive, long recovered) {
+        Writes plus(Writes other) {
+            return new Writes(started + other.started, acknowledged + other.acknowledged,
+                    mustSurvive + other.mustSurvive, recovered + other.recovered);
+        }
     }
 
     /** Sets up the disk and the starting state; the driver fails operations of the file system it returns. */
@@ -49,14 +63,11 @@ public abstract class IoErrorCampaign<R extends IoErrorCampaign.CycleResult> imp
      */
     protected abstract R cycle(long cycle, long n, Random random) throws Exception;
 
-    /** Cycle {@code result} passed: the next starts from the state it left, and a sweep cycle is counted. */
-    protected abstract void passed(R result, boolean sweep);
+    /** Cycle {@code result} passed: the next cycle starts from the state it left. */
+    protected abstract void passed(R result);
 
-    /** What the last calibration cycle made, for the progress line: "1234 writes". */
-    protected abstract String calibrationFigures(R last);
-
-    /** The counts kept over the passed sweep cycles, for the progress lines. */
-    protected abstract String figures();
+    /** What the workload's writes are called in progress lines: "writes", "batches". */
+    protected abstract String writesAre();
 
     @Override
     public final CampaignReport run(Settings settings) throws Exception {
@@ -73,13 +84,14 @@ public abstract class IoErrorCampaign<R extends IoErrorCampaign.CycleResult> imp
                 report.finished((System.nanoTime() - start) / 1_000_000);
                 return report;
             }
-            passed(calibration, false);
+            passed(calibration);
             operations = Math.max(operations, calibration.operations());
         }
         settings.progress(name() + ": fault-free cycles made up to " + operations + " file-system operations, the "
-                + "last one " + calibrationFigures(calibration));
+                + "last one " + calibration.writes().acknowledged() + " " + writesAre());
         FaultSweep sweep = new FaultSweep(operations);
         FaultSweep.Tally tally = new FaultSweep.Tally();
+        Writes writes = new Writes(0, 0, 0, 0);
         for (long cycle = 1; cycle <= settings.cycles() && System.nanoTime() < settings.deadlineNanos(start); cycle++) {
             long n = sweep.operation(cycle);
             boolean forever = sweep.forever(cycle);
@@ -91,16 +103,22 @@ public abstract class IoErrorCampaign<R extends IoErrorCampaign.CycleResult> imp
                 report.failure(failure(settings, cycle, result));
                 break;
             }
-            passed(result, true);
+            passed(result);
+            writes = writes.plus(result.writes());
             report.cycle((forever ? "forever-" : "once-") + result.outcome());
             tally.add(n, operations, result.injected());
             if (cycle % 100 == 0) {
-                settings.progress(name() + " cycle " + cycle + ": " + tally + "; " + figures());
+                settings.progress(name() + " cycle " + cycle + ": " + tally + "; " + figures(writes));
             }
         }
         report.finished((System.nanoTime() - start) / 1_000_000);
-        settings.progress(name() + ": " + tally + "; " + figures());
+        settings.progress(name() + ": " + tally + "; " + figures(writes));
         return report;
+    }
+
+    private String figures(Writes writes) {
+        return writesAre() + " started " + writes.started() + ", acknowledged " + writes.acknowledged()
+                + ", required to survive " + writes.mustSurvive() + ", recovered " + writes.recovered();
     }
 
     private Failure failure(Settings settings, long cycle, R result) {

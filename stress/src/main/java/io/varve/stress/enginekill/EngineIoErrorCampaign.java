@@ -60,10 +60,6 @@ public final class EngineIoErrorCampaign extends IoErrorCampaign<EngineIoErrorCa
     private Options options;
     /** The database's state after the last passed cycle, which the next cycle's reopen is judged against. */
     private long[][][] base;
-    private long started;
-    private long acknowledged;
-    private long durable;
-    private long recovered;
 
     /** @param run how long each cycle's workload runs unless a failure ends it sooner */
     public EngineIoErrorCampaign(Duration run) {
@@ -87,25 +83,13 @@ public final class EngineIoErrorCampaign extends IoErrorCampaign<EngineIoErrorCa
     }
 
     @Override
-    protected void passed(CycleResult result, boolean sweep) {
+    protected void passed(CycleResult result) {
         base = result.state;
-        if (sweep) {
-            started += result.history.started();
-            acknowledged += result.history.acknowledged();
-            durable += result.history.durable();
-            recovered += result.history.recovered();
-        }
     }
 
     @Override
-    protected String calibrationFigures(CycleResult last) {
-        return last.history.acknowledged() + " writes";
-    }
-
-    @Override
-    protected String figures() {
-        return "writes started " + started + ", acknowledged " + acknowledged + ", durable " + durable
-                + ", recovered " + recovered;
+    protected String writesAre() {
+        return "writes";
     }
 
     /** What one cycle did; {@code problem} is null if it passed. */
@@ -114,6 +98,11 @@ public final class EngineIoErrorCampaign extends IoErrorCampaign<EngineIoErrorCa
         @Override
         public List<String> logTail() {
             return history.tail();
+        }
+
+        @Override
+        public Writes writes() {
+            return new Writes(history.started(), history.acknowledged(), history.durable(), history.recovered());
         }
     }
 

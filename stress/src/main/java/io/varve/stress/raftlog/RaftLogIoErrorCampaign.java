@@ -58,10 +58,6 @@ public final class RaftLogIoErrorCampaign extends IoErrorCampaign<RaftLogIoError
     private Disk store;
     /** The log's state after the last passed cycle, which the next cycle's reopen is judged against. */
     private LogModel base;
-    private long started;
-    private long acknowledged;
-    private long mustSurvive;
-    private long recovered;
 
     /** @param batches how many batches each cycle's writer writes unless a failure ends it sooner */
     public RaftLogIoErrorCampaign(int batches) {
@@ -85,25 +81,13 @@ public final class RaftLogIoErrorCampaign extends IoErrorCampaign<RaftLogIoError
     }
 
     @Override
-    protected void passed(CycleResult result, boolean sweep) {
+    protected void passed(CycleResult result) {
         base = result.state;
-        if (sweep) {
-            started += result.history.started();
-            acknowledged += result.history.acknowledged();
-            mustSurvive += result.history.mustSurvive();
-            recovered += result.recovered;
-        }
     }
 
     @Override
-    protected String calibrationFigures(CycleResult last) {
-        return last.history.acknowledged() + " batches";
-    }
-
-    @Override
-    protected String figures() {
-        return "batches started " + started + ", acknowledged " + acknowledged + ", required to survive "
-                + mustSurvive + ", recovered " + recovered;
+    protected String writesAre() {
+        return "batches";
     }
 
     private record Disk(MemFileSystem disk, FaultInjectingFileSystem faults, RaftLogOptions options) {
@@ -115,6 +99,11 @@ public final class RaftLogIoErrorCampaign extends IoErrorCampaign<RaftLogIoError
         @Override
         public List<String> logTail() {
             return history.tail();
+        }
+
+        @Override
+        public Writes writes() {
+            return new Writes(history.started(), history.acknowledged(), history.mustSurvive(), recovered);
         }
     }
 
