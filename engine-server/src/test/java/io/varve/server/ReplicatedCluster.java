@@ -32,6 +32,12 @@ final class ReplicatedCluster implements AutoCloseable {
 
     static final int SIZE = 3;
     static final long WAIT_MILLIS = 30_000;
+    /**
+     * Long enough that a member stalled by a loaded machine (two cores shared by three members, the test and
+     * the JIT) does not lose its leadership mid-test, which most tests do not expect; the failover tests wait
+     * about this long for a new leader.
+     */
+    static final String ELECTION_TIMEOUT = "3000";
 
     final Path root;
     final AtomicLong clock;
@@ -86,7 +92,7 @@ final class ReplicatedCluster implements AutoCloseable {
                 .with(Map.of("raft-address", raftAddress(i),
                         "raft-listen-port", Integer.toString(listenPorts[i]),
                         "raft-peers", peers,
-                        "raft-election-timeout", "600")); // validated together: each needs the others
+                        "raft-election-timeout", ELECTION_TIMEOUT)); // validated together: each needs the others
         servers[i] = RedisServer.builder(config).clock(clock::get).loopbackPredicate(InetAddress::isLoopbackAddress)
                 .build().start();
     }

@@ -119,7 +119,7 @@ class ReplicatedProcessesTest {
                 "-Dio.netty.noUnsafe=true", "--enable-native-access=ALL-UNNAMED", "-cp", classPath,
                 VarveMain.class.getName(), "--port", Integer.toString(clientPort), "--dir", home.toString(),
                 "--io-threads", "1", "--raft-address", "127.0.0.1:" + raftPort, "--raft-peers", peers,
-                "--raft-election-timeout", "600");
+                "--raft-election-timeout", ReplicatedCluster.ELECTION_TIMEOUT);
         Path log = home.resolve("varve.log");
         Process process = new ProcessBuilder(command)
                 .redirectErrorStream(true)
