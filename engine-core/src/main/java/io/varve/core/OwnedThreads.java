@@ -13,7 +13,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Makes the database's background threads (flush, compaction): daemon platform threads named after their job
  * and the directory, each registered with the {@link LeakDetector} as owned by the directory until its last
  * instruction. An executor's {@code awaitTermination} can return while a worker is still finishing, so
- * {@link #awaitEnded} joins the threads themselves: after it, none is left.
+ * {@link #awaitEnded} joins the threads themselves: after it, none is left. A thread stays listed until it
+ * has terminated (not merely left its task), and terminated ones are dropped as new ones are made, so the
+ * list holds the live threads and a few finished ones, however often an executor replaces its workers.
  */
 final class OwnedThreads implements ThreadFactory {
 
@@ -36,10 +38,9 @@ final class OwnedThreads implements ThreadFactory {
                 .unstarted(() -> {
                     try (LeakDetector.Handle ignored = LeakDetector.track("thread", owner)) {
                         task.run();
-                    } finally {
-                        threads.remove(Thread.currentThread());
                     }
                 });
+        threads.removeIf(t -> t.getState() == Thread.State.TERMINATED);
         threads.add(thread);
         return thread;
     }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.varve.base.LoopbackPorts;
 import io.varve.raftlog.RaftLogOptions;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -71,7 +72,7 @@ class MultiGroupTest {
     void groupsShareALogAndAPortButNotTheirData() throws Exception {
         List<String> addresses = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            addresses.add("127.0.0.1:" + TestCluster.freePort());
+            addresses.add("127.0.0.1:" + LoopbackPorts.next());
         }
         try {
             openAll(addresses);

@@ -1,5 +1,6 @@
 package io.varve.replication;
 
+import io.varve.base.LoopbackPorts;
 import io.varve.raftlog.RaftLogOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,7 +24,7 @@ class PurgeAfterSnapshotTest {
 
     @Test
     void purgeDeletesFilesBehindSnapshots(@TempDir Path dir) throws Exception {
-        String address = "127.0.0.1:" + TestCluster.freePort();
+        String address = "127.0.0.1:" + LoopbackPorts.next();
         RaftLogOptions log = RaftLogOptions.defaults().withTargetFileSize(16 << 10).withPurgeThreshold(16 << 10);
         try (ReplicationProcess process = ReplicationProcess.open(dir, address, 0, log)) {
             ReplicatedDb db = ReplicatedDb.open(process, "purged", List.of(address), TestCluster.fastOptions());

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.varve.base.LoopbackPorts;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,7 +65,7 @@ class SnapshotInstallTest {
             assertNull(back.get(bytes("k0")), "a key deleted while it was down is gone");
             assertEquals("v1", string(back.get(bytes("k1"))));
 
-            String fresh = "127.0.0.1:" + TestCluster.freePort();
+            String fresh = "127.0.0.1:" + LoopbackPorts.next();
             ReplicatedDb added = cluster.start(fresh, List.of());
             leader.addPeer(fresh);
             assertEquals(4, leader.peers().size());

@@ -1,13 +1,12 @@
 package io.varve.replication;
 
+import io.varve.base.LoopbackPorts;
 import io.varve.core.ColumnFamily;
 import io.varve.core.Db;
 import io.varve.core.DbIterator;
 import io.varve.core.ReadOptions;
 import io.varve.core.Snapshot;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -53,7 +52,7 @@ final class TestCluster implements AutoCloseable {
         this.root = root;
         this.opener = opener;
         for (int i = 0; i < size; i++) {
-            addresses.add("127.0.0.1:" + freePort());
+            addresses.add("127.0.0.1:" + LoopbackPorts.next());
         }
         for (String address : addresses) {
             start(address, addresses);
@@ -65,11 +64,6 @@ final class TestCluster implements AutoCloseable {
                 .withRequestTimeoutMs(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
     }
 
-    static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
-    }
 
     List<String> addresses() {
         return List.copyOf(addresses);

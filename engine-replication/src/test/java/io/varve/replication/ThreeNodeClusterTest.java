@@ -14,10 +14,10 @@ import com.alipay.sofa.jraft.core.StateMachineAdapter;
 import com.alipay.sofa.jraft.entity.PeerId;
 import com.alipay.sofa.jraft.entity.Task;
 import com.alipay.sofa.jraft.option.NodeOptions;
+import io.varve.base.LoopbackPorts;
 import io.varve.raftlog.RaftLogOptions;
+
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -93,11 +93,6 @@ class ThreeNodeClusterTest {
             RecordingStateMachine fsm) {
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
-    }
 
     private Member start(PeerId peer, Configuration conf) throws IOException {
         Path home = dir.resolve("node-" + peer.getPort());
@@ -147,7 +142,7 @@ class ThreeNodeClusterTest {
     void replicatesInOrderAndFailsOver() throws Exception {
         List<PeerId> peers = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            peers.add(new PeerId("127.0.0.1", freePort()));
+            peers.add(new PeerId("127.0.0.1", LoopbackPorts.next()));
         }
         Configuration conf = new Configuration(peers);
         for (PeerId peer : peers) {

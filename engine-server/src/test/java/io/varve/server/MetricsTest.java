@@ -1,9 +1,9 @@
 package io.varve.server;
 
+import io.varve.base.LoopbackPorts;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -19,10 +19,7 @@ class MetricsTest {
 
     @Test
     void prometheusEndpointCountsCommands(@TempDir Path dir) throws Exception {
-        int metricsPort;
-        try (ServerSocket probe = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            metricsPort = probe.getLocalPort();
-        }
+        int metricsPort = LoopbackPorts.next();
         try (TestServer server = TestServer.start(dir, c -> c.with("metrics-port", Integer.toString(metricsPort)));
              RespClient c = RespClient.connect(server.port())) {
             for (int i = 0; i < 3; i++) {

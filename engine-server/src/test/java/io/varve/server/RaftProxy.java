@@ -1,5 +1,6 @@
 package io.varve.server;
 
+import io.varve.base.LoopbackPorts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -42,7 +43,11 @@ final class RaftProxy implements AutoCloseable {
     }
 
     static RaftProxy start(int target) throws IOException {
-        RaftProxy proxy = new RaftProxy(new ServerSocket(0, 50, InetAddress.getLoopbackAddress()), target);
+        // Below the ephemeral range: heal() binds the port again after dropAll() let it go, and meanwhile the
+        // members' reconnecting sockets must not be able to take it as their local end.
+        ServerSocket listener = new ServerSocket();
+        listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), LoopbackPorts.next()), 50);
+        RaftProxy proxy = new RaftProxy(listener, target);
         proxy.listen(proxy.listener);
         return proxy;
     }

@@ -1,5 +1,6 @@
 package io.varve.server;
 
+import io.varve.base.LoopbackPorts;
 import io.varve.core.Db;
 import io.varve.core.DbIterator;
 import io.varve.core.ReadOptions;
@@ -8,7 +9,6 @@ import io.varve.server.store.KeyEncoding;
 
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -32,6 +32,12 @@ final class ReplicatedCluster implements AutoCloseable {
 
     static final int SIZE = 3;
     static final long WAIT_MILLIS = 30_000;
+    /**
+     * Long enough that a member stalled by a loaded machine (two cores shared by three members, the test and
+     * the JIT) does not lose its leadership mid-test, which most tests do not expect; the failover tests wait
+     * about this long for a new leader.
+     */
+    static final String ELECTION_TIMEOUT = "3000";
 
     final Path root;
     final AtomicLong clock;
@@ -47,8 +53,8 @@ final class ReplicatedCluster implements AutoCloseable {
         this.clock = clock;
         List<String> entries = new ArrayList<>();
         for (int i = 0; i < SIZE; i++) {
-            clientPorts[i] = freePort();
-            listenPorts[i] = freePort();
+            clientPorts[i] = LoopbackPorts.next();
+            listenPorts[i] = LoopbackPorts.next();
             if (proxied) {
                 proxies[i] = RaftProxy.start(listenPorts[i]);
                 raftPorts[i] = proxies[i].port();
@@ -86,7 +92,7 @@ final class ReplicatedCluster implements AutoCloseable {
                 .with(Map.of("raft-address", raftAddress(i),
                         "raft-listen-port", Integer.toString(listenPorts[i]),
                         "raft-peers", peers,
-                        "raft-election-timeout", "600")); // validated together: each needs the others
+                        "raft-election-timeout", ELECTION_TIMEOUT)); // validated together: each needs the others
         servers[i] = RedisServer.builder(config).clock(clock::get).loopbackPredicate(InetAddress::isLoopbackAddress)
                 .build().start();
     }
@@ -194,9 +200,4 @@ final class ReplicatedCluster implements AutoCloseable {
         }
     }
 
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
 }

@@ -80,14 +80,24 @@ class ReplicatedModelProperties {
             throws Exception {
         String prefix = "t" + TRY.incrementAndGet() + ":";
         int leader = cluster.awaitLeader(-1);
-        try (RespClient replicated = RespClient.connect(cluster.clientPorts[leader]);
-             RespClient model = RespClient.connect(oracle.port())) {
+        RespClient replicated = RespClient.connect(cluster.clientPorts[leader]);
+        try (RespClient model = RespClient.connect(oracle.port())) {
             for (int step = 0; step < commands.size(); step++) {
                 String[] args = withPrefix(commands.get(step), prefix);
                 Object expected = model.call(args);
                 Object actual = callRetrying(replicated, args);
+                while (actual instanceof RespClient.Err err && err.text().startsWith("MOVED")) {
+                    // Leadership moved between two commands (a stall outlasted the election timeout); the
+                    // refused command was not proposed, so it goes to the new leader.
+                    replicated.close();
+                    leader = cluster.awaitLeader(-1);
+                    replicated = RespClient.connect(cluster.clientPorts[leader]);
+                    actual = callRetrying(replicated, args);
+                }
                 assertEquals(expected, actual, "step " + step + ": " + String.join(" ", args));
             }
+        } finally {
+            replicated.close();
         }
         for (int i = 0; i < ReplicatedCluster.SIZE; i++) {
             cluster.awaitCaughtUp(i, leader);

@@ -3,15 +3,18 @@ package io.varve.server;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.protocol.ProtocolVersion;
+import io.varve.base.LoopbackPorts;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ReplicatedProcessesTest {
 
     private static final int SIZE = 3;
+    private static final Map<Process, Path> LOGS = new ConcurrentHashMap<>();
 
     @Test
     void acknowledgedWritesSurviveKillNineOfTheLeader(@TempDir Path dir) throws Exception {
@@ -37,8 +41,8 @@ class ReplicatedProcessesTest {
         int[] raft = new int[SIZE];
         List<String> peers = new ArrayList<>();
         for (int i = 0; i < SIZE; i++) {
-            client[i] = ReplicatedCluster.freePort();
-            raft[i] = ReplicatedCluster.freePort();
+            client[i] = LoopbackPorts.next();
+            raft[i] = LoopbackPorts.next();
             peers.add("127.0.0.1:" + raft[i] + "/127.0.0.1:" + client[i]);
         }
         Process[] processes = new Process[SIZE];
@@ -115,18 +119,22 @@ class ReplicatedProcessesTest {
                 "-Dio.netty.noUnsafe=true", "--enable-native-access=ALL-UNNAMED", "-cp", classPath,
                 VarveMain.class.getName(), "--port", Integer.toString(clientPort), "--dir", home.toString(),
                 "--io-threads", "1", "--raft-address", "127.0.0.1:" + raftPort, "--raft-peers", peers,
-                "--raft-election-timeout", "600");
-        return new ProcessBuilder(command)
+                "--raft-election-timeout", ReplicatedCluster.ELECTION_TIMEOUT);
+        Path log = home.resolve("varve.log");
+        Process process = new ProcessBuilder(command)
                 .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("varve.log").toFile()))
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .start();
+        LOGS.put(process, log);
+        return process;
     }
 
     /** Waits until the process answers PING. */
     private static void awaitServing(int port, Process process) throws TimeoutException {
         ReplicatedCluster.await(() -> {
             if (!process.isAlive()) {
-                throw new IllegalStateException("member on " + port + " exited: " + process.exitValue());
+                throw new IllegalStateException("member on " + port + " exited: " + process.exitValue() + "\n"
+                        + logOf(process));
             }
             try (Lettuce l = Lettuce.connect(port, ProtocolVersion.RESP2)) {
                 return "PONG".equals(l.sync().ping());
@@ -134,6 +142,16 @@ class ReplicatedProcessesTest {
                 return false;
             }
         }, "member on port " + port + " serving");
+    }
+
+    /** What the member printed, for a failure message: a member that exits says why only there. */
+    private static String logOf(Process process) {
+        Path log = LOGS.get(process);
+        try {
+            return log == null ? "" : Files.readString(log);
+        } catch (IOException e) {
+            return "(its log " + log + " could not be read: " + e + ")";
+        }
     }
 
     private static int awaitLeader(int[] client, Process[] processes, int except) throws TimeoutException {

@@ -1,5 +1,7 @@
 package io.varve.server.command;
 
+import java.io.ByteArrayOutputStream;
+
 /**
  * Redis-style glob matching on bytes, for KEYS, SCAN MATCH, HSCAN MATCH and CONFIG GET: {@code *} any run,
  * {@code ?} one byte, {@code [abc]}, {@code [^abc]}, {@code [a-z]} classes, {@code \} escapes the next byte.
@@ -16,7 +18,7 @@ public final class Glob {
 
     /** The literal bytes every match must start with (up to the first special character). */
     public byte[] literalPrefix() {
-        java.io.ByteArrayOutputStream prefix = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream prefix = new ByteArrayOutputStream();
         for (int i = 0; i < pattern.length; i++) {
             byte b = pattern[i];
             if (b == '*' || b == '?' || b == '[') {

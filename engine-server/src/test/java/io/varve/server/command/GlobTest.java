@@ -1,6 +1,7 @@
 package io.varve.server.command;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -31,12 +32,14 @@ class GlobTest {
         assertFalse(m("a*b*c", "axxbyy"));
     }
 
+    /**
+     * A matcher that backtracks into every star would try about C(5000, 8), some 10^25, splits here and never
+     * finish; the timeout only turns that hang into a failure.
+     */
     @Test
+    @Timeout(60)
     void hostilePatternsStayFast() {
-        String text = "a".repeat(5000);
-        long t0 = System.nanoTime();
-        assertFalse(m("*a*a*a*a*a*a*a*a*b", text));
-        assertTrue(System.nanoTime() - t0 < 2_000_000_000L, "no exponential backtracking");
+        assertFalse(m("*a*a*a*a*a*a*a*a*b", "a".repeat(5000)));
     }
 
     @Test

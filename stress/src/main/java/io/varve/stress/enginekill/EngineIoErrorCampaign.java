@@ -7,13 +7,9 @@ import io.varve.core.ColumnFamily;
 import io.varve.core.Db;
 import io.varve.core.Options;
 import io.varve.stress.Bounded;
-import io.varve.stress.Campaign;
-import io.varve.stress.CampaignReport;
-import io.varve.stress.Failure;
 import io.varve.stress.FaultSweep;
 import io.varve.stress.FaultVerdicts;
-import io.varve.stress.Reproducer;
-import io.varve.stress.Settings;
+import io.varve.stress.IoErrorCampaign;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -22,7 +18,6 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -52,7 +47,7 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  * The database carries on across cycles, so later opens recover what earlier failures left.
  */
-public final class EngineIoErrorCampaign implements Campaign {
+public final class EngineIoErrorCampaign extends IoErrorCampaign<EngineIoErrorCampaign.CycleResult> {
     private static final Duration LIMIT = Duration.ofSeconds(60);
     private static final Path ROOT = Path.of("/io-errors");
     private static final Path DIR = ROOT.resolve("db");
@@ -60,6 +55,11 @@ public final class EngineIoErrorCampaign implements Campaign {
     private static final byte[] PROBE = "probe".getBytes(StandardCharsets.US_ASCII);
 
     private final Duration run;
+    private MemFileSystem disk;
+    private FaultInjectingFileSystem fs;
+    private Options options;
+    /** The database's state after the last passed cycle, which the next cycle's reopen is judged against. */
+    private long[][][] base;
 
     /** @param run how long each cycle's workload runs unless a failure ends it sooner */
     public EngineIoErrorCampaign(Duration run) {
@@ -72,68 +72,46 @@ public final class EngineIoErrorCampaign implements Campaign {
     }
 
     @Override
-    public CampaignReport run(Settings settings) throws Exception {
-        CampaignReport report = new CampaignReport(name());
-        long start = System.nanoTime();
-        Random random = new Random(settings.seed());
+    protected FaultInjectingFileSystem prepare() throws Exception {
         LeakDetector.enable();
-        MemFileSystem disk = new MemFileSystem();
+        disk = new MemFileSystem();
         disk.createDirectories(STAGING);
-        FaultInjectingFileSystem fs = new FaultInjectingFileSystem(disk);
-        Options options = KillSpace.options().withFileSystem(fs);
-        long[][][] base = EngineKillCampaign.readState(DIR, options);
-        IoErrorTally tally = new IoErrorTally();
-        // Fault-free cycles measure how many operations a cycle makes, the range N is drawn from; the most of
-        // three, as the first runs cold (class loading, JIT) and may make only a few.
-        long operations = 0;
-        CycleResult calibration = null;
-        for (int i = 0; i < 3; i++) {
-            // Numbered -3 to -1, so that their writes' versions differ from each other's and the real cycles'.
-            calibration = cycle(i - 3, random.nextLong(), fs, disk, options, base, random, Long.MAX_VALUE);
-            if (calibration.problem != null) {
-                report.failure(fail(settings, i - 3, calibration));
-                report.finished((System.nanoTime() - start) / 1_000_000);
-                return report;
-            }
-            base = calibration.state;
-            operations = Math.max(operations, calibration.operations);
-        }
-        settings.progress(name() + ": fault-free cycles made up to " + operations + " file-system operations, the "
-                + "last one " + calibration.history.acknowledged() + " writes");
-        FaultSweep sweep = new FaultSweep(operations);
-        for (long cycle = 1; cycle <= settings.cycles() && System.nanoTime() < settings.deadlineNanos(start); cycle++) {
-            long n = sweep.operation(cycle);
-            boolean forever = sweep.forever(cycle);
-            long failingOperation = fs.operationCount() + n;
-            fs.failAt(n, forever);
-            CycleResult result = cycle(cycle, random.nextLong(), fs, disk, options, base, random, failingOperation);
-            if (result.problem != null) {
-                settings.progress(name() + " cycle " + cycle + " (fail op " + n + (forever ? " forever" : " once")
-                        + ") FAILED: " + result.problem);
-                report.failure(fail(settings, cycle, result));
-                break;
-            }
-            base = result.state;
-            String outcome = (forever ? "forever-" : "once-") + result.outcome;
-            report.cycle(outcome);
-            tally.add(n, operations, result);
-            if (cycle % 100 == 0) {
-                settings.progress(name() + " cycle " + cycle + ": " + tally);
-            }
-        }
-        report.finished((System.nanoTime() - start) / 1_000_000);
-        settings.progress(name() + ": " + tally);
-        return report;
+        fs = new FaultInjectingFileSystem(disk);
+        options = KillSpace.options().withFileSystem(fs);
+        base = EngineKillCampaign.readState(DIR, options);
+        return fs;
+    }
+
+    @Override
+    protected void passed(CycleResult result) {
+        base = result.state;
+    }
+
+    @Override
+    protected String writesAre() {
+        return "writes";
     }
 
     /** What one cycle did; {@code problem} is null if it passed. */
     record CycleResult(String outcome, String problem, long operations, List<String> injected, long[][][] state,
-            CrashPrefixHistory history) {
+            CrashPrefixHistory history) implements IoErrorCampaign.CycleResult {
+        @Override
+        public List<String> logTail() {
+            return history.tail();
+        }
+
+        @Override
+        public Writes writes() {
+            return new Writes(history.started(), history.acknowledged(), history.durable(), history.recovered());
+        }
     }
 
-    private CycleResult cycle(long cycle, long seed, FaultInjectingFileSystem fs, MemFileSystem disk,
-            Options options, long[][][] base, Random random, long failingOperation) throws InterruptedException {
+    @Override
+    protected CycleResult cycle(long cycle, long n, Random random) throws InterruptedException {
+        long seed = random.nextLong();
         long firstOperation = fs.operationCount();
+        // In the file system's own numbering, as closeStarted is: tells a failure injected into the close.
+        long failingOperation = n == 0 ? Long.MAX_VALUE : firstOperation + n;
         int injectedBefore = fs.injectedFailures().size();
         Set<LeakDetector.Handle> leakedBefore = Collections.newSetFromMap(new IdentityHashMap<>());
         leakedBefore.addAll(LeakDetector.openOwnedBy(DIR.toString()));
@@ -315,34 +293,5 @@ public final class EngineIoErrorCampaign implements Campaign {
     /** The injected failures that cost more than space: all but deleting and listing obsolete files. */
     private static List<String> harmful(List<String> injected) {
         return injected.stream().filter(op -> !op.equals("delete") && !op.equals("list")).toList();
-    }
-
-    private Failure fail(Settings settings, long cycle, CycleResult result) {
-        Path reproducer = Reproducer.write(settings.reproducerDir(), name(), settings.seed(), cycle,
-                result.problem + " (injected: " + result.injected + ")", result.history.tail(), Map.of());
-        return new Failure(cycle, result.problem, reproducer);
-    }
-
-    /** Figures over the cycles: operation kinds failed, where in the run N fell, writes made and recovered. */
-    private static final class IoErrorTally {
-        private final FaultSweep.Tally faults = new FaultSweep.Tally();
-        private long started;
-        private long acknowledged;
-        private long durable;
-        private long recovered;
-
-        void add(long n, long operations, CycleResult result) {
-            faults.add(n, operations, result.injected);
-            started += result.history.started();
-            acknowledged += result.history.acknowledged();
-            durable += result.history.durable();
-            recovered += result.history.recovered();
-        }
-
-        @Override
-        public String toString() {
-            return faults + "; writes started " + started + ", acknowledged "
-                    + acknowledged + ", durable " + durable + ", recovered " + recovered;
-        }
     }
 }

@@ -6,13 +6,9 @@ import io.varve.base.fs.MemFileSystem;
 import io.varve.raftlog.RaftLogEngine;
 import io.varve.raftlog.RaftLogOptions;
 import io.varve.stress.Bounded;
-import io.varve.stress.Campaign;
-import io.varve.stress.CampaignReport;
-import io.varve.stress.Failure;
 import io.varve.stress.FaultSweep;
 import io.varve.stress.FaultVerdicts;
-import io.varve.stress.Reproducer;
-import io.varve.stress.Settings;
+import io.varve.stress.IoErrorCampaign;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -20,7 +16,6 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -53,14 +48,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  * </ul>
  * The log carries on across cycles, so later opens recover what earlier failures and crashes left.
  */
-public final class RaftLogIoErrorCampaign implements Campaign {
+public final class RaftLogIoErrorCampaign extends IoErrorCampaign<RaftLogIoErrorCampaign.CycleResult> {
     private static final Duration LIMIT = Duration.ofSeconds(60);
     private static final Path DIR = Path.of("/raftlog-io-errors/log");
     /** The kinds of failure the engine may absorb: a read it retries because the entry moved meanwhile. */
     private static final Set<String> READS = Set.of("openReadable", "read", "map");
-    private static final int CALIBRATION_CYCLES = 3;
 
     private final int batches;
+    private Disk store;
+    /** The log's state after the last passed cycle, which the next cycle's reopen is judged against. */
+    private LogModel base;
 
     /** @param batches how many batches each cycle's writer writes unless a failure ends it sooner */
     public RaftLogIoErrorCampaign(int batches) {
@@ -73,64 +70,41 @@ public final class RaftLogIoErrorCampaign implements Campaign {
     }
 
     @Override
-    public CampaignReport run(Settings settings) throws Exception {
-        CampaignReport report = new CampaignReport(name());
-        long start = System.nanoTime();
-        Random random = new Random(settings.seed());
+    protected FaultInjectingFileSystem prepare() {
         LeakDetector.enable();
         MemFileSystem disk = new MemFileSystem();
         FaultInjectingFileSystem faults = new FaultInjectingFileSystem(disk);
-        Disk store = new Disk(disk, faults,
+        store = new Disk(disk, faults,
                 RaftLogStressOptions.options().withFileSystem(new HandleTrackingFileSystem(faults)));
-        LogModel base = new LogModel();
-        IoErrorTally tally = new IoErrorTally();
-        // Fault-free cycles count the operations of a cycle, the range N is swept over; the most of three.
-        long operations = 0;
-        CycleResult calibration = null;
-        for (int i = 1; i <= CALIBRATION_CYCLES; i++) {
-            calibration = cycle(i, random.nextLong(), store, base, random);
-            if (calibration.problem != null) {
-                report.failure(fail(settings, i - CALIBRATION_CYCLES - 1, calibration));
-                report.finished((System.nanoTime() - start) / 1_000_000);
-                return report;
-            }
-            base = calibration.state;
-            operations = Math.max(operations, calibration.operations);
-        }
-        settings.progress(name() + ": fault-free cycles made up to " + operations + " file-system operations, the "
-                + "last one " + calibration.history.acknowledged() + " batches");
-        FaultSweep sweep = new FaultSweep(operations);
-        for (long cycle = 1; cycle <= settings.cycles() && System.nanoTime() < settings.deadlineNanos(start); cycle++) {
-            long n = sweep.operation(cycle);
-            boolean forever = sweep.forever(cycle);
-            faults.failAt(n, forever);
-            // Versions are (epoch << 32 | batch): the calibration cycles took epochs 1 to 3.
-            CycleResult result = cycle(cycle + CALIBRATION_CYCLES, random.nextLong(), store, base, random);
-            if (result.problem != null) {
-                settings.progress(name() + " cycle " + cycle + " (fail op " + n + (forever ? " forever" : " once")
-                        + ") FAILED: " + result.problem);
-                report.failure(fail(settings, cycle, result));
-                break;
-            }
-            base = result.state;
-            report.cycle((forever ? "forever-" : "once-") + result.outcome);
-            tally.add(n, operations, result);
-            if (cycle % 100 == 0) {
-                settings.progress(name() + " cycle " + cycle + ": " + tally);
-            }
-        }
-        report.finished((System.nanoTime() - start) / 1_000_000);
-        settings.progress(name() + ": " + tally);
-        return report;
+        base = new LogModel();
+        return faults;
     }
 
-    /** The disk under the faults, the faults, and the options that open the log through both. */
+    @Override
+    protected void passed(CycleResult result) {
+        base = result.state;
+    }
+
+    @Override
+    protected String writesAre() {
+        return "batches";
+    }
+
     private record Disk(MemFileSystem disk, FaultInjectingFileSystem faults, RaftLogOptions options) {
     }
 
     /** What one cycle did; {@code problem} is null if it passed. */
-    private record CycleResult(String outcome, String problem, long operations, List<String> injected,
-            LogModel state, AckHistory history, int recovered) {
+    record CycleResult(String outcome, String problem, long operations, List<String> injected,
+            LogModel state, AckHistory history, int recovered) implements IoErrorCampaign.CycleResult {
+        @Override
+        public List<String> logTail() {
+            return history.tail();
+        }
+
+        @Override
+        public Writes writes() {
+            return new Writes(history.started(), history.acknowledged(), history.mustSurvive(), recovered);
+        }
     }
 
     /** What the cycle's callers met: every exception, and who met them. */
@@ -150,8 +124,11 @@ public final class RaftLogIoErrorCampaign implements Campaign {
         }
     }
 
-    private CycleResult cycle(long epoch, long seed, Disk store, LogModel base, Random random)
-            throws InterruptedException {
+    @Override
+    protected CycleResult cycle(long cycle, long n, Random random) throws InterruptedException {
+        long seed = random.nextLong();
+        // Versions are (epoch << 32 | batch): positive and rising from cycle to cycle, calibration included.
+        long epoch = cycle + CALIBRATION_CYCLES + 1;
         FaultInjectingFileSystem faults = store.faults();
         long firstOperation = faults.operationCount();
         int injectedBefore = faults.injectedFailures().size();
@@ -347,34 +324,5 @@ public final class RaftLogIoErrorCampaign implements Campaign {
             }
         }
         return null;
-    }
-
-    private Failure fail(Settings settings, long cycle, CycleResult result) {
-        Path reproducer = Reproducer.write(settings.reproducerDir(), name(), settings.seed(), cycle,
-                result.problem + " (injected: " + result.injected + ")", result.history.tail(), Map.of());
-        return new Failure(cycle, result.problem, reproducer);
-    }
-
-    /** Figures over the cycles: operation kinds failed, where in the run N fell, batches made and recovered. */
-    private static final class IoErrorTally {
-        private final FaultSweep.Tally faults = new FaultSweep.Tally();
-        private long started;
-        private long acknowledged;
-        private long mustSurvive;
-        private long recovered;
-
-        void add(long n, long operations, CycleResult result) {
-            faults.add(n, operations, result.injected);
-            started += result.history.started();
-            acknowledged += result.history.acknowledged();
-            mustSurvive += result.history.mustSurvive();
-            recovered += result.recovered;
-        }
-
-        @Override
-        public String toString() {
-            return faults + "; batches started " + started + ", acknowledged " + acknowledged
-                    + ", required to survive " + mustSurvive + ", recovered " + recovered;
-        }
     }
 }

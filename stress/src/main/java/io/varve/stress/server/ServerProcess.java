@@ -9,6 +9,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,6 +23,8 @@ import java.util.concurrent.locks.LockSupport;
  * can reach a later one.
  */
 final class ServerProcess implements AutoCloseable {
+    private static final int PORT_ATTEMPTS = 5;
+
     private final ChildJvm child;
     private final int port;
 
@@ -30,12 +33,25 @@ final class ServerProcess implements AutoCloseable {
         this.port = port;
     }
 
-    /** Starts the server on {@code dir} and waits until it answers PING, at most {@code limit}. */
+    /**
+     * Starts the server on {@code dir} and waits until it answers PING, at most {@code limit}. The port is
+     * probed free and released before the child binds it, so something else (an outgoing connection's local
+     * end) can take it meanwhile; a child that says it cannot listen is started again on another port.
+     */
     static ServerProcess start(Path dir, Path stderr, Duration limit) throws Exception {
-        int port;
-        try (ServerSocket probe = new ServerSocket(0)) {
-            port = probe.getLocalPort();
+        for (int attempt = 1; ; attempt++) {
+            long logged = Files.exists(stderr) ? Files.size(stderr) : 0;
+            try {
+                return startOn(freePort(), dir, stderr, limit);
+            } catch (IOException e) {
+                if (attempt == PORT_ATTEMPTS || !said(stderr, logged, "cannot listen on")) {
+                    throw e;
+                }
+            }
         }
+    }
+
+    private static ServerProcess startOn(int port, Path dir, Path stderr, Duration limit) throws Exception {
         List<String> args = new ArrayList<>(List.of("--port", Integer.toString(port), "--dir", dir.toString(),
                 "--appendfsync", "always", "--write-buffer-size", "65536", "--io-threads", "2"));
         ChildJvm child = ChildJvm.start(VarveMain.class, args, stderr, line -> { });
@@ -53,6 +69,19 @@ final class ServerProcess implements AutoCloseable {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
         }
         return server;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket probe = new ServerSocket(0)) {
+            return probe.getLocalPort();
+        }
+    }
+
+    /** Whether the child wrote {@code text} to {@code stderr} after its first {@code from} bytes. */
+    private static boolean said(Path stderr, long from, String text) throws IOException {
+        byte[] all = Files.readAllBytes(stderr);
+        int start = (int) Math.min(from, all.length);
+        return new String(all, start, all.length - start, StandardCharsets.UTF_8).contains(text);
     }
 
     int port() {
