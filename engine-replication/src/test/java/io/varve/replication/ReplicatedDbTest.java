@@ -1,6 +1,5 @@
 package io.varve.replication;
 
-import static io.varve.replication.TestCluster.WAIT_SECONDS;
 import static io.varve.replication.TestCluster.bytes;
 import static io.varve.replication.TestCluster.get;
 import static io.varve.replication.TestCluster.scan;
@@ -15,8 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -35,9 +32,7 @@ class ReplicatedDbTest {
     @Test
     void writesThroughLeaderAreReadEverywhereAndReplicasConverge() throws Exception {
         try (TestCluster cluster = new TestCluster(dir, 3, TestCluster.fastOptions())) {
-            ReplicatedDb leader = cluster.awaitLeader();
             List<ReplicatedBatch> batches = new ArrayList<>();
-            List<CompletableFuture<Void>> acks = new ArrayList<>();
             for (int i = 0; i < 200; i++) {
                 ReplicatedBatch batch = new ReplicatedBatch().put(bytes("k" + i % 50), bytes("v" + i));
                 if (i % 7 == 0) {
@@ -47,15 +42,8 @@ class ReplicatedDbTest {
                     batch.delete(bytes("k" + (i + 3) % 50));
                 }
                 batches.add(batch);
-                acks.add(leader.writeAsync(batch));
             }
-            List<ReplicatedBatch> refused = refusedWhenLeadershipMoved(batches, acks);
-            // Written again one at a time once the pipeline has drained. The k-keys may then end in another order
-            // than submitted; nothing below depends on it (s7 is written by one batch only, the replicas are
-            // compared with each other).
-            for (ReplicatedBatch batch : refused) {
-                cluster.write(batch);
-            }
+            cluster.writeAll(batches);
             cluster.write(new ReplicatedBatch().put(bytes("last"), bytes("written")));
             // A read on any member, right after the write returned, sees it: the read index path.
             for (ReplicatedDb m : cluster.running()) {
@@ -79,29 +67,12 @@ class ReplicatedDbTest {
                 assertEquals(3, m.peers().size());
             }
             TestCluster.await("every member names the member that leads", () -> {
-                List<Optional<String>> named = cluster.running().stream().map(ReplicatedDb::leader).distinct().toList();
+                List<Optional<String>> named = cluster.running().stream().map(ReplicatedDb::leader)
+                        .distinct().toList();
                 return named.size() == 1 && cluster.running().stream()
                         .anyMatch(m -> m.isLeader() && named.getFirst().equals(Optional.of(m.address())));
             });
         }
-    }
-
-    /** The batches whose write failed because leadership moved; any other failure fails the test. */
-    private static List<ReplicatedBatch> refusedWhenLeadershipMoved(List<ReplicatedBatch> batches,
-                                                                    List<CompletableFuture<Void>> acks)
-            throws Exception {
-        List<ReplicatedBatch> refused = new ArrayList<>();
-        for (int i = 0; i < acks.size(); i++) {
-            try {
-                acks.get(i).get(WAIT_SECONDS, TimeUnit.SECONDS);
-            } catch (ExecutionException e) {
-                if (!(e.getCause() instanceof ReplicationException r) || !TestCluster.leadershipChanging(r)) {
-                    throw e;
-                }
-                refused.add(batches.get(i));
-            }
-        }
-        return refused;
     }
 
     /**

@@ -57,7 +57,8 @@ class RestartReplayTest {
             long writtenWhileDown = witness.entriesApplied() - atStop;
             assertTrue(atStop - atSnapshot >= 30 && writtenWhileDown >= 100, "every acknowledged write committed");
             assertEquals(0, fsm.snapshotsLoaded(), "its own snapshot is older than its database: not loaded");
-            assertEquals(atStop - atSnapshot, fsm.entriesSkipped(), "entries after the snapshot up to the applied index");
+            assertEquals(atStop - atSnapshot, fsm.entriesSkipped(),
+                    "entries after the snapshot up to the applied index");
             assertEquals(writtenWhileDown, fsm.entriesApplied(), "only the entries written while it was down");
             assertEquals(scan(cluster.running().get(0)), scan(restarted));
         }

@@ -157,6 +157,34 @@ final class TestCluster implements AutoCloseable {
     }
 
     /**
+     * Writes {@code batches} pipelined on the leader of the moment, leaving the group as if they were written
+     * one after another. If leadership moves, the first batch turned away and every one after it are written
+     * again in order, one at a time ({@link #write}): whatever of them committed before is then overwritten in
+     * the order given, so even batches touching the same keys end as submitted.
+     */
+    void writeAll(List<ReplicatedBatch> batches) throws Exception {
+        ReplicatedDb leader = awaitLeader();
+        List<CompletableFuture<Void>> acks = new ArrayList<>();
+        for (ReplicatedBatch batch : batches) {
+            acks.add(leader.writeAsync(batch));
+        }
+        int firstTurnedAway = batches.size();
+        for (int i = 0; i < acks.size(); i++) {
+            try {
+                acks.get(i).get(WAIT_SECONDS, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof ReplicationException r) || !leadershipChanging(r)) {
+                    throw e;
+                }
+                firstTurnedAway = Math.min(firstTurnedAway, i);
+            }
+        }
+        for (ReplicatedBatch batch : batches.subList(firstTurnedAway, batches.size())) {
+            write(batch);
+        }
+    }
+
+    /**
      * Raft turned the operation away because leadership is changing: the member was not, or stopped being, the
      * leader and refused it before proposing ({@link NotLeaderException}, jraft's EPERM "Is not leader"), or
      * proposed it and dropped it when it stepped down (EPERM, outcome unknown), or a new leader was still
