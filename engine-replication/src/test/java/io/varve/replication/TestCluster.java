@@ -27,6 +27,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Members of one group on loopback in this JVM (members may be stopped while other threads use the cluster), each a "process" with its own data directory and free port.
@@ -111,8 +112,13 @@ final class TestCluster implements AutoCloseable {
 
     /** Waits until one of the running members is leader, with its state machine started as one, and returns it. */
     ReplicatedDb awaitLeader() throws Exception {
+        return awaitLeader(this::running);
+    }
+
+    /** {@link #awaitLeader()} among the members {@code members} lists at each look (for groups outside a cluster). */
+    static ReplicatedDb awaitLeader(Supplier<List<ReplicatedDb>> members) throws Exception {
         while (true) {
-            List<ReplicatedDb> running = running();
+            List<ReplicatedDb> running = members.get();
             CompletableFuture.anyOf(running.stream().map(m -> m.stateMachine().leadership())
                     .toArray(CompletableFuture[]::new)).get(WAIT_SECONDS, TimeUnit.SECONDS);
             for (ReplicatedDb m : running) {
@@ -132,9 +138,15 @@ final class TestCluster implements AutoCloseable {
      * idempotent and the only one in flight: the retry then leaves the state it would have left once.
      */
     ReplicatedDb onLeader(Consumer<ReplicatedDb> operation) throws Exception {
+        return onLeader(this::running, operation);
+    }
+
+    /** {@link #onLeader(Consumer)} on the leader among {@code members} (for groups outside a cluster). */
+    static ReplicatedDb onLeader(Supplier<List<ReplicatedDb>> members, Consumer<ReplicatedDb> operation)
+            throws Exception {
         long deadline = deadline();
         while (true) {
-            ReplicatedDb leader = awaitLeader();
+            ReplicatedDb leader = awaitLeader(members);
             try {
                 operation.accept(leader);
                 return leader;
