@@ -78,7 +78,9 @@ class ThreeNodeClusterTest {
         @Override
         public void onApply(Iterator iter) {
             while (iter.hasNext()) {
-                ByteBuffer data = iter.getData();
+                // A view: the buffer is the log entry's own, which the leader still sends to followers that
+                // lag behind, so reading it must not move its position (they would receive it empty).
+                ByteBuffer data = iter.getData().duplicate();
                 byte[] bytes = new byte[data.remaining()];
                 data.get(bytes);
                 String payload = new String(bytes, StandardCharsets.UTF_8);
