@@ -120,6 +120,23 @@ final class BatchOverlayIterator implements DbIterator {
     }
 
     @Override
+    public int key(byte[] dest) {
+        requireValid();
+        return currentFromBatch ? copy(batchCursor.getKey(), dest) : base.key(dest);
+    }
+
+    @Override
+    public int value(byte[] dest) {
+        requireValid();
+        return currentFromBatch ? copy(batchValue, dest) : base.value(dest);
+    }
+
+    private static int copy(byte[] source, byte[] dest) {
+        System.arraycopy(source, 0, dest, 0, Math.min(source.length, dest.length));
+        return source.length;
+    }
+
+    @Override
     public void close() {
         base.close();
     }

@@ -38,6 +38,16 @@ public interface DbIterator extends AutoCloseable {
     /** The current value without copying; valid until the iterator moves or closes. */
     MemorySegment valueSegment();
 
+    /**
+     * Copies the current key into {@code dest} and returns the key's length. A key longer than {@code dest}
+     * fills it with its first bytes; the length returned tells how large a buffer it needs. Allocates
+     * nothing, so a scan can reuse one buffer for every key (RocksDB's {@code RocksIterator.key(byte[])}).
+     */
+    int key(byte[] dest);
+
+    /** Copies the current value into {@code dest} as {@link #key(byte[])} copies the key. */
+    int value(byte[] dest);
+
     @Override
     void close();
 }

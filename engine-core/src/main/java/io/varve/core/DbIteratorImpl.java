@@ -233,6 +233,32 @@ final class DbIteratorImpl implements DbIterator {
     }
 
     @Override
+    public int key(byte[] dest) {
+        gate.enter();
+        try {
+            checkOpen();
+            requireValid();
+            return forward && !mergedForward ? internal.copyUserKey(dest)
+                    : copy(savedKey, savedKeyLength, dest);
+        } finally {
+            gate.exit();
+        }
+    }
+
+    @Override
+    public int value(byte[] dest) {
+        gate.enter();
+        try {
+            checkOpen();
+            requireValid();
+            return forward && !mergedForward ? internal.copyValue(dest)
+                    : copy(savedValue, savedValueLength, dest);
+        } finally {
+            gate.exit();
+        }
+    }
+
+    @Override
     public MemorySegment keySegment() {
         gate.enter();
         try {
@@ -423,6 +449,11 @@ final class DbIteratorImpl implements DbIterator {
         }
         MemorySegment.copy(value, ValueLayout.JAVA_BYTE, 0, savedValue, 0, length);
         savedValueLength = length;
+    }
+
+    private static int copy(byte[] source, int length, byte[] dest) {
+        System.arraycopy(source, 0, dest, 0, Math.min(length, dest.length));
+        return length;
     }
 
     private MemorySegment savedKeySegment() {

@@ -215,6 +215,7 @@ class DbModelProperties {
                 assertTrue(it.valid());
                 assertEquals(expected, new Key(it.key()));
                 assertArrayEquals(model.get(expected), it.value());
+                IteratorCopies.assertCopiesMatch(it);
                 if (forward) {
                     it.next();
                     expected = model.higherKey(expected);

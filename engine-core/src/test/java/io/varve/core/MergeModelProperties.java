@@ -322,6 +322,7 @@ class MergeModelProperties {
                 assertTrue(it.valid());
                 assertEquals(expected, new Key(it.key()));
                 assertArrayEquals(model.get(expected), it.value(), "value of " + expected);
+                IteratorCopies.assertCopiesMatch(it);
                 if (forward) {
                     it.next();
                     expected = model.higherKey(expected);

@@ -126,6 +126,7 @@ class WriteBatchWithIndexProperties {
             if (expected != null) {
                 assertEquals(expected, text(it.key()), "step " + i);
                 assertEquals(model.get(expected), text(it.value()), "step " + i);
+                IteratorCopies.assertCopiesMatch(it);
             }
         }
     }

@@ -384,6 +384,10 @@ final class DbStateMachine extends StateMachineAdapter {
         }
     }
 
+    /**
+     * The entry's bytes, read through a view: jraft hands the state machine the log entry's own buffer, which
+     * the leader may still send to a lagging follower, so moving its position would replicate it empty.
+     */
     private static byte[] bytes(ByteBuffer data) {
         byte[] b = new byte[data.remaining()];
         data.duplicate().get(b);

@@ -2,6 +2,7 @@ package io.varve.replication;
 
 import static io.varve.replication.TestCluster.WAIT_SECONDS;
 import static io.varve.replication.TestCluster.bytes;
+import static io.varve.replication.TestCluster.get;
 import static io.varve.replication.TestCluster.scan;
 import static io.varve.replication.TestCluster.string;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -75,8 +76,8 @@ class FailoverTest {
             leader = cluster.awaitLeader();
             cluster.awaitCaughtUp();
             for (Map.Entry<String, String> e : acked.entrySet()) {
-                assertEquals(e.getValue(), string(leader.get(bytes(e.getKey()))), "acknowledged " + e.getKey());
-                assertEquals(e.getValue(), string(leader.get("other", bytes(e.getKey()))));
+                assertEquals(e.getValue(), string(get(leader, bytes(e.getKey()))), "acknowledged " + e.getKey());
+                assertEquals(e.getValue(), string(get(leader, "other", bytes(e.getKey()))));
             }
             Map<String, Map<String, String>> expected = scan(leader);
             assertTrue(expected.get("default").size() >= acked.size());

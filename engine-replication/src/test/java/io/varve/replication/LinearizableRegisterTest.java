@@ -5,7 +5,6 @@ import static io.varve.replication.TestCluster.bytes;
 import static io.varve.replication.TestCluster.scan;
 import static io.varve.replication.TestCluster.string;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.replication.LinearizabilityChecker.Operation;
@@ -87,7 +86,6 @@ class LinearizableRegisterTest {
     @Test
     void registerHistoryWithALeaderKillIsLinearizable() throws Exception {
         try (TestCluster cluster = new TestCluster(dir, 3, TestCluster.fastOptions())) {
-            ReplicatedDb first = cluster.awaitLeader();
             CountDownLatch halfway = new CountDownLatch(1);
             List<CompletableFuture<Void>> clients = new ArrayList<>();
             for (int c = 0; c < CLIENTS; c++) {
@@ -101,12 +99,12 @@ class LinearizableRegisterTest {
                 }, runnable -> new Thread(runnable, "client-" + id).start()));
             }
             assertTrue(halfway.await(WAIT_SECONDS, TimeUnit.SECONDS));
-            String killed = first.address();
+            // Whichever member leads at this moment, not the first leader: leadership may have moved since.
+            String killed = cluster.awaitLeader().address();
             cluster.stop(killed);
             CompletableFuture.allOf(clients.toArray(CompletableFuture[]::new)).get(WAIT_SECONDS * 2, TimeUnit.SECONDS);
 
             ReplicatedDb leader = cluster.awaitLeader();
-            assertNotEquals(killed, leader.address(), "a new leader served the second half");
             cluster.start(killed, cluster.addresses());
             cluster.awaitCaughtUp();
             for (ReplicatedDb m : cluster.running()) {

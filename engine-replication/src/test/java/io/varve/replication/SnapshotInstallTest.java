@@ -1,6 +1,7 @@
 package io.varve.replication;
 
 import static io.varve.replication.TestCluster.bytes;
+import static io.varve.replication.TestCluster.get;
 import static io.varve.replication.TestCluster.scan;
 import static io.varve.replication.TestCluster.string;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -10,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.varve.base.LoopbackPorts;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -32,7 +34,7 @@ class SnapshotInstallTest {
         try (TestCluster cluster = new TestCluster(dir, 3, TestCluster.fastOptions())) {
             ReplicatedDb leader = cluster.awaitLeader();
             for (int i = 0; i < 100; i++) {
-                leader.write(new ReplicatedBatch().put(bytes("k" + i), bytes("v" + i))
+                cluster.write(new ReplicatedBatch().put(bytes("k" + i), bytes("v" + i))
                         .put("side", bytes("s" + i % 10), bytes("x" + i)));
             }
             cluster.awaitCaughtUp();
@@ -40,49 +42,52 @@ class SnapshotInstallTest {
                     .address();
             cluster.stop(lagging);
             for (int i = 0; i < 100; i += 2) {
-                leader.delete(bytes("k" + i));
+                cluster.write(new ReplicatedBatch().delete(bytes("k" + i)));
             }
-            leader.put("late", bytes("only-after"), bytes("the stop"));
+            cluster.write(new ReplicatedBatch().put("late", bytes("only-after"), bytes("the stop")));
             // jraft drops the log only up to the previous snapshot, so the second one compacts past the stop.
-            long firstBefore = leader.firstLogIndex().orElseThrow();
+            // Every running member snapshots, so whichever of them leads later serves the snapshot.
+            Map<String, Long> firstBefore = new HashMap<>();
             for (ReplicatedDb m : cluster.running()) {
+                firstBefore.put(m.address(), m.firstLogIndex().orElseThrow());
                 m.snapshot();
             }
-            leader.put(bytes("between"), bytes("snapshots"));
+            cluster.write(new ReplicatedBatch().put(bytes("between"), bytes("snapshots")));
             for (ReplicatedDb m : cluster.running()) {
                 m.snapshot();
             }
             // jraft queues the truncation behind the snapshot on the log's disk thread; the leader appends this
             // write on the same thread before it can acknowledge it.
-            leader.put(bytes("after"), bytes("snapshots"));
-            assertTrue(leader.firstLogIndex().orElseThrow() > firstBefore + 100,
+            ReplicatedDb acknowledged = cluster.write(new ReplicatedBatch().put(bytes("after"), bytes("snapshots")));
+            assertTrue(acknowledged.firstLogIndex().orElseThrow() > firstBefore.get(acknowledged.address()) + 100,
                     "the leader's log was truncated past the entries the stopped follower lacks");
 
             ReplicatedDb back = cluster.start(lagging, cluster.addresses());
-            leader.put(bytes("after-snapshot"), bytes("1"));
+            cluster.write(new ReplicatedBatch().put(bytes("after-snapshot"), bytes("1")));
             cluster.awaitCaughtUp();
             assertEquals(1, back.stateMachine().snapshotsLoaded(), "the lagging follower installed the snapshot");
-            assertNull(back.get(bytes("k0")), "a key deleted while it was down is gone");
-            assertEquals("v1", string(back.get(bytes("k1"))));
+            assertNull(get(back, bytes("k0")), "a key deleted while it was down is gone");
+            assertEquals("v1", string(get(back, bytes("k1"))));
 
             String fresh = "127.0.0.1:" + LoopbackPorts.next();
             ReplicatedDb added = cluster.start(fresh, List.of());
-            leader.addPeer(fresh);
-            assertEquals(4, leader.peers().size());
-            assertTrue(leader.peers().contains(fresh));
-            leader.put(bytes("after-add"), bytes("2"));
+            // Adding a member that is already in the configuration succeeds at once, so a retry is harmless.
+            ReplicatedDb adder = cluster.onLeader(m -> m.addPeer(fresh));
+            assertEquals(4, adder.peers().size());
+            assertTrue(adder.peers().contains(fresh));
+            cluster.write(new ReplicatedBatch().put(bytes("after-add"), bytes("2")));
             cluster.awaitCaughtUp();
             assertEquals(1, added.stateMachine().snapshotsLoaded(), "the new member installed the snapshot");
-            assertEquals("2", string(added.get(bytes("after-add"))));
+            assertEquals("2", string(get(added, bytes("after-add"))));
 
-            Map<String, Map<String, String>> expected = scan(leader);
+            Map<String, Map<String, String>> expected = scan(cluster.running().get(0));
             assertEquals(3, expected.size(), "default, side and late families");
             for (ReplicatedDb m : cluster.running()) {
                 assertEquals(expected, scan(m), "replica " + m.address());
             }
 
-            leader.removePeer(fresh);
-            List<String> peers = new ArrayList<>(leader.peers());
+            ReplicatedDb remover = cluster.onLeader(m -> m.removePeer(fresh));
+            List<String> peers = new ArrayList<>(remover.peers());
             assertEquals(3, peers.size());
             assertTrue(!peers.contains(fresh));
         }

@@ -35,6 +35,21 @@ public interface InternalIterator extends AutoCloseable {
 
     MemorySegment value();
 
+    /**
+     * Copies the current user key into {@code dest}, as much as fits, and returns its length: what
+     * {@link #userKey()} shows, without making a view (an object) for it.
+     */
+    default int copyUserKey(byte[] dest) {
+        MemorySegment key = userKey();
+        return Keys.copyInto(key, 0, (int) key.byteSize(), dest);
+    }
+
+    /** Copies the current value into {@code dest} as {@link #copyUserKey} copies the key. */
+    default int copyValue(byte[] dest) {
+        MemorySegment value = value();
+        return Keys.copyInto(value, 0, (int) value.byteSize(), dest);
+    }
+
     @Override
     void close();
 }

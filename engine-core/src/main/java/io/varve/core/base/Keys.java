@@ -92,4 +92,13 @@ public final class Keys {
     public static byte[] toArray(MemorySegment segment) {
         return segment.toArray(ValueLayout.JAVA_BYTE);
     }
+
+    /**
+     * Copies the {@code length} bytes at {@code offset} of {@code source} into the start of {@code dest}, as
+     * many as fit, and returns {@code length}: a caller whose buffer was short learns the size it needs.
+     */
+    public static int copyInto(MemorySegment source, long offset, int length, byte[] dest) {
+        MemorySegment.copy(source, ValueLayout.JAVA_BYTE, offset, dest, 0, Math.min(length, dest.length));
+        return length;
+    }
 }

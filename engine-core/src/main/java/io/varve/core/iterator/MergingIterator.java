@@ -197,6 +197,18 @@ public final class MergingIterator implements InternalIterator {
     }
 
     @Override
+    public int copyUserKey(byte[] dest) {
+        requireValid();
+        return current.copyUserKey(dest);
+    }
+
+    @Override
+    public int copyValue(byte[] dest) {
+        requireValid();
+        return current.copyValue(dest);
+    }
+
+    @Override
     public void close() {
         RuntimeException first = null;
         for (InternalIterator child : children) {

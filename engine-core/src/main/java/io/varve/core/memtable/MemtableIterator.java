@@ -86,6 +86,18 @@ final class MemtableIterator implements InternalIterator {
         return list.value(node);
     }
 
+    @Override
+    public int copyUserKey(byte[] dest) {
+        requireValid();
+        return list.copyUserKey(node, dest);
+    }
+
+    @Override
+    public int copyValue(byte[] dest) {
+        requireValid();
+        return list.copyValue(node, dest);
+    }
+
     /** Releases the iterator's reference on the memtable; closing twice is harmless. */
     @Override
     public void close() {

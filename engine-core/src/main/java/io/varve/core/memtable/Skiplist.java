@@ -330,6 +330,14 @@ final class Skiplist {
         return memory.asSlice(valueOffset(node), valueLength(node));
     }
 
+    int copyUserKey(int node, byte[] dest) {
+        return Keys.copyInto(memory, keyOffset(node), keyLength(node), dest);
+    }
+
+    int copyValue(int node, byte[] dest) {
+        return Keys.copyInto(memory, valueOffset(node), valueLength(node), dest);
+    }
+
     /** Whether the node's user key equals the given one (trailers not compared). */
     boolean userKeyEquals(int node, MemorySegment userKey) {
         int length = keyLength(node);

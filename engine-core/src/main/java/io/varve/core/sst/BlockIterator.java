@@ -2,6 +2,7 @@ package io.varve.core.sst;
 
 import io.varve.base.Varint;
 import io.varve.base.CorruptionException;
+import io.varve.core.base.Keys;
 import io.varve.core.base.ValueKind;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -176,6 +177,16 @@ final class BlockIterator {
     MemorySegment value() {
         requireValid();
         return data.asSlice(valueOffset, valueLength);
+    }
+
+    int copyUserKey(byte[] dest) {
+        requireValid();
+        return Keys.copyInto(keySegment, 0, keyLength - TableFormat.KEY_TRAILER_SIZE, dest);
+    }
+
+    int copyValue(byte[] dest) {
+        requireValid();
+        return Keys.copyInto(data, valueOffset, valueLength, dest);
     }
 
     /** The current value's location inside {@link Block#contents}, for callers that slice lazily. */

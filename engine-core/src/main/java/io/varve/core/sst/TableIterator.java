@@ -136,6 +136,18 @@ final class TableIterator implements InternalIterator {
     }
 
     @Override
+    public int copyUserKey(byte[] dest) {
+        requireValid();
+        return blockCursor.copyUserKey(dest);
+    }
+
+    @Override
+    public int copyValue(byte[] dest) {
+        requireValid();
+        return blockCursor.copyValue(dest);
+    }
+
+    @Override
     public void close() {
         if (!closed) {
             closed = true;

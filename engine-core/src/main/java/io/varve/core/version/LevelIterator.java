@@ -124,6 +124,16 @@ public final class LevelIterator implements InternalIterator {
     }
 
     @Override
+    public int copyUserKey(byte[] dest) {
+        return table.copyUserKey(dest);
+    }
+
+    @Override
+    public int copyValue(byte[] dest) {
+        return table.copyValue(dest);
+    }
+
+    @Override
     public void close() {
         closeTable();
         index = -1;

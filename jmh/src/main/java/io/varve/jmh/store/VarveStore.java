@@ -13,7 +13,6 @@ import io.varve.core.txn.TransactionConflictException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -228,18 +227,12 @@ final class VarveStore implements KvStore {
 
         @Override
         public int key(byte[] dest) {
-            return copy(it.keySegment(), dest);
+            return it.key(dest);
         }
 
         @Override
         public int value(byte[] dest) {
-            return copy(it.valueSegment(), dest);
-        }
-
-        private static int copy(MemorySegment src, byte[] dest) {
-            int length = (int) src.byteSize();
-            MemorySegment.copy(src, ValueLayout.JAVA_BYTE, 0, dest, 0, Math.min(length, dest.length));
-            return length;
+            return it.value(dest);
         }
 
         @Override
