@@ -20,12 +20,12 @@ final class BlockingCommands {
     }
 
     static void register(CommandTable.Builder b) {
-        b.add("blpop", -3, "write blocking", 1, -2, 1, c -> bpop(c, true));
-        b.add("brpop", -3, "write blocking", 1, -2, 1, c -> bpop(c, false));
-        b.add("blmpop", -5, "write blocking", 0, 0, 0, BlockingCommands::blmpop);
-        b.add("blmove", 6, "write denyoom blocking", 1, 2, 1,
+        b.add("blpop", -3, "write noscript blocking", 1, -2, 1, c -> bpop(c, true));
+        b.add("brpop", -3, "write noscript blocking", 1, -2, 1, c -> bpop(c, false));
+        b.add("blmpop", -5, "write blocking", List.of(KeySpec.counted(2)), BlockingCommands::blmpop);
+        b.add("blmove", 6, "write denyoom noscript blocking", 1, 2, 1,
                 c -> bmove(c, ListCommands.side(c, 3), ListCommands.side(c, 4), c.arg(5)));
-        b.add("brpoplpush", 4, "write denyoom blocking", 1, 2, 1, c -> bmove(c, false, true, c.arg(3)));
+        b.add("brpoplpush", 4, "write denyoom noscript blocking", 1, 2, 1, c -> bmove(c, false, true, c.arg(3)));
     }
 
     /** BLPOP/BRPOP key... timeout: replies [key, element]. */

@@ -6,9 +6,10 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * CLIENT PAUSE: until a deadline or CLIENT UNPAUSE, commands wait before they run — all of them, or in WRITE
- * mode only those that may write (and PUBLISH, as Redis pauses it too). Waiting happens on the connection's
- * drainer (a virtual thread), before the command gate, so a paused command holds nothing. CLIENT commands are
- * never paused, so UNPAUSE can always run. The event loop's fast paths ask {@link #active} and hand their
+ * mode only those flagged {@link CommandFlag#WRITE} or {@link CommandFlag#MAY_REPLICATE} (PUBLISH, as Redis
+ * pauses it too). Waiting happens on the connection's drainer (a virtual thread), before the command gate, so
+ * a paused command holds nothing. Commands flagged {@link CommandFlag#NEVER_PAUSED} (CLIENT) are never
+ * paused, so UNPAUSE can always run. The event loop's fast paths ask {@link #active} and hand their
  * requests to the drainer while a pause lasts.
  */
 final class ClientPause {
@@ -51,22 +52,21 @@ final class ClientPause {
         return paused && untilNanos - System.nanoTime() > 0;
     }
 
-    private boolean holds(CommandSpec spec) {
-        if (!active() || spec.name().equals("client")) {
+    private boolean holds(CommandSpec spec, CommandSpec effective) {
+        if (!active() || spec.has(CommandFlag.NEVER_PAUSED)) {
             return false;
         }
-        return !writesOnly || spec.flags().contains("write") || spec.name().equals("publish")
-                || spec.name().equals("spublish");
+        return !writesOnly || effective.has(CommandFlag.WRITE) || effective.has(CommandFlag.MAY_REPLICATE);
     }
 
-    /** Waits while the pause holds {@code spec}. */
-    void awaitFor(CommandSpec spec) {
-        if (!holds(spec)) {
+    /** Waits while the pause holds {@code spec}, whose subcommand (or itself) is {@code effective}. */
+    void awaitFor(CommandSpec spec, CommandSpec effective) {
+        if (!holds(spec, effective)) {
             return;
         }
         lock.lock();
         try {
-            while (holds(spec)) {
+            while (holds(spec, effective)) {
                 changed.awaitNanos(untilNanos - System.nanoTime());
             }
         } catch (InterruptedException e) {

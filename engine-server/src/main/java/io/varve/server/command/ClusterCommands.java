@@ -17,8 +17,8 @@ final class ClusterCommands {
     }
 
     static void register(CommandTable.Builder b) {
-        b.add("readonly", 1, "fast", c -> replicaReads(c, true));
-        b.add("readwrite", 1, "fast", c -> replicaReads(c, false));
+        b.add("readonly", 1, "loading stale fast", c -> replicaReads(c, true));
+        b.add("readwrite", 1, "loading stale fast", c -> replicaReads(c, false));
         b.add("cluster", -2, "", ClusterCommands::cluster);
     }
 

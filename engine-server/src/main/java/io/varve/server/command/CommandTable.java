@@ -3,6 +3,7 @@ package io.varve.server.command;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -35,27 +36,27 @@ public final class CommandTable {
 
     private static CommandTable build() {
         Builder b = new Builder();
-        ConnectionCommands.register(b);
-        ServerCommands.register(b);
-        StringCommands.register(b);
-        KeyCommands.register(b);
-        HashCommands.register(b);
-        ListCommands.register(b);
-        BlockingCommands.register(b);
-        SetCommands.register(b);
-        TransactionCommands.register(b);
-        PubSubCommands.register(b);
-        DatabaseCommands.register(b);
-        SlowLogCommand.register(b);
-        ResetCommand.register(b);
-        ZSetCommands.register(b);
-        ZRangeCommands.register(b);
-        ZSetAlgebra.register(b);
-        ZSetSampling.register(b);
-        ZSetBlockingCommands.register(b);
-        BitCommands.register(b);
-        ObjectCommands.register(b);
-        ClusterCommands.register(b);
+        b.group("connection", ConnectionCommands::register);
+        b.group("server", ServerCommands::register);
+        b.group("string", StringCommands::register);
+        b.group("generic", KeyCommands::register);
+        b.group("hash", HashCommands::register);
+        b.group("list", ListCommands::register);
+        b.group("list", BlockingCommands::register);
+        b.group("set", SetCommands::register);
+        b.group("transactions", TransactionCommands::register);
+        b.group("pubsub", PubSubCommands::register);
+        b.group("generic", DatabaseCommands::register);
+        b.group("server", SlowLogCommand::register);
+        b.group("connection", ResetCommand::register);
+        b.group("sorted-set", ZSetCommands::register);
+        b.group("sorted-set", ZRangeCommands::register);
+        b.group("sorted-set", ZSetAlgebra::register);
+        b.group("sorted-set", ZSetSampling::register);
+        b.group("sorted-set", ZSetBlockingCommands::register);
+        b.group("bitmap", BitCommands::register);
+        b.group("generic", ObjectCommands::register);
+        b.group("cluster", ClusterCommands::register);
         return b.build();
     }
 
@@ -96,32 +97,98 @@ public final class CommandTable {
         return byName.size();
     }
 
-    /** Collects specs; each command group registers its commands here. */
+    /**
+     * Collects specs; each command group registers its commands here. Flags are parsed and checked as they
+     * are added: a word that is no {@link CommandFlag} makes the table refuse to build.
+     */
     public static final class Builder {
+        /** Where a registered command sits in Redis's groups when its registering class holds another group's. */
+        private static final Map<String, String> GROUP_EXCEPTIONS = Map.of("lcs", "string", "select", "connection",
+                "swapdb", "server", "command", "server");
+
         private final Map<String, CommandSpec> specs = new LinkedHashMap<>();
+        private final Map<String, Map<String, CommandSpec>> subcommands = new LinkedHashMap<>();
+        private String group = "generic";
+
+        /** Registers what {@code registration} adds as commands of {@code group} (COMMAND DOCS, ACL categories). */
+        Builder group(String group, java.util.function.Consumer<Builder> registration) {
+            String was = this.group;
+            this.group = group;
+            try {
+                registration.accept(this);
+            } finally {
+                this.group = was;
+            }
+            return this;
+        }
 
         /**
-         * @param flags Redis command flags separated by spaces ("write fast"); "no-auth" lets it run before
-         *              authentication
+         * @param flags {@link CommandFlag} words separated by spaces ("write denyoom fast")
+         * @param firstKey the first key argument, 0 for none; with {@code lastKey} (negative: from the end) and
+         *                 {@code step}, Redis's legacy key range
+         * @throws IllegalStateException for an unknown flag or a name registered twice
          */
         public Builder add(String name, int arity, String flags, int firstKey, int lastKey, int step,
                            CommandHandler handler) {
-            Set<String> flagSet = Set.of(flags.isBlank() ? new String[0] : flags.trim().split("\\s+"));
-            CommandSpec spec = new CommandSpec(name, arity, flagSet, firstKey, lastKey, step,
-                    flagSet.contains("no-auth"), handler);
+            return add(name, arity, flags,
+                    firstKey <= 0 ? List.of() : List.of(KeySpec.legacy(firstKey, lastKey, step)), handler);
+        }
+
+        /** A command without key arguments. */
+        public Builder add(String name, int arity, String flags, CommandHandler handler) {
+            return add(name, arity, flags, List.of(), handler);
+        }
+
+        /** A command whose keys {@code keySpecs} find (counted keys, several groups of keys). */
+        public Builder add(String name, int arity, String flags, List<KeySpec> keySpecs, CommandHandler handler) {
+            CommandSpec spec = new CommandSpec(name, arity, flagSet(name, flags, keySpecs), List.copyOf(keySpecs),
+                    GROUP_EXCEPTIONS.getOrDefault(name, group), Map.of(), handler);
             if (specs.putIfAbsent(name, spec) != null) {
                 throw new IllegalStateException("command registered twice: " + name);
             }
             return this;
         }
 
-        /** A command without key arguments. */
-        public Builder add(String name, int arity, String flags, CommandHandler handler) {
-            return add(name, arity, flags, 0, 0, 0, handler);
+        /**
+         * A subcommand of {@code container} (registered before or after it): the dispatcher checks its arity
+         * and applies its flags, and runs the container's handler.
+         */
+        public Builder subcommand(String container, String sub, int arity, String flags, int firstKey, int lastKey,
+                                  int step) {
+            String name = container + "|" + sub;
+            List<KeySpec> keys = firstKey <= 0 ? List.of() : List.of(KeySpec.legacy(firstKey, lastKey, step));
+            CommandSpec spec = new CommandSpec(name, arity, flagSet(name, flags, keys), keys,
+                    GROUP_EXCEPTIONS.getOrDefault(container, group), Map.of(), null);
+            if (subcommands.computeIfAbsent(container, c -> new LinkedHashMap<>()).putIfAbsent(sub, spec) != null) {
+                throw new IllegalStateException("command registered twice: " + name);
+            }
+            return this;
+        }
+
+        /** A subcommand without key arguments. */
+        public Builder subcommand(String container, String sub, int arity, String flags) {
+            return subcommand(container, sub, arity, flags, 0, 0, 0);
+        }
+
+        private static Set<CommandFlag> flagSet(String name, String words, List<KeySpec> keySpecs) {
+            Set<CommandFlag> flags = CommandFlag.parse(name, words);
+            if (keySpecs.stream().anyMatch(KeySpec::movable)) {
+                flags.add(CommandFlag.MOVABLEKEYS);
+            }
+            return Collections.unmodifiableSet(flags);
         }
 
         CommandTable build() {
-            return new CommandTable(new LinkedHashMap<>(specs));
+            Map<String, CommandSpec> all = new LinkedHashMap<>(specs);
+            subcommands.forEach((container, subs) -> {
+                CommandSpec c = all.get(container);
+                if (c == null) {
+                    throw new IllegalStateException("subcommands of an unregistered command: " + container);
+                }
+                all.put(container, new CommandSpec(c.name(), c.arity(), c.flags(), c.keySpecs(), c.group(),
+                        Collections.unmodifiableMap(new LinkedHashMap<>(subs)), c.handler()));
+            });
+            return new CommandTable(all);
         }
     }
 }

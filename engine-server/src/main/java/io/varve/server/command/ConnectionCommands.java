@@ -14,15 +14,27 @@ final class ConnectionCommands {
     }
 
     static void register(CommandTable.Builder b) {
-        b.add("ping", -1, "fast", ConnectionCommands::ping);
-        b.add("echo", 2, "fast", c -> c.reply().bulk(c.arg(1)));
-        b.add("auth", -2, "no-auth fast", ConnectionCommands::auth);
-        b.add("hello", -1, "no-auth fast", ConnectionCommands::hello);
-        b.add("quit", -1, "no-auth fast", c -> {
+        b.add("ping", -1, "fast runs_when_subscribed", ConnectionCommands::ping);
+        b.add("echo", 2, "loading stale fast", c -> c.reply().bulk(c.arg(1)));
+        b.add("auth", -2, "noscript loading stale fast no_auth allow_busy", ConnectionCommands::auth);
+        b.add("hello", -1, "noscript loading stale fast no_auth allow_busy", ConnectionCommands::hello);
+        b.add("quit", -1, "noscript loading stale fast no_auth allow_busy runs_when_subscribed runs_in_multi", c -> {
             c.connection().requestCloseAfterReply();
             c.reply().ok();
         });
-        b.add("client", -2, "", (CoordinatedHandler) ConnectionCommands::client);
+        b.add("client", -2, "never_paused", (CoordinatedHandler) ConnectionCommands::client);
+        for (String sub : List.of("id", "getname", "info")) {
+            b.subcommand("client", sub, 2, "noscript loading stale");
+        }
+        b.subcommand("client", "setname", 3, "noscript loading stale");
+        b.subcommand("client", "setinfo", 4, "noscript loading stale");
+        b.subcommand("client", "help", 2, "loading stale");
+        b.subcommand("client", "list", -2, "admin noscript loading stale");
+        b.subcommand("client", "kill", -3, "admin noscript loading stale");
+        b.subcommand("client", "pause", -3, "admin noscript loading stale");
+        b.subcommand("client", "unpause", 2, "admin noscript loading stale");
+        b.subcommand("client", "no-evict", 3, "admin noscript loading stale");
+        b.subcommand("client", "no-touch", 3, "noscript loading stale");
     }
 
     private static void ping(CommandCall c) {

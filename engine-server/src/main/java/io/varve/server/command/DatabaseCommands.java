@@ -19,8 +19,8 @@ final class DatabaseCommands {
 
     static void register(CommandTable.Builder b) {
         b.add("select", 2, "loading stale fast", DatabaseCommands::select);
-        b.add("swapdb", 3, "write fast", (CoordinatedHandler) DatabaseCommands::swapdb);
-        b.add("move", 3, "write fast", 1, 1, 1, DatabaseCommands::move);
+        b.add("swapdb", 3, "write fast touches_all_databases", (CoordinatedHandler) DatabaseCommands::swapdb);
+        b.add("move", 3, "write fast touches_key_in_target_database", 1, 1, 1, DatabaseCommands::move);
     }
 
     /** The database index in argument {@code i}, or the error Redis gives for it. */

@@ -88,32 +88,55 @@ public final class Dispatcher {
             reject(tx, reply, spec, "ERR wrong number of arguments for '" + spec.name() + "' command");
             return;
         }
+        CommandSpec effective = spec;
+        if (!spec.subcommands().isEmpty()) {
+            effective = spec.subcommand(args);
+            if (effective == null) {
+                reject(tx, reply, spec, unknownSubcommand(spec, args));
+                return;
+            }
+            if (!effective.arityAccepts(args.length)) {
+                reject(tx, reply, spec, "ERR wrong number of arguments for '" + effective.name() + "' command");
+                return;
+            }
+        }
         if (!connection.authenticated() && !spec.allowedBeforeAuth()) {
             reject(tx, reply, spec, RedisError.NOAUTH);
             return;
         }
-        if (!PubSubCommands.allowedWhenSubscribed(spec) && connection.inSubscriberMode()) {
+        if (!spec.has(CommandFlag.RUNS_WHEN_SUBSCRIBED) && connection.inSubscriberMode()) {
             reject(tx, reply, spec, PubSubCommands.notAllowedWhenSubscribed(spec));
             return;
         }
-        String refused = server.routing().admit(spec, args, connection);
+        String refused = server.routing().admit(effective, args, connection);
         if (refused != null) {
             reject(tx, reply, spec, refused);
             return;
         }
-        if (tx.active() && TransactionCommands.queuedInsideMulti(spec)) {
+        if (tx.active() && effective.has(CommandFlag.NO_MULTI)) {
+            reject(tx, reply, spec, "ERR Command not allowed inside a transaction");
+            return;
+        }
+        if (tx.active() && !spec.has(CommandFlag.RUNS_IN_MULTI)) {
             tx.queue(args);
             reply.simple("QUEUED");
             return;
         }
-        pause.awaitFor(spec);
-        if (spec.handler() instanceof CoordinatedHandler || spec.flags().contains("blocking")) {
-            run(spec, connection, args, reply); // they take the gate themselves, or must not hold it while waiting
+        pause.awaitFor(spec, effective);
+        if (spec.handler() instanceof CoordinatedHandler || spec.has(CommandFlag.BLOCKING)) {
+            run(spec, effective, connection, args, reply); // they take the gate themselves, or must not hold it while waiting
             return;
         }
         try (CommandGate.Held shared = gate.shared()) {
-            run(spec, connection, args, reply);
+            run(spec, effective, connection, args, reply);
         }
+    }
+
+    /** Redis's text for a container command (CLIENT, OBJECT, ...) given a subcommand it does not have. */
+    static String unknownSubcommand(CommandSpec container, byte[][] args) {
+        String sub = new String(args[1], StandardCharsets.UTF_8);
+        return "ERR unknown subcommand '" + (sub.length() > 128 ? sub.substring(0, 128) : sub) + "'. Try "
+                + container.name().toUpperCase(java.util.Locale.ROOT) + " HELP.";
     }
 
     private void reject(Transaction tx, Reply reply, CommandSpec spec, String error) {
@@ -128,18 +151,22 @@ public final class Dispatcher {
 
     /** Runs one queued command of an EXEC, whose caller holds the gate's exclusive side. */
     void executeInsideExec(Connection connection, byte[][] args, Reply reply) {
-        run(table.lookup(args[0]), connection, args, reply); // looked up and checked when it was queued
+        CommandSpec spec = table.lookup(args[0]); // looked up and checked when it was queued
+        CommandSpec sub = spec.subcommand(args);
+        run(spec, sub == null ? spec : sub, connection, args, reply);
     }
 
     /** Runs the command bound to its connection's physical database (see {@link Databases}). */
-    private void run(CommandSpec spec, Connection connection, byte[][] args, Reply reply) {
+    private void run(CommandSpec spec, CommandSpec effective, Connection connection, byte[][] args, Reply reply) {
         server.keyspace().databases().in(connection.database(), () -> {
-            runInDatabase(spec, connection, args, reply);
+            runInDatabase(spec, effective, connection, args, reply);
             return null;
         });
     }
 
-    private void runInDatabase(CommandSpec spec, Connection connection, byte[][] args, Reply reply) {
+    /** Runs {@code spec}'s handler; {@code effective} is the subcommand it names, or {@code spec} itself. */
+    private void runInDatabase(CommandSpec spec, CommandSpec effective, Connection connection, byte[][] args,
+                               Reply reply) {
         connection.commandStarted(spec.name());
         int mark = reply.buffer().writerIndex();
         // Two clock reads per command show in profiles of pipelined GETs: skip them unless someone observes.
@@ -165,39 +192,44 @@ public final class Dispatcher {
             reply.error(error);
             observer.errorReplied(error);
         }
-        if (!failed && spec.flags().contains("write")) {
-            touchWritten(spec, connection, args);
+        if (!failed && effective.isWrite()) {
+            touchWritten(effective, connection, args);
         }
         if (timed) {
             long nanos = System.nanoTime() - started;
             observer.executed(spec, nanos, failed);
-            if (slowLog.isSlow(nanos) && !spec.flags().contains("skip-slowlog")) {
+            if (slowLog.isSlow(nanos) && !effective.has(CommandFlag.SKIP_SLOWLOG)) {
                 slowLog.record(args, nanos, connection);
             }
         }
     }
 
-    /** Marks the transactions watching the keys a write command named (see {@link WatchRegistry}). */
+    /**
+     * Marks the transactions watching what a write command changed (see {@link WatchRegistry}): its keys as
+     * its key specs find them, and the databases its flags say it touches.
+     */
     private void touchWritten(CommandSpec spec, Connection connection, byte[][] args) {
-        switch (spec.name()) {
-            case "flushall", "swapdb" -> watches.touchDatabase(-1);
-            case "flushdb" -> watches.touchDatabase(connection.database());
-            case "move" -> {
-                watches.touch(connection.database(), args[1]);
-                try {
-                    watches.touch(Integer.parseInt(new String(args[2], StandardCharsets.US_ASCII)), args[1]);
-                } catch (NumberFormatException notMoved) {
-                    // MOVE refused the index, so it moved nothing
-                }
+        if (spec.has(CommandFlag.TOUCHES_ALL_DATABASES)) {
+            watches.touchDatabase(-1);
+            return;
+        }
+        int database = connection.database();
+        if (spec.has(CommandFlag.TOUCHES_DATABASE)) {
+            watches.touchDatabase(database);
+            return;
+        }
+        try {
+            for (KeySpec keys : spec.keySpecs()) {
+                keys.forEachKey(args, i -> watches.touch(database, args[i]));
             }
-            default -> {
-                if (spec.firstKey() <= 0) {
-                    return;
-                }
-                int last = spec.lastKey() < 0 ? args.length + spec.lastKey() : spec.lastKey();
-                int step = Math.max(1, spec.keyStep());
-                for (int i = spec.firstKey(); i <= last && i < args.length; i += step) {
-                    watches.touch(connection.database(), args[i]);
+        } catch (KeySpec.InvalidKeyArguments unreachable) {
+            return; // the command succeeded, so its arguments parsed; nothing more to mark
+        }
+        if (spec.has(CommandFlag.TOUCHES_KEY_IN_TARGET_DATABASE)) {
+            Long target = Args.tryParseLong(args[args.length - 1]);
+            if (target != null && target >= 0 && target <= Integer.MAX_VALUE) {
+                for (int i : spec.keyPositions(args)) {
+                    watches.touch(target.intValue(), args[i]);
                 }
             }
         }

@@ -40,7 +40,7 @@ final class ListCommands {
         b.add("lrange", 4, "readonly", 1, 1, 1, ListCommands::lrange);
         b.add("lmove", 5, "write denyoom", 1, 2, 1, c -> move(c, side(c, 3), side(c, 4)));
         b.add("rpoplpush", 3, "write denyoom", 1, 2, 1, c -> move(c, false, true));
-        b.add("lmpop", -4, "write", 0, 0, 0, c -> lmpop(c));
+        b.add("lmpop", -4, "write", List.of(KeySpec.counted(1)), c -> lmpop(c));
         ListEditCommands.register(b);
     }
 

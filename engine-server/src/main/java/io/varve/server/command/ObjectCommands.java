@@ -12,6 +12,7 @@ import io.varve.server.store.Metadata;
 import io.varve.server.store.RedisType;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -34,7 +35,11 @@ final class ObjectCommands {
 
     static void register(CommandTable.Builder b) {
         b.add("copy", -3, "write denyoom", 1, 2, 1, ObjectCommands::copy);
-        b.add("object", -2, "readonly", ObjectCommands::object);
+        b.add("object", -2, "", ObjectCommands::object);
+        for (String sub : List.of("encoding", "freq", "idletime", "refcount")) {
+            b.subcommand("object", sub, 3, "readonly", 2, 2, 1);
+        }
+        b.subcommand("object", "help", 2, "loading stale");
     }
 
     private static void copy(CommandCall c) {

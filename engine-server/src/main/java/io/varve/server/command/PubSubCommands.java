@@ -14,20 +14,17 @@ import java.util.function.Predicate;
 /**
  * Publish/subscribe: (P|S)SUBSCRIBE, (P|S)UNSUBSCRIBE, PUBLISH, SPUBLISH and PUBSUB, on the dispatcher's
  * {@link PubSubRegistry}. Confirmations are pushes (RESP3) or arrays (RESP2), one per name, as in Redis.
- * A RESP2 connection with any subscription is in subscriber mode: only the commands in
- * {@link #ALLOWED_WHEN_SUBSCRIBED} run ({@link Dispatcher} refuses the rest with Redis's text).
+ * A RESP2 connection with any subscription is in subscriber mode: only the commands flagged
+ * {@link CommandFlag#RUNS_WHEN_SUBSCRIBED} run ({@link Dispatcher} refuses the rest with Redis's text).
  * Shard channels behave like channels on a single node that owns every slot.
  */
 final class PubSubCommands {
-
-    static final Set<String> ALLOWED_WHEN_SUBSCRIBED = Set.of("subscribe", "ssubscribe", "psubscribe", "unsubscribe",
-            "sunsubscribe", "punsubscribe", "ping", "quit", "reset");
 
     private PubSubCommands() {
     }
 
     static void register(CommandTable.Builder b) {
-        String flags = "pubsub noscript loading stale";
+        String flags = "pubsub noscript loading stale runs_when_subscribed";
         b.add("subscribe", -2, flags, (CoordinatedHandler) (c, d) -> subscribe(c, d, Subscriptions.Kind.CHANNEL));
         b.add("psubscribe", -2, flags, (CoordinatedHandler) (c, d) -> subscribe(c, d, Subscriptions.Kind.PATTERN));
         b.add("ssubscribe", -2, flags, 1, -1, 1,
@@ -41,11 +38,12 @@ final class PubSubCommands {
                 (CoordinatedHandler) (c, d) -> c.reply().integer(d.pubSub().publish(c.arg(1), c.arg(2))));
         b.add("spublish", 3, "pubsub loading stale fast may-replicate", 1, 1, 1,
                 (CoordinatedHandler) (c, d) -> c.reply().integer(d.pubSub().publishShard(c.arg(1), c.arg(2))));
-        b.add("pubsub", -2, "pubsub loading stale", (CoordinatedHandler) PubSubCommands::pubsub);
-    }
-
-    static boolean allowedWhenSubscribed(CommandSpec spec) {
-        return ALLOWED_WHEN_SUBSCRIBED.contains(spec.name());
+        b.add("pubsub", -2, "", (CoordinatedHandler) PubSubCommands::pubsub);
+        for (String sub : List.of("channels", "shardchannels", "numsub", "shardnumsub")) {
+            b.subcommand("pubsub", sub, -2, "pubsub loading stale");
+        }
+        b.subcommand("pubsub", "numpat", 2, "pubsub loading stale");
+        b.subcommand("pubsub", "help", 2, "loading stale");
     }
 
     static String notAllowedWhenSubscribed(CommandSpec spec) {

@@ -11,7 +11,7 @@ final class ResetCommand {
     }
 
     static void register(CommandTable.Builder b) {
-        b.add("reset", 1, "noscript loading stale fast no-auth allow-busy", (CoordinatedHandler) ResetCommand::reset);
+        b.add("reset", 1, "noscript loading stale fast no_auth allow_busy runs_when_subscribed runs_in_multi", (CoordinatedHandler) ResetCommand::reset);
     }
 
     private static void reset(CommandCall c, Dispatcher d) {

@@ -19,12 +19,16 @@ final class ServerCommands {
     static void register(CommandTable.Builder b) {
         b.add("command", -1, "loading stale", ServerCommands::command);
         b.add("info", -1, "loading stale", ServerCommands::info);
-        b.add("config", -2, "admin", ServerCommands::config);
+        b.add("config", -2, "", ServerCommands::config);
+        b.subcommand("config", "get", -3, "admin noscript loading stale");
+        b.subcommand("config", "set", -4, "admin noscript loading stale");
+        b.subcommand("config", "resetstat", 2, "admin noscript loading stale");
+        b.subcommand("config", "rewrite", 2, "admin noscript loading stale");
         b.add("dbsize", 1, "readonly fast", c -> c.reply().integer(c.keyspace().countKeys()[0]));
-        b.add("flushdb", -1, "write", ServerCommands::flush);
-        b.add("flushall", -1, "write", ServerCommands::flush);
-        b.add("shutdown", -1, "admin noscript loading stale", ServerCommands::shutdown);
-        b.add("time", 1, "fast", c -> {
+        b.add("flushdb", -1, "write touches_database", ServerCommands::flush);
+        b.add("flushall", -1, "write touches_all_databases", ServerCommands::flush);
+        b.add("shutdown", -1, "admin noscript loading stale no_multi allow_busy", ServerCommands::shutdown);
+        b.add("time", 1, "loading stale fast random", c -> {
             long micros = java.time.Instant.now().toEpochMilli() * 1000 + (System.nanoTime() / 1000) % 1000;
             c.reply().arrayHeader(2);
             c.reply().bulk(Long.toString(micros / 1_000_000));
@@ -78,9 +82,10 @@ final class ServerCommands {
         r.arrayHeader(10);
         r.bulk(spec.name());
         r.integer(spec.arity());
-        r.setHeader(spec.flags().size());
-        for (String flag : spec.flags()) {
-            r.simple(flag);
+        var shown = spec.flags().stream().filter(f -> !f.internal()).toList();
+        r.setHeader(shown.size());
+        for (var flag : shown) {
+            r.simple(flag.wireName());
         }
         r.integer(spec.firstKey());
         r.integer(spec.lastKey());

@@ -36,7 +36,7 @@ final class SetAlgebraCommands {
         b.add("sinterstore", -3, "write denyoom", 1, -1, 1, c -> store(c, Op.INTER));
         b.add("sunionstore", -3, "write denyoom", 1, -1, 1, c -> store(c, Op.UNION));
         b.add("sdiffstore", -3, "write denyoom", 1, -1, 1, c -> store(c, Op.DIFF));
-        b.add("sintercard", -3, "readonly", 0, 0, 0, SetAlgebraCommands::sintercard);
+        b.add("sintercard", -3, "readonly", List.of(KeySpec.counted(1)), SetAlgebraCommands::sintercard);
     }
 
     private static List<byte[]> keys(CommandCall c, int from) {

@@ -13,7 +13,11 @@ final class SlowLogCommand {
     }
 
     static void register(CommandTable.Builder b) {
-        b.add("slowlog", -2, "admin loading stale", (CoordinatedHandler) SlowLogCommand::slowlog);
+        b.add("slowlog", -2, "", (CoordinatedHandler) SlowLogCommand::slowlog);
+        b.subcommand("slowlog", "get", -2, "admin loading stale");
+        b.subcommand("slowlog", "len", 2, "admin loading stale");
+        b.subcommand("slowlog", "reset", 2, "admin loading stale");
+        b.subcommand("slowlog", "help", 2, "loading stale");
     }
 
     private static void slowlog(CommandCall c, Dispatcher d) {

@@ -4,7 +4,6 @@ import io.varve.server.resp.RedisError;
 import io.varve.server.store.Metadata;
 
 import java.util.List;
-import java.util.Set;
 
 /**
  * MULTI, EXEC, DISCARD, WATCH and UNWATCH with Redis's semantics, built on the server's own locks (the
@@ -16,24 +15,16 @@ import java.util.Set;
  */
 final class TransactionCommands {
 
-    /** Commands that run at once even inside MULTI, as in Redis. */
-    private static final Set<String> NOT_QUEUED = Set.of("exec", "discard", "multi", "watch", "unwatch", "quit",
-            "reset");
-
     private TransactionCommands() {
     }
 
     static void register(CommandTable.Builder b) {
-        b.add("multi", 1, "noscript loading stale fast allow-busy", (CoordinatedHandler) TransactionCommands::multi);
-        b.add("exec", 1, "noscript loading stale skip-slowlog", (CoordinatedHandler) TransactionCommands::exec);
-        b.add("discard", 1, "noscript loading stale fast allow-busy", (CoordinatedHandler) TransactionCommands::discard);
-        b.add("watch", -2, "noscript loading stale fast allow-busy", 1, -1, 1,
+        b.add("multi", 1, "noscript loading stale fast allow_busy runs_in_multi", (CoordinatedHandler) TransactionCommands::multi);
+        b.add("exec", 1, "noscript loading stale skip_slowlog runs_in_multi", (CoordinatedHandler) TransactionCommands::exec);
+        b.add("discard", 1, "noscript loading stale fast allow_busy runs_in_multi", (CoordinatedHandler) TransactionCommands::discard);
+        b.add("watch", -2, "noscript loading stale fast allow_busy runs_in_multi", 1, -1, 1,
                 (CoordinatedHandler) TransactionCommands::watch);
-        b.add("unwatch", 1, "noscript loading stale fast allow-busy", (CoordinatedHandler) TransactionCommands::unwatch);
-    }
-
-    static boolean queuedInsideMulti(CommandSpec spec) {
-        return !NOT_QUEUED.contains(spec.name());
+        b.add("unwatch", 1, "noscript loading stale fast allow_busy runs_in_multi", (CoordinatedHandler) TransactionCommands::unwatch);
     }
 
     private static void multi(CommandCall c, Dispatcher d) {

@@ -36,14 +36,17 @@ final class ZSetAlgebra {
     private ZSetAlgebra() {
     }
 
+    /** The destination, then a counted list of sources. */
+    private static final List<KeySpec> STORE_KEYS = List.of(KeySpec.single(1), KeySpec.counted(2));
+
     static void register(CommandTable.Builder b) {
-        b.add("zunion", -3, "readonly", c -> compute(c, Op.UNION, false));
-        b.add("zinter", -3, "readonly", c -> compute(c, Op.INTER, false));
-        b.add("zdiff", -3, "readonly", c -> compute(c, Op.DIFF, false));
-        b.add("zunionstore", -4, "write denyoom", 1, 1, 1, c -> compute(c, Op.UNION, true));
-        b.add("zinterstore", -4, "write denyoom", 1, 1, 1, c -> compute(c, Op.INTER, true));
-        b.add("zdiffstore", -4, "write denyoom", 1, 1, 1, c -> compute(c, Op.DIFF, true));
-        b.add("zintercard", -3, "readonly", ZSetAlgebra::interCard);
+        b.add("zunion", -3, "readonly", List.of(KeySpec.counted(1)), c -> compute(c, Op.UNION, false));
+        b.add("zinter", -3, "readonly", List.of(KeySpec.counted(1)), c -> compute(c, Op.INTER, false));
+        b.add("zdiff", -3, "readonly", List.of(KeySpec.counted(1)), c -> compute(c, Op.DIFF, false));
+        b.add("zunionstore", -4, "write denyoom", STORE_KEYS, c -> compute(c, Op.UNION, true));
+        b.add("zinterstore", -4, "write denyoom", STORE_KEYS, c -> compute(c, Op.INTER, true));
+        b.add("zdiffstore", -4, "write denyoom", STORE_KEYS, c -> compute(c, Op.DIFF, true));
+        b.add("zintercard", -3, "readonly", List.of(KeySpec.counted(1)), ZSetAlgebra::interCard);
     }
 
     /** The parsed arguments: input keys and their weights, the aggregate, WITHSCORES, LIMIT. */

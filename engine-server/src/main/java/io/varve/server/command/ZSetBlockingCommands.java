@@ -25,9 +25,9 @@ final class ZSetBlockingCommands {
     }
 
     static void register(CommandTable.Builder b) {
-        b.add("bzpopmin", -3, "write blocking fast", 1, -2, 1, c -> bzpop(c, false));
-        b.add("bzpopmax", -3, "write blocking fast", 1, -2, 1, c -> bzpop(c, true));
-        b.add("bzmpop", -5, "write blocking", ZSetBlockingCommands::bzmpop);
+        b.add("bzpopmin", -3, "write noscript blocking fast", 1, -2, 1, c -> bzpop(c, false));
+        b.add("bzpopmax", -3, "write noscript blocking fast", 1, -2, 1, c -> bzpop(c, true));
+        b.add("bzmpop", -5, "write blocking", List.of(KeySpec.counted(2)), ZSetBlockingCommands::bzmpop);
     }
 
     /** BZPOPMIN/BZPOPMAX key... timeout: replies [key, member, score]. */

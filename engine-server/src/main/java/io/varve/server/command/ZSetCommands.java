@@ -48,7 +48,7 @@ final class ZSetCommands {
         b.add("zrevrank", -3, "readonly fast", 1, 1, 1, c -> zrank(c, true));
         b.add("zpopmin", -2, "write fast", 1, 1, 1, c -> zpop(c, false));
         b.add("zpopmax", -2, "write fast", 1, 1, 1, c -> zpop(c, true));
-        b.add("zmpop", -4, "write", ZSetCommands::zmpop);
+        b.add("zmpop", -4, "write", List.of(KeySpec.counted(1)), ZSetCommands::zmpop);
     }
 
     static ZSetStore store(CommandCall c) {

@@ -138,9 +138,9 @@ public final class RaftReplica implements ReplicaNode {
         if (name.equals("swapdb")) {
             return "ERR SWAPDB is not allowed in cluster mode";
         }
-        boolean write = spec.flags().contains("write");
+        boolean write = spec.isWrite();
         boolean exec = name.equals("exec");
-        byte[] key = firstKey(spec, args);
+        byte[] key = spec.firstKeyIn(args);
         if (key == null && !write && !exec) {
             return null; // keyless reads and administration run on every member, on its local state
         }
@@ -204,19 +204,6 @@ public final class RaftReplica implements ReplicaNode {
 
     private String leaderClientAddress() {
         return replicated.leader().flatMap(settings::clientAddressOf).orElse(null);
-    }
-
-    /**
-     * The key a command's slot is computed from: its first key argument, or for the commands whose keys
-     * follow a count (LMPOP, ZMPOP and their blocking forms) the first of those; null if it has none.
-     */
-    static byte[] firstKey(CommandSpec spec, byte[][] args) {
-        int at = switch (spec.name()) {
-            case "lmpop", "zmpop" -> 2;
-            case "blmpop", "bzmpop" -> 3;
-            default -> spec.firstKey();
-        };
-        return at > 0 && at < args.length ? args[at] : null;
     }
 
     @Override
