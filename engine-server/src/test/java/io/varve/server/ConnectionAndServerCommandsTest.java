@@ -88,7 +88,7 @@ class ConnectionAndServerCommandsTest extends OneServerPerClass {
             assertEquals(List.of("get", 2L), get.subList(0, 2));
             assertEquals(List.of(1L, 1L, 1L), get.subList(3, 6));
             assertNull(info.get(1));
-            assertEquals(List.of(), c.call("COMMAND", "DOCS"));
+            assertEquals(List.of("get", List.of("group", "string")), c.call("COMMAND", "DOCS", "get"));
         }
     }
 

@@ -38,6 +38,7 @@ public final class CommandTable {
         Builder b = new Builder();
         b.group("connection", ConnectionCommands::register);
         b.group("server", ServerCommands::register);
+        b.group("server", CommandIntrospection::register);
         b.group("string", StringCommands::register);
         b.group("generic", KeyCommands::register);
         b.group("hash", HashCommands::register);
@@ -89,6 +90,16 @@ public final class CommandTable {
         return byName.get(name.toLowerCase(Locale.ROOT));
     }
 
+    /** A command by name, or a subcommand by its full name ({@code object|encoding}); null if there is none. */
+    public CommandSpec lookupFullName(String name) {
+        int bar = name.indexOf('|');
+        if (bar < 0) {
+            return lookup(name);
+        }
+        CommandSpec container = lookup(name.substring(0, bar));
+        return container == null ? null : container.subcommands().get(name.substring(bar + 1).toLowerCase(Locale.ROOT));
+    }
+
     public Collection<CommandSpec> all() {
         return byName.values();
     }
@@ -103,8 +114,7 @@ public final class CommandTable {
      */
     public static final class Builder {
         /** Where a registered command sits in Redis's groups when its registering class holds another group's. */
-        private static final Map<String, String> GROUP_EXCEPTIONS = Map.of("lcs", "string", "select", "connection",
-                "swapdb", "server", "command", "server");
+        private static final Map<String, String> GROUP_EXCEPTIONS = Map.of("lcs", "string", "select", "connection", "swapdb", "server");
 
         private final Map<String, CommandSpec> specs = new LinkedHashMap<>();
         private final Map<String, Map<String, CommandSpec>> subcommands = new LinkedHashMap<>();

@@ -89,7 +89,7 @@ public final class Dispatcher {
             return;
         }
         CommandSpec effective = spec;
-        if (!spec.subcommands().isEmpty()) {
+        if (!spec.subcommands().isEmpty() && args.length > 1) {
             effective = spec.subcommand(args);
             if (effective == null) {
                 reject(tx, reply, spec, unknownSubcommand(spec, args));

@@ -10,14 +10,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** COMMAND, INFO, CONFIG, DBSIZE, FLUSHDB, FLUSHALL, SHUTDOWN, TIME: commands about the server. */
+/** INFO, CONFIG, DBSIZE, FLUSHDB, FLUSHALL, SHUTDOWN, TIME: commands about the server. */
 final class ServerCommands {
 
     private ServerCommands() {
     }
 
     static void register(CommandTable.Builder b) {
-        b.add("command", -1, "loading stale", ServerCommands::command);
         b.add("info", -1, "loading stale", ServerCommands::info);
         b.add("config", -2, "", ServerCommands::config);
         b.subcommand("config", "get", -3, "admin noscript loading stale");
@@ -34,66 +33,6 @@ final class ServerCommands {
             c.reply().bulk(Long.toString(micros / 1_000_000));
             c.reply().bulk(Long.toString(micros % 1_000_000));
         });
-    }
-
-    private static void command(CommandCall c) {
-        CommandTable table = CommandTable.standard();
-        Reply r = c.reply();
-        if (c.argCount() == 1) {
-            r.arrayHeader(table.size());
-            for (CommandSpec spec : table.all()) {
-                describe(r, spec);
-            }
-            return;
-        }
-        String sub = c.argText(1).toLowerCase(Locale.ROOT);
-        switch (sub) {
-            case "count" -> r.integer(table.size());
-            case "list" -> {
-                r.arrayHeader(table.size());
-                for (CommandSpec spec : table.all()) {
-                    r.bulk(spec.name());
-                }
-            }
-            case "info" -> {
-                if (c.argCount() == 2) {
-                    r.arrayHeader(table.size());
-                    table.all().forEach(spec -> describe(r, spec));
-                    return;
-                }
-                r.arrayHeader(c.argCount() - 2);
-                for (int i = 2; i < c.argCount(); i++) {
-                    CommandSpec spec = table.lookup(c.arg(i));
-                    if (spec == null) {
-                        r.nullArray();
-                    } else {
-                        describe(r, spec);
-                    }
-                }
-            }
-            // Documentation is optional for clients (redis-cli uses it for hints only): none is served.
-            case "docs" -> r.mapHeader(0);
-            default -> throw new RedisError("ERR unknown subcommand '" + c.argText(1) + "'. Try COMMAND HELP.");
-        }
-    }
-
-    /** One entry of COMMAND's reply, in Redis 7's ten-field shape. */
-    private static void describe(Reply r, CommandSpec spec) {
-        r.arrayHeader(10);
-        r.bulk(spec.name());
-        r.integer(spec.arity());
-        var shown = spec.flags().stream().filter(f -> !f.internal()).toList();
-        r.setHeader(shown.size());
-        for (var flag : shown) {
-            r.simple(flag.wireName());
-        }
-        r.integer(spec.firstKey());
-        r.integer(spec.lastKey());
-        r.integer(spec.keyStep());
-        r.setHeader(0);
-        r.arrayHeader(0);
-        r.arrayHeader(0);
-        r.arrayHeader(0);
     }
 
     private static void info(CommandCall c) {
