@@ -27,6 +27,9 @@ final class ClientAdminCommands {
                 if (millis < 0) {
                     throw new RedisError("ERR timeout is negative");
                 }
+                if (millis > Long.MAX_VALUE - System.currentTimeMillis()) {
+                    throw new RedisError("ERR timeout is out of range"); // Redis: the absolute deadline would overflow
+                }
                 boolean writesOnly = false;
                 if (c.argCount() == 4) {
                     if (c.argIs(3, "write")) {

@@ -20,11 +20,19 @@ final class ClientPause {
     private volatile long untilNanos;
     private volatile boolean paused;
     private volatile boolean writesOnly;
+    /** Commands waiting out the pause now; guarded by {@link #lock}. */
+    private int waiting;
+
+    /**
+     * The longest pause, in milliseconds: about 73 years, far beyond any real pause, short enough that a
+     * deadline in {@link System#nanoTime} terms never overflows.
+     */
+    static final long LONGEST_MILLIS = TimeUnit.NANOSECONDS.toMillis(Long.MAX_VALUE / 4);
 
     void pause(long millis, boolean onlyWrites) {
         lock.lock();
         try {
-            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.min(millis, LONGEST_MILLIS));
             // A shorter pause never cuts one in force short, as in Redis.
             if (!paused || until - untilNanos > 0) {
                 untilNanos = until;
@@ -52,25 +60,43 @@ final class ClientPause {
         return paused && untilNanos - System.nanoTime() > 0;
     }
 
-    private boolean holds(CommandSpec spec, CommandSpec effective) {
+    private boolean holds(CommandSpec spec, boolean writes) {
         if (!active() || spec.has(CommandFlag.NEVER_PAUSED)) {
             return false;
         }
-        return !writesOnly || effective.has(CommandFlag.WRITE) || effective.has(CommandFlag.MAY_REPLICATE);
+        return !writesOnly || writes;
     }
 
-    /** Waits while the pause holds {@code spec}, whose subcommand (or itself) is {@code effective}. */
-    void awaitFor(CommandSpec spec, CommandSpec effective) {
-        if (!holds(spec, effective)) {
+    /**
+     * Waits while the pause holds {@code spec}; {@code writes}: it may write or replicate (for EXEC: a queued
+     * command may).
+     */
+    void awaitFor(CommandSpec spec, boolean writes) {
+        if (!holds(spec, writes)) {
             return;
         }
         lock.lock();
         try {
-            while (holds(spec, effective)) {
+            waiting++;
+            changed.signalAll();
+            while (holds(spec, writes)) {
                 changed.awaitNanos(untilNanos - System.nanoTime());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } finally {
+            waiting--;
+            lock.unlock();
+        }
+    }
+
+    /** For tests: waits until {@code count} commands wait out the pause. */
+    void awaitWaiting(int count) throws InterruptedException {
+        lock.lock();
+        try {
+            while (waiting < count) {
+                changed.await();
+            }
         } finally {
             lock.unlock();
         }

@@ -47,6 +47,8 @@ public enum CommandFlag {
     RUNS_WHEN_SUBSCRIBED("runs_when_subscribed", true),
     /** Runs at once inside MULTI instead of being queued (MULTI, EXEC, DISCARD, WATCH, UNWATCH, QUIT, RESET). */
     RUNS_IN_MULTI("runs_in_multi", true),
+    /** Runs the commands MULTI queued (EXEC): it writes when one of them does, and CLIENT PAUSE WRITE holds it then. */
+    RUNS_QUEUED("runs_queued", true),
     /** Never waits out a CLIENT PAUSE, so CLIENT UNPAUSE can always run. */
     NEVER_PAUSED("never_paused", true),
     /** A successful run invalidates every WATCH on the connection's database (FLUSHDB). */

@@ -117,12 +117,15 @@ public final class Dispatcher {
             reject(tx, reply, spec, "ERR Command not allowed inside a transaction");
             return;
         }
+        // Before queueing, as Redis does: a write queued during CLIENT PAUSE WRITE waits like a write run now.
+        boolean writes = effective.has(CommandFlag.WRITE) || effective.has(CommandFlag.MAY_REPLICATE)
+                || (spec.has(CommandFlag.RUNS_QUEUED) && tx.queuedWrite());
+        pause.awaitFor(spec, writes);
         if (tx.active() && !spec.has(CommandFlag.RUNS_IN_MULTI)) {
-            tx.queue(args);
+            tx.queue(args, writes);
             reply.simple("QUEUED");
             return;
         }
-        pause.awaitFor(spec, effective);
         if (spec.handler() instanceof CoordinatedHandler || spec.has(CommandFlag.BLOCKING)) {
             run(spec, effective, connection, args, reply); // they take the gate themselves, or must not hold it while waiting
             return;

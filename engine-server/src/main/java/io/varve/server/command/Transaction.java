@@ -20,6 +20,8 @@ public final class Transaction {
     private volatile boolean active;
     private volatile boolean executing;
     private boolean failed;
+    /** A queued command may write or replicate (CLIENT PAUSE WRITE holds the EXEC). */
+    private boolean queuedWrite;
     private volatile boolean dirty;
 
     /** Inside MULTI: commands are queued, not run. */
@@ -43,11 +45,19 @@ public final class Transaction {
     synchronized void begin() {
         active = true;
         failed = false;
+        queuedWrite = false;
         queued.clear();
     }
 
-    synchronized void queue(byte[][] args) {
+    /** Queues a command; {@code writes}: it may write or replicate. */
+    synchronized void queue(byte[][] args, boolean writes) {
         queued.add(args);
+        queuedWrite |= writes;
+    }
+
+    /** Something queued may write: EXEC is then a write for CLIENT PAUSE WRITE, as in Redis. */
+    synchronized boolean queuedWrite() {
+        return active && queuedWrite;
     }
 
     /** A command was refused while queuing (unknown, wrong arity, not allowed): EXEC will abort. */
@@ -71,6 +81,7 @@ public final class Transaction {
         queued.clear();
         active = false;
         failed = false;
+        queuedWrite = false;
         return commands;
     }
 

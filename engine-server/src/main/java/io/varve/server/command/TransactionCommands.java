@@ -20,7 +20,7 @@ final class TransactionCommands {
 
     static void register(CommandTable.Builder b) {
         b.add("multi", 1, "noscript loading stale fast allow_busy runs_in_multi", (CoordinatedHandler) TransactionCommands::multi);
-        b.add("exec", 1, "noscript loading stale skip_slowlog runs_in_multi", (CoordinatedHandler) TransactionCommands::exec);
+        b.add("exec", 1, "noscript loading stale skip_slowlog runs_in_multi runs_queued", (CoordinatedHandler) TransactionCommands::exec);
         b.add("discard", 1, "noscript loading stale fast allow_busy runs_in_multi", (CoordinatedHandler) TransactionCommands::discard);
         b.add("watch", -2, "noscript loading stale fast allow_busy runs_in_multi", 1, -1, 1,
                 (CoordinatedHandler) TransactionCommands::watch);
