@@ -60,7 +60,8 @@ final class ClientPause {
         return paused && untilNanos - System.nanoTime() > 0;
     }
 
-    private boolean holds(CommandSpec spec, boolean writes) {
+    /** Whether the pause in force holds {@code spec} now; {@code writes}: it may write or replicate. */
+    boolean holds(CommandSpec spec, boolean writes) {
         if (!active() || spec.has(CommandFlag.NEVER_PAUSED)) {
             return false;
         }

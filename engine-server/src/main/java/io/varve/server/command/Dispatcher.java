@@ -13,8 +13,8 @@ import java.util.List;
 import java.util.function.Supplier;
 
 /**
- * Runs one request: finds the command, checks arity, authentication and subscriber mode, queues it inside
- * MULTI, waits out a CLIENT PAUSE, and runs the handler bound to the connection's physical database, inside
+ * Runs one request: asks {@link Admission} whether to refuse it, queue it inside MULTI or run it (having
+ * waited out a CLIENT PAUSE), and runs the handler bound to the connection's physical database, inside
  * the {@link CommandGate}'s shared side; turns a {@link RedisError} into an error reply. A handler that fails
  * after writing part of its reply has that part discarded, so the reply stream always stays one well-formed
  * reply per request.
@@ -64,6 +64,7 @@ public final class Dispatcher {
     private final SlowLog slowLog = new SlowLog();
     private final ClientPause pause = new ClientPause();
     private final WatchRegistry watches = new WatchRegistry();
+    private final Admission admission;
     private final PubSubRegistry pubSub = new PubSubRegistry(pattern -> new Glob(pattern)::matches);
 
     public Dispatcher(CommandTable table, ServerContext server, Observer observer) {
@@ -71,6 +72,7 @@ public final class Dispatcher {
         this.server = server;
         this.observer = observer;
         this.get = table.lookup("get");
+        this.admission = new Admission(table, server, pause);
     }
 
     public CommandTable table() {
@@ -79,59 +81,24 @@ public final class Dispatcher {
 
     public void execute(Connection connection, byte[][] args, Reply reply) {
         Transaction tx = connection.transaction();
-        CommandSpec spec = table.lookup(args[0]);
-        if (spec == null) {
-            reject(tx, reply, null, unknownCommand(args));
-            return;
-        }
-        if (!spec.arityAccepts(args.length)) {
-            reject(tx, reply, spec, "ERR wrong number of arguments for '" + spec.name() + "' command");
-            return;
-        }
-        CommandSpec effective = spec;
-        if (!spec.subcommands().isEmpty() && args.length > 1) {
-            effective = spec.subcommand(args);
-            if (effective == null) {
-                reject(tx, reply, spec, unknownSubcommand(spec, args));
-                return;
+        Admission.Decision decision = admission.admit(connection, args);
+        CommandSpec spec = decision.spec();
+        switch (decision.outcome()) {
+            case REFUSE -> reject(tx, reply, spec, decision.error());
+            case QUEUE -> {
+                tx.queue(args, decision.writes());
+                reply.simple("QUEUED");
             }
-            if (!effective.arityAccepts(args.length)) {
-                reject(tx, reply, spec, "ERR wrong number of arguments for '" + effective.name() + "' command");
-                return;
+            case RUN -> {
+                if (spec.handler() instanceof CoordinatedHandler || spec.has(CommandFlag.BLOCKING)) {
+                    // they take the gate themselves, or must not hold it while waiting
+                    run(spec, decision.effective(), connection, args, reply);
+                    return;
+                }
+                try (CommandGate.Held shared = gate.shared()) {
+                    run(spec, decision.effective(), connection, args, reply);
+                }
             }
-        }
-        if (!connection.authenticated() && !spec.allowedBeforeAuth()) {
-            reject(tx, reply, spec, RedisError.NOAUTH);
-            return;
-        }
-        if (!spec.has(CommandFlag.RUNS_WHEN_SUBSCRIBED) && connection.inSubscriberMode()) {
-            reject(tx, reply, spec, PubSubCommands.notAllowedWhenSubscribed(spec));
-            return;
-        }
-        String refused = server.routing().admit(effective, args, connection);
-        if (refused != null) {
-            reject(tx, reply, spec, refused);
-            return;
-        }
-        if (tx.active() && effective.has(CommandFlag.NO_MULTI)) {
-            reject(tx, reply, spec, "ERR Command not allowed inside a transaction");
-            return;
-        }
-        // Before queueing, as Redis does: a write queued during CLIENT PAUSE WRITE waits like a write run now.
-        boolean writes = effective.has(CommandFlag.WRITE) || effective.has(CommandFlag.MAY_REPLICATE)
-                || (spec.has(CommandFlag.RUNS_QUEUED) && tx.queuedWrite());
-        pause.awaitFor(spec, writes);
-        if (tx.active() && !spec.has(CommandFlag.RUNS_IN_MULTI)) {
-            tx.queue(args, writes);
-            reply.simple("QUEUED");
-            return;
-        }
-        if (spec.handler() instanceof CoordinatedHandler || spec.has(CommandFlag.BLOCKING)) {
-            run(spec, effective, connection, args, reply); // they take the gate themselves, or must not hold it while waiting
-            return;
-        }
-        try (CommandGate.Held shared = gate.shared()) {
-            run(spec, effective, connection, args, reply);
         }
     }
 
@@ -259,6 +226,10 @@ public final class Dispatcher {
         return slowLog;
     }
 
+    Admission admission() {
+        return admission;
+    }
+
     ClientPause pause() {
         return pause;
     }
@@ -285,9 +256,8 @@ public final class Dispatcher {
      * so event loops may call it.
      */
     public boolean executeFromMemory(Connection connection, byte[][] args, Reply reply) {
-        if (get == null || args.length != 2 || !connection.authenticated() || server.routing().replicated()
-                || !Args.isKeyword(args[0], "get")
-                || connection.transaction().active() || connection.inSubscriberMode() || pause.active()
+        if (get == null || args.length != 2 || !Args.isKeyword(args[0], "get")
+                || !admission.runsAtOnce(connection, get)
                 || server.keyspace().databases().physical(connection.database()) != 0) {
             return false; // the event loop answers only database 0, where no binding is needed
         }

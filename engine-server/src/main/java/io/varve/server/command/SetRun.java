@@ -53,10 +53,9 @@ public final class SetRun {
      * the request through {@link Dispatcher#execute}.
      */
     public boolean offer(Connection connection, byte[][] args) {
-        if (args.length < 3 || !connection.authenticated() || dispatcher.server().routing().replicated()
-                || dispatcher.table().lookup(args[0]) != set
-                || connection.transaction().active() || dispatcher.server().keyspace().databases().physical(connection.database()) != 0
-                || connection.inSubscriberMode() || dispatcher.pause().active()) {
+        if (args.length < 3 || dispatcher.table().lookup(args[0]) != set
+                || !dispatcher.admission().runsAtOnce(connection, set)
+                || dispatcher.server().keyspace().databases().physical(connection.database()) != 0) {
             return false;
         }
         long size = args[1].length + args[2].length;
