@@ -5,7 +5,7 @@ import io.netty.channel.Channel;
 import io.varve.server.command.Connection;
 import io.varve.server.command.Dispatcher;
 import io.varve.server.command.Parking;
-import io.varve.server.command.SetRun;
+import io.varve.server.command.SetCommandRun;
 import io.varve.server.resp.ProtocolError;
 import io.varve.server.resp.Reply;
 import io.varve.server.resp.RespDecoder;
@@ -32,7 +32,7 @@ import java.util.function.Consumer;
  * none runs ({@link #running} is the token). So a pipeline that arrived in one read costs one hand-off, not
  * one per command. The drainer takes the requests waiting, executes each (engine calls may block on locks
  * or fsync; only the virtual thread parks), groups runs of plain SETs into one engine commit
- * ({@link SetRun}), encodes the replies into one buffer and writes it with a single flush. Replies of a
+ * ({@link SetCommandRun}), encodes the replies into one buffer and writes it with a single flush. Replies of a
  * pipeline therefore leave in order and in few syscalls, while different connections' commands run in
  * parallel and their writes meet in the engine's commit pipeline, where synced writes share fsyncs.
  *
@@ -77,9 +77,9 @@ final class ClientSession implements Parking {
     private final Dispatcher dispatcher;
     private final RespDecoder decoder;
     private final ServerStats stats;
-    private final SetRun sets;
+    private final SetCommandRun sets;
     /** The event loop's shared run of lone SETs ({@link #shareSet}). */
-    private final LoopSetBatch loopSets;
+    private final EventLoopSets loopSets;
     private final java.util.concurrent.ThreadFactory drainers;
     private final Runnable drain = this::drain;
     /** Hand-offs from the event loop: each a list of the requests (and at most one error) of one read. */
@@ -118,7 +118,7 @@ final class ClientSession implements Parking {
     private Reply inlineReply;
 
     ClientSession(Channel channel, Connection connection, Dispatcher dispatcher, RespDecoder decoder, ServerStats stats,
-                  LoopSetBatch loopSets) {
+                  EventLoopSets loopSets) {
         this.channel = channel;
         this.loopSets = loopSets;
         this.connection = connection;
@@ -276,7 +276,7 @@ final class ClientSession implements Parking {
 
     /**
      * Event loop: offers a read's only request, when it is a blind SET, to the loop's shared run instead of
-     * this connection's drainer (see {@link LoopSetBatch}). Only an idle connection qualifies: nothing queued
+     * this connection's drainer (see {@link EventLoopSets}). Only an idle connection qualifies: nothing queued
      * or unwritten, and the drainer token free, which this then holds, with one batch counted unwritten,
      * until {@link #sharedSetDone}. So every later request of the connection waits for the SET's reply.
      */

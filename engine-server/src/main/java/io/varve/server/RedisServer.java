@@ -105,8 +105,8 @@ public final class RedisServer implements AutoCloseable {
     private MetricsEndpoint metricsEndpoint;
     private EventLoopGroup acceptor;
     private EventLoopGroup workers;
-    /** One shared run of lone SETs per worker event loop (see {@link LoopSetBatch}). */
-    private final ConcurrentHashMap<EventLoop, LoopSetBatch> loopSets = new ConcurrentHashMap<>();
+    /** One shared run of lone SETs per worker event loop (see {@link EventLoopSets}). */
+    private final ConcurrentHashMap<EventLoop, EventLoopSets> loopSets = new ConcurrentHashMap<>();
     /** Null: each shared SET run commits on a virtual thread of its own. */
     private final Executor loopSetCommitter;
     private final boolean commitSharedSetsOnLoop;
@@ -172,7 +172,7 @@ public final class RedisServer implements AutoCloseable {
             return this;
         }
 
-        /** Tests hold back the commits of shared SET runs (see {@link LoopSetBatch}); default: a virtual thread each. */
+        /** Tests hold back the commits of shared SET runs (see {@link EventLoopSets}); default: a virtual thread each. */
         Builder loopSetCommitter(Executor committer) {
             this.loopSetCommitter = committer;
             return this;
@@ -279,8 +279,8 @@ public final class RedisServer implements AutoCloseable {
         boolean needsAuth = config.requirePass() != null;
         Connection connection = new Connection(ch.remoteAddress(), ch.localAddress(), !needsAuth);
         RespDecoder decoder = new RespDecoder(decoderLimits, connection::authenticated);
-        LoopSetBatch loopSets = this.loopSets.computeIfAbsent(ch.eventLoop(),
-                loop -> new LoopSetBatch(loop, dispatcher, stats, loopSetCommitter, commitSharedSetsOnLoop));
+        EventLoopSets loopSets = this.loopSets.computeIfAbsent(ch.eventLoop(),
+                loop -> new EventLoopSets(loop, dispatcher, stats, loopSetCommitter, commitSharedSetsOnLoop));
         ClientSession session = new ClientSession(ch, connection, dispatcher, decoder, stats, loopSets);
         session.attachPushes(new PushOutbox(ch, connection, session, () -> pubsubOutputLimit,
                 stats::outputLimitDisconnection));

@@ -65,7 +65,7 @@ final class ServerStats {
         return inlineReads.sum();
     }
 
-    /** A lone SET was committed in its event loop's shared run (see LoopSetBatch). */
+    /** A lone SET was committed in its event loop's shared run (see EventLoopSets). */
     void sharedSet() {
         sharedSets.increment();
     }

@@ -71,7 +71,7 @@ final class Admission {
         if (refused != null) {
             return Decision.refuse(spec, refused);
         }
-        Transaction tx = connection.transaction();
+        MultiState tx = connection.transaction();
         if (tx.active() && effective.has(CommandFlag.NO_MULTI)) {
             return Decision.refuse(spec, "ERR Command not allowed inside a transaction");
         }

@@ -28,7 +28,7 @@ public final class Connection {
     private volatile boolean closeAfterReply;
     private volatile boolean closeWithoutReply;
     private volatile Parking parking;
-    private final Transaction transaction = new Transaction();
+    private final MultiState transaction = new MultiState();
     private final Subscriptions subscriptions = new Subscriptions();
     /** The logical database SELECT chose. */
     private volatile int database;
@@ -123,7 +123,7 @@ public final class Connection {
         return protocol == 2 && subscriptions.any();
     }
 
-    public Transaction transaction() {
+    public MultiState transaction() {
         return transaction;
     }
 

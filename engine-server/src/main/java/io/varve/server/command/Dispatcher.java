@@ -80,7 +80,7 @@ public final class Dispatcher {
     }
 
     public void execute(Connection connection, byte[][] args, Reply reply) {
-        Transaction tx = connection.transaction();
+        MultiState tx = connection.transaction();
         Admission.Decision decision = admission.admit(connection, args);
         CommandSpec spec = decision.spec();
         switch (decision.outcome()) {
@@ -109,7 +109,7 @@ public final class Dispatcher {
                 + container.name().toUpperCase(java.util.Locale.ROOT) + " HELP.";
     }
 
-    private void reject(Transaction tx, Reply reply, CommandSpec spec, String error) {
+    private void reject(MultiState tx, Reply reply, CommandSpec spec, String error) {
         observer.rejected();
         if (spec != null) {
             observer.rejectedCall(spec);
@@ -297,9 +297,9 @@ public final class Dispatcher {
         return "ERR internal error while running '" + spec.name() + "': " + e;
     }
 
-    /** A run for grouping this connection's pipelined plain SETs into one commit (see {@link SetRun}). */
-    public SetRun newSetRun() {
-        return new SetRun(this, table.lookup("set"));
+    /** A run for grouping this connection's pipelined plain SETs into one commit (see {@link SetCommandRun}). */
+    public SetCommandRun newSetRun() {
+        return new SetCommandRun(this, table.lookup("set"));
     }
 
     ServerContext server() {

@@ -83,7 +83,7 @@ final class StringCommands {
     }
 
     private static void set(CommandCall c) {
-        SetOptions o = SetOptions.parse(c.args());
+        SetCommandOptions o = SetCommandOptions.parse(c.args());
         Keyspace ks = c.keyspace();
         byte[] key = c.arg(1);
         long expireAt = o.expireAt(ks.now());
@@ -159,8 +159,8 @@ final class StringCommands {
         if (c.argCount() > 2) {
             if (c.argCount() == 3 && c.argIs(2, "persist")) {
                 persist = true;
-            } else if (c.argCount() == 4 && SetOptions.expiryUnit(c.arg(2)) != null) {
-                unit = SetOptions.expiryUnit(c.arg(2));
+            } else if (c.argCount() == 4 && SetCommandOptions.expiryUnit(c.arg(2)) != null) {
+                unit = SetCommandOptions.expiryUnit(c.arg(2));
                 amount = c.argLong(3);
             } else {
                 throw RedisError.syntax();

@@ -28,7 +28,7 @@ final class TransactionCommands {
     }
 
     private static void multi(CommandCall c, Dispatcher d) {
-        Transaction tx = c.connection().transaction();
+        MultiState tx = c.connection().transaction();
         if (tx.active()) {
             throw new RedisError("ERR MULTI calls can not be nested");
         }
@@ -37,7 +37,7 @@ final class TransactionCommands {
     }
 
     private static void discard(CommandCall c, Dispatcher d) {
-        Transaction tx = c.connection().transaction();
+        MultiState tx = c.connection().transaction();
         if (!tx.active()) {
             throw new RedisError("ERR DISCARD without MULTI");
         }
@@ -47,7 +47,7 @@ final class TransactionCommands {
     }
 
     private static void watch(CommandCall c, Dispatcher d) {
-        Transaction tx = c.connection().transaction();
+        MultiState tx = c.connection().transaction();
         if (tx.active()) {
             throw new RedisError("ERR WATCH inside MULTI is not allowed");
         }
@@ -69,15 +69,15 @@ final class TransactionCommands {
 
     /** Forgets the connection's watched keys (after EXEC, DISCARD, UNWATCH, RESET, or when it closes). */
     static void unwatchAll(Connection connection, Dispatcher d) {
-        Transaction tx = connection.transaction();
-        for (Transaction.Watched w : tx.clearWatches()) {
+        MultiState tx = connection.transaction();
+        for (MultiState.Watched w : tx.clearWatches()) {
             d.watches().unwatch(w.key(), tx);
         }
     }
 
     private static void exec(CommandCall c, Dispatcher d) {
         Connection connection = c.connection();
-        Transaction tx = connection.transaction();
+        MultiState tx = connection.transaction();
         if (!tx.active()) {
             throw new RedisError("ERR EXEC without MULTI");
         }
@@ -107,8 +107,8 @@ final class TransactionCommands {
     }
 
     /** Redis counts a watched key that expired after WATCH as modified; an expiry is a deletion nobody wrote. */
-    private static boolean watchedKeyExpired(Transaction tx, long now) {
-        for (Transaction.Watched w : tx.watched()) {
+    private static boolean watchedKeyExpired(MultiState tx, long now) {
+        for (MultiState.Watched w : tx.watched()) {
             if (w.expireAt() != 0 && w.expireAt() <= now) {
                 return true;
             }

@@ -32,17 +32,17 @@ public final class WatchRegistry {
         }
     }
 
-    private final ConcurrentHashMap<Key, Set<Transaction>> watchers = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Key, Set<MultiState>> watchers = new ConcurrentHashMap<>();
 
-    void watch(Key key, Transaction transaction) {
+    void watch(Key key, MultiState transaction) {
         watchers.compute(key, (k, set) -> {
-            Set<Transaction> s = set != null ? set : Collections.newSetFromMap(new IdentityHashMap<>());
+            Set<MultiState> s = set != null ? set : Collections.newSetFromMap(new IdentityHashMap<>());
             s.add(transaction);
             return s;
         });
     }
 
-    void unwatch(Key key, Transaction transaction) {
+    void unwatch(Key key, MultiState transaction) {
         watchers.computeIfPresent(key, (k, set) -> {
             set.remove(transaction);
             return set.isEmpty() ? null : set;
@@ -55,7 +55,7 @@ public final class WatchRegistry {
             return;
         }
         watchers.computeIfPresent(new Key(database, key), (k, set) -> {
-            set.forEach(Transaction::markDirty);
+            set.forEach(MultiState::markDirty);
             return set;
         });
     }
@@ -65,7 +65,7 @@ public final class WatchRegistry {
         for (Key key : watchers.keySet()) {
             if (database < 0 || key.database() == database) {
                 watchers.computeIfPresent(key, (k, set) -> {
-                    set.forEach(Transaction::markDirty);
+                    set.forEach(MultiState::markDirty);
                     return set;
                 });
             }

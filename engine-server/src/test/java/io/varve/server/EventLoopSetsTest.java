@@ -19,12 +19,12 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Lone SETs from many connections, committed together per event loop (LoopSetBatch): each connection still
+ * Lone SETs from many connections, committed together per event loop (EventLoopSets): each connection still
  * sees its own commands in order, also when its next command arrives before the shared run is committed.
  * INFO's {@code total_sets_committed_per_event_loop} tells that the shared path ran, and
  * {@code total_set_runs_committed_on_event_loop} / {@code total_set_runs_handed_off} where each run committed.
  */
-class LoopSetBatchTest extends OneServerPerClass {
+class EventLoopSetsTest extends OneServerPerClass {
 
     private static final int CLIENTS = 16;
     private static final int ROUNDS = 200;

@@ -8,10 +8,10 @@ import io.varve.server.resp.RedisError;
  * @param unit   the expiry's unit, or null for none
  * @param amount the expiry argument as given (relative or absolute, per {@code unit})
  */
-record SetOptions(boolean nx, boolean xx, boolean get, boolean keepTtl, Expiry.Unit unit, long amount) {
+record SetCommandOptions(boolean nx, boolean xx, boolean get, boolean keepTtl, Expiry.Unit unit, long amount) {
 
     /** Parses {@code args} from index 3 on; {@code ERR syntax error} or a not-an-integer error when malformed. */
-    static SetOptions parse(byte[][] args) {
+    static SetCommandOptions parse(byte[][] args) {
         boolean nx = false;
         boolean xx = false;
         boolean get = false;
@@ -35,7 +35,7 @@ record SetOptions(boolean nx, boolean xx, boolean get, boolean keepTtl, Expiry.U
                 throw RedisError.syntax();
             }
         }
-        return new SetOptions(nx, xx, get, keepTtl, unit, amount);
+        return new SetCommandOptions(nx, xx, get, keepTtl, unit, amount);
     }
 
     /** Whether the SET overwrites without looking at the key's current state (no NX, XX, GET or KEEPTTL). */

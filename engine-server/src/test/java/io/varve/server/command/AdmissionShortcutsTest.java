@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The shortcuts ask {@link Admission} before they take a request, and leave it alone when it would not run at once. */
-class AdmissionTest {
+class AdmissionShortcutsTest {
 
     @Test
     void aWritePauseSendsSetsToTheDispatcherAndLetsGetsThrough() throws Exception {
@@ -18,7 +18,7 @@ class AdmissionTest {
             assertEquals("+OK\r\n", s.call("SET", "k", "v"));
             Connection admin = new Connection(null, null, true);
             assertEquals("+OK\r\n", s.callAs(admin, "CLIENT", "PAUSE", "100000", "WRITE"));
-            SetRun run = s.dispatcher.newSetRun();
+            SetCommandRun run = s.dispatcher.newSetRun();
             assertFalse(run.offer(s.connection, InProcessServer.bytes("SET", "k", "w")), "the dispatcher waits it out");
             ByteBuf out = Unpooled.buffer();
             assertTrue(s.dispatcher.executeFromMemory(s.connection, InProcessServer.bytes("GET", "k"), new Reply(out, 2)));

@@ -2,7 +2,7 @@ package io.varve.server;
 
 import io.netty.channel.EventLoop;
 import io.varve.server.command.Dispatcher;
-import io.varve.server.command.SetRun;
+import io.varve.server.command.SetCommandRun;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -28,9 +28,9 @@ import java.util.concurrent.ThreadFactory;
  * nothing of the connection can run or be answered before it: later reads are queued and wait for the token.
  * The first offer of an iteration schedules {@link #flush} as an event-loop task, which Netty runs after the
  * iteration's socket reads. The flush commits the run right there on the event loop when that cannot wait
- * long ({@link SetRun#tryCommit}: every key's stripe lock free at once, no appendfsync always, no engine
+ * long ({@link SetCommandRun#tryCommit}: every key's stripe lock free at once, no appendfsync always, no engine
  * write stall) and writes each connection's reply. Otherwise it hands the run to a virtual thread, which
- * commits it, waiting as it must ({@link SetRun} holds the keys' stripe locks across the commit), and sends
+ * commits it, waiting as it must ({@link SetCommandRun} holds the keys' stripe locks across the commit), and sends
  * one task back to the loop that writes the replies. Either way each session then releases its token and
  * starts its drainer if requests arrived meanwhile.
  *
@@ -45,13 +45,13 @@ import java.util.concurrent.ThreadFactory;
  * virtual thread (tryLock), an fsync (appendfsync always is handed off), a stopped or slowed engine
  * ({@code WriteOptions.noSlowdown}).
  *
- * <p>Semantics are those of {@link SetRun}: blind SETs read nothing, and the batch applies them atomically in
+ * <p>Semantics are those of {@link SetCommandRun}: blind SETs read nothing, and the batch applies them atomically in
  * offer order, so the outcome is that of running them one after another at the instant of the commit.
  *
  * <p>Threading: {@link #offer} and {@link #flush} run on the event loop only, so the fields need no locking; a
  * run, once handed to its committing thread, is never touched by the loop again.
  */
-final class LoopSetBatch {
+final class EventLoopSets {
 
     private final EventLoop loop;
     private final Dispatcher dispatcher;
@@ -59,7 +59,7 @@ final class LoopSetBatch {
     private final Executor committer;
     private final boolean commitOnLoop;
     private final Runnable flush = this::flush;
-    private SetRun run;
+    private SetCommandRun run;
     private List<ClientSession> sessions = new ArrayList<>();
     private boolean scheduled;
 
@@ -69,7 +69,7 @@ final class LoopSetBatch {
      * @param commitOnLoop whether to commit a run on the loop when that cannot wait long (tests turn it off to
      *                     send every run to the committer)
      */
-    LoopSetBatch(EventLoop loop, Dispatcher dispatcher, ServerStats stats, Executor committer, boolean commitOnLoop) {
+    EventLoopSets(EventLoop loop, Dispatcher dispatcher, ServerStats stats, Executor committer, boolean commitOnLoop) {
         this.loop = loop;
         this.dispatcher = dispatcher;
         this.stats = stats;
@@ -103,7 +103,7 @@ final class LoopSetBatch {
     /** Event loop, after the iteration's reads: commits the run here if that cannot wait long, else hands it off. */
     private void flush() {
         scheduled = false;
-        SetRun committing = run;
+        SetCommandRun committing = run;
         List<ClientSession> waiting = sessions;
         run = null;
         sessions = new ArrayList<>();
@@ -111,11 +111,11 @@ final class LoopSetBatch {
             return;
         }
         if (commitOnLoop) {
-            SetRun.Attempt attempt;
+            SetCommandRun.Attempt attempt;
             try {
                 attempt = committing.tryCommit(); // engine failures come back as the error reply
             } catch (Throwable unexpected) {
-                attempt = new SetRun.Attempt(true, internalError(unexpected));
+                attempt = new SetCommandRun.Attempt(true, internalError(unexpected));
             }
             if (attempt.made()) {
                 stats.sharedSetRun(true);
@@ -134,12 +134,12 @@ final class LoopSetBatch {
      * tokens back: a connection left holding its token would never run again, and shutdown would wait for it.
      */
     private static String internalError(Throwable unexpected) {
-        System.getLogger(LoopSetBatch.class.getName()).log(System.Logger.Level.ERROR,
+        System.getLogger(EventLoopSets.class.getName()).log(System.Logger.Level.ERROR,
                 "committing a shared SET run failed", unexpected);
         return "ERR internal error";
     }
 
-    private void commit(SetRun committing, List<ClientSession> waiting) {
+    private void commit(SetCommandRun committing, List<ClientSession> waiting) {
         String failure;
         try {
             failure = committing.commit(); // engine failures come back as the error reply

@@ -24,13 +24,13 @@ import java.util.List;
  * executes any other command of the connection, so that command sees every SET before it. The outcome is
  * therefore the one the SETs would have had executed one by one, at the instant of the commit.
  *
- * <p>The same reasoning covers a run whose SETs come from different connections ({@code LoopSetBatch}):
+ * <p>The same reasoning covers a run whose SETs come from different connections ({@code EventLoopSets}):
  * each connection's SET is then the only command of that connection in flight.
  *
  * <p>Not thread-safe: it belongs to one thread at a time (a connection's drainer, or an event loop that
  * fills it and then hands it to the thread that commits it).
  */
-public final class SetRun {
+public final class SetCommandRun {
 
     /** A run stops growing at this many bytes of keys and values, to bound one engine batch. */
     static final long MAX_BYTES = 1 << 20;
@@ -42,7 +42,7 @@ public final class SetRun {
     private long bytes;
     private long started;
 
-    SetRun(Dispatcher dispatcher, CommandSpec set) {
+    SetCommandRun(Dispatcher dispatcher, CommandSpec set) {
         this.dispatcher = dispatcher;
         this.set = set;
     }
@@ -65,7 +65,7 @@ public final class SetRun {
         Keyspace ks = dispatcher.server().keyspace();
         long expireAt;
         try {
-            SetOptions options = SetOptions.parse(args);
+            SetCommandOptions options = SetCommandOptions.parse(args);
             if (!options.blind()) {
                 return false;
             }
@@ -102,7 +102,7 @@ public final class SetRun {
 
     /**
      * Commits the run and empties it; returns null on success, else the error reply every SET of the run
-     * gets. For callers that answer each SET somewhere else ({@code LoopSetBatch}: one per connection).
+     * gets. For callers that answer each SET somewhere else ({@code EventLoopSets}: one per connection).
      */
     public String commit() {
         return keys.isEmpty() ? null : commit(false).failure();

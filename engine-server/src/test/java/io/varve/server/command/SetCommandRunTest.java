@@ -10,12 +10,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-class SetRunTest {
+class SetCommandRunTest {
 
     @Test
     void commitWaitsForTheStripeLockOfEveryKeyInTheRun() throws Exception {
         try (InProcessServer s = new InProcessServer()) {
-            SetRun run = s.dispatcher.newSetRun();
+            SetCommandRun run = s.dispatcher.newSetRun();
             assertTrue(run.offer(s.connection, InProcessServer.bytes("SET", "free", "1")));
             assertTrue(run.offer(s.connection, InProcessServer.bytes("SET", "held", "1")));
             ByteBuf out = Unpooled.buffer();
@@ -39,14 +39,14 @@ class SetRunTest {
     @Test
     void onlyBlindSetsOfAnAuthenticatedConnectionJoinAndTheRunIsBoundedInBytes() throws Exception {
         try (InProcessServer s = new InProcessServer()) {
-            SetRun run = s.dispatcher.newSetRun();
+            SetCommandRun run = s.dispatcher.newSetRun();
             Connection anonymous = new Connection(null, null, false);
             assertFalse(run.offer(anonymous, InProcessServer.bytes("SET", "k", "v")), "NOAUTH comes from the dispatcher");
             assertFalse(run.offer(s.connection, InProcessServer.bytes("SET", "k", "v", "NX")));
             assertFalse(run.offer(s.connection, InProcessServer.bytes("SET", "k", "v", "EX", "-1")));
             assertFalse(run.offer(s.connection, InProcessServer.bytes("GET", "k")));
             assertTrue(run.isEmpty());
-            String big = "x".repeat((int) SetRun.MAX_BYTES - 10);
+            String big = "x".repeat((int) SetCommandRun.MAX_BYTES - 10);
             assertTrue(run.offer(s.connection, InProcessServer.bytes("SET", "big", big)), "a large SET may start a run");
             assertFalse(run.offer(s.connection, InProcessServer.bytes("SET", "k", "0123456789")), "but not grow it past the cap");
             ByteBuf out = Unpooled.buffer();

@@ -16,11 +16,11 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * A pipeline run the way a connection's drainer runs it — plain SETs grouped into {@link SetRun}s, every
+ * A pipeline run the way a connection's drainer runs it — plain SETs grouped into {@link SetCommandRun}s, every
  * other command executed alone after the run before it is committed — gives exactly the replies and the
  * final state of running the same commands one at a time.
  */
-class SetRunProperties {
+class SetCommandRunProperties {
 
     private static final List<String> KEYS = List.of("a", "b", "c", "d");
 
@@ -29,7 +29,7 @@ class SetRunProperties {
         try (InProcessServer grouped = new InProcessServer(); InProcessServer single = new InProcessServer()) {
             ByteBuf out = Unpooled.buffer();
             Reply reply = new Reply(out, 2);
-            SetRun run = grouped.dispatcher.newSetRun();
+            SetCommandRun run = grouped.dispatcher.newSetRun();
             StringBuilder expected = new StringBuilder();
             for (String[] command : pipeline) {
                 byte[][] args = InProcessServer.bytes(command);

@@ -8,7 +8,7 @@ import java.util.List;
  * writes only {@link #markDirty} it (through the {@link WatchRegistry}), and the connection's close may
  * unwatch it from the event loop, hence the synchronized methods (never contended in practice).
  */
-public final class Transaction {
+public final class MultiState {
 
     /** A watched key and the expiry it had when watched (0: none, or absent). */
     record Watched(WatchRegistry.Key key, long expireAt) {
