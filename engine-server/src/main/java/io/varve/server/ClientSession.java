@@ -36,16 +36,11 @@ import java.util.function.Consumer;
  * pipeline therefore leave in order and in few syscalls, while different connections' commands run in
  * parallel and their writes meet in the engine's commit pipeline, where synced writes share fsyncs.
  *
- * <h2>GETs answered on the event loop</h2>
- * When nothing of the connection is queued or waiting to be written, a plain GET at the head of a
- * read is answered on the event loop from what the engine holds in memory — memtables, table filters and
- * indexes, cached blocks ({@link Dispatcher#executeFromMemory}) — and so are the GETs after it, until the
- * first request that is not such a GET or whose answer needs table data that is not cached;
- * that one and everything after it in the read are handed off as usual. The inline replies are written
- * before the hand-off, so replies still leave in request order. Reads of table files never run on the
- * event loop: they go through {@code mmap} and may wait for the disk. The rule that keeps order is {@link #unwritten}:
- * a drainer counts its batch before it takes the first request and uncounts it once the event loop has
- * written the replies, and nothing is answered inline while that count or the queue is non-zero.
+ * <h2>Answers on the event loop</h2>
+ * GETs answered from memory and lone SETs committed in the loop's shared run skip the drainer
+ * ({@link EventLoopShortcuts}). The rule that keeps replies in order is {@link #unwritten}: a drainer counts
+ * its batch before it takes the first request and uncounts it once the event loop has written the replies,
+ * and nothing is answered on the event loop while that count or the queue is non-zero ({@link #owesNothing}).
  *
  * <h2>Back-pressure</h2>
  * When queued requests exceed {@link #PAUSE_REQUESTS} or {@link #PAUSE_BYTES}, reading from the socket
@@ -78,8 +73,8 @@ final class ClientSession implements Parking {
     private final RespDecoder decoder;
     private final ServerStats stats;
     private final SetCommandRun sets;
-    /** The event loop's shared run of lone SETs ({@link #shareSet}). */
-    private final EventLoopSets loopSets;
+    /** GETs answered and lone SETs shared on the event loop. */
+    private final EventLoopShortcuts shortcuts;
     private final java.util.concurrent.ThreadFactory drainers;
     private final Runnable drain = this::drain;
     /** Hand-offs from the event loop: each a list of the requests (and at most one error) of one read. */
@@ -113,19 +108,16 @@ final class ClientSession implements Parking {
     /** Event loop only: pub/sub messages held back until the replies owed before them are written. */
     private final ArrayDeque<ByteBuf> heldPushes = new ArrayDeque<>();
     private PushOutbox pushes;
-    /** Event loop only: replies answered on the event loop during this read, not yet written. */
-    private ByteBuf inline;
-    private Reply inlineReply;
 
     ClientSession(Channel channel, Connection connection, Dispatcher dispatcher, RespDecoder decoder, ServerStats stats,
                   EventLoopSets loopSets) {
         this.channel = channel;
-        this.loopSets = loopSets;
         this.connection = connection;
         this.decoder = decoder;
         this.dispatcher = dispatcher;
         this.stats = stats;
         this.sets = dispatcher.newSetRun();
+        this.shortcuts = new EventLoopShortcuts(this, channel, connection, dispatcher, stats, loopSets);
         this.drainers = Thread.ofVirtual().name("varve-client-" + connection.id()).factory();
         connection.parking(this);
     }
@@ -199,7 +191,7 @@ final class ClientSession implements Parking {
         if (closed) {
             return;
         }
-        if (reading.isEmpty() && item instanceof RespRequest request && answerInline(request)) {
+        if (reading.isEmpty() && item instanceof RespRequest request && shortcuts.answer(request)) {
             return;
         }
         if (reading.isEmpty()) {
@@ -215,57 +207,20 @@ final class ClientSession implements Parking {
     }
 
     /**
-     * Event loop: answers a plain GET from the engine's memory right here, without the hand-off to the
-     * drainer, when that keeps reply order: nothing of this connection is queued or waiting to be
-     * written, so this reply is the next one the client is owed. Only requests at the head of a read come
-     * here (the caller checks that none of the read is queued yet), so once one request of a read is queued,
-     * every later one is too. A GET that needs table data not in memory returns false and is queued: reading
-     * a table file may page-fault on its mapping, which must not stall the event loop.
+     * Event loop: nothing of this connection is queued or waiting to be written, and the channel takes more,
+     * so a reply written now is the next one the client is owed.
      */
-    private boolean answerInline(RespRequest request) {
+    boolean owesNothing() {
         // queuedRequests first: a drainer counts its batch in unwritten before it takes a request, so once
         // the queue reads empty, unwritten reads non-zero until that batch's replies are in the channel.
         // Whether a drainer thread still runs does not matter: with nothing queued it has nothing to answer.
-        if (queuedRequests.get() != 0 || unwritten.get() != 0 || !channel.isWritable()) {
-            return false;
-        }
-        if (inline == null) {
-            inline = channel.alloc().ioBuffer(512);
-            inlineReply = new Reply(inline, connection.protocol());
-        }
-        inlineReply.protocol(connection.protocol());
-        if (!dispatcher.executeFromMemory(connection, request.args(), inlineReply)) {
-            return false;
-        }
-        stats.commandProcessed();
-        stats.inlineRead();
-        if (inline.readableBytes() >= BATCH_BYTES) {
-            writeInline(); // lets the channel report unwritable, which stops answering inline
-        }
-        return true;
-    }
-
-    /** Event loop: writes the replies answered inline so far; they precede everything still queued. */
-    private void writeInline() {
-        if (inline == null) {
-            return;
-        }
-        ByteBuf out = inline;
-        inline = null;
-        inlineReply = null;
-        if (out.isReadable()) {
-            connection.touch(System.currentTimeMillis());
-            stats.replyBytes(out.readableBytes());
-            channel.writeAndFlush(out);
-        } else {
-            out.release();
-        }
+        return queuedRequests.get() == 0 && unwritten.get() == 0 && channel.isWritable();
     }
 
     /** Event loop: the socket read is fully decoded. */
     void readComplete() {
-        writeInline();
-        if (reading.size() == 1 && reading.getFirst() instanceof RespRequest request && shareSet(request)) {
+        shortcuts.writeAnswered();
+        if (reading.size() == 1 && reading.getFirst() instanceof RespRequest request && shortcuts.share(request)) {
             reading.clear();
             readingBytes = 0;
             decoding = false;
@@ -275,39 +230,31 @@ final class ClientSession implements Parking {
     }
 
     /**
-     * Event loop: offers a read's only request, when it is a blind SET, to the loop's shared run instead of
-     * this connection's drainer (see {@link EventLoopSets}). Only an idle connection qualifies: nothing queued
-     * or unwritten, and the drainer token free, which this then holds, with one batch counted unwritten,
-     * until {@link #sharedSetDone}. So every later request of the connection waits for the SET's reply.
+     * Event loop: takes the drainer token for a SET the loop's shared run commits, with one batch counted
+     * unwritten, exactly as a drainer would while executing it, so every later request of the connection
+     * waits for the SET's reply. False, taking nothing, unless the connection owes nothing and no drainer runs.
      */
-    private boolean shareSet(RespRequest request) {
-        if (closed || queuedRequests.get() != 0 || unwritten.get() != 0 || !channel.isWritable()
-                || !running.compareAndSet(false, true)) {
+    boolean holdForSharedSet() {
+        if (closed || !owesNothing() || !running.compareAndSet(false, true)) {
             return false;
         }
         unwritten.incrementAndGet();
-        if (!loopSets.offer(this, request.args())) {
-            unwritten.decrementAndGet();
-            running.set(false); // nothing was queued meanwhile: this is the event loop, the only producer
-            return false;
-        }
-        stats.commandProcessed();
-        stats.sharedSet();
         return true;
     }
 
-    /** Event loop (or any thread once the loop is gone): the shared run holding this connection's SET is committed. */
+    /** Event loop: the shared run did not take the SET after all; nothing was queued meanwhile (the loop is the only producer). */
+    void releaseSharedSetHold() {
+        unwritten.decrementAndGet();
+        running.set(false);
+    }
+
+    /** The shared run holding this connection's SET is committed (see {@link EventLoopShortcuts#sharedSetDone}). */
     void sharedSetDone(String failure) {
-        ByteBuf out = channel.alloc().ioBuffer(16);
-        Reply reply = new Reply(out, connection.protocol());
-        if (failure == null) {
-            reply.ok();
-        } else {
-            reply.error(failure);
-        }
-        connection.touch(System.currentTimeMillis());
-        stats.replyBytes(out.readableBytes());
-        channel.writeAndFlush(out);
+        shortcuts.sharedSetDone(failure);
+    }
+
+    /** The shared SET's reply is in the channel: releases the hold and runs what arrived meanwhile. */
+    void sharedSetAnswered() {
         unwritten.decrementAndGet();
         flushHeldPushes();
         running.set(false);
@@ -315,7 +262,7 @@ final class ClientSession implements Parking {
     }
 
     private void handOff() {
-        writeInline();
+        shortcuts.writeAnswered();
         if (reading.isEmpty()) {
             return;
         }
@@ -403,11 +350,7 @@ final class ClientSession implements Parking {
             disconnect.run();
         }
         dispatcher.connectionClosed(connection);
-        if (inline != null) {
-            inline.release();
-            inline = null;
-            inlineReply = null;
-        }
+        shortcuts.closed();
         reading.clear();
         decoding = false;
         inbox.clear();
@@ -498,7 +441,7 @@ final class ClientSession implements Parking {
 
     /** Executes up to a batch of queued requests and writes their replies with one flush. */
     private void runBatch() {
-        // Counted before any request is taken (so before queuedRequests drops): see answerInline.
+        // Counted before any request is taken (so before queuedRequests drops): see owesNothing.
         unwritten.incrementAndGet();
         boolean handedOver = false;
         try {
