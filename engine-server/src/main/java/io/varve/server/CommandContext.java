@@ -23,7 +23,7 @@ final class CommandContext implements ServerContext {
 
     @Override
     public Keyspace keyspace() {
-        return server.keyspaceForInfo();
+        return server.keyspace();
     }
 
     @Override
@@ -64,7 +64,7 @@ final class CommandContext implements ServerContext {
 
     @Override
     public String info(List<String> sections) {
-        return new InfoReport(server).render(sections);
+        return server.info(sections);
     }
 
     @Override

@@ -102,6 +102,7 @@ public final class RedisServer implements AutoCloseable {
     private Dispatcher dispatcher;
     private ServerMetrics metrics;
     private CommandStats commandStats;
+    private InfoReport info;
     private MetricsEndpoint metricsEndpoint;
     private EventLoopGroup acceptor;
     private EventLoopGroup workers;
@@ -225,6 +226,8 @@ public final class RedisServer implements AutoCloseable {
         commandStats = new CommandStats(metrics == null ? Dispatcher.Observer.NONE : metrics);
         dispatcher = new Dispatcher(CommandTable.standard(), context, commandStats);
         dispatcher.slowLog().configure(config.slowlogSlowerThan(), config.slowlogMaxLength());
+        info = new InfoReport(new InfoSections(stats, this::config, engineOptions, storage, keyspace, dispatcher,
+                commandStats, compactionFilter, connected::get, this::listeningPort).all());
     }
 
     private void startNetwork() throws IOException {
@@ -570,46 +573,31 @@ public final class RedisServer implements AutoCloseable {
         return cursors;
     }
 
-    // ---- for InfoReport
-
-    CommandStats commandStatsForInfo() {
-        return commandStats;
-    }
-
-    Dispatcher dispatcherForInfo() {
-        return dispatcher;
-    }
-
     /** Where commands may run: a replica redirects some of them. */
     ReplicaRouting routing() {
         return storage.routing();
     }
 
+    /** INFO replication's fields (tests read them too). */
     Map<String, Object> replicationInfo() {
         return storage.replicationInfo();
     }
 
-    Keyspace keyspaceForInfo() {
+    Keyspace keyspace() {
         return keyspace;
     }
 
-    Db dbForInfo() {
+    /** The engine the keyspace lives in. */
+    Db db() {
         return db;
     }
 
-    Options engineOptions() {
-        return engineOptions;
+    /** INFO's text for the sections asked for. */
+    String info(List<String> sections) {
+        return info.render(sections);
     }
 
-    KeyspaceCompactionFilter compactionFilterForInfo() {
-        return compactionFilter;
-    }
-
-    int connectedClients() {
-        return connected.get();
-    }
-
-    int listeningPort() {
+    private int listeningPort() {
         return listeners.isEmpty() ? config.port() : port();
     }
 }

@@ -39,7 +39,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class BlockingCommandsTest extends OneServerPerClass {
 
     private void awaitWaiting(String key, int count) throws InterruptedException {
-        assertTrue(server.server.keyspaceForInfo().blocking()
+        assertTrue(server.server.keyspace().blocking()
                 .awaitWaiting(key.getBytes(StandardCharsets.UTF_8), count, 10_000), count + " waiting on " + key);
     }
 
@@ -152,7 +152,7 @@ class BlockingCommandsTest extends OneServerPerClass {
         client.setOptions(ClientOptions.builder().protocolVersion(ProtocolVersion.RESP2).autoReconnect(false).build());
         try (StatefulRedisConnection<String, String> blocked = client.connect()) {
             RedisFuture<KeyValue<String, String>> pop = blocked.async().blpop(0, "k");
-            assertTrue(own.server.keyspaceForInfo().blocking().awaitWaiting("k".getBytes(), 1, 10_000));
+            assertTrue(own.server.keyspace().blocking().awaitWaiting("k".getBytes(), 1, 10_000));
             CompletableFuture.runAsync(own::close).get(20, TimeUnit.SECONDS);
             ExecutionException e = assertThrows(ExecutionException.class, () -> pop.get(10, TimeUnit.SECONDS));
             assertTrue(e.getCause() instanceof RedisException, e.toString());
@@ -237,7 +237,7 @@ class BlockingCommandsTest extends OneServerPerClass {
             other.sync().rename("k", "elsewhere");
             other.sync().sadd("tmp", "m");
             other.sync().rename("tmp", "k");
-            assertEquals(1, server.server.keyspaceForInfo().blocking().waitingOn("k".getBytes()),
+            assertEquals(1, server.server.keyspace().blocking().waitingOn("k".getBytes()),
                     "a set under the key does not serve a list pop");
             other.sync().del("k");
             other.sync().rpush("tmp", "v");

@@ -78,7 +78,7 @@ class BlockingRaceTest {
             Collections.sort(delivered);
             Collections.sort(all);
             assertEquals(all, delivered);
-            assertEquals(0, server.server.keyspaceForInfo().blocking().blockedCount());
+            assertEquals(0, server.server.keyspace().blocking().blockedCount());
         } finally {
             pool.shutdownNow();
         }

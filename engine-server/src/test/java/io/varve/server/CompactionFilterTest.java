@@ -45,7 +45,7 @@ class CompactionFilterTest {
             c.call("SET", "hstr", "now a string");
             server.advance(Duration.ofSeconds(2));
 
-            Db db = server.server.dbForInfo();
+            Db db = server.server.db();
             Records before = Records.of(db);
             assertTrue(before.metadata.containsAll(Set.of("gone", "hexp")), "expired keys are still on disk: " + before);
             assertTrue(before.subkeys.containsAll(Set.of("hdel/f", "hdel/g", "hre/old", "hexp/f", "hstr/f")),

@@ -156,7 +156,7 @@ class DatabaseTest {
             c.call("SELECT", "4");
             c.call("HSET", "flushed", "f", "v");
             c.call("FLUSHDB");
-            server.server.dbForInfo().compactRange(null, null);
+            server.server.db().compactRange(null, null);
             String info = (String) c.call("INFO", "varve");
             assertTrue(info.contains("compaction_dead_subkeys:1\r\n"), info);
             c.call("SELECT", "3");

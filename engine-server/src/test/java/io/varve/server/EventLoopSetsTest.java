@@ -88,7 +88,7 @@ class EventLoopSetsTest extends OneServerPerClass {
             // Fresh connections: only a connection with nothing in flight shares its lone SET.
             try (RespClient c = RespClient.connect(own.port())) {
                 Runnable commit;
-                try (var held = own.server.keyspaceForInfo().lock(key)) {
+                try (var held = own.server.keyspace().lock(key)) {
                     c.send("SET", "locked", "v1");
                     // Arrives only if the loop did not commit the run itself.
                     commit = handedOff.poll(60, TimeUnit.SECONDS);

@@ -74,7 +74,7 @@ class InlineGetTest extends OneServerPerClass {
                 old[i] = java.util.Base64.getEncoder().encodeToString(bytes);
                 c.call("SET", "tab:" + i, old[i]);
             }
-            server.server.dbForInfo().flush();
+            server.server.db().flush();
             c.call("SET", "mem:a", "A");
             for (int round = 0; round < 50; round++) {
                 List<String[]> commands = new ArrayList<>();

@@ -168,7 +168,7 @@ final class ReplicatedCluster implements AutoCloseable {
 
     /** Every user record of member {@code i}'s database (metadata and subkeys), as hex, read locally. */
     Map<String, String> scan(int i) {
-        Db db = servers[i].dbForInfo();
+        Db db = servers[i].db();
         Map<String, String> all = new TreeMap<>();
         HexFormat hex = HexFormat.of();
         byte[] userStart = {KeyEncoding.INTERNAL_PREFIX + 1};

@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ZSetBlockingTest extends OneServerPerClass {
 
     private void awaitWaiting(String key, int count) throws InterruptedException {
-        assertTrue(server.server.keyspaceForInfo().blocking()
+        assertTrue(server.server.keyspace().blocking()
                 .awaitWaiting(key.getBytes(StandardCharsets.UTF_8), count, 10_000), count + " waiting on " + key);
     }
 
