@@ -24,8 +24,6 @@ import io.varve.server.command.CommandTable;
 import io.varve.server.command.Connection;
 import io.varve.server.command.Dispatcher;
 import io.varve.server.command.ReplicaRouting;
-import io.varve.server.resp.DecoderLimits;
-import io.varve.server.resp.RedisError;
 import io.varve.server.resp.RespDecoder;
 import io.varve.server.store.ExpirySweeper;
 import io.varve.server.store.HashStore;
@@ -40,7 +38,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
@@ -72,15 +69,8 @@ public final class RedisServer implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RedisServer.class.getName());
     public static final String VERSION = "7.2.0";
 
-    /** Parameters CONFIG SET may change while the server runs; the rest need a restart. */
-    private static final Set<String> MUTABLE = Set.of("timeout", "maxclients", "appendfsync",
-            "requirepass", "client-output-buffer-limit", "slowlog-log-slower-than", "slowlog-max-len",
-            "proto-max-bulk-len", "client-query-buffer-limit", "protected-mode");
-
-    /** Replaced whole by CONFIG SET (see {@link #configSet}); every read sees one consistent configuration. */
-    private volatile ServerConfig config;
-    /** Parsed once per configuration: each accepted connection's decoder keeps the limits it started with. */
-    private volatile DecoderLimits decoderLimits;
+    /** Replaced whole by CONFIG SET (see {@link #configSet}). */
+    private final RuntimeConfig runtimeConfig;
     private final LongSupplier clock;
     private final Predicate<InetAddress> isLoopback;
     private final Options engineOptions;
@@ -114,12 +104,9 @@ public final class RedisServer implements AutoCloseable {
     private ScheduledExecutorService background;
     private SslContext sslContext;
     private final CommandContext context = new CommandContext(this);
-    /** Changed by CONFIG SET; read by every subscriber's outbox on each message. */
-    private volatile OutputBufferLimit pubsubOutputLimit;
 
     private RedisServer(Builder b) {
-        this.config = b.config;
-        this.decoderLimits = DecoderLimits.of(b.config.protoMaxBulkLength(), b.config.queryBufferLimit());
+        this.runtimeConfig = new RuntimeConfig(b.config);
         this.clock = b.clock;
         this.isLoopback = b.isLoopback;
         this.engineOptions = b.engineOptions != null ? b.engineOptions
@@ -128,7 +115,6 @@ public final class RedisServer implements AutoCloseable {
         this.activeExpiry = b.activeExpiry;
         this.loopSetCommitter = b.loopSetCommitter;
         this.commitSharedSetsOnLoop = b.commitSharedSetsOnLoop;
-        this.pubsubOutputLimit = b.config.pubsubOutputLimit();
     }
 
     public static Builder builder(ServerConfig config) {
@@ -205,8 +191,8 @@ public final class RedisServer implements AutoCloseable {
 
     private void startEngine() throws IOException {
         LOG.log(System.Logger.Level.INFO, "opening database in {0} (replaying the write-ahead log)",
-                config.dir().toAbsolutePath());
-        if (config.metricsPort() > 0) {
+                config().dir().toAbsolutePath());
+        if (config().metricsPort() > 0) {
             metrics = new ServerMetrics(CommandTable.standard(), connected::get);
         }
         long t0 = System.nanoTime();
@@ -214,35 +200,35 @@ public final class RedisServer implements AutoCloseable {
         if (metrics != null) {
             options = options.withMeterRegistry(metrics.registry()); // the engine's meters on the same endpoint
         }
-        storage = ServerStorage.open(config, options);
+        storage = ServerStorage.open(config(), options);
         db = storage.db();
         compactionFilter.attach(db);
         long millis = (System.nanoTime() - t0) / 1_000_000;
         stats.recoveryMillis(millis);
-        keyspace = storage.newKeyspace(config, clock);
+        keyspace = storage.newKeyspace(config(), clock);
         compactionFilter.physicalDatabases(keyspace.databases().physicalCount());
         hashes = new HashStore(keyspace);
         LOG.log(System.Logger.Level.INFO, "database ready in {0} ms", millis);
         commandStats = new CommandStats(metrics == null ? Dispatcher.Observer.NONE : metrics);
         dispatcher = new Dispatcher(CommandTable.standard(), context, commandStats);
-        dispatcher.slowLog().configure(config.slowlogSlowerThan(), config.slowlogMaxLength());
+        dispatcher.slowLog().configure(config().slowlogSlowerThan(), config().slowlogMaxLength());
         info = new InfoReport(new InfoSections(stats, this::config, engineOptions, storage, keyspace, dispatcher,
                 commandStats, compactionFilter, connected::get, this::listeningPort).all());
     }
 
     private void startNetwork() throws IOException {
-        if (config.tlsCertFile() != null) {
-            sslContext = SslContextBuilder.forServer(config.tlsCertFile().toFile(), config.tlsKeyFile().toFile())
+        if (config().tlsCertFile() != null) {
+            sslContext = SslContextBuilder.forServer(config().tlsCertFile().toFile(), config().tlsKeyFile().toFile())
                     .sslProvider(SslProvider.JDK)
                     .protocols("TLSv1.3", "TLSv1.2")
                     .build();
         }
         acceptor = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        workers = new MultiThreadIoEventLoopGroup(config.ioThreads(), NioIoHandler.newFactory());
+        workers = new MultiThreadIoEventLoopGroup(config().ioThreads(), NioIoHandler.newFactory());
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptor, workers)
                 .channel(NioServerSocketChannel.class)
-                .option(ChannelOption.SO_BACKLOG, config.tcpBacklog())
+                .option(ChannelOption.SO_BACKLOG, config().tcpBacklog())
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
@@ -253,8 +239,8 @@ public final class RedisServer implements AutoCloseable {
                         initClient(ch);
                     }
                 });
-        int port = config.port();
-        for (String address : config.bindAddresses()) {
+        int port = config().port();
+        for (String address : config().bindAddresses()) {
             InetSocketAddress where = new InetSocketAddress(address, port);
             try {
                 Channel listener = bootstrap.bind(where).sync().channel();
@@ -271,21 +257,21 @@ public final class RedisServer implements AutoCloseable {
             }
         }
         if (metrics != null) {
-            metricsEndpoint = MetricsEndpoint.start(new InetSocketAddress(config.bindAddresses().getFirst(),
-                    config.metricsPort()), metrics);
+            metricsEndpoint = MetricsEndpoint.start(new InetSocketAddress(config().bindAddresses().getFirst(),
+                    config().metricsPort()), metrics);
             LOG.log(System.Logger.Level.INFO, "metrics on http://{0}:{1,number,#}/metrics",
-                    config.bindAddresses().getFirst(), metricsEndpoint.port());
+                    config().bindAddresses().getFirst(), metricsEndpoint.port());
         }
     }
 
     private void initClient(SocketChannel ch) {
-        boolean needsAuth = config.requirePass() != null;
+        boolean needsAuth = config().requirePass() != null;
         Connection connection = new Connection(ch.remoteAddress(), ch.localAddress(), !needsAuth);
-        RespDecoder decoder = new RespDecoder(decoderLimits, connection::authenticated);
+        RespDecoder decoder = new RespDecoder(runtimeConfig.decoderLimits(), connection::authenticated);
         EventLoopSets loopSets = this.loopSets.computeIfAbsent(ch.eventLoop(),
                 loop -> new EventLoopSets(loop, dispatcher, stats, loopSetCommitter, commitSharedSetsOnLoop));
         ClientSession session = new ClientSession(ch, connection, dispatcher, decoder, stats, loopSets);
-        session.attachPushes(new PushOutbox(ch, connection, session, () -> pubsubOutputLimit,
+        session.attachPushes(new PushOutbox(ch, connection, session, runtimeConfig::pubsubOutputLimit,
                 stats::outputLimitDisconnection));
         ChannelPipeline p = ch.pipeline();
         if (sslContext != null) {
@@ -323,7 +309,7 @@ public final class RedisServer implements AutoCloseable {
         long[] lastSynced = {keyspace.commits()};
         background.scheduleWithFixedDelay(() -> guarded("everysec fsync", () -> {
             long commits = keyspace.commits();
-            if (config.fsync() == ServerConfig.Fsync.EVERYSEC && commits != lastSynced[0]) {
+            if (config().fsync() == ServerConfig.Fsync.EVERYSEC && commits != lastSynced[0]) {
                 keyspace.syncLog();
                 lastSynced[0] = commits;
             }
@@ -349,7 +335,7 @@ public final class RedisServer implements AutoCloseable {
      * commands), is never idle.
      */
     private void closeIdleClients() {
-        long timeoutMillis = config.timeoutSeconds() * 1000L;
+        long timeoutMillis = config().timeoutSeconds() * 1000L;
         if (timeoutMillis <= 0) {
             return;
         }
@@ -386,11 +372,11 @@ public final class RedisServer implements AutoCloseable {
             return "-ERR server is shutting down\r\n";
         }
         InetAddress peer = c.remote() == null ? null : c.remote().getAddress();
-        if (config.protectedMode() && config.requirePass() == null && (peer == null || !isLoopback.test(peer))) {
+        if (config().protectedMode() && config().requirePass() == null && (peer == null || !isLoopback.test(peer))) {
             stats.connectionRejected();
             return ConnectionHandler.PROTECTED_MODE_ERROR;
         }
-        if (connected.incrementAndGet() > config.maxClients()) {
+        if (connected.incrementAndGet() > config().maxClients()) {
             connected.decrementAndGet();
             stats.connectionRejected();
             return "-ERR max number of clients reached\r\n";
@@ -429,7 +415,7 @@ public final class RedisServer implements AutoCloseable {
     }
 
     public ServerConfig config() {
-        return config;
+        return runtimeConfig.current();
     }
 
     /** Blocks until the server has stopped (after SHUTDOWN or {@link #close()}). */
@@ -528,27 +514,8 @@ public final class RedisServer implements AutoCloseable {
      * running parts cache. Connections keep the decoder limits they were accepted with; everything else
      * (timeout, maxclients, requirepass, appendfsync, output buffer and slow log limits) applies at once.
      */
-    synchronized void configSet(Map<String, String> settings) {
-        for (String name : settings.keySet()) {
-            if (!config.asMap().containsKey(name)) {
-                throw new RedisError(
-                        "ERR Unknown option or number of arguments for CONFIG SET - '" + name + "'");
-            }
-            if (!MUTABLE.contains(name)) {
-                throw new RedisError("ERR CONFIG SET failed (possibly related to argument '"
-                        + name + "') - can't set immutable config");
-            }
-        }
-        ServerConfig next;
-        try {
-            next = config.with(settings);
-        } catch (IllegalArgumentException e) {
-            throw new RedisError("ERR CONFIG SET failed (possibly related to argument '"
-                    + settings.keySet().iterator().next() + "') - " + e.getMessage());
-        }
-        config = next;
-        decoderLimits = DecoderLimits.of(next.protoMaxBulkLength(), next.queryBufferLimit());
-        pubsubOutputLimit = next.pubsubOutputLimit();
+    void configSet(Map<String, String> settings) {
+        ServerConfig next = runtimeConfig.set(settings);
         keyspace.syncEveryWrite(next.fsync() == ServerConfig.Fsync.ALWAYS);
         dispatcher.slowLog().configure(next.slowlogSlowerThan(), next.slowlogMaxLength());
     }
@@ -598,6 +565,6 @@ public final class RedisServer implements AutoCloseable {
     }
 
     private int listeningPort() {
-        return listeners.isEmpty() ? config.port() : port();
+        return listeners.isEmpty() ? config().port() : port();
     }
 }
