@@ -14,7 +14,7 @@ import java.util.Set;
  * reads it from here.
  *
  * @param name        lower case; a subcommand's is {@code container|sub}, as Redis names it
- * @param flags       never contains {@link CommandFlag#MOVABLEKEYS} unless a key spec is counted
+ * @param flags       with {@link CommandFlag#MOVABLEKEYS} added when a key spec is counted
  * @param keySpecs    in argument order; empty for a command without keys
  * @param group       the command's group in COMMAND DOCS ({@code string}, {@code sorted-set}, ...)
  * @param subcommands by lower-case subcommand name; empty for an ordinary command
