@@ -6,7 +6,6 @@ import io.varve.core.Snapshot;
 import io.varve.core.WriteBatch;
 import io.varve.server.resp.RedisError;
 import io.varve.server.resp.Reply;
-import io.varve.server.store.HashStore;
 import io.varve.server.store.KeyEncoding;
 import io.varve.server.store.Keyspace;
 import io.varve.server.store.LockStripes;
@@ -150,45 +149,11 @@ final class KeyCommands {
         }
     }
 
-    /**
-     * RENAME moves a string's metadata in one batch. A collection's subkeys (hash fields, list positions, set
-     * members) are copied under a fresh version for the new key (O(elements), as in Kvrocks); the source's
-     * subkeys become garbage like on DEL. Clients blocked on the new name are then served.
-     */
+    /** RENAME/RENAMENX; the move itself is {@link io.varve.server.types.RedisKeys#rename}'s. */
     private static void rename(CommandCall c, boolean onlyIfAbsent) {
-        Keyspace ks = c.keyspace();
-        byte[] from = c.arg(1);
-        byte[] to = c.arg(2);
-        try (LockStripes.Held held = ks.lockAll(from, to)) {
-            Metadata meta = ks.lookup(from);
-            if (meta == null) {
-                throw new RedisError(RedisError.NO_SUCH_KEY);
-            }
-            boolean same = Arrays.equals(from, to);
-            if (onlyIfAbsent && (same || ks.header(to) != null)) {
-                c.reply().integer(0);
-                return;
-            }
-            if (!same) {
-                WriteBatch batch = new WriteBatch();
-                if (meta.type() == RedisType.STRING) {
-                    ks.putMetadata(batch, to, meta);
-                } else {
-                    HashStore hashes = c.server().hashes();
-                    Metadata moved = meta.withVersion(ks.newVersion());
-                    hashes.forEach(ReadOptions.DEFAULT, from, meta, null, (field, value) -> {
-                        hashes.put(batch, to, moved, field, value);
-                        return true;
-                    });
-                    ks.putMetadata(batch, to, moved);
-                }
-                ks.deleteMetadata(batch, from);
-                ks.commit(batch);
-            }
-        }
-        ks.blocking().signal(to);
+        boolean renamed = c.types().keys().rename(c.arg(1), c.arg(2), onlyIfAbsent);
         if (onlyIfAbsent) {
-            c.reply().integer(1);
+            c.reply().integer(renamed ? 1 : 0);
         } else {
             c.reply().ok();
         }

@@ -132,7 +132,7 @@ final class ObjectCommands {
                 return small[0];
             });
         } else {
-            new HashStore(c.keyspace()).forEach(ReadOptions.DEFAULT, key, meta, null, (f, v) -> {
+            c.types().hashes().forEach(key, null, (f, v) -> {
                 small[0] = f.length <= LISTPACK_VALUE && v.length <= LISTPACK_VALUE;
                 return small[0];
             });

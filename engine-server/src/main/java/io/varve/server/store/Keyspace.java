@@ -7,7 +7,6 @@ import io.varve.core.Snapshot;
 import io.varve.core.WriteBatch;
 import io.varve.core.WriteOptions;
 import io.varve.core.WriteStallException;
-import io.varve.server.resp.RedisError;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.LongAdder;
@@ -199,7 +198,7 @@ public final class Keyspace {
         return meta;
     }
 
-    /** Like {@link #lookup} but null also when absent; WRONGTYPE when the key holds another type. */
+    /** Like {@link #lookup}; throws {@link WrongTypeException} when the key holds another type. */
     public Metadata lookup(byte[] key, RedisType expected) {
         return lookup(ReadOptions.DEFAULT, key, expected);
     }
@@ -207,7 +206,7 @@ public final class Keyspace {
     public Metadata lookup(ReadOptions options, byte[] key, RedisType expected) {
         Metadata meta = lookup(options, key);
         if (meta != null && meta.type() != expected) {
-            throw RedisError.wrongType();
+            throw new WrongTypeException();
         }
         return meta;
     }

@@ -1,0 +1,34 @@
+package io.varve.server.types;
+
+import io.varve.server.store.Keyspace;
+
+import java.util.function.LongSupplier;
+
+/**
+ * The Redis types over one {@link Keyspace}: the single way commands reach storage. Each type class owns its
+ * storage rules (the key's stripe lock, the metadata lookup and type check, the engine batch, the element
+ * count, the commit), so a command only parses its arguments and writes its reply.
+ */
+public final class DataTypes {
+
+    private final RedisHashes hashes;
+    private final RedisKeys keys;
+
+    /**
+     * @param maxBulkLength the largest string a client may send or create (proto-max-bulk-len), read at
+     *                      each use because CONFIG SET may change it
+     */
+    public DataTypes(Keyspace keyspace, LongSupplier maxBulkLength) {
+        this.hashes = new RedisHashes(keyspace);
+        this.keys = new RedisKeys(keyspace);
+    }
+
+    public RedisHashes hashes() {
+        return hashes;
+    }
+
+    /** Operations on keys whatever their type. */
+    public RedisKeys keys() {
+        return keys;
+    }
+}
