@@ -12,6 +12,7 @@ import java.util.function.LongSupplier;
 public final class DataTypes {
 
     private final RedisHashes hashes;
+    private final RedisSets sets;
     private final RedisKeys keys;
 
     /**
@@ -20,11 +21,16 @@ public final class DataTypes {
      */
     public DataTypes(Keyspace keyspace, LongSupplier maxBulkLength) {
         this.hashes = new RedisHashes(keyspace);
+        this.sets = new RedisSets(keyspace);
         this.keys = new RedisKeys(keyspace);
     }
 
     public RedisHashes hashes() {
         return hashes;
+    }
+
+    public RedisSets sets() {
+        return sets;
     }
 
     /** Operations on keys whatever their type. */
