@@ -9,6 +9,7 @@ import io.varve.server.store.Metadata;
 import io.varve.server.store.RedisType;
 import io.varve.server.store.WrongTypeException;
 import io.varve.server.types.NoSuchKeyException;
+import io.varve.server.types.ValueTooLargeException;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -299,6 +300,9 @@ public final class Dispatcher {
         }
         if (e instanceof NoSuchKeyException) {
             return RedisError.NO_SUCH_KEY;
+        }
+        if (e instanceof ValueTooLargeException) {
+            return RedisError.STRING_TOO_LONG;
         }
         return null;
     }

@@ -106,6 +106,14 @@ public final class KeyEncoding {
         return k;
     }
 
+    /**
+     * The bytes a string's engine entry adds to its value: the metadata key (prefix, database if not 0, user
+     * key) and the metadata record's header (type and expire-at) in front of the inline value.
+     */
+    public static long stringEntryOverhead(byte[] userKey) {
+        return (currentDatabase() == 0 ? 1 : 3) + userKey.length + STRING_VALUE_OFFSET;
+    }
+
     /** Whether an engine key is a metadata key of any database. */
     public static boolean isMetadataKey(byte[] key) {
         return key.length > 0 && (key[0] == METADATA_PREFIX || (key[0] == OTHER_DATABASE_METADATA_PREFIX && key.length >= 3));

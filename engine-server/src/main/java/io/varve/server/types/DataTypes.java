@@ -13,6 +13,7 @@ public final class DataTypes {
 
     private final RedisHashes hashes;
     private final RedisSets sets;
+    private final RedisStrings strings;
     private final RedisKeys keys;
 
     /**
@@ -22,11 +23,16 @@ public final class DataTypes {
     public DataTypes(Keyspace keyspace, LongSupplier maxBulkLength) {
         this.hashes = new RedisHashes(keyspace);
         this.sets = new RedisSets(keyspace);
+        this.strings = new RedisStrings(keyspace, maxBulkLength);
         this.keys = new RedisKeys(keyspace);
     }
 
     public RedisHashes hashes() {
         return hashes;
+    }
+
+    public RedisStrings strings() {
+        return strings;
     }
 
     public RedisSets sets() {
