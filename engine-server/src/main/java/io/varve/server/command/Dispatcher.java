@@ -9,6 +9,7 @@ import io.varve.server.store.Metadata;
 import io.varve.server.store.RedisType;
 import io.varve.server.store.WrongTypeException;
 import io.varve.server.types.NoSuchKeyException;
+import io.varve.server.types.NotANumberScoreException;
 import io.varve.server.types.ValueTooLargeException;
 
 import java.nio.charset.StandardCharsets;
@@ -303,6 +304,9 @@ public final class Dispatcher {
         }
         if (e instanceof ValueTooLargeException) {
             return RedisError.STRING_TOO_LONG;
+        }
+        if (e instanceof NotANumberScoreException) {
+            return RedisError.NAN_SCORE;
         }
         return null;
     }

@@ -126,7 +126,7 @@ final class ObjectCommands {
         }
         boolean[] small = {true};
         if (zset) {
-            ZSetCommands.store(c).scanByMember(ReadOptions.DEFAULT, key, meta, null, true, false, (m, s) -> {
+            c.types().sortedSets().forEachByMember(key, null, (m, s) -> {
                 small[0] = m.length <= LISTPACK_VALUE;
                 return small[0];
             });

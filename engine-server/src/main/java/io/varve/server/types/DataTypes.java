@@ -14,6 +14,7 @@ public final class DataTypes {
     private final RedisHashes hashes;
     private final RedisSets sets;
     private final RedisStrings strings;
+    private final RedisSortedSets sortedSets;
     private final RedisKeys keys;
 
     /**
@@ -24,6 +25,7 @@ public final class DataTypes {
         this.hashes = new RedisHashes(keyspace);
         this.sets = new RedisSets(keyspace);
         this.strings = new RedisStrings(keyspace, maxBulkLength);
+        this.sortedSets = new RedisSortedSets(keyspace);
         this.keys = new RedisKeys(keyspace);
     }
 
@@ -37,6 +39,10 @@ public final class DataTypes {
 
     public RedisSets sets() {
         return sets;
+    }
+
+    public RedisSortedSets sortedSets() {
+        return sortedSets;
     }
 
     /** Operations on keys whatever their type. */
