@@ -8,6 +8,7 @@ import io.varve.server.store.Keyspace;
 import io.varve.server.store.Metadata;
 import io.varve.server.store.RedisType;
 import io.varve.server.store.WrongTypeException;
+import io.varve.server.types.IndexOutOfRangeException;
 import io.varve.server.types.NoSuchKeyException;
 import io.varve.server.types.NotANumberScoreException;
 import io.varve.server.types.ValueTooLargeException;
@@ -307,6 +308,9 @@ public final class Dispatcher {
         }
         if (e instanceof NotANumberScoreException) {
             return RedisError.NAN_SCORE;
+        }
+        if (e instanceof IndexOutOfRangeException) {
+            return "ERR index out of range";
         }
         return null;
     }

@@ -15,6 +15,7 @@ public final class DataTypes {
     private final RedisSets sets;
     private final RedisStrings strings;
     private final RedisSortedSets sortedSets;
+    private final RedisLists lists;
     private final RedisKeys keys;
 
     /**
@@ -26,6 +27,7 @@ public final class DataTypes {
         this.sets = new RedisSets(keyspace);
         this.strings = new RedisStrings(keyspace, maxBulkLength);
         this.sortedSets = new RedisSortedSets(keyspace);
+        this.lists = new RedisLists(keyspace);
         this.keys = new RedisKeys(keyspace);
     }
 
@@ -43,6 +45,10 @@ public final class DataTypes {
 
     public RedisSortedSets sortedSets() {
         return sortedSets;
+    }
+
+    public RedisLists lists() {
+        return lists;
     }
 
     /** Operations on keys whatever their type. */
