@@ -303,7 +303,7 @@ public final class Dispatcher {
         if (e instanceof NoSuchKeyException) {
             return RedisError.NO_SUCH_KEY;
         }
-        if (e instanceof ValueTooLargeException) {
+        if (e instanceof ValueTooLargeException || ValueTooLargeException.isEngineRefusal(e)) {
             return RedisError.STRING_TOO_LONG;
         }
         if (e instanceof NotANumberScoreException) {

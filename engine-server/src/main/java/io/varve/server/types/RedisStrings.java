@@ -29,9 +29,6 @@ import java.util.function.UnaryOperator;
  */
 public final class RedisStrings {
 
-    /** Largest key plus value of one engine entry. */
-    static final long MAX_ENTRY_BYTES = 256L << 20;
-
     private final Keyspace keyspace;
     private final LongSupplier maxBulkLength;
 
@@ -45,7 +42,7 @@ public final class RedisStrings {
      * plus the record's type and expiry header plus the value) would pass the engine's limit.
      */
     public long maxValueLength(byte[] key) {
-        return Math.min(maxBulkLength.getAsLong(), MAX_ENTRY_BYTES - KeyEncoding.stringEntryOverhead(key));
+        return Math.min(maxBulkLength.getAsLong(), WriteBatch.MAX_ENTRY_BYTES - KeyEncoding.stringEntryOverhead(key));
     }
 
     private void checkFits(byte[] key, long length) {

@@ -1,5 +1,9 @@
 package io.varve.server.command;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.varve.core.WriteBatch;
+import io.varve.server.resp.Reply;
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
@@ -14,8 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class OversizedValueTest {
 
     private static final String TOO_LARGE = "-ERR string exceeds maximum allowed size (proto-max-bulk-len)\r\n";
-    /** Largest key plus value of one engine entry. */
-    private static final long MAX_ENTRY_BYTES = 256L << 20;
+    private static final long MAX_ENTRY_BYTES = WriteBatch.MAX_ENTRY_BYTES;
 
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -57,5 +60,23 @@ class OversizedValueTest {
             assertEquals(TOO_LARGE, s.call("SETRANGE", "k", Long.toString(largestValue), "x"));
             assertEquals(":0\r\n", s.call("EXISTS", "k"));
         }
+    }
+
+    @Test
+    void anyWriteWhoseEngineEntryIsTooLargeGetsTheSizeError() throws Exception {
+        try (InProcessServer s = new InProcessServer()) {
+            byte[] huge = new byte[(int) MAX_ENTRY_BYTES];
+            assertEquals(TOO_LARGE, call(s, "HSET".getBytes(), "h".getBytes(), "f".getBytes(), huge));
+            assertEquals(TOO_LARGE, call(s, "SADD".getBytes(), "s".getBytes(), huge));
+            assertEquals(TOO_LARGE, call(s, "SET".getBytes(), "k".getBytes(), huge));
+            assertEquals(":0\r\n", s.call("EXISTS", "h", "s", "k"));
+            assertEquals(":1\r\n", s.call("HSET", "h", "f", "v"), "the database still takes writes");
+        }
+    }
+
+    private static String call(InProcessServer s, byte[]... args) {
+        ByteBuf out = Unpooled.buffer();
+        s.dispatcher.execute(s.connection, args, new Reply(out, 2));
+        return InProcessServer.text(out);
     }
 }
