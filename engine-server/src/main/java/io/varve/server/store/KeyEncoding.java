@@ -50,8 +50,6 @@ import java.util.Arrays;
  * Subkeys need no database: a collection's version is unique server-wide, so a subkey's (key, version)
  * belongs to exactly one metadata record, in whatever database; MOVE of a collection rewrites only its
  * metadata. Metadata of database d sorts after all of database 0's ('n' follows 'm') and before d+1's.
- * When column families exist,
- * metadata and subkeys move to their own families and the one-byte prefixes become the family choice.
  */
 public final class KeyEncoding {
 
