@@ -20,6 +20,7 @@ import java.util.function.Predicate;
 public final class RedisKeys {
 
     private final Keyspace keyspace;
+    /** Every collection's elements are field/value subkeys under its version, so a hash's walk copies any. */
     private final HashStore subkeys;
 
     RedisKeys(Keyspace keyspace) {

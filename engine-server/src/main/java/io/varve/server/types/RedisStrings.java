@@ -46,6 +46,10 @@ public final class RedisStrings {
     }
 
     private void checkFits(byte[] key, long length) {
+        // The overhead is at most the key plus 12 bytes: most values pass here without the database lookup.
+        if (length + key.length + 12 <= Math.min(maxBulkLength.getAsLong(), WriteBatch.MAX_ENTRY_BYTES)) {
+            return;
+        }
         if (length > maxValueLength(key)) {
             throw new ValueTooLargeException();
         }
@@ -66,7 +70,12 @@ public final class RedisStrings {
 
     /** Whether a value of {@code length} bytes fits {@code key} (see {@link #maxValueLength}). */
     public boolean fits(byte[] key, long length) {
-        return length <= maxValueLength(key);
+        try {
+            checkFits(key, length);
+            return true;
+        } catch (ValueTooLargeException tooLarge) {
+            return false;
+        }
     }
 
     private void storeNow(byte[] key, byte[] value, long expireAt) {
