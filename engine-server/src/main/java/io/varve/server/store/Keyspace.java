@@ -14,10 +14,10 @@ import java.util.function.LongSupplier;
 
 /**
  * The Redis keyspace over one {@link Db}: metadata lookups that hide expired keys, batched commits with the
- * configured durability, the per-key write locks and collection versions. Commands build on these
- * primitives; every byte layout comes from {@link KeyEncoding}.
+ * configured durability, the per-key write locks and collection versions. The type layer
+ * ({@code io.varve.server.types}) builds on these primitives; every byte layout comes from {@link KeyEncoding}.
  *
- * <p>Concurrency contract: a command that writes holds the stripe lock of every key it writes
+ * <p>Concurrency contract: an operation that writes holds the stripe lock of every key it writes
  * ({@link #lock}/{@link #lockAll}) from its first read of that key's state to its commit, and commits all of
  * its changes in one {@link WriteBatch}. Reads need no lock; multi-record reads (a whole hash) read at a
  * {@link #snapshot()} so they see one batch boundary.
