@@ -44,6 +44,7 @@ class OversizedValueTest {
         try (InProcessServer s = new InProcessServer()) {
             long lastBit = MAX_ENTRY_BYTES * 8;
             assertEquals(TOO_LARGE, s.call("SETBIT", "b", Long.toString(lastBit), "1"));
+            assertEquals(TOO_LARGE, s.call("SETBIT", "b", "4294967295", "1"), "the last bit proto-max-bulk-len allows");
             assertEquals(TOO_LARGE, s.call("BITFIELD", "f", "SET", "u8", "#" + MAX_ENTRY_BYTES, "1"));
             assertEquals(":0\r\n", s.call("EXISTS", "b", "f"));
             assertEquals(":0\r\n", s.call("SETBIT", "b", "7", "1"), "small writes still work");
