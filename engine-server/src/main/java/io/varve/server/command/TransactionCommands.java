@@ -76,12 +76,18 @@ final class TransactionCommands {
         c.reply().ok();
     }
 
-    /** Forgets the connection's watched keys (after EXEC, DISCARD, UNWATCH, RESET, or when it closes). */
+    /**
+     * Forgets the connection's watched keys (after EXEC, DISCARD, UNWATCH, RESET, or when it closes). The keys
+     * leave the registry before the dirty mark is reset: UNWATCH, DISCARD and RESET run beside writers (they
+     * take no gate), and a write that marks the transaction while it is still registered must be erased by
+     * the reset, not land after it and abort a later EXEC that watches nothing.
+     */
     static void unwatchAll(Connection connection, Dispatcher d) {
         Transaction tx = connection.transaction();
-        for (Transaction.Watched w : tx.clearWatches()) {
+        for (Transaction.Watched w : tx.watched()) {
             d.watches().unwatch(w.key(), tx);
         }
+        tx.clearWatches();
     }
 
     private static void exec(CommandCall c, Dispatcher d) {

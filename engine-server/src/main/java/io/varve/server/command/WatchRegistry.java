@@ -33,6 +33,8 @@ public final class WatchRegistry {
     }
 
     private final ConcurrentHashMap<Key, Set<Transaction>> watchers = new ConcurrentHashMap<>();
+    /** Runs as an unwatch or a whole-database mark begins; tests use it to force an interleaving there. */
+    volatile Runnable probe = () -> { };
 
     void watch(Key key, Transaction transaction) {
         watchers.compute(key, (k, set) -> {
@@ -43,6 +45,7 @@ public final class WatchRegistry {
     }
 
     void unwatch(Key key, Transaction transaction) {
+        probe.run();
         watchers.computeIfPresent(key, (k, set) -> {
             set.remove(transaction);
             return set.isEmpty() ? null : set;
@@ -62,6 +65,7 @@ public final class WatchRegistry {
 
     /** Every key of {@code database} changed (FLUSHDB, SWAPDB), or of every database when it is negative. */
     void touchDatabase(int database) {
+        probe.run();
         for (Key key : watchers.keySet()) {
             if (database < 0 || key.database() == database) {
                 watchers.computeIfPresent(key, (k, set) -> {
