@@ -180,7 +180,10 @@ public final class Dispatcher {
     /** Marks the transactions watching the keys a write command named (see {@link WatchRegistry}). */
     private void touchWritten(CommandSpec spec, Connection connection, byte[][] args) {
         switch (spec.name()) {
-            case "flushall", "swapdb" -> watches.touchDatabase(-1);
+            case "flushall" -> watches.touchDatabase(-1);
+            case "swapdb" -> {
+                // marked by SWAPDB itself, inside the gate's exclusive side
+            }
             case "flushdb" -> watches.touchDatabase(connection.database());
             case "move" -> {
                 watches.touch(connection.database(), args[1]);
@@ -203,8 +206,14 @@ public final class Dispatcher {
         }
     }
 
-    /** Keys written outside {@link #execute} (runs of SETs) touch their watchers through here. */
+    /**
+     * Keys written outside {@link #execute} (runs of SETs) touch their watchers through here; {@code database}
+     * is the logical database the keys were written in (-1: one no client can select, so no watcher).
+     */
     void touchWritten(int database, List<byte[]> keys) {
+        if (database < 0) {
+            return;
+        }
         for (byte[] key : keys) {
             watches.touch(database, key);
         }

@@ -2,9 +2,15 @@ package io.varve.server.command;
 
 import org.junit.jupiter.api.Test;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.varve.server.resp.Reply;
+
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * WATCH against writers at the exact points where a mark could be lost or misplaced, each interleaving
@@ -53,6 +59,61 @@ class WatchInterleavingTest {
                 assertEquals("+QUEUED\r\n", server.call("PING"));
                 assertEquals("*1\r\n+PONG\r\n", server.call("EXEC"), String.join(" ", forget));
             }
+        }
+    }
+
+    /**
+     * SWAPDB marks the watchers of both databases before any EXEC may run on the swapped data: an EXEC that
+     * arrives while the marks are being made waits for them and aborts.
+     */
+    @Test
+    void anExecArrivingDuringSwapdbSeesItsMarks() throws Exception {
+        try (InProcessServer server = new InProcessServer()) {
+            Connection other = new Connection(null, null, true);
+            assertEquals("+OK\r\n", server.call("WATCH", "k"));
+            assertEquals("+OK\r\n", server.call("MULTI"));
+            assertEquals("+QUEUED\r\n", server.call("GET", "k"));
+            CompletableFuture<String> exec = new CompletableFuture<>();
+            AtomicBoolean started = new AtomicBoolean();
+            server.dispatcher.watches().probe = () -> {
+                if (started.compareAndSet(false, true)) {
+                    Thread.ofPlatform().start(() -> exec.complete(server.call("EXEC")));
+                    while (!exec.isDone() && !server.dispatcher.gate().hasWaiters()) {
+                        Thread.onSpinWait(); // until the EXEC has finished or waits for the gate
+                    }
+                }
+            };
+            assertEquals("+OK\r\n", server.callAs(other, "SWAPDB", "0", "1"));
+            assertEquals("*-1\r\n", exec.get(), "the EXEC ran after the swap, so it must abort");
+        }
+    }
+
+    /**
+     * A run of SETs writes physical database 0, which after {@code SWAPDB 0 3} is logical database 3: its
+     * watchers are the ones marked, and database 0's are not.
+     */
+    @Test
+    void setRunsMarkTheLogicalDatabaseTheyWrote() throws Exception {
+        try (InProcessServer server = new InProcessServer()) {
+            Connection writer = new Connection(null, null, true);
+            Connection watcherOfZero = new Connection(null, null, true);
+            assertEquals("+OK\r\n", server.call("SWAPDB", "0", "3"));
+            assertEquals("+OK\r\n", server.call("SELECT", "3"));
+            assertEquals("+OK\r\n", server.call("WATCH", "k"));
+            assertEquals("+OK\r\n", server.callAs(watcherOfZero, "WATCH", "k"));
+            assertEquals("+OK\r\n", server.callAs(writer, "SELECT", "3"));
+            SetRun run = server.dispatcher.newSetRun();
+            assertTrue(run.offer(writer, InProcessServer.bytes("SET", "k", "v")), "a blind SET joins the run");
+            ByteBuf out = Unpooled.buffer();
+            run.commit(new Reply(out, 2));
+            assertEquals("+OK\r\n", InProcessServer.text(out));
+            assertEquals("$1\r\nv\r\n", server.call("GET", "k"));
+            assertEquals("+OK\r\n", server.call("MULTI"));
+            assertEquals("+QUEUED\r\n", server.call("PING"));
+            assertEquals("*-1\r\n", server.call("EXEC"), "the watched key of database 3 was written");
+            assertEquals("+OK\r\n", server.callAs(watcherOfZero, "MULTI"));
+            assertEquals("+QUEUED\r\n", server.callAs(watcherOfZero, "PING"));
+            assertEquals("*1\r\n+PONG\r\n", server.callAs(watcherOfZero, "EXEC"), "database 0 was not written");
         }
     }
 }
