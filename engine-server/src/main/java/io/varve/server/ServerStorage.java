@@ -6,6 +6,7 @@ import io.varve.server.command.ReplicaRouting;
 import io.varve.server.replica.RaftReplica;
 import io.varve.server.replica.ReplicaNode;
 import io.varve.server.replica.ReplicationSettings;
+import io.varve.server.store.AppliedChanges;
 import io.varve.server.store.Keyspace;
 
 import java.io.IOException;
@@ -64,6 +65,13 @@ final class ServerStorage implements AutoCloseable {
         Keyspace keyspace = new Keyspace(db, replica, false, clock, 1);
         replica.attach(keyspace);
         return keyspace;
+    }
+
+    /** Replicated: tells {@code changes} of what the group applies here. Standalone: nothing to tell. */
+    void onApplied(AppliedChanges changes) {
+        if (replica != null) {
+            replica.onApplied(changes);
+        }
     }
 
     /** Whether background writers (the expiry sweep) may write now: replicated, only the caught-up leader. */

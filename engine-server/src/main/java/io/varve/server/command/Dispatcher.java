@@ -2,7 +2,9 @@ package io.varve.server.command;
 
 import io.varve.server.pubsub.PubSubRegistry;
 import io.varve.server.resp.RedisError;
+import io.varve.server.store.AppliedChanges;
 import io.varve.server.store.Databases;
+import io.varve.server.store.KeyEncoding;
 import io.varve.server.resp.Reply;
 import io.varve.server.store.Keyspace;
 import io.varve.server.store.Metadata;
@@ -98,6 +100,9 @@ public final class Dispatcher {
         }
         String refused = server.routing().admit(spec, args, connection);
         if (refused != null) {
+            if (spec.handler() == TransactionCommands.EXEC) {
+                TransactionCommands.discardRefused(connection, this); // as Redis Cluster: EXEC refused whole
+            }
             reject(tx, reply, spec, refused);
             return;
         }
@@ -133,10 +138,10 @@ public final class Dispatcher {
 
     /** Runs the command bound to its connection's physical database (see {@link Databases}). */
     private void run(CommandSpec spec, Connection connection, byte[][] args, Reply reply) {
-        server.keyspace().databases().in(connection.database(), () -> {
+        server.routing().run(() -> server.keyspace().databases().in(connection.database(), () -> {
             runInDatabase(spec, connection, args, reply);
             return null;
-        });
+        }));
     }
 
     private void runInDatabase(CommandSpec spec, Connection connection, byte[][] args, Reply reply) {
@@ -217,6 +222,39 @@ public final class Dispatcher {
         for (byte[] key : keys) {
             watches.touch(database, key);
         }
+    }
+
+    /**
+     * Marks the watchers of keys changed without a command of this server (replicated entries applied here,
+     * installed snapshots). A metadata key names its database; a subkey does not (its version ties it to
+     * one key), so its key is marked in every database.
+     */
+    public AppliedChanges watchMarker() {
+        Databases databases = server.keyspace().databases();
+        return new AppliedChanges() {
+            @Override
+            public void written(byte[] engineKey) {
+                if (KeyEncoding.isMetadataKey(engineKey)) {
+                    int logical = databases.logical(KeyEncoding.databaseOfMetadata(engineKey));
+                    if (logical >= 0) {
+                        watches.touch(logical, KeyEncoding.userKeyOfMetadata(engineKey));
+                    }
+                    return;
+                }
+                int prefix = KeyEncoding.subkeyPrefixLength(engineKey);
+                if (prefix > 0) {
+                    byte[] key = KeyEncoding.userKeyOfSubkey(engineKey, prefix);
+                    for (int d = 0; d < databases.count(); d++) {
+                        watches.touch(d, key);
+                    }
+                }
+            }
+
+            @Override
+            public void replaced() {
+                watches.touchDatabase(-1);
+            }
+        };
     }
 
     /** The connection is gone: its watched keys are forgotten. Any thread. */

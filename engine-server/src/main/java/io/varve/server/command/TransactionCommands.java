@@ -23,9 +23,11 @@ final class TransactionCommands {
     private TransactionCommands() {
     }
 
+    static final CoordinatedHandler EXEC = TransactionCommands::exec;
+
     static void register(CommandTable.Builder b) {
         b.add("multi", 1, "noscript loading stale fast allow-busy", (CoordinatedHandler) TransactionCommands::multi);
-        b.add("exec", 1, "noscript loading stale skip-slowlog", (CoordinatedHandler) TransactionCommands::exec);
+        b.add("exec", 1, "noscript loading stale skip-slowlog", EXEC);
         b.add("discard", 1, "noscript loading stale fast allow-busy", (CoordinatedHandler) TransactionCommands::discard);
         b.add("watch", -2, "noscript loading stale fast allow-busy", 1, -1, 1,
                 (CoordinatedHandler) TransactionCommands::watch);
@@ -88,6 +90,15 @@ final class TransactionCommands {
             d.watches().unwatch(w.key(), tx);
         }
         tx.clearWatches();
+    }
+
+    /** EXEC was refused before running (not the leader): the transaction ends and runs nothing. */
+    static void discardRefused(Connection connection, Dispatcher d) {
+        Transaction tx = connection.transaction();
+        if (tx.active()) {
+            tx.end();
+        }
+        unwatchAll(connection, d);
     }
 
     private static void exec(CommandCall c, Dispatcher d) {

@@ -5,6 +5,8 @@ import org.junit.jupiter.api.Test;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.varve.server.resp.Reply;
+import io.varve.server.store.AppliedChanges;
+import io.varve.server.store.KeyEncoding;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -114,6 +116,37 @@ class WatchInterleavingTest {
             assertEquals("+OK\r\n", server.callAs(watcherOfZero, "MULTI"));
             assertEquals("+QUEUED\r\n", server.callAs(watcherOfZero, "PING"));
             assertEquals("*1\r\n+PONG\r\n", server.callAs(watcherOfZero, "EXEC"), "database 0 was not written");
+        }
+    }
+
+    /** Changes applied without a command here (replicated entries, snapshots) mark their watchers. */
+    @Test
+    void appliedChangesMarkTheirWatchers() throws Exception {
+        try (InProcessServer server = new InProcessServer()) {
+            AppliedChanges marker = server.dispatcher.watchMarker();
+            Connection inOne = new Connection(null, null, true);
+            assertEquals("+OK\r\n", server.callAs(inOne, "SELECT", "1"));
+            String[][] cases = {{"metadata of database 0"}, {"subkey"}, {"snapshot"}, {"metadata of database 1"}};
+            for (String[] name : cases) {
+                assertEquals("+OK\r\n", server.call("WATCH", "k"));
+                assertEquals("+OK\r\n", server.callAs(inOne, "WATCH", "j"));
+                byte[] k = "k".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                switch (name[0]) {
+                    case "metadata of database 0" -> marker.written(KeyEncoding.metadataKey(0, k));
+                    case "subkey" -> marker.written(KeyEncoding.subkey(k, 7, new byte[] {1}));
+                    case "snapshot" -> marker.replaced();
+                    default -> marker.written(KeyEncoding.metadataKey(
+                            server.keyspace.databases().physical(1), "j".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+                }
+                boolean zeroMarked = !name[0].equals("metadata of database 1");
+                boolean oneMarked = name[0].equals("snapshot") || name[0].equals("metadata of database 1");
+                assertEquals("+OK\r\n", server.call("MULTI"));
+                assertEquals("+QUEUED\r\n", server.call("PING"));
+                assertEquals(zeroMarked ? "*-1\r\n" : "*1\r\n+PONG\r\n", server.call("EXEC"), name[0]);
+                assertEquals("+OK\r\n", server.callAs(inOne, "MULTI"));
+                assertEquals("+QUEUED\r\n", server.callAs(inOne, "PING"));
+                assertEquals(oneMarked ? "*-1\r\n" : "*1\r\n+PONG\r\n", server.callAs(inOne, "EXEC"), name[0]);
+            }
         }
     }
 }
