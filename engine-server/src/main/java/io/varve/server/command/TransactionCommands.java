@@ -16,9 +16,11 @@ import java.util.Set;
  */
 final class TransactionCommands {
 
-    /** Commands that run at once even inside MULTI, as in Redis. */
-    private static final Set<String> NOT_QUEUED = Set.of("exec", "discard", "multi", "watch", "unwatch", "quit",
-            "reset");
+    /**
+     * Commands that run at once even inside MULTI, as in Redis. UNWATCH is queued: run at once it would erase
+     * a dirty mark the coming EXEC must abort on.
+     */
+    private static final Set<String> NOT_QUEUED = Set.of("exec", "discard", "multi", "watch", "quit", "reset");
 
     private TransactionCommands() {
     }

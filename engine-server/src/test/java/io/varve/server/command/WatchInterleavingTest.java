@@ -149,4 +149,20 @@ class WatchInterleavingTest {
             }
         }
     }
+
+    /** UNWATCH inside MULTI is queued, as in Redis: it cannot erase a mark the EXEC must abort on. */
+    @Test
+    void unwatchInsideMultiIsQueuedAndDoesNotSaveADirtyExec() throws Exception {
+        try (InProcessServer server = new InProcessServer()) {
+            Connection writer = new Connection(null, null, true);
+            assertEquals("+OK\r\n", server.call("WATCH", "k"));
+            assertEquals("+OK\r\n", server.callAs(writer, "SET", "k", "v"));
+            assertEquals("+OK\r\n", server.call("MULTI"));
+            assertEquals("+QUEUED\r\n", server.call("UNWATCH"));
+            assertEquals("*-1\r\n", server.call("EXEC"));
+            assertEquals("+OK\r\n", server.call("MULTI"));
+            assertEquals("+QUEUED\r\n", server.call("UNWATCH"));
+            assertEquals("*1\r\n+OK\r\n", server.call("EXEC"));
+        }
+    }
 }
