@@ -31,6 +31,18 @@ class ReplicatedTransactionTest {
                 assertEquals("MOVED 0 " + leaderClient, refused, "EXEC runs nothing on a follower");
                 assertEquals("ERR EXEC without MULTI", call(f, "EXEC"), "and ends the transaction");
 
+                // On the leader an EXEC is one Raft entry, whose commands read each other's writes.
+                long before = (Long) cluster.replication(leader).get("raft_last_log_index");
+                assertEquals("OK", call(l, "MULTI"));
+                for (String[] queued : new String[][] {{"SET", "a", "1"}, {"INCR", "a"}, {"GET", "a"},
+                        {"APPEND", "a", "0"}, {"DEL", "gone"}}) {
+                    assertEquals("QUEUED", call(l, queued));
+                }
+                assertEquals("[OK, 2, 2, 2, 0]", call(l, "EXEC"));
+                assertEquals(before + 1, (Long) cluster.replication(leader).get("raft_last_log_index"),
+                        "all of the EXEC's writes in one entry");
+                assertEquals("20", call(l, "GET", "a"));
+
                 // A watch taken on the follower, then a write the leader makes and the follower applies.
                 assertEquals("OK", call(f, "WATCH", "k"));
                 assertEquals("OK", call(l, "SET", "k", "v2"));

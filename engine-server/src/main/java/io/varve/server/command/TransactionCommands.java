@@ -1,6 +1,7 @@
 package io.varve.server.command;
 
 import io.varve.server.resp.RedisError;
+import io.varve.server.store.Keyspace;
 import io.varve.server.store.Metadata;
 
 import java.util.List;
@@ -11,7 +12,9 @@ import java.util.Set;
  * engine has no transactions): queued commands reply QUEUED; a command refused while queuing (unknown,
  * wrong arity, not authenticated) makes EXEC abort with EXECABORT; a command failing inside EXEC leaves the
  * others applied, its error in EXEC's array; EXEC runs in the {@link CommandGate}'s exclusive side, so it
- * is atomic to every other client. WATCH makes EXEC answer a null array once a watched key was written
+ * is atomic to every other client. Replicated, its commands' commits are gathered into one
+ * ({@link Keyspace#commitTogether}) and proposed as one Raft entry: every member applies all of them or
+ * none, whatever happens to the leader meanwhile. WATCH makes EXEC answer a null array once a watched key was written
  * by anyone (see {@link WatchRegistry}), flushed, or has expired since it was watched.
  */
 final class TransactionCommands {
@@ -123,10 +126,20 @@ final class TransactionCommands {
                 return;
             }
             c.reply().arrayHeader(commands.size());
-            tx.executing(true);
-            try {
+            Runnable run = () -> {
                 for (byte[][] args : commands) {
                     d.executeInsideExec(connection, args, c.reply());
+                }
+            };
+            tx.executing(true);
+            try {
+                if (c.server().routing().replicated()) {
+                    // One Raft entry for all of them: a leader deposed half-way must not leave a prefix applied.
+                    // If that entry fails, the error replaces the whole reply.
+                    Keyspace ks = c.keyspace();
+                    ks.blocking().signalAfter(() -> ks.commitTogether(run));
+                } else {
+                    run.run();
                 }
             } finally {
                 tx.executing(false);
