@@ -17,7 +17,8 @@ import java.util.function.Supplier;
 /**
  * Runs one request: finds the command, checks arity, authentication and subscriber mode, queues it inside
  * MULTI, waits out a CLIENT PAUSE, and runs the handler bound to the connection's physical database, inside
- * the {@link CommandGate}'s shared side; turns a {@link RedisError} into an error reply. A handler that fails
+ * the {@link CommandGate}'s shared side and the replica routing's {@link ReplicaRouting#run} (a follower holds
+ * off installing a snapshot meanwhile); turns a {@link RedisError} into an error reply. A handler that fails
  * after writing part of its reply has that part discarded, so the reply stream always stays one well-formed
  * reply per request.
  *
