@@ -27,10 +27,12 @@ final class Admission {
      * @param effective the subcommand the arguments name, or the command itself
      * @param writes    whether it may write or replicate (for EXEC: whether something queued may)
      * @param error     the error reply when refused
+     * @param byRouting  refused by replica routing (this member may not run it now), not by its own rules
      */
-    record Decision(Outcome outcome, CommandSpec spec, CommandSpec effective, boolean writes, String error) {
+    record Decision(Outcome outcome, CommandSpec spec, CommandSpec effective, boolean writes, String error,
+                    boolean byRouting) {
         static Decision refuse(CommandSpec spec, String error) {
-            return new Decision(Outcome.REFUSE, spec, spec, false, error);
+            return new Decision(Outcome.REFUSE, spec, spec, false, error, false);
         }
     }
 
@@ -69,7 +71,7 @@ final class Admission {
         }
         refused = server.routing().admit(effective, args, connection);
         if (refused != null) {
-            return Decision.refuse(spec, refused);
+            return new Decision(Outcome.REFUSE, spec, effective, false, refused, true);
         }
         MultiState tx = connection.transaction();
         if (tx.active() && effective.has(CommandFlag.NO_MULTI)) {
@@ -79,7 +81,7 @@ final class Admission {
         // Before queueing, as Redis does: a write queued during CLIENT PAUSE WRITE waits like a write run now.
         pause.awaitFor(spec, writes);
         Outcome outcome = tx.active() && !spec.has(CommandFlag.RUNS_IN_MULTI) ? Outcome.QUEUE : Outcome.RUN;
-        return new Decision(outcome, spec, effective, writes, null);
+        return new Decision(outcome, spec, effective, writes, null, false);
     }
 
     /**

@@ -45,7 +45,7 @@ public enum CommandFlag {
 
     /** Runs on a RESP2 connection in subscriber mode (SUBSCRIBE and its kin, PING, QUIT, RESET). */
     RUNS_WHEN_SUBSCRIBED("runs_when_subscribed", true),
-    /** Runs at once inside MULTI instead of being queued (MULTI, EXEC, DISCARD, WATCH, UNWATCH, QUIT, RESET). */
+    /** Runs at once inside MULTI instead of being queued (MULTI, EXEC, DISCARD, WATCH, QUIT, RESET; UNWATCH is queued, as in Redis). */
     RUNS_IN_MULTI("runs_in_multi", true),
     /** Runs the commands MULTI queued (EXEC): it writes when one of them does, and CLIENT PAUSE WRITE holds it then. */
     RUNS_QUEUED("runs_queued", true),
@@ -53,7 +53,7 @@ public enum CommandFlag {
     NEVER_PAUSED("never_paused", true),
     /** A successful run invalidates every WATCH on the connection's database (FLUSHDB). */
     TOUCHES_DATABASE("touches_database", true),
-    /** A successful run invalidates every WATCH on every database (FLUSHALL, SWAPDB). */
+    /** A successful run invalidates every WATCH on every database (FLUSHALL). */
     TOUCHES_ALL_DATABASES("touches_all_databases", true),
     /** Its key is also written in the database its last argument names (MOVE). */
     TOUCHES_KEY_IN_TARGET_DATABASE("touches_key_in_target_database", true);
