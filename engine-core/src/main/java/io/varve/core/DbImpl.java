@@ -122,7 +122,8 @@ final class DbImpl implements Db {
         pipeline.attachSuccessiveMerges(new SuccessiveMerges(families::options, reads));
         this.statistics = DbStatistics.bind(options, dir, versions, pipeline, compactions, stalls, blockCache,
                 flusher.bytesWritten(), flusher.timer());
-        this.properties = new DbProperties(versions, statistics, stalls, () -> pipeline.failure() != null);
+        this.properties = new DbProperties(versions, statistics, stalls, () -> pipeline.failure() != null,
+                recovered.oversizedRecords());
         this.ingestion = new Ingestion(fs, new ImportThreads(options.ingestCpuPriority()),
                 new ExternalTables.Destination(dir, n -> DbFiles.table(dir, n), versions::newFileNumber), pipeline,
                 versions, compactions, rangeLatch, this::flush, () -> {

@@ -25,6 +25,7 @@ final class DbProperties {
 
     private final VersionSet versions;
     private final Activity activity;
+    private final int oversizedRecordsAtOpen;
 
     /** The database-wide figures that come from its background work rather than from a family's view. */
     interface Activity {
@@ -41,7 +42,11 @@ final class DbProperties {
         boolean writesSlowed();
     }
 
-    DbProperties(VersionSet versions, DbStatistics statistics, WriteStalls stalls, BooleanSupplier failed) {
+    /**
+     * @param oversizedRecordsAtOpen log records the open found holding an entry too large for a table
+     */
+    DbProperties(VersionSet versions, DbStatistics statistics, WriteStalls stalls, BooleanSupplier failed,
+                 int oversizedRecordsAtOpen) {
         this(versions, new Activity() {
             @Override
             public long pendingCompactionBytes() {
@@ -72,12 +77,13 @@ final class DbProperties {
             public boolean writesSlowed() {
                 return stalls.writesSlowed();
             }
-        });
+        }, oversizedRecordsAtOpen);
     }
 
-    DbProperties(VersionSet versions, Activity activity) {
+    DbProperties(VersionSet versions, Activity activity, int oversizedRecordsAtOpen) {
         this.versions = versions;
         this.activity = activity;
+        this.oversizedRecordsAtOpen = oversizedRecordsAtOpen;
     }
 
     /** The property's value as text, or null if no property has that name. */
@@ -113,6 +119,7 @@ final class DbProperties {
             case "is-write-stopped" -> activity.writesStopped() ? 1L : 0L;
             case "is-write-slowed" -> activity.writesSlowed() ? 1L : 0L;
             case "num-live-versions" -> (long) versions.liveVersionCount();
+            case "recovery-oversized-records" -> (long) oversizedRecordsAtOpen;
             default -> null;
         };
     }

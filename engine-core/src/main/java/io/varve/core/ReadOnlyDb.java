@@ -45,7 +45,7 @@ final class ReadOnlyDb implements Db {
     private volatile boolean closed;
 
     ReadOnlyDb(Path dir, Reclaimer reclaimer, BlockCache blockCache, TableCache tableCache, VersionSet versions,
-               List<Recovery.FamilyInfo> families, long sequence) {
+               List<Recovery.FamilyInfo> families, long sequence, int oversizedRecordsAtOpen) {
         this.dir = dir;
         this.reclaimer = reclaimer;
         this.tableCache = tableCache;
@@ -92,7 +92,7 @@ final class ReadOnlyDb implements Db {
             public boolean writesSlowed() {
                 return false;
             }
-        });
+        }, oversizedRecordsAtOpen);
     }
 
     /** The sequence every read sees unless a snapshot names one: the newest the directory held at open. */

@@ -178,7 +178,8 @@ final class ReadOnlyOpener {
             }
             started.push(versions);
             openEveryTable(versions, tables);
-            return new Started(new ReadOnlyDb(dir, reclaimer, blockCache, tables, versions, families, sequence),
+            return new Started(new ReadOnlyDb(dir, reclaimer, blockCache, tables, versions, families, sequence,
+                    replayed.oversizedRecords()),
                     recovered);
         } catch (IOException | RuntimeException e) {
             while (!started.isEmpty()) {

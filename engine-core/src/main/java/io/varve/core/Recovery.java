@@ -41,9 +41,10 @@ final class Recovery {
      * @param logNumber        the number of the log to create for new writes
      * @param pipelineFamilies each family's first mutable memtable, for the commit pipeline
      * @param tableCount       tables listed after recovery, for the log line
+     * @param oversizedRecords log records found holding an entry too large for a table (not recovered)
      */
     record Result(VersionSet versions, long lastSequence, long logNumber, List<FamilyInfo> families,
-                  List<CommitPipeline.FamilyMemtable> pipelineFamilies, int tableCount) {
+                  List<CommitPipeline.FamilyMemtable> pipelineFamilies, int tableCount, int oversizedRecords) {
     }
 
     private Recovery() {
@@ -117,7 +118,7 @@ final class Recovery {
             throw e;
         }
         return new Result(versions, lastSequence, logNumber, List.copyOf(families.values()), pipelineFamilies,
-                recovered.tableList().size() + flushed);
+                recovered.tableList().size() + flushed, replayed.oversizedRecords());
     }
 
     private static long highestFileNumber(FileSystem fs, Path dir) throws IOException {

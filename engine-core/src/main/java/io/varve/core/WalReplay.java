@@ -2,6 +2,7 @@ package io.varve.core;
 
 import io.varve.base.CorruptionException;
 import io.varve.core.base.InternalKey;
+import io.varve.core.base.ValueKind;
 import io.varve.core.batch.BatchReader;
 import io.varve.base.fs.FileSystem;
 import io.varve.base.fs.ReadableFile;
@@ -43,8 +44,19 @@ final class WalReplay {
     private static final System.Logger LOG = System.getLogger(WalReplay.class.getName());
     private static final MemorySegment EMPTY = MemorySegment.ofArray(new byte[0]);
 
-    /** The outcome: each column family's memtables, oldest first (all to be flushed), the newest sequence, the logs kept. */
-    record Result(Map<Integer, List<Memtable>> memtables, long lastSequence, long maxLogNumber) {
+    /**
+     * The largest key plus value replay accepts: an entry over it could never be written to a table, so its
+     * flush would fail on every open. The table limit unless a test binds a smaller one, which lets tests
+     * build such logs from ordinary writes instead of allocating hundreds of megabytes.
+     */
+    static final ScopedValue<Long> ENTRY_LIMIT = ScopedValue.newInstance();
+
+    /**
+     * The outcome: each column family's memtables, oldest first (all to be flushed), the newest sequence, the
+     * logs kept, and the log records found holding an entry too large for a table.
+     */
+    record Result(Map<Integer, List<Memtable>> memtables, long lastSequence, long maxLogNumber,
+                  int oversizedRecords) {
 
         void releaseAll() {
             memtables.values().forEach(list -> list.forEach(Memtable::release));
@@ -53,6 +65,15 @@ final class WalReplay {
 
     /** What replay must know of one recovered column family. */
     record Family(long logNumber, long writeBufferSize) {
+    }
+
+    /** A logged batch holding an entry no table can hold: valid bytes, but it can never be recovered. */
+    private static final class OversizedEntryException extends CorruptionException {
+        OversizedEntryException(Path path, long offset, long bytes, long limit) {
+            super(path, offset, "log record holds an entry of " + bytes + " bytes (key plus value), over the "
+                    + limit + " a table can hold; " + WalRecoveryMode.POINT_IN_TIME
+                    + " recovery keeps the writes before it");
+        }
     }
 
     /** How replaying one log ended. */
@@ -98,6 +119,8 @@ final class WalReplay {
     private final long minLogNumber;
     /** Logs from this number on follow every flush the manifest records. */
     private final long maxFamilyLogNumber;
+    private final long entryLimit = ENTRY_LIMIT.orElse(256L << 20); // PENDING-MERGE: WriteBatch.MAX_ENTRY_BYTES;
+    private int oversizedRecords;
 
     /**
      * @param families     the column families the manifest lists, by id: a family's records in logs below its
@@ -164,7 +187,7 @@ final class WalReplay {
         }
         Map<Integer, List<Memtable>> memtables = new TreeMap<>();
         families.forEach((id, f) -> memtables.put(id, List.copyOf(f.memtables)));
-        return new Result(memtables, lastSequence, maxLog);
+        return new Result(memtables, lastSequence, maxLog, oversizedRecords);
     }
 
     /** Replays log {@code logs[index]}. */
@@ -183,7 +206,7 @@ final class WalReplay {
                 while ((payload = reader.next()) != null) {
                     PredecessorRecord.Link link = PredecessorRecord.decode(payload);
                     if (link == null) {
-                        applyBatch(path, reader.offset(), payload);
+                        applyBatch(path, start, reader.offset(), payload);
                     } else if (start != 0) {
                         throw new CorruptionException(path, start, "predecessor record after the start of the log");
                     } else if (predecessorCutShort(path, link)) {
@@ -202,6 +225,20 @@ final class WalReplay {
                     throw e;
                 }
                 damage = e;
+            } catch (OversizedEntryException e) {
+                // Valid bytes no table can hold: RocksDB's answer to a record it cannot apply. Refused where
+                // the mode accepts no loss; point-in-time keeps the writes before it, as for damage, so the
+                // recovered state stays a prefix. The record is cut off with the rest: the next open is clean.
+                oversizedRecords++;
+                if (mode != WalRecoveryMode.POINT_IN_TIME) {
+                    throw e;
+                }
+                LOG.log(System.Logger.Level.WARNING, "recovery ({0}) stops before the record at offset {1} of {2}:"
+                        + " {3}", mode, e.offset(), path, e.getMessage());
+                if (repairs) {
+                    cutBack(path, e.offset());
+                }
+                return Outcome.CUT_SHORT;
             } catch (CorruptionException e) {
                 if (mode != WalRecoveryMode.POINT_IN_TIME) {
                     throw e;
@@ -263,7 +300,11 @@ final class WalReplay {
         return true;
     }
 
-    private void applyBatch(Path path, long endOffset, byte[] payload) throws CorruptionException {
+    /**
+     * @param startOffset where the record starts in the log: where an oversized one is cut off
+     * @param endOffset   where it ends
+     */
+    private void applyBatch(Path path, long startOffset, long endOffset, byte[] payload) throws CorruptionException {
         MemorySegment batch = MemorySegment.ofArray(payload);
         long count;
         long payloadBytes = payload.length - BatchFormat.HEADER_SIZE;
@@ -274,7 +315,14 @@ final class WalReplay {
             BatchReader check = new BatchReader(batch);
             while (check.next()) {
                 Filling family = families.get(check.columnFamily());
-                if (family != null && logNumber >= family.family.logNumber() && !touched.contains(family)) {
+                if (family == null || logNumber < family.family.logNumber()) {
+                    continue;
+                }
+                long entryBytes = check.key().byteSize() + (check.value() == null ? 0 : check.value().byteSize());
+                if (entryBytes > entryLimit && check.kind() != ValueKind.RANGE_DELETE) {
+                    throw new OversizedEntryException(path, startOffset, entryBytes, entryLimit);
+                }
+                if (!touched.contains(family)) {
                     touched.add(family);
                 }
             }
