@@ -177,7 +177,8 @@ final class CommitPipeline {
         this.listener = listener;
         this.applier = hooks.applier();
         this.nextSequence = lastSequence + 1;
-        this.wal = new WriteAheadLog(fs, dir, n -> DbFiles.log(dir, n), fileNumbers, logNumber, logLock, failure);
+        this.wal = new WriteAheadLog(fs, dir, n -> DbFiles.log(dir, n), fileNumbers, logNumber, logLock, failure,
+                options.logger());
         this.queue = new CommitQueue(lastSequence, failure, hooks.parker());
         this.memtables = new MemtableSet(families, logLock, background, hooks.newMemtable());
         memtables.prepareSparesLater();

@@ -53,7 +53,7 @@ import java.util.function.Supplier;
  */
 final class CompactionScheduler {
 
-    private static final System.Logger LOG = System.getLogger(CompactionScheduler.class.getName());
+    private final System.Logger log;
     static final long CLOSE_BOUND_MINUTES = 5;
     /**
      * A move is refused when its tables overlap more than this many target-sized tables' bytes in the level
@@ -118,6 +118,7 @@ final class CompactionScheduler {
         this.dir = dir;
         this.tableCache = tableCache;
         this.options = options;
+        this.log = options.logger();
         this.snapshots = snapshots;
         this.onFailure = onFailure;
         this.onChange = onChange;
@@ -239,20 +240,20 @@ final class CompactionScheduler {
             run(picked.family(), c, version);
         } catch (IOException e) {
             failed = true;
-            LOG.log(System.Logger.Level.ERROR, "compaction failed", e);
+            log.log(System.Logger.Level.ERROR, "compaction failed", e);
             onFailure.accept(e);
         } catch (IllegalStateException e) {
             if (!closing()) {
                 failed = true;
-                LOG.log(System.Logger.Level.ERROR, "compaction failed", e);
+                log.log(System.Logger.Level.ERROR, "compaction failed", e);
                 onFailure.accept(new IOException("compaction failed", e));
             } else {
                 // The version set or table cache closed under a compaction that outlived close's bound.
-                LOG.log(System.Logger.Level.DEBUG, "compaction ended by close", e);
+                log.log(System.Logger.Level.DEBUG, "compaction ended by close", e);
             }
         } catch (RuntimeException e) {
             failed = true;
-            LOG.log(System.Logger.Level.ERROR, "compaction failed", e);
+            log.log(System.Logger.Level.ERROR, "compaction failed", e);
             onFailure.accept(new IOException("compaction failed", e));
         } finally {
             version.release();
@@ -288,7 +289,7 @@ final class CompactionScheduler {
         CompactionJob job = new CompactionJob(c, version, fs, n -> DbFiles.table(dir, n), versions::newFileNumber,
                 tableCache, o.tableOptions(), o.compactionSettings().targetFileSize(),
                 snapshots.oldest(), snapshots.newest(), o.compactionFilter(), limiter, bytesWritten)
-                .withMergeOperator(o.mergeOperator(), mergeFailures);
+                .withMergeOperator(o.mergeOperator(), mergeFailures, log);
         VersionEdit edit = job.run().columnFamily(family);
         if (!job.outputs().isEmpty()) {
             fs.syncDirectory(dir);
@@ -307,7 +308,7 @@ final class CompactionScheduler {
         bytesRead.add(c.inputBytes());
         nanosSpent.add(System.nanoTime() - start);
         completed.incrementAndGet();
-        LOG.log(System.Logger.Level.DEBUG, "compacted L{0} {1} + L{2} {3} tables into {4}, dropped {5} entries",
+        log.log(System.Logger.Level.DEBUG, "compacted L{0} {1} + L{2} {3} tables into {4}, dropped {5} entries",
                 c.level(), c.inputs().length, c.outputLevel(), c.outputLevelInputs().length, job.outputs().size(),
                 job.entriesDropped());
     }
@@ -321,7 +322,7 @@ final class CompactionScheduler {
         versions.logAndApply(edit, memtables -> memtables);
         tablesMoved.add(c.inputs().length);
         completed.incrementAndGet();
-        LOG.log(System.Logger.Level.DEBUG, "moved {0} tables from L{1} to L{2} without rewriting",
+        log.log(System.Logger.Level.DEBUG, "moved {0} tables from L{1} to L{2} without rewriting",
                 c.inputs().length, c.level(), c.outputLevel());
     }
 
@@ -557,7 +558,7 @@ final class CompactionScheduler {
         try {
             if (!threads.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
                     || !threadFactory.awaitEnded(deadline)) {
-                LOG.log(System.Logger.Level.WARNING, "compactions did not finish within "
+                log.log(System.Logger.Level.WARNING, "compactions did not finish within "
                         + CLOSE_BOUND_MINUTES + " minutes of close");
                 threads.shutdownNow();
             }

@@ -51,7 +51,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class DbImpl implements Db {
 
-    private static final System.Logger LOG = System.getLogger(DbImpl.class.getName());
+    private final System.Logger log;
     /** How long close() waits for point lookups and iterator calls already running. */
     static final long READ_BOUND_SECONDS = 10;
 
@@ -88,6 +88,7 @@ final class DbImpl implements Db {
     DbImpl(Path dir, FileSystem fs, FileSystem.FileLock lock, Options options, Reclaimer reclaimer,
            BlockCache blockCache, TableCache tableCache, Recovery.Result recovered, Deque<AutoCloseable> started)
             throws IOException {
+        this.log = options.logger();
         this.dir = dir;
         this.fs = fs;
         this.lock = lock;
@@ -96,7 +97,7 @@ final class DbImpl implements Db {
         this.versions = recovered.versions();
         List<Recovery.FamilyInfo> known = recovered.families();
         this.flusher = new Flusher(fs, dir, versions, tableCache, reclaimer, this::familyOptions, () -> immutableCount++,
-                this::backgroundChanged, this::backgroundFailed, () -> closed, this::closedException);
+                this::backgroundChanged, this::backgroundFailed, () -> closed, this::closedException, options.logger());
         started.push(() -> flusher.close());
         this.pipeline = new CommitPipeline(fs, dir, options, versions::newFileNumber, recovered.lastSequence(),
                 recovered.pipelineFamilies(), recovered.logNumber(), flusher::memtableRotated, reclaimer::submit);
@@ -118,8 +119,8 @@ final class DbImpl implements Db {
         flusher.attach(pipeline, compactions);
         this.stalls = new WriteStalls(options, new StallCounts(), this::closedException);
         this.reads = new ReadPath(versions, tableCache, snapshots, pipeline::visibleSequence,
-                new ReadGate(this::closedException), id -> families.mergeOperator(id));
-        pipeline.attachSuccessiveMerges(new SuccessiveMerges(families::options, reads));
+                new ReadGate(this::closedException), id -> families.mergeOperator(id), options.logger());
+        pipeline.attachSuccessiveMerges(new SuccessiveMerges(families::options, reads, options.logger()));
         this.statistics = DbStatistics.bind(options, dir, versions, pipeline, compactions, stalls, blockCache,
                 flusher.bytesWritten(), flusher.timer());
         this.properties = new DbProperties(versions, statistics, stalls, () -> pipeline.failure() != null,
@@ -129,8 +130,8 @@ final class DbImpl implements Db {
                 versions, compactions, rangeLatch, this::flush, () -> {
                     backgroundChanged();
                     compactions.maybeSchedule();
-                }, this::backgroundFailed);
-        LOG.log(System.Logger.Level.INFO, "opened {0} at sequence {1} with {2} tables in {3} column families",
+                }, this::backgroundFailed, options.logger());
+        log.log(System.Logger.Level.DEBUG, "opened {0} at sequence {1} with {2} tables in {3} column families",
                 dir, recovered.lastSequence(), recovered.tableCount(), known.size());
         backgroundChanged();
         compactions.maybeSchedule();
@@ -171,7 +172,7 @@ final class DbImpl implements Db {
      */
     private void backgroundFailed(IOException e) {
         if (closed) {
-            LOG.log(System.Logger.Level.DEBUG, "background work ended by close", e);
+            log.log(System.Logger.Level.DEBUG, "background work ended by close", e);
             return;
         }
         pipeline.failFromBackground(e);

@@ -46,7 +46,7 @@ import java.util.function.Supplier;
  */
 final class Flusher {
 
-    private static final System.Logger LOG = System.getLogger(Flusher.class.getName());
+    private final System.Logger log;
     private static final long CLOSE_BOUND_MINUTES = 1;
 
     private final LongAdder bytesWritten = new LongAdder();
@@ -82,7 +82,8 @@ final class Flusher {
     Flusher(FileSystem fs, Path dir, VersionSet versions, TableCache tableCache, Reclaimer reclaimer,
             IntFunction<ColumnFamilyOptions> familyOptions, Runnable onSealed, Runnable onChange,
             Consumer<IOException> onFailure,
-            BooleanSupplier closing, Supplier<IllegalStateException> closedException) {
+            BooleanSupplier closing, Supplier<IllegalStateException> closedException, System.Logger log) {
+        this.log = log;
         this.fs = fs;
         this.dir = dir;
         this.versions = versions;
@@ -228,7 +229,7 @@ final class Flusher {
             try {
                 fs.delete(DbFiles.table(dir, t.fileNumber()));
             } catch (IOException e) {
-                LOG.log(System.Logger.Level.WARNING,
+                log.log(System.Logger.Level.WARNING,
                         "could not delete table " + t.fileNumber() + " of a flush cut short by close", e);
             }
         }
@@ -243,7 +244,7 @@ final class Flusher {
                 }
             }
         } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING,
+            log.log(System.Logger.Level.WARNING,
                     "could not delete obsolete logs in " + dir, e);
         }
     }

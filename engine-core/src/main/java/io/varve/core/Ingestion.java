@@ -55,7 +55,7 @@ import java.util.function.Consumer;
  */
 final class Ingestion implements AutoCloseable {
 
-    private static final System.Logger LOG = System.getLogger(Ingestion.class.getName());
+    private final System.Logger log;
     /** Each retry follows a flush or a newer table below: only a writer racing into the range repeats them. */
     private static final int MAX_ATTEMPTS = 100;
 
@@ -72,7 +72,8 @@ final class Ingestion implements AutoCloseable {
 
     Ingestion(FileSystem fs, ImportThreads imports, ExternalTables.Destination destination, CommitPipeline pipeline,
               VersionSet versions, CompactionScheduler compactions, RangeLatch latch, Runnable flush,
-              Runnable installed, Consumer<IOException> failed) {
+              Runnable installed, Consumer<IOException> failed, System.Logger log) {
+        this.log = log;
         this.fs = fs;
         this.imports = imports;
         this.destination = destination;
@@ -115,7 +116,7 @@ final class Ingestion implements AutoCloseable {
                 try {
                     fs.delete(source);
                 } catch (IOException e) {
-                    LOG.log(System.Logger.Level.WARNING, "ingested " + source + " but could not remove it", e);
+                    log.log(System.Logger.Level.WARNING, "ingested " + source + " but could not remove it", e);
                 }
             }
         }

@@ -45,7 +45,8 @@ final class ReadOnlyDb implements Db {
     private volatile boolean closed;
 
     ReadOnlyDb(Path dir, Reclaimer reclaimer, BlockCache blockCache, TableCache tableCache, VersionSet versions,
-               List<Recovery.FamilyInfo> families, long sequence, int oversizedRecordsAtOpen) {
+               List<Recovery.FamilyInfo> families, long sequence, int oversizedRecordsAtOpen,
+               System.Logger log) {
         this.dir = dir;
         this.reclaimer = reclaimer;
         this.tableCache = tableCache;
@@ -61,7 +62,7 @@ final class ReadOnlyDb implements Db {
             mergeOperators[family.id()] = family.options().mergeOperator();
         }
         this.reads = new ReadPath(versions, tableCache, snapshots, () -> sequence, new ReadGate(this::closedException),
-                id -> id >= 0 && id < mergeOperators.length ? mergeOperators[id] : null);
+                id -> id >= 0 && id < mergeOperators.length ? mergeOperators[id] : null, log);
         this.properties = new DbProperties(versions, new DbProperties.Activity() {
             @Override
             public long pendingCompactionBytes() {

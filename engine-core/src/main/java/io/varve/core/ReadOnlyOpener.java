@@ -43,7 +43,6 @@ import java.util.TreeMap;
  */
 final class ReadOnlyOpener {
 
-    private static final System.Logger LOG = System.getLogger(ReadOnlyOpener.class.getName());
     static final int ATTEMPTS = 20;
 
     private ReadOnlyOpener() {
@@ -93,7 +92,7 @@ final class ReadOnlyOpener {
                 if (attempt == ATTEMPTS || before.equals(ManifestState.readOrNull(fs, dir))) {
                     throw e;
                 }
-                LOG.log(System.Logger.Level.INFO, "read-only open of {0}: the manifest changed and {1}; retrying",
+                options.logger().log(System.Logger.Level.DEBUG, "read-only open of {0}: the manifest changed and {1}; retrying",
                         dir, e.toString());
                 continue;
             }
@@ -101,7 +100,7 @@ final class ReadOnlyOpener {
                 return started.db();
             }
             started.db().close();
-            LOG.log(System.Logger.Level.INFO, "read-only open of {0}: a flush or reopen meanwhile; retrying", dir);
+            options.logger().log(System.Logger.Level.DEBUG, "read-only open of {0}: a flush or reopen meanwhile; retrying", dir);
             if (attempt == ATTEMPTS) {
                 throw new IOException("cannot open " + dir + " read-only: a writer flushed or reopened it during "
                         + "each of " + ATTEMPTS + " attempts");
@@ -179,7 +178,7 @@ final class ReadOnlyOpener {
             started.push(versions);
             openEveryTable(versions, tables);
             return new Started(new ReadOnlyDb(dir, reclaimer, blockCache, tables, versions, families, sequence,
-                    replayed.oversizedRecords()),
+                    replayed.oversizedRecords(), options.logger()),
                     recovered);
         } catch (IOException | RuntimeException e) {
             while (!started.isEmpty()) {

@@ -44,7 +44,7 @@ import java.util.stream.LongStream;
  */
 final class ReadPath {
 
-    private static final System.Logger LOG = System.getLogger(ReadPath.class.getName());
+    private final System.Logger log;
     /** {@link #lookupTable}'s answer when the table does not decide the key. */
     private static final long NOT_IN_TABLE = Long.MIN_VALUE;
     /** {@link #lookupTable}'s answer when the table's newest entry for the key is a merge operand. */
@@ -59,7 +59,8 @@ final class ReadPath {
     private final IntFunction<MergeOperator> mergeOperators;
 
     ReadPath(VersionSet versions, TableCache tableCache, SnapshotList snapshots, LongSupplier visibleSequence,
-             ReadGate gate, IntFunction<MergeOperator> mergeOperators) {
+             ReadGate gate, IntFunction<MergeOperator> mergeOperators, System.Logger log) {
+        this.log = log;
         this.mergeOperators = mergeOperators;
         this.versions = versions;
         this.tableCache = tableCache;
@@ -509,7 +510,7 @@ final class ReadPath {
      */
     void close(long timeout, TimeUnit unit) {
         if (!gate.closeAndAwait(timeout, unit)) {
-            LOG.log(System.Logger.Level.WARNING, "reads still running " + timeout + " " + unit
+            log.log(System.Logger.Level.WARNING, "reads still running " + timeout + " " + unit
                     + " after close began; their iterators are released when closed");
             return;
         }

@@ -33,14 +33,15 @@ import java.util.function.IntFunction;
  */
 final class SuccessiveMerges {
 
-    private static final System.Logger LOG = System.getLogger(SuccessiveMerges.class.getName());
+    private final System.Logger log;
     private static final MemorySegment EMPTY = MemorySegment.ofArray(new byte[0]);
 
     /** The options of a family by id, null for one that no longer exists. */
     private final IntFunction<ColumnFamilyOptions> familyOptions;
     private final ReadPath reads;
 
-    SuccessiveMerges(IntFunction<ColumnFamilyOptions> familyOptions, ReadPath reads) {
+    SuccessiveMerges(IntFunction<ColumnFamilyOptions> familyOptions, ReadPath reads, System.Logger log) {
+        this.log = log;
         this.familyOptions = familyOptions;
         this.reads = reads;
     }
@@ -99,7 +100,7 @@ final class SuccessiveMerges {
                     existing == null ? null : MemorySegment.ofArray(existing).asReadOnly(),
                     List.of(operand.asReadOnly()));
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.DEBUG, () -> "not folding the merge of key "
+            log.log(System.Logger.Level.DEBUG, () -> "not folding the merge of key "
                     + HexFormat.of().formatHex(Keys.toArray(key)) + ": " + e);
             return false;
         }

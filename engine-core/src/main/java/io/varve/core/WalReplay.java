@@ -41,7 +41,7 @@ import java.util.HashMap;
  */
 final class WalReplay {
 
-    private static final System.Logger LOG = System.getLogger(WalReplay.class.getName());
+    private final System.Logger log;
     private static final MemorySegment EMPTY = MemorySegment.ofArray(new byte[0]);
 
     /**
@@ -145,6 +145,7 @@ final class WalReplay {
     private WalReplay(FileSystem fs, Path dir, Options options, Map<Integer, Family> families, long lastSequence,
                       boolean repairs) {
         this.repairs = repairs;
+        this.log = options.logger();
         this.fs = fs;
         this.dir = dir;
         this.mode = options.walRecovery();
@@ -174,7 +175,7 @@ final class WalReplay {
                 if (outcome != Outcome.COMPLETE) {
                     int firstDropped = outcome == Outcome.AFTER_HOLE ? i : i + 1;
                     for (long dropped : logs.subList(firstDropped, logs.size())) {
-                        LOG.log(System.Logger.Level.WARNING, "recovery ({0}) drops log {1}", mode, dropped);
+                        log.log(System.Logger.Level.WARNING, "recovery ({0}) drops log {1}", mode, dropped);
                         fs.delete(DbFiles.log(dir, dropped));
                     }
                     fs.syncDirectory(dir);
@@ -233,8 +234,8 @@ final class WalReplay {
                 if (mode != WalRecoveryMode.POINT_IN_TIME) {
                     throw e;
                 }
-                LOG.log(System.Logger.Level.WARNING, "recovery ({0}) stops before the record at offset {1} of {2}:"
-                        + " {3}", mode, e.offset(), path, e.getMessage());
+                log.log(System.Logger.Level.WARNING, "recovery ({0}) stops before the record: {1}", mode,
+                        e.getMessage());
                 if (repairs) {
                     cutBack(path, e.offset());
                 }
@@ -248,7 +249,7 @@ final class WalReplay {
             validLength = reader.offset();
         }
         // Read-only beside a live writer, a torn last record is routine: the writer's append in flight.
-        LOG.log(repairs ? System.Logger.Level.WARNING : System.Logger.Level.INFO,
+        log.log(repairs ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG,
                 "recovery ({0}) keeps {1} bytes of {2}: {3}", mode, validLength, path, damage.getMessage());
         if (repairs) {
             cutBack(path, validLength);
@@ -273,7 +274,7 @@ final class WalReplay {
         if (mode == WalRecoveryMode.ABSOLUTE_CONSISTENCY) {
             throw new CorruptionException(path, 0, what);
         }
-        LOG.log(System.Logger.Level.WARNING, "recovery ({0}) stops before {1}: {2}", mode, path, what);
+        log.log(System.Logger.Level.WARNING, "recovery ({0}) stops before {1}: {2}", mode, path, what);
         return true;
     }
 

@@ -73,6 +73,7 @@ public final class CompactionJob {
     private List<RangeTombstone> rangeTombstones = List.of();
     private MergeOperator mergeOperator;
     private LongAdder mergeFailures = new LongAdder();
+    private System.Logger log = System.getLogger(CompactionJob.class.getName());
     /** The output being written; a field so that the operand folder's sink can open one. */
     private Output out;
 
@@ -104,7 +105,7 @@ public final class CompactionJob {
     public VersionEdit run() throws IOException {
         List<InternalIterator> children = new ArrayList<>();
         boolean success = false;
-        OperandFolder folder = new OperandFolder(mergeOperator, oldestSnapshot, newestSnapshot, mergeFailures,
+        OperandFolder folder = new OperandFolder(mergeOperator, oldestSnapshot, newestSnapshot, mergeFailures, log,
                 (key, trailer, value) -> {
                     if (out == null) {
                         out = new Output(fileNumbers.getAsLong());
@@ -230,9 +231,10 @@ public final class CompactionJob {
 
     /**
      * Lets compaction fold merge operands with {@code operator} (none: operands are copied as they are);
-     * failures of the operator are counted in {@code failures}.
+     * failures of the operator are counted in {@code failures} and reported to {@code log}.
      */
-    public CompactionJob withMergeOperator(MergeOperator operator, LongAdder failures) {
+    public CompactionJob withMergeOperator(MergeOperator operator, LongAdder failures, System.Logger log) {
+        this.log = log;
         this.mergeOperator = operator;
         this.mergeFailures = failures;
         return this;

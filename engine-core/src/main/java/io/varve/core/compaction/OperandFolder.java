@@ -29,7 +29,7 @@ final class OperandFolder {
         void add(MemorySegment userKey, long trailer, MemorySegment value) throws IOException;
     }
 
-    private static final System.Logger LOG = System.getLogger(OperandFolder.class.getName());
+    private final System.Logger log;
     private static final int UNSAFE_ZONE = 1;
 
     private final MergeOperator operator;
@@ -45,7 +45,9 @@ final class OperandFolder {
     private int zone;
     private long stripe;
 
-    OperandFolder(MergeOperator operator, long oldestSnapshot, long newestSnapshot, LongAdder failures, Sink sink) {
+    OperandFolder(MergeOperator operator, long oldestSnapshot, long newestSnapshot, LongAdder failures,
+                  System.Logger log, Sink sink) {
+        this.log = log;
         this.operator = operator;
         this.oldestSnapshot = oldestSnapshot;
         this.newestSnapshot = newestSnapshot;
@@ -154,7 +156,7 @@ final class OperandFolder {
 
     private void failed(RuntimeException e) {
         failures.increment();
-        LOG.log(System.Logger.Level.WARNING, "merge operator " + operator.name() + " failed in compaction; "
+        log.log(System.Logger.Level.WARNING, "merge operator " + operator.name() + " failed in compaction; "
                 + "keeping the operands unmerged", e);
     }
 

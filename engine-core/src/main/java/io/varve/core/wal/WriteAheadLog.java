@@ -75,7 +75,7 @@ import java.util.function.LongSupplier;
  */
 public final class WriteAheadLog {
 
-    private static final System.Logger LOG = System.getLogger(WriteAheadLog.class.getName());
+    private final System.Logger log;
     private static final LogFile[] NO_LOGS = new LogFile[0];
 
     private final FileSystem fs;
@@ -119,7 +119,9 @@ public final class WriteAheadLog {
      * @param logLock the commit pipeline's log lock (see the type comment)
      */
     public WriteAheadLog(FileSystem fs, Path dir, LongFunction<Path> logPath, LongSupplier fileNumbers,
-                         long logNumber, ReentrantLock logLock, StickyFailure failure) throws IOException {
+                         long logNumber, ReentrantLock logLock, StickyFailure failure, System.Logger log)
+            throws IOException {
+        this.log = log;
         this.fs = fs;
         this.dir = dir;
         this.logPath = logPath;
@@ -446,7 +448,7 @@ public final class WriteAheadLog {
                 try {
                     fs.delete(path);
                 } catch (IOException e) {
-                    LOG.log(System.Logger.Level.WARNING, "could not delete unused log " + path, e);
+                    log.log(System.Logger.Level.WARNING, "could not delete unused log " + path, e);
                 }
             }
         } catch (IOException | RuntimeException e) {
