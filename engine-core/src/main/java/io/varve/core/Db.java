@@ -1,5 +1,6 @@
 package io.varve.core;
 
+import io.varve.core.metrics.EngineStatistics;
 import io.varve.core.ingest.IngestOptions;
 import io.varve.core.ingest.IngestRequiresFlushException;
 import io.varve.core.ingest.RangeLatch;
@@ -356,6 +357,13 @@ public interface Db extends AutoCloseable {
 
     /** {@link #getApproximateSizes(List)} of {@code family}. */
     List<Long> getApproximateSizes(ColumnFamily family, List<Range> ranges);
+
+    /**
+     * The database's statistics, read live from the counters the engine keeps: the figures its meters
+     * publish (docs/operations.md), with or without a registry. Safe from any thread, also after close. A
+     * read-only instance writes nothing and runs no background work: those figures stay 0.
+     */
+    EngineStatistics statistics();
 
     /** Waits for in-flight writes, closes the log and releases memory. Idempotent. */
     @Override

@@ -1,5 +1,6 @@
 package io.varve.core;
 
+import io.varve.core.metrics.EngineStatistics;
 import io.varve.base.fs.FileSystem;
 import io.varve.core.base.Keys;
 import io.varve.core.base.ValueKind;
@@ -460,10 +461,14 @@ final class DbImpl implements Db {
         }
     }
 
-    // ---- seams for tests and benchmarks (see DbTestAccess and jmh's BenchmarkAccess)
+    @Override
+    public EngineStatistics statistics() {
+        return statistics;
+    }
 
-    /** Everything the meters publish. */
-    DbStatistics statistics() {
+    // ---- seams for tests (see DbTestAccess)
+
+    DbStatistics dbStatistics() {
         return statistics;
     }
 

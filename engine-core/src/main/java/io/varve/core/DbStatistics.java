@@ -182,8 +182,8 @@ final class DbStatistics implements EngineStatistics, AutoCloseable {
         return pipeline.logBytesWritten();
     }
 
-    /** Batch bytes logged, framing excluded; not a meter, for benchmarks comparing with RocksDB's count. */
-    long walBatchBytes() {
+    @Override
+    public long walBatchBytes() {
         return pipeline.loggedBatchBytes();
     }
 

@@ -1,5 +1,6 @@
 package io.varve.core;
 
+import io.varve.core.metrics.EngineStatistics;
 import io.varve.core.ingest.IngestOptions;
 import io.varve.core.ingest.RangeLatch;
 import io.varve.core.merge.MergeOperator;
@@ -42,6 +43,7 @@ final class ReadOnlyDb implements Db {
     private final SnapshotList snapshots = new SnapshotList();
     private final ReadPath reads;
     private final DbProperties properties;
+    private final EngineStatistics statistics;
     private volatile boolean closed;
 
     ReadOnlyDb(Path dir, Reclaimer reclaimer, BlockCache blockCache, TableCache tableCache, VersionSet versions,
@@ -63,6 +65,7 @@ final class ReadOnlyDb implements Db {
         }
         this.reads = new ReadPath(versions, tableCache, snapshots, () -> sequence, new ReadGate(this::closedException),
                 id -> id >= 0 && id < mergeOperators.length ? mergeOperators[id] : null, log);
+        this.statistics = new ReadOnlyStatistics(blockCache, versions);
         this.properties = new DbProperties(versions, new DbProperties.Activity() {
             @Override
             public long pendingCompactionBytes() {
@@ -270,6 +273,11 @@ final class ReadOnlyDb implements Db {
             throw new IllegalArgumentException("unknown numeric property '" + name + "'");
         }
         return value;
+    }
+
+    @Override
+    public EngineStatistics statistics() {
+        return statistics;
     }
 
     @Override

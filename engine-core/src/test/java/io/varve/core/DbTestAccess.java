@@ -16,7 +16,7 @@ import java.util.function.ObjLongConsumer;
 
 /**
  * What tests see of a database's inside, through the package-private seams {@link DbImpl} keeps for them (its
- * parts); production code has no test-only methods. jmh's {@code BenchmarkAccess} does the same for benchmarks.
+ * parts); production code has no test-only methods.
  */
 final class DbTestAccess {
 

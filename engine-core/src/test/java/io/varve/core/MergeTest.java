@@ -99,7 +99,7 @@ class MergeTest {
             db.compactRange(null, null);
             db.put(bytes("after"), bytes("w"));
             assertArrayEquals(bytes("w"), db.get(bytes("after")));
-            assertTrue(((DbImpl) db).statistics().compactionMergeFailures() > 0,
+            assertTrue(((DbImpl) db).dbStatistics().compactionMergeFailures() > 0,
                     "the compaction that met the operands counted the operator's failure");
         }
         try (Db db = Db.open(DIR, Options.defaults().withFileSystem(fs).withMergeOperator(

@@ -58,7 +58,7 @@ class PropertiesTest {
             } finally {
                 version.release();
             }
-            DbStatistics statistics = impl.statistics();
+            DbStatistics statistics = impl.dbStatistics();
             assertEquals(statistics.pendingCompactionBytes(), db.getLongProperty("varve.estimate-pending-compaction-bytes"));
             db.get(key(5));
             assertEquals(statistics.blockCacheBytes(), db.getLongProperty("varve.block-cache-usage"));

@@ -65,6 +65,12 @@ public interface EngineStatistics {
     /** Bytes handed to the OS for the write-ahead log (records and their framing). */
     long walBytesWritten();
 
+    /**
+     * Batch bytes logged, record framing excluded: what RocksDB's {@code WAL_FILE_BYTES} counts, for comparing
+     * the two. Not published as a meter ({@link #walBytesWritten()} is the log's real volume).
+     */
+    long walBatchBytes();
+
     /** fsyncs of the write-ahead log made for synced writes (group commit: one may serve many). */
     long walSyncs();
 
