@@ -1,5 +1,6 @@
 package io.varve.core.batch;
 
+import io.varve.core.base.Keys;
 import io.varve.core.base.ValueKind;
 
 import java.lang.foreign.MemorySegment;
@@ -64,7 +65,7 @@ public final class BatchReader {
         columnFamily = readVarint();
         key = readSlice(readVarint());
         value = BatchFormat.hasValue(kind) ? readSlice(readVarint()) : null;
-        if (kind == ValueKind.RANGE_DELETE && compareUnsigned(key, value) >= 0) {
+        if (kind == ValueKind.RANGE_DELETE && Keys.compare(key, value) >= 0) {
             throw new MalformedBatchException("range deletion " + index + " has begin >= end");
         }
         index++;
@@ -83,21 +84,6 @@ public final class BatchReader {
         return key;
     }
 
-    /** Unsigned lexicographic order of two keys, the order of user keys everywhere. */
-    static int compareUnsigned(MemorySegment a, MemorySegment b) {
-        long at = a.mismatch(b);
-        if (at < 0) {
-            return 0;
-        }
-        if (at == a.byteSize()) {
-            return -1;
-        }
-        if (at == b.byteSize()) {
-            return 1;
-        }
-        return Integer.compare(Byte.toUnsignedInt(a.get(ValueLayout.JAVA_BYTE, at)),
-                Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, at)));
-    }
 
     /** The value of a PUT, the operand of a MERGE, the end key of a RANGE_DELETE; null for a DELETE. */
     public MemorySegment value() {
