@@ -41,14 +41,14 @@ final class ColumnFamilies {
      * @param checkOpen throws the closed state once the database is closed
      * @param onFailure fails the database after a manifest write failed
      */
-    ColumnFamilies(List<Recovery.FamilyInfo> recovered, VersionSet versions, CommitPipeline pipeline,
+    ColumnFamilies(List<DbRecovery.FamilyInfo> recovered, VersionSet versions, CommitPipeline pipeline,
                    Runnable checkOpen, Consumer<IOException> onFailure) {
         this.versions = versions;
         this.pipeline = pipeline;
         this.checkOpen = checkOpen;
         this.onFailure = onFailure;
-        Family[] known = new Family[recovered.stream().mapToInt(Recovery.FamilyInfo::id).max().orElse(0) + 1];
-        for (Recovery.FamilyInfo f : recovered) {
+        Family[] known = new Family[recovered.stream().mapToInt(DbRecovery.FamilyInfo::id).max().orElse(0) + 1];
+        for (DbRecovery.FamilyInfo f : recovered) {
             known[f.id()] = new Family(new ColumnFamily(this, f.id(), f.name()), f.options());
         }
         this.families = known;

@@ -1,10 +1,10 @@
 package io.varve.core;
 
 import io.varve.base.fs.FileSystem;
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.StickyFailure;
-import io.varve.core.batch.BatchFormat;
-import io.varve.core.batch.BatchReader;
+import io.varve.core.keys.InternalKey;
+import io.varve.core.wal.StickyFailure;
+import io.varve.core.batch.WriteBatchFormat;
+import io.varve.core.batch.WriteBatchReader;
 import io.varve.core.memtable.Memtable;
 import io.varve.core.wal.WriteAheadLog;
 
@@ -247,7 +247,7 @@ final class CommitPipeline {
             entry.firstSequence = nextSequence;
             entry.lastSequence = nextSequence + count - 1;
             nextSequence += count;
-            BatchFormat.setSequence(segment, entry.firstSequence);
+            WriteBatchFormat.setSequence(segment, entry.firstSequence);
             end = wal.append(batch);
             targets = memtables.assign(families, reserve);
             inFlight.incrementAndGet();
@@ -351,7 +351,7 @@ final class CommitPipeline {
      */
     static void apply(MemorySegment batch, IntFunction<Memtable> memtableFor) {
         try {
-            BatchReader reader = new BatchReader(batch);
+            WriteBatchReader reader = new WriteBatchReader(batch);
             long sequence = reader.sequence();
             while (reader.next()) {
                 long entrySequence = sequence++;
@@ -364,7 +364,7 @@ final class CommitPipeline {
                     throw new IllegalStateException("memtable full despite reservation: a bug in ENTRY_OVERHEAD");
                 }
             }
-        } catch (BatchReader.MalformedBatchException e) {
+        } catch (WriteBatchReader.MalformedBatchException e) {
             // The batch was encoded by this process a moment ago: failing to parse it is a bug, not bad input.
             throw new IllegalStateException("batch encoding is broken", e);
         }

@@ -1,6 +1,6 @@
 package io.varve.core;
 
-import io.varve.core.base.StickyFailure;
+import io.varve.core.wal.StickyFailure;
 import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
 
 import java.util.concurrent.locks.LockSupport;

@@ -1,6 +1,6 @@
 package io.varve.core;
 
-import io.varve.core.base.Keys;
+import io.varve.core.keys.Keys;
 import io.varve.core.compaction.Compaction;
 import io.varve.core.compaction.CompactionJob;
 import io.varve.core.compaction.CompactionPicker;

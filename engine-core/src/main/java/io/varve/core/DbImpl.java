@@ -2,9 +2,9 @@ package io.varve.core;
 
 import io.varve.core.metrics.EngineStatistics;
 import io.varve.base.fs.FileSystem;
-import io.varve.core.base.Keys;
-import io.varve.core.base.ValueKind;
-import io.varve.core.batch.BatchBuilder;
+import io.varve.core.keys.Keys;
+import io.varve.core.keys.ValueKind;
+import io.varve.core.batch.WriteBatchBuilder;
 import io.varve.core.ingest.ExternalTables;
 import io.varve.core.ingest.ImportThreads;
 import io.varve.core.ingest.IngestOptions;
@@ -29,7 +29,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The database facade: wires the parts {@link DbOpener} and {@link Recovery} start and hands each call to its
+ * The database facade: wires the parts {@link DbOpener} and {@link DbRecovery} start and hands each call to its
  * part — writes to the {@link CommitPipeline}, reads to the {@link ReadPath}, flushes to the {@link Flusher},
  * compactions to the {@link CompactionScheduler}, families to {@link ColumnFamilies}, ingestion to
  * {@link Ingestion}.
@@ -87,7 +87,7 @@ final class DbImpl implements Db {
      * throws, the caller closes them, newest first.
      */
     DbImpl(Path dir, FileSystem fs, FileSystem.FileLock lock, Options options, Reclaimer reclaimer,
-           BlockCache blockCache, TableCache tableCache, Recovery.Result recovered, Deque<AutoCloseable> started)
+           BlockCache blockCache, TableCache tableCache, DbRecovery.Result recovered, Deque<AutoCloseable> started)
             throws IOException {
         this.log = options.logger();
         this.dir = dir;
@@ -96,7 +96,7 @@ final class DbImpl implements Db {
         this.reclaimer = reclaimer;
         this.tableCache = tableCache;
         this.versions = recovered.versions();
-        List<Recovery.FamilyInfo> known = recovered.families();
+        List<DbRecovery.FamilyInfo> known = recovered.families();
         this.flusher = new Flusher(fs, dir, versions, tableCache, reclaimer, this::familyOptions, () -> immutableCount++,
                 this::backgroundChanged, this::backgroundFailed, () -> closed, this::closedException, options.logger());
         started.push(() -> flusher.close());
@@ -238,7 +238,7 @@ final class DbImpl implements Db {
     @Override
     public void put(WriteOptions options, ColumnFamily family, MemorySegment key, MemorySegment value) {
         Objects.requireNonNull(options, "options");
-        BatchBuilder builder = new BatchBuilder();
+        WriteBatchBuilder builder = new WriteBatchBuilder();
         builder.add(ValueKind.PUT, families.id(family), Objects.requireNonNull(key, "key"),
                 Objects.requireNonNull(value, "value"));
         commit(builder, options);
@@ -247,7 +247,7 @@ final class DbImpl implements Db {
     @Override
     public void delete(WriteOptions options, ColumnFamily family, byte[] key) {
         Objects.requireNonNull(options, "options");
-        BatchBuilder builder = new BatchBuilder();
+        WriteBatchBuilder builder = new WriteBatchBuilder();
         builder.add(ValueKind.DELETE, families.id(family), MemorySegment.ofArray(Objects.requireNonNull(key, "key")),
                 null);
         commit(builder, options);
@@ -263,7 +263,7 @@ final class DbImpl implements Db {
         Objects.requireNonNull(options, "options");
         int id = families.id(family);
         families.requireMergeOperator(id);
-        BatchBuilder builder = new BatchBuilder();
+        WriteBatchBuilder builder = new WriteBatchBuilder();
         builder.add(ValueKind.MERGE, id, Objects.requireNonNull(key, "key"), Objects.requireNonNull(operand, "operand"));
         commit(builder, options);
     }
@@ -281,7 +281,7 @@ final class DbImpl implements Db {
         commit(batch.builder(), options);
     }
 
-    private void commit(BatchBuilder builder, WriteOptions options) {
+    private void commit(WriteBatchBuilder builder, WriteOptions options) {
         checkOpen();
         stalls.beforeWrite(builder.byteSize(), options.noSlowdown());
         // The pipeline refuses families that were dropped (it checks under its lock, so no write slips in).

@@ -1,8 +1,8 @@
 package io.varve.core;
 
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.Keys;
-import io.varve.core.base.ValueKind;
+import io.varve.core.keys.InternalKey;
+import io.varve.core.keys.Keys;
+import io.varve.core.keys.ValueKind;
 import io.varve.core.iterator.MergingIterator;
 import io.varve.core.merge.MergeOperator;
 import io.varve.core.merge.Merges;

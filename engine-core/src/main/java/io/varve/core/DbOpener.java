@@ -12,7 +12,7 @@ import java.util.Deque;
 import java.util.Objects;
 
 /**
- * Opens a database directory: takes its lock, clears leftover temporary files, runs {@link Recovery} and starts
+ * Opens a database directory: takes its lock, clears leftover temporary files, runs {@link DbRecovery} and starts
  * the {@link DbImpl}. Whatever was started before a failure is closed again, newest first, and the lock
  * released, so a failed open leaves no thread, mapping or file open.
  */
@@ -60,7 +60,7 @@ final class DbOpener {
             // The thread's name carries the whole path: the leak detector finds a database's threads by it.
             Reclaimer reclaimer = new Reclaimer("varve-reclaimer " + dir);
             started.push(reclaimer);
-            Recovery.Result recovered = Recovery.run(fs, dir, options, reclaimer, tables);
+            DbRecovery.Result recovered = DbRecovery.run(fs, dir, options, reclaimer, tables);
             started.push(recovered.versions());
             return new DbImpl(dir, fs, lock, options, reclaimer, blockCache, tables, recovered, started);
         } catch (IOException | RuntimeException e) {

@@ -1,6 +1,6 @@
 package io.varve.core;
 
-import io.varve.core.base.Keys;
+import io.varve.core.keys.Keys;
 import io.varve.core.memtable.Memtable;
 import io.varve.core.version.ReadView;
 import io.varve.core.version.TableMeta;

@@ -1,6 +1,6 @@
 package io.varve.core;
 
-import io.varve.core.base.Keys;
+import io.varve.core.keys.Keys;
 import io.varve.base.fs.FileSystem;
 import io.varve.core.ingest.ExternalTable;
 import io.varve.core.ingest.ExternalTables;

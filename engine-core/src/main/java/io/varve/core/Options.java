@@ -1,7 +1,7 @@
 package io.varve.core;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.varve.core.base.CpuPriority;
+import io.varve.core.ingest.CpuPriority;
 import io.varve.core.compaction.CompactionFilter;
 import io.varve.core.merge.MergeOperator;
 import io.varve.core.compaction.CompactionSettings;

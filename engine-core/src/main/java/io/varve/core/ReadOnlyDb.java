@@ -47,20 +47,20 @@ final class ReadOnlyDb implements Db {
     private volatile boolean closed;
 
     ReadOnlyDb(Path dir, Reclaimer reclaimer, BlockCache blockCache, TableCache tableCache, VersionSet versions,
-               List<Recovery.FamilyInfo> families, long sequence, int oversizedRecordsAtOpen,
+               List<DbRecovery.FamilyInfo> families, long sequence, int oversizedRecordsAtOpen,
                System.Logger log) {
         this.dir = dir;
         this.reclaimer = reclaimer;
         this.tableCache = tableCache;
         this.versions = versions;
         this.sequence = sequence;
-        this.handles = new ColumnFamily[families.stream().mapToInt(Recovery.FamilyInfo::id).max().orElse(0) + 1];
-        for (Recovery.FamilyInfo family : families) {
+        this.handles = new ColumnFamily[families.stream().mapToInt(DbRecovery.FamilyInfo::id).max().orElse(0) + 1];
+        for (DbRecovery.FamilyInfo family : families) {
             handles[family.id()] = new ColumnFamily(this, family.id(), family.name());
         }
         // Reads resolve merge operands with the operators the options give, as a writable database does.
         MergeOperator[] mergeOperators = new MergeOperator[handles.length];
-        for (Recovery.FamilyInfo family : families) {
+        for (DbRecovery.FamilyInfo family : families) {
             mergeOperators[family.id()] = family.options().mergeOperator();
         }
         this.reads = new ReadPath(versions, tableCache, snapshots, () -> sequence, new ReadGate(this::closedException),

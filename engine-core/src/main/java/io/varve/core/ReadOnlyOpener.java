@@ -148,11 +148,11 @@ final class ReadOnlyOpener {
             VersionSet.Recovered recovered = VersionSet.recover(fs, dir);
             ManifestCheck.verify(fs, dir, recovered);
             Map<Integer, WalReplay.Family> replayFamilies = new TreeMap<>();
-            List<Recovery.FamilyInfo> families = new ArrayList<>();
+            List<DbRecovery.FamilyInfo> families = new ArrayList<>();
             for (VersionSet.RecoveredFamily rf : recovered.families()) {
                 ColumnFamilyOptions familyOptions = rf.id() == VersionSet.DEFAULT_FAMILY
                         ? ColumnFamilyOptions.from(options) : options.columnFamilyOptions(rf.name());
-                families.add(new Recovery.FamilyInfo(rf.id(), rf.name(), familyOptions));
+                families.add(new DbRecovery.FamilyInfo(rf.id(), rf.name(), familyOptions));
                 replayFamilies.put(rf.id(), new WalReplay.Family(rf.logNumber(), familyOptions.writeBufferSize()));
             }
             WalReplay.Result replayed = WalReplay.readOnly(fs, dir, options, replayFamilies,

@@ -1,9 +1,9 @@
 package io.varve.core;
 
-import io.varve.core.base.InternalIterator;
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.Keys;
-import io.varve.core.base.LookupResult;
+import io.varve.core.keys.InternalIterator;
+import io.varve.core.keys.InternalKey;
+import io.varve.core.keys.Keys;
+import io.varve.core.keys.LookupResult;
 import io.varve.core.iterator.MergingIterator;
 import io.varve.core.memtable.Memtable;
 import io.varve.core.merge.MergeOperator;

@@ -1,9 +1,9 @@
 package io.varve.core;
 
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.Keys;
-import io.varve.core.base.ValueKind;
-import io.varve.core.batch.BatchReader;
+import io.varve.core.keys.InternalKey;
+import io.varve.core.keys.Keys;
+import io.varve.core.keys.ValueKind;
+import io.varve.core.batch.WriteBatchReader;
 import io.varve.core.memtable.Memtable;
 import io.varve.core.merge.MergeOperator;
 
@@ -55,7 +55,7 @@ final class SuccessiveMerges {
     void apply(MemorySegment batch, ActiveMemtable[] targets, Runnable awaitEarlier, Lock logLock) {
         boolean earlierApplied = false;
         try {
-            BatchReader reader = new BatchReader(batch);
+            WriteBatchReader reader = new WriteBatchReader(batch);
             long sequence = reader.sequence();
             while (reader.next()) {
                 long entrySequence = sequence++;
@@ -75,7 +75,7 @@ final class SuccessiveMerges {
                     throw new IllegalStateException("memtable full despite reservation: a bug in ENTRY_OVERHEAD");
                 }
             }
-        } catch (BatchReader.MalformedBatchException e) {
+        } catch (WriteBatchReader.MalformedBatchException e) {
             throw new IllegalStateException("batch encoding is broken", e);
         }
     }

@@ -1,9 +1,9 @@
 package io.varve.core;
 
 import io.varve.base.CorruptionException;
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.ValueKind;
-import io.varve.core.batch.BatchReader;
+import io.varve.core.keys.InternalKey;
+import io.varve.core.keys.ValueKind;
+import io.varve.core.batch.WriteBatchReader;
 import io.varve.base.fs.FileSystem;
 import io.varve.base.fs.ReadableFile;
 import io.varve.base.fs.WritableFile;
@@ -21,7 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.OptionalLong;
-import io.varve.core.batch.BatchFormat;
+import io.varve.core.batch.WriteBatchFormat;
 import java.util.HashMap;
 
 /**
@@ -308,12 +308,12 @@ final class WalReplay {
     private void applyBatch(Path path, long startOffset, long endOffset, byte[] payload) throws CorruptionException {
         MemorySegment batch = MemorySegment.ofArray(payload);
         long count;
-        long payloadBytes = payload.length - BatchFormat.HEADER_SIZE;
+        long payloadBytes = payload.length - WriteBatchFormat.HEADER_SIZE;
         long first;
         List<Filling> touched = new ArrayList<>(1);
         try {
             // Validate the whole batch before applying any of it: a batch is recovered whole or not at all.
-            BatchReader check = new BatchReader(batch);
+            WriteBatchReader check = new WriteBatchReader(batch);
             while (check.next()) {
                 Filling family = families.get(check.columnFamily());
                 if (family == null || logNumber < family.family.logNumber()) {
@@ -329,7 +329,7 @@ final class WalReplay {
             }
             count = check.count();
             first = check.sequence();
-        } catch (BatchReader.MalformedBatchException e) {
+        } catch (WriteBatchReader.MalformedBatchException e) {
             throw new CorruptionException(path, endOffset, "log record holds a malformed batch: " + e.getMessage());
         }
         if (count == 0) {

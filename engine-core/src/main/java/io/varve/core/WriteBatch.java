@@ -1,9 +1,9 @@
 package io.varve.core;
 
-import io.varve.core.base.ValueKind;
-import io.varve.core.batch.BatchBuilder;
-import io.varve.core.batch.BatchFormat;
-import io.varve.core.batch.BatchReader;
+import io.varve.core.keys.ValueKind;
+import io.varve.core.batch.WriteBatchBuilder;
+import io.varve.core.batch.WriteBatchFormat;
+import io.varve.core.batch.WriteBatchReader;
 import io.varve.core.version.VersionSet;
 
 import java.lang.foreign.MemorySegment;
@@ -23,7 +23,7 @@ public final class WriteBatch {
     /** The name of the default column family, as {@link Visitor} reports it. */
     public static final String DEFAULT_FAMILY = VersionSet.DEFAULT_FAMILY_NAME;
 
-    private final BatchBuilder builder = new BatchBuilder();
+    private final WriteBatchBuilder builder = new WriteBatchBuilder();
     /** The database whose column-family handles the batch used; a batch may not mix databases. */
     private Object owner;
     private int[] mergeFamilies = {};
@@ -39,7 +39,7 @@ public final class WriteBatch {
     public WriteBatch put(MemorySegment key, MemorySegment value) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(value, "value");
-        builder.add(ValueKind.PUT, BatchFormat.DEFAULT_COLUMN_FAMILY, key, value);
+        builder.add(ValueKind.PUT, WriteBatchFormat.DEFAULT_COLUMN_FAMILY, key, value);
         return this;
     }
 
@@ -49,7 +49,7 @@ public final class WriteBatch {
 
     public WriteBatch delete(MemorySegment key) {
         Objects.requireNonNull(key, "key");
-        builder.add(ValueKind.DELETE, BatchFormat.DEFAULT_COLUMN_FAMILY, key, null);
+        builder.add(ValueKind.DELETE, WriteBatchFormat.DEFAULT_COLUMN_FAMILY, key, null);
         return this;
     }
 
@@ -60,7 +60,7 @@ public final class WriteBatch {
      * @throws IllegalArgumentException if {@code begin >= end}
      */
     public WriteBatch deleteRange(byte[] begin, byte[] end) {
-        builder.add(ValueKind.RANGE_DELETE, BatchFormat.DEFAULT_COLUMN_FAMILY, rangeBegin(begin, end),
+        builder.add(ValueKind.RANGE_DELETE, WriteBatchFormat.DEFAULT_COLUMN_FAMILY, rangeBegin(begin, end),
                 MemorySegment.ofArray(end));
         return this;
     }
@@ -88,9 +88,9 @@ public final class WriteBatch {
     public WriteBatch merge(byte[] key, byte[] operand) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(operand, "operand");
-        builder.add(ValueKind.MERGE, BatchFormat.DEFAULT_COLUMN_FAMILY, MemorySegment.ofArray(key),
+        builder.add(ValueKind.MERGE, WriteBatchFormat.DEFAULT_COLUMN_FAMILY, MemorySegment.ofArray(key),
                 MemorySegment.ofArray(operand));
-        noteMerge(BatchFormat.DEFAULT_COLUMN_FAMILY);
+        noteMerge(WriteBatchFormat.DEFAULT_COLUMN_FAMILY);
         return this;
     }
 
@@ -202,7 +202,7 @@ public final class WriteBatch {
      */
     public void forEach(Visitor visitor) {
         try {
-            BatchReader reader = new BatchReader(MemorySegment.ofArray(builder.encode()));
+            WriteBatchReader reader = new WriteBatchReader(MemorySegment.ofArray(builder.encode()));
             while (reader.next()) {
                 String family = familyName(reader.columnFamily());
                 byte[] key = reader.key().toArray(ValueLayout.JAVA_BYTE);
@@ -215,19 +215,19 @@ public final class WriteBatch {
                     case MERGE -> visitor.merge(family, key, reader.value().toArray(ValueLayout.JAVA_BYTE));
                 }
             }
-        } catch (BatchReader.MalformedBatchException e) {
+        } catch (WriteBatchReader.MalformedBatchException e) {
             throw new IllegalStateException("a batch this class built does not parse", e);
         }
     }
 
     private String familyName(int id) {
-        if (id == BatchFormat.DEFAULT_COLUMN_FAMILY) {
+        if (id == WriteBatchFormat.DEFAULT_COLUMN_FAMILY) {
             return DEFAULT_FAMILY;
         }
         return familiesUsed.get(id).name();
     }
 
-    BatchBuilder builder() {
+    WriteBatchBuilder builder() {
         return builder;
     }
 }

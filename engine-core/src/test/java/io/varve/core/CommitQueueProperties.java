@@ -1,6 +1,6 @@
 package io.varve.core;
 
-import io.varve.core.base.StickyFailure;
+import io.varve.core.wal.StickyFailure;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;

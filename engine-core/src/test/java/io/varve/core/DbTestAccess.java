@@ -1,8 +1,8 @@
 package io.varve.core;
 
-import io.varve.core.base.InternalIterator;
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.Keys;
+import io.varve.core.keys.InternalIterator;
+import io.varve.core.keys.InternalKey;
+import io.varve.core.keys.Keys;
 import io.varve.core.memtable.Memtable;
 import io.varve.core.sst.TableReader;
 import io.varve.core.version.ReadView;

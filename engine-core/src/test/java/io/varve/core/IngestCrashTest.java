@@ -1,6 +1,6 @@
 package io.varve.core;
 
-import io.varve.core.base.CpuPriority;
+import io.varve.core.ingest.CpuPriority;
 import io.varve.core.compaction.CompactionSettings;
 import io.varve.base.fs.FaultInjectingFileSystem;
 import io.varve.base.fs.MemFileSystem;

@@ -1,7 +1,7 @@
 package io.varve.core;
 
-import io.varve.core.base.ValueKind;
-import io.varve.core.batch.BatchBuilder;
+import io.varve.core.keys.ValueKind;
+import io.varve.core.batch.WriteBatchBuilder;
 import io.varve.base.fs.MemFileSystem;
 import io.varve.core.memtable.Memtable;
 import net.jqwik.api.Arbitraries;
@@ -66,7 +66,7 @@ class MemtableFillProperties {
         }
 
         void commit(List<Entry> entries) {
-            BatchBuilder b = new BatchBuilder();
+            WriteBatchBuilder b = new WriteBatchBuilder();
             for (Entry e : entries) {
                 b.add(e.delete ? ValueKind.DELETE : ValueKind.PUT, 0, MemorySegment.ofArray(new byte[e.keyLength]),
                         e.delete ? null : MemorySegment.ofArray(new byte[e.valueLength]));

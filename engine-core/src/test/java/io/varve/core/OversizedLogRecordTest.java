@@ -3,9 +3,9 @@ package io.varve.core;
 import io.varve.base.CorruptionException;
 import io.varve.base.fs.FileSystem;
 import io.varve.base.fs.MemFileSystem;
-import io.varve.core.base.ValueKind;
-import io.varve.core.batch.BatchBuilder;
-import io.varve.core.batch.BatchFormat;
+import io.varve.core.keys.ValueKind;
+import io.varve.core.batch.WriteBatchBuilder;
+import io.varve.core.batch.WriteBatchFormat;
 import io.varve.core.wal.WalWriter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -175,11 +175,11 @@ class OversizedLogRecordTest {
     }
 
     private static MemorySegment batch(long sequence, byte[] key, byte[] value) {
-        BatchBuilder builder = new BatchBuilder();
-        builder.add(ValueKind.PUT, BatchFormat.DEFAULT_COLUMN_FAMILY, MemorySegment.ofArray(key),
+        WriteBatchBuilder builder = new WriteBatchBuilder();
+        builder.add(ValueKind.PUT, WriteBatchFormat.DEFAULT_COLUMN_FAMILY, MemorySegment.ofArray(key),
                 MemorySegment.ofArray(value));
         MemorySegment batch = MemorySegment.ofArray(builder.encode());
-        BatchFormat.setSequence(batch, sequence);
+        WriteBatchFormat.setSequence(batch, sequence);
         return batch;
     }
 }

@@ -87,7 +87,7 @@ class WalCorruptionTest {
             assertTrue(kept > 0 && kept < RECORDS, "kept " + kept);
             db.put(key(RECORDS + 1), value(1));
         }
-        // Recovery cut the damaged log back, so writes made after it survive the next open.
+        // DbRecovery cut the damaged log back, so writes made after it survive the next open.
         try (Db db = Db.open(dir, Options.defaults().withWalRecovery(WalRecoveryMode.ABSOLUTE_CONSISTENCY))) {
             assertEquals(kept, presentPrefix(db));
             assertArrayEquals(value(1), db.get(key(RECORDS + 1)));

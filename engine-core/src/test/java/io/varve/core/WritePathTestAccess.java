@@ -2,8 +2,8 @@ package io.varve.core;
 
 import io.varve.base.fs.FileSystem;
 import io.varve.base.fs.MemFileSystem;
-import io.varve.core.base.ValueKind;
-import io.varve.core.batch.BatchBuilder;
+import io.varve.core.keys.ValueKind;
+import io.varve.core.batch.WriteBatchBuilder;
 import io.varve.core.memtable.Memtable;
 
 import java.io.IOException;
@@ -84,7 +84,7 @@ final class WritePathTestAccess implements AutoCloseable {
 
     /** Commits one put of {@code key} in each of {@code families}. */
     void put(String key, boolean sync, int... families) {
-        BatchBuilder b = new BatchBuilder();
+        WriteBatchBuilder b = new WriteBatchBuilder();
         for (int family : families) {
             b.add(ValueKind.PUT, family, MemorySegment.ofArray(key.getBytes()), MemorySegment.ofArray(new byte[8]));
         }

@@ -1,6 +1,6 @@
 package io.varve.core.compaction;
 
-import io.varve.core.base.Keys;
+import io.varve.core.keys.Keys;
 import io.varve.core.version.TableMeta;
 import io.varve.core.version.Version;
 

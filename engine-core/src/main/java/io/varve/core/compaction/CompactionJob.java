@@ -1,9 +1,9 @@
 package io.varve.core.compaction;
 
-import io.varve.core.base.InternalIterator;
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.Keys;
-import io.varve.core.base.ValueKind;
+import io.varve.core.keys.InternalIterator;
+import io.varve.core.keys.InternalKey;
+import io.varve.core.keys.Keys;
+import io.varve.core.keys.ValueKind;
 import io.varve.base.fs.FileSystem;
 import io.varve.base.fs.WritableFile;
 import io.varve.core.iterator.MergingIterator;

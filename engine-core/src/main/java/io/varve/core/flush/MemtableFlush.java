@@ -1,6 +1,6 @@
 package io.varve.core.flush;
 
-import io.varve.core.base.InternalIterator;
+import io.varve.core.keys.InternalIterator;
 import io.varve.base.fs.FileSystem;
 import io.varve.base.fs.WritableFile;
 import io.varve.core.memtable.Memtable;
@@ -9,8 +9,8 @@ import io.varve.core.sst.TableProperties;
 import io.varve.core.sst.TableWriter;
 import io.varve.core.version.TableMeta;
 
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.ValueKind;
+import io.varve.core.keys.InternalKey;
+import io.varve.core.keys.ValueKind;
 import io.varve.core.rangedel.RangeTombstone;
 
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package io.varve.core.ingest;
 
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.Keys;
+import io.varve.core.keys.InternalKey;
+import io.varve.core.keys.Keys;
 import io.varve.core.version.TableMeta;
 
 import java.nio.file.Path;

@@ -1,6 +1,5 @@
 package io.varve.core.ingest;
 
-import io.varve.core.base.CpuPriority;
 
 import java.io.IOException;
 import java.util.Locale;

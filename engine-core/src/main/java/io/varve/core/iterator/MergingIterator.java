@@ -1,8 +1,8 @@
 package io.varve.core.iterator;
 
-import io.varve.core.base.InternalIterator;
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.Keys;
+import io.varve.core.keys.InternalIterator;
+import io.varve.core.keys.InternalKey;
+import io.varve.core.keys.Keys;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;

@@ -2,13 +2,13 @@ package io.varve.core.memtable;
 
 import io.varve.base.RefCount;
 
-import io.varve.core.base.LookupResult;
+import io.varve.core.keys.LookupResult;
 
 import static io.varve.core.memtable.SkiplistNodeLayout.NIL;
 
-import io.varve.core.base.InternalIterator;
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.ValueKind;
+import io.varve.core.keys.InternalIterator;
+import io.varve.core.keys.InternalKey;
+import io.varve.core.keys.ValueKind;
 import io.varve.core.rangedel.FragmentedTombstones;
 import io.varve.core.rangedel.RangeTombstone;
 import java.lang.foreign.MemorySegment;

@@ -2,7 +2,7 @@ package io.varve.core.memtable;
 
 import static io.varve.core.memtable.SkiplistNodeLayout.NIL;
 
-import io.varve.core.base.InternalIterator;
+import io.varve.core.keys.InternalIterator;
 import java.lang.foreign.MemorySegment;
 import java.util.NoSuchElementException;
 

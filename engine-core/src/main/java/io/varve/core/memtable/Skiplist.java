@@ -7,7 +7,7 @@ import static io.varve.core.memtable.SkiplistNodeLayout.NIL;
 import static io.varve.core.memtable.SkiplistNodeLayout.TRAILER_OFFSET;
 import static io.varve.core.memtable.SkiplistNodeLayout.VALUE_LENGTH_OFFSET;
 
-import io.varve.core.base.Keys;
+import io.varve.core.keys.Keys;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;

@@ -1,6 +1,6 @@
 package io.varve.core.merge;
 
-import io.varve.core.base.Keys;
+import io.varve.core.keys.Keys;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -147,4 +147,5 @@ public final class MergeOperators {
                 return fullMerge(key, null, operands);
             }
         };
+    }
 }

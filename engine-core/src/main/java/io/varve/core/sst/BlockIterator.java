@@ -2,8 +2,8 @@ package io.varve.core.sst;
 
 import io.varve.base.Varint;
 import io.varve.base.CorruptionException;
-import io.varve.core.base.Keys;
-import io.varve.core.base.ValueKind;
+import io.varve.core.keys.Keys;
+import io.varve.core.keys.ValueKind;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;

@@ -2,8 +2,8 @@ package io.varve.core.sst;
 
 import io.varve.base.Varint;
 import io.varve.base.CorruptionException;
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.ValueKind;
+import io.varve.core.keys.InternalKey;
+import io.varve.core.keys.ValueKind;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.Arrays;

@@ -1,8 +1,8 @@
 package io.varve.core.sst;
 
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.Keys;
-import io.varve.core.base.ValueKind;
+import io.varve.core.keys.InternalKey;
+import io.varve.core.keys.Keys;
+import io.varve.core.keys.ValueKind;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;

@@ -1,7 +1,7 @@
 package io.varve.core.sst;
 
 import io.varve.base.CorruptionException;
-import io.varve.core.base.InternalIterator;
+import io.varve.core.keys.InternalIterator;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 

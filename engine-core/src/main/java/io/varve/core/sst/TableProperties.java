@@ -1,6 +1,6 @@
 package io.varve.core.sst;
 
-import io.varve.core.base.InternalKey;
+import io.varve.core.keys.InternalKey;
 import java.lang.foreign.MemorySegment;
 
 /**

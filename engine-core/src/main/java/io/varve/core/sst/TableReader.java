@@ -4,13 +4,13 @@ import io.varve.base.RefCount;
 
 import io.varve.base.Checksums;
 import io.varve.base.Varint;
-import io.varve.core.base.LookupResult;
+import io.varve.core.keys.LookupResult;
 
 import io.varve.base.CorruptionException;
-import io.varve.core.base.CpuSlice;
-import io.varve.core.base.InternalIterator;
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.ValueKind;
+import io.varve.core.ingest.CpuSlice;
+import io.varve.core.keys.InternalIterator;
+import io.varve.core.keys.InternalKey;
+import io.varve.core.keys.ValueKind;
 import io.varve.core.rangedel.FragmentedTombstones;
 import io.varve.base.fs.ReadableFile;
 import java.io.IOException;

@@ -2,8 +2,8 @@ package io.varve.core.sst;
 
 import io.varve.base.Checksums;
 import io.varve.base.Varint;
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.ValueKind;
+import io.varve.core.keys.InternalKey;
+import io.varve.core.keys.ValueKind;
 import io.varve.core.rangedel.FragmentedTombstones;
 import io.varve.core.rangedel.RangeTombstone;
 import io.varve.base.fs.WritableFile;

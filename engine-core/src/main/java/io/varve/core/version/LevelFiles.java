@@ -1,6 +1,6 @@
 package io.varve.core.version;
 
-import io.varve.core.base.Keys;
+import io.varve.core.keys.Keys;
 
 import java.lang.foreign.MemorySegment;
 import java.util.AbstractList;

@@ -1,7 +1,7 @@
 package io.varve.core.version;
 
-import io.varve.core.base.InternalIterator;
-import io.varve.core.base.InternalKey;
+import io.varve.core.keys.InternalIterator;
+import io.varve.core.keys.InternalKey;
 import io.varve.core.sst.TableReader;
 
 import java.lang.foreign.MemorySegment;

@@ -3,7 +3,6 @@ package io.varve.core.wal;
 import io.varve.base.LeakDetector;
 import io.varve.base.fs.FileSystem;
 import io.varve.base.fs.WritableFile;
-import io.varve.core.base.StickyFailure;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

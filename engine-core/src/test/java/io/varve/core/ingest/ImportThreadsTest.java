@@ -1,7 +1,6 @@
 package io.varve.core.ingest;
 
 import io.varve.base.CorruptionException;
-import io.varve.core.base.CpuPriority;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

@@ -1,8 +1,8 @@
 package io.varve.core.iterator;
 
-import io.varve.core.base.InternalIterator;
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.ValueKind;
+import io.varve.core.keys.InternalIterator;
+import io.varve.core.keys.InternalKey;
+import io.varve.core.keys.ValueKind;
 import io.varve.core.memtable.Memtable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,6 @@
 package io.varve.core.memtable;
 
-import io.varve.core.base.InternalIterator;
+import io.varve.core.keys.InternalIterator;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.varve.core.memtable;
 
-import io.varve.core.base.LookupResult;
+import io.varve.core.keys.LookupResult;
 
 import static io.varve.core.memtable.Entries.segment;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -8,9 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.varve.core.base.InternalIterator;
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.ValueKind;
+import io.varve.core.keys.InternalIterator;
+import io.varve.core.keys.InternalKey;
+import io.varve.core.keys.ValueKind;
 import io.varve.core.memtable.Entries.Entry;
 import io.varve.core.memtable.Entries.Key;
 import java.lang.foreign.MemorySegment;

@@ -4,9 +4,9 @@ import static io.varve.core.memtable.Entries.segment;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.LookupResult;
-import io.varve.core.base.ValueKind;
+import io.varve.core.keys.InternalKey;
+import io.varve.core.keys.LookupResult;
+import io.varve.core.keys.ValueKind;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;

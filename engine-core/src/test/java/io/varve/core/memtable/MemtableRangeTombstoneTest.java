@@ -1,7 +1,7 @@
 package io.varve.core.memtable;
 
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.ValueKind;
+import io.varve.core.keys.InternalKey;
+import io.varve.core.keys.ValueKind;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;

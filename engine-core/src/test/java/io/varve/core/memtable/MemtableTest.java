@@ -1,6 +1,6 @@
 package io.varve.core.memtable;
 
-import io.varve.core.base.LookupResult;
+import io.varve.core.keys.LookupResult;
 
 import static io.varve.core.memtable.Entries.bytes;
 import static io.varve.core.memtable.Entries.segment;
@@ -10,9 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.varve.core.base.InternalIterator;
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.ValueKind;
+import io.varve.core.keys.InternalIterator;
+import io.varve.core.keys.InternalKey;
+import io.varve.core.keys.ValueKind;
 import io.varve.core.memtable.Entries.Entry;
 import io.varve.core.memtable.Entries.Key;
 import java.lang.foreign.MemorySegment;

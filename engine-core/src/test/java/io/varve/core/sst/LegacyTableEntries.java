@@ -1,7 +1,7 @@
 package io.varve.core.sst;
 
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.ValueKind;
+import io.varve.core.keys.InternalKey;
+import io.varve.core.keys.ValueKind;
 import io.varve.core.sst.TableFixtures.Entry;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

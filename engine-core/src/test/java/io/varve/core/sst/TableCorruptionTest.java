@@ -1,13 +1,13 @@
 package io.varve.core.sst;
 
 import io.varve.base.Checksums;
-import io.varve.core.base.LookupResult;
+import io.varve.core.keys.LookupResult;
 
 import static io.varve.core.sst.TableFixtures.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.varve.base.CorruptionException;
-import io.varve.core.base.InternalIterator;
+import io.varve.core.keys.InternalIterator;
 import io.varve.base.fs.MemFileSystem;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

@@ -1,12 +1,12 @@
 package io.varve.core.sst;
 
-import io.varve.core.base.LookupResult;
+import io.varve.core.keys.LookupResult;
 
 import static io.varve.core.sst.TableFixtures.*;
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.varve.core.base.InternalIterator;
-import io.varve.core.base.InternalKey;
+import io.varve.core.keys.InternalIterator;
+import io.varve.core.keys.InternalKey;
 import io.varve.base.fs.DiskFileSystem;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;

@@ -1,14 +1,14 @@
 package io.varve.core.sst;
 
 import io.varve.base.Checksums;
-import io.varve.core.base.LookupResult;
+import io.varve.core.keys.LookupResult;
 
 import static io.varve.core.sst.TableFixtures.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.varve.base.CorruptionException;
-import io.varve.core.base.InternalIterator;
-import io.varve.core.base.InternalKey;
+import io.varve.core.keys.InternalIterator;
+import io.varve.core.keys.InternalKey;
 import io.varve.base.fs.MemFileSystem;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -236,8 +236,8 @@ class TableGarbageProperties {
             String key = "k" + (char) ('a' + random.nextInt(3)) + String.format("%05d", i);
             for (int version = random.nextInt(3); version >= 0; version--) {
                 entries.add(new Entry(bytes(key), InternalKey.trailer(10 + version,
-                        random.nextInt(5) == 0 ? io.varve.core.base.ValueKind.DELETE
-                                : io.varve.core.base.ValueKind.PUT), value));
+                        random.nextInt(5) == 0 ? io.varve.core.keys.ValueKind.DELETE
+                                : io.varve.core.keys.ValueKind.PUT), value));
             }
         }
         entries.sort(ORDER);

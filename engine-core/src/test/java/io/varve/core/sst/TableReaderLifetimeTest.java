@@ -3,8 +3,8 @@ package io.varve.core.sst;
 import static io.varve.core.sst.TableFixtures.*;
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.varve.core.base.InternalIterator;
-import io.varve.core.base.InternalKey;
+import io.varve.core.keys.InternalIterator;
+import io.varve.core.keys.InternalKey;
 import io.varve.base.fs.MemFileSystem;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -5,9 +5,9 @@ import static io.varve.core.sst.TableFixtures.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.varve.base.CorruptionException;
-import io.varve.core.base.InternalIterator;
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.LookupResult;
+import io.varve.core.keys.InternalIterator;
+import io.varve.core.keys.InternalKey;
+import io.varve.core.keys.LookupResult;
 import io.varve.base.fs.MemFileSystem;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;

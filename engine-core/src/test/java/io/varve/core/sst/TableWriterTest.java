@@ -3,7 +3,7 @@ package io.varve.core.sst;
 import static io.varve.core.sst.TableFixtures.*;
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.varve.core.base.InternalIterator;
+import io.varve.core.keys.InternalIterator;
 import io.varve.base.fs.MemFileSystem;
 import io.varve.base.fs.ForwardingWritableFile;
 import io.varve.base.fs.WritableFile;

@@ -1,8 +1,8 @@
 package io.varve.core.version;
 
-import io.varve.core.base.InternalIterator;
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.ValueKind;
+import io.varve.core.keys.InternalIterator;
+import io.varve.core.keys.InternalKey;
+import io.varve.core.keys.ValueKind;
 import io.varve.base.fs.MemFileSystem;
 import io.varve.base.fs.WritableFile;
 import io.varve.core.memtable.Memtable;

@@ -1,8 +1,8 @@
 package io.varve.core.version;
 
 import io.varve.base.CorruptionException;
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.ValueKind;
+import io.varve.core.keys.InternalKey;
+import io.varve.core.keys.ValueKind;
 import io.varve.base.fs.MemFileSystem;
 import io.varve.base.fs.ReadableFile;
 import io.varve.base.fs.WritableFile;
@@ -91,7 +91,7 @@ class VersionSetProperties {
                     assertTrue(model.get(level).containsKey(t.fileNumber()), "unexpected " + t + " at level " + level);
                 }
                 for (int i = 1; level > 0 && i < tables.size(); i++) {
-                    assertTrue(io.varve.core.base.Keys.compare(tables.get(i - 1).largestKey(), tables.get(i).smallestKey()) < 0,
+                    assertTrue(io.varve.core.keys.Keys.compare(tables.get(i - 1).largestKey(), tables.get(i).smallestKey()) < 0,
                             "level " + level + " not sorted and disjoint");
                 }
             }

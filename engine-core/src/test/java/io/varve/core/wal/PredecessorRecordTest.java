@@ -1,8 +1,8 @@
 package io.varve.core.wal;
 
-import io.varve.core.base.ValueKind;
-import io.varve.core.batch.BatchBuilder;
-import io.varve.core.batch.BatchFormat;
+import io.varve.core.keys.ValueKind;
+import io.varve.core.batch.WriteBatchBuilder;
+import io.varve.core.batch.WriteBatchFormat;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
@@ -30,14 +30,14 @@ class PredecessorRecordTest {
 
     @Test
     void aWriteBatchIsNeverTakenForOne() {
-        BatchBuilder builder = new BatchBuilder();
+        WriteBatchBuilder builder = new WriteBatchBuilder();
         // A batch whose encoding happens to be 28 bytes long: its non-zero count tells it apart.
         builder.add(ValueKind.PUT, 0, MemorySegment.ofArray(new byte[6]), MemorySegment.ofArray(new byte[6]));
         byte[] batch = builder.encode();
         assertEquals(PredecessorRecord.SIZE, batch.length);
         assertNull(PredecessorRecord.decode(batch));
         assertNull(PredecessorRecord.decode(Arrays.copyOf(PredecessorRecord.encode(1, 2), 29)));
-        assertEquals(BatchFormat.COUNT_OFFSET, PredecessorRecord.COUNT_OFFSET);
+        assertEquals(WriteBatchFormat.COUNT_OFFSET, PredecessorRecord.COUNT_OFFSET);
     }
 
     @Test

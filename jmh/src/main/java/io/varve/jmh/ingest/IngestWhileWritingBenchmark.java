@@ -3,7 +3,7 @@ package io.varve.jmh.ingest;
 import io.varve.core.Db;
 import io.varve.core.Options;
 import io.varve.core.WriteOptions;
-import io.varve.core.base.CpuPriority;
+import io.varve.core.ingest.CpuPriority;
 import io.varve.core.ingest.IngestOptions;
 import io.varve.core.metrics.EngineStatistics;
 import io.varve.core.sst.SstFileWriter;

@@ -1,7 +1,7 @@
 package io.varve.jmh.version;
 
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.ValueKind;
+import io.varve.core.keys.InternalKey;
+import io.varve.core.keys.ValueKind;
 import io.varve.base.fs.MemFileSystem;
 import io.varve.core.memtable.Memtable;
 import io.varve.core.version.Reclaimer;

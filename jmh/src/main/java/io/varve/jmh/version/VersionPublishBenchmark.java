@@ -1,12 +1,12 @@
 package io.varve.jmh.version;
 
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.ValueKind;
+import io.varve.core.keys.InternalKey;
+import io.varve.core.keys.ValueKind;
 import io.varve.base.fs.ForwardingFileSystem;
 import io.varve.base.fs.MemFileSystem;
 import io.varve.base.fs.WritableFile;
 import io.varve.core.memtable.Memtable;
-import io.varve.core.base.LookupResult;
+import io.varve.core.keys.LookupResult;
 import io.varve.core.sst.TableOptions;
 import io.varve.core.sst.TableProperties;
 import io.varve.core.sst.TableReader;

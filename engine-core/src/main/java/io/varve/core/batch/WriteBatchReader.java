@@ -1,7 +1,7 @@
 package io.varve.core.batch;
 
-import io.varve.core.base.Keys;
-import io.varve.core.base.ValueKind;
+import io.varve.core.keys.Keys;
+import io.varve.core.keys.ValueKind;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -11,7 +11,7 @@ import java.lang.foreign.ValueLayout;
  * batch is reported (as {@link MalformedBatchException}) instead of read out of bounds. Keys and values are
  * zero-copy slices of the batch.
  */
-public final class BatchReader {
+public final class WriteBatchReader {
 
     /** The batch's bytes do not parse. */
     public static final class MalformedBatchException extends Exception {
@@ -22,7 +22,7 @@ public final class BatchReader {
 
     private final MemorySegment batch;
     private final int count;
-    private long position = BatchFormat.HEADER_SIZE;
+    private long position = WriteBatchFormat.HEADER_SIZE;
     private int index;
 
     private ValueKind kind;
@@ -30,19 +30,19 @@ public final class BatchReader {
     private MemorySegment key;
     private MemorySegment value;
 
-    public BatchReader(MemorySegment batch) throws MalformedBatchException {
-        if (batch.byteSize() < BatchFormat.HEADER_SIZE) {
+    public WriteBatchReader(MemorySegment batch) throws MalformedBatchException {
+        if (batch.byteSize() < WriteBatchFormat.HEADER_SIZE) {
             throw new MalformedBatchException("batch of " + batch.byteSize() + " bytes is shorter than its header");
         }
         this.batch = batch;
-        this.count = BatchFormat.count(batch);
+        this.count = WriteBatchFormat.count(batch);
         if (count < 0) {
             throw new MalformedBatchException("negative record count " + count);
         }
     }
 
     public long sequence() {
-        return BatchFormat.sequence(batch);
+        return WriteBatchFormat.sequence(batch);
     }
 
     public int count() {
@@ -64,7 +64,7 @@ public final class BatchReader {
         }
         columnFamily = readVarint();
         key = readSlice(readVarint());
-        value = BatchFormat.hasValue(kind) ? readSlice(readVarint()) : null;
+        value = WriteBatchFormat.hasValue(kind) ? readSlice(readVarint()) : null;
         if (kind == ValueKind.RANGE_DELETE && Keys.compare(key, value) >= 0) {
             throw new MalformedBatchException("range deletion " + index + " has begin >= end");
         }

@@ -1,6 +1,6 @@
 package io.varve.core.batch;
 
-import io.varve.core.base.ValueKind;
+import io.varve.core.keys.ValueKind;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -20,7 +20,7 @@ import java.nio.ByteOrder;
  * The sequence field holds the sequence of the batch's first record; record i gets {@code sequence + i}.
  * It is zero while the batch is being built and is filled in by the commit pipeline.
  */
-public final class BatchFormat {
+public final class WriteBatchFormat {
 
     public static final int SEQUENCE_OFFSET = 0;
     public static final int COUNT_OFFSET = 8;
@@ -31,7 +31,7 @@ public final class BatchFormat {
     static final ValueLayout.OfLong SEQUENCE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     static final ValueLayout.OfInt COUNT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
-    private BatchFormat() {
+    private WriteBatchFormat() {
     }
 
     public static long sequence(MemorySegment batch) {

@@ -1,4 +1,4 @@
-package io.varve.core.base;
+package io.varve.core.keys;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

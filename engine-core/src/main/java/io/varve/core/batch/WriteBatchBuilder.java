@@ -1,26 +1,26 @@
 package io.varve.core.batch;
 
 import io.varve.base.Varint;
-import io.varve.core.base.ValueKind;
+import io.varve.core.keys.ValueKind;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
-/** Appends records in {@link BatchFormat} to a growable heap buffer. Not thread-safe. */
-public final class BatchBuilder {
+/** Appends records in {@link WriteBatchFormat} to a growable heap buffer. Not thread-safe. */
+public final class WriteBatchBuilder {
 
     /** Batches are capped so that lengths and counts stay far from int overflow. */
     public static final long MAX_BATCH_BYTES = 1L << 30;
 
     private byte[] buffer = new byte[64];
-    private int size = BatchFormat.HEADER_SIZE;
+    private int size = WriteBatchFormat.HEADER_SIZE;
     private int count;
     /** The distinct column families of the records, in first-use order; usually one. */
     private int[] families = NO_FAMILIES;
 
     private static final int[] NO_FAMILIES = {};
-    private static final int[] ONLY_DEFAULT = {BatchFormat.DEFAULT_COLUMN_FAMILY};
+    private static final int[] ONLY_DEFAULT = {WriteBatchFormat.DEFAULT_COLUMN_FAMILY};
 
     public void add(ValueKind kind, int columnFamily, MemorySegment key, MemorySegment value) {
         long keyLength = key.byteSize();
@@ -35,7 +35,7 @@ public final class BatchBuilder {
         size = Varint.write(buffer, size, (int) keyLength);
         MemorySegment.copy(key, ValueLayout.JAVA_BYTE, 0, buffer, size, (int) keyLength);
         size += (int) keyLength;
-        if (BatchFormat.hasValue(kind)) {
+        if (WriteBatchFormat.hasValue(kind)) {
             size = Varint.write(buffer, size, (int) valueLength);
             MemorySegment.copy(value, ValueLayout.JAVA_BYTE, 0, buffer, size, (int) valueLength);
             size += (int) valueLength;
@@ -50,7 +50,7 @@ public final class BatchBuilder {
                 return;
             }
         }
-        if (families.length == 0 && columnFamily == BatchFormat.DEFAULT_COLUMN_FAMILY) {
+        if (families.length == 0 && columnFamily == WriteBatchFormat.DEFAULT_COLUMN_FAMILY) {
             families = ONLY_DEFAULT;
         } else {
             families = Arrays.copyOf(families, families.length + 1);
@@ -74,11 +74,11 @@ public final class BatchBuilder {
 
     /** Bytes of keys and values plus per-record framing, without the header: what a memtable must hold. */
     public int payloadBytes() {
-        return size - BatchFormat.HEADER_SIZE;
+        return size - WriteBatchFormat.HEADER_SIZE;
     }
 
     public void clear() {
-        size = BatchFormat.HEADER_SIZE;
+        size = WriteBatchFormat.HEADER_SIZE;
         count = 0;
         families = NO_FAMILIES;
     }
@@ -86,7 +86,7 @@ public final class BatchBuilder {
     /** A copy of the encoded batch with the count filled in and the sequence zero. */
     public byte[] encode() {
         byte[] copy = Arrays.copyOf(buffer, size);
-        BatchFormat.setCount(MemorySegment.ofArray(copy), count);
+        WriteBatchFormat.setCount(MemorySegment.ofArray(copy), count);
         return copy;
     }
 

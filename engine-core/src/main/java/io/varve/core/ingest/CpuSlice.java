@@ -1,4 +1,4 @@
-package io.varve.core.base;
+package io.varve.core.ingest;
 
 /**
  * Cuts long CPU work that runs on a caller's thread into slices, yielding the processor between them.

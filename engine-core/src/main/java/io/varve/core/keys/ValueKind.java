@@ -1,4 +1,4 @@
-package io.varve.core.base;
+package io.varve.core.keys;
 
 /**
  * What an internal entry records about its key. The code is stored in the low byte of the entry's trailer

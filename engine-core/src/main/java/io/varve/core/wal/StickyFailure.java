@@ -1,4 +1,4 @@
-package io.varve.core.base;
+package io.varve.core.wal;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -27,7 +27,7 @@ import java.util.TreeMap;
  * a crashed flush's or compaction's). Afterwards no log holds anything the tables do not, so the database
  * starts with an empty memtable and a new log.
  */
-final class Recovery {
+final class DbRecovery {
 
     /** A family recovery found, with the options it runs with. */
     record FamilyInfo(int id, String name, ColumnFamilyOptions options) {
@@ -47,7 +47,7 @@ final class Recovery {
                   List<CommitPipeline.FamilyMemtable> pipelineFamilies, int tableCount, int oversizedRecords) {
     }
 
-    private Recovery() {
+    private DbRecovery() {
     }
 
     static Result run(FileSystem fs, Path dir, Options options, Reclaimer reclaimer, TableCache tables)

@@ -1,4 +1,4 @@
-package io.varve.core.base;
+package io.varve.core.ingest;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
