@@ -221,14 +221,15 @@ final class CommitPipeline {
     /**
      * Runs one batch through the pipeline; returns once it is durable as requested and visible to reads.
      *
-     * @param batch the encoded batch (its sequence field is filled in here)
+     * @param batch the encoded batch (its sequence field is filled in here); not copied, so the caller must
+     *              not change it before this returns
      */
-    void commit(byte[] batch, int count, long payloadBytes, boolean sync, int[] families) {
+    void commit(MemorySegment batch, int count, long payloadBytes, boolean sync, int[] families) {
         if (count == 0) {
             return;
         }
         CommitQueue.Entry entry = new CommitQueue.Entry(false);
-        MemorySegment segment = MemorySegment.ofArray(batch);
+        MemorySegment segment = batch;
         long reserve = MemtableSet.reserve(payloadBytes, count);
         if (reserve > MemtableSet.MAX_RESERVE) {
             throw new IllegalArgumentException("write batch needs " + reserve + " bytes of memtable; the limit is "

@@ -63,7 +63,11 @@ public interface Db extends AutoCloseable {
         put(options, defaultColumnFamily(), key, value);
     }
 
-    /** Zero-copy from off-heap memory: the key and value are copied once, into the log and memtable. */
+    /**
+     * From off-heap (or heap) memory without an intermediate array: the key and value are copied three times,
+     * into the write's batch encoding, the log's write buffer and the memtable's off-heap arena, and nothing
+     * else allocates in proportion to them.
+     */
     default void put(WriteOptions options, MemorySegment key, MemorySegment value) {
         put(options, defaultColumnFamily(), key, value);
     }

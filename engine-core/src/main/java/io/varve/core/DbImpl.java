@@ -238,9 +238,10 @@ final class DbImpl implements Db {
     @Override
     public void put(WriteOptions options, ColumnFamily family, MemorySegment key, MemorySegment value) {
         Objects.requireNonNull(options, "options");
-        WriteBatchBuilder builder = new WriteBatchBuilder();
-        builder.add(ValueKind.PUT, families.id(family), Objects.requireNonNull(key, "key"),
-                Objects.requireNonNull(value, "value"));
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(value, "value");
+        WriteBatchBuilder builder = new WriteBatchBuilder(WriteBatchBuilder.recordBytes(key, value));
+        builder.add(ValueKind.PUT, families.id(family), key, value);
         commit(builder, options);
     }
 
@@ -263,8 +264,10 @@ final class DbImpl implements Db {
         Objects.requireNonNull(options, "options");
         int id = families.id(family);
         families.requireMergeOperator(id);
-        WriteBatchBuilder builder = new WriteBatchBuilder();
-        builder.add(ValueKind.MERGE, id, Objects.requireNonNull(key, "key"), Objects.requireNonNull(operand, "operand"));
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(operand, "operand");
+        WriteBatchBuilder builder = new WriteBatchBuilder(WriteBatchBuilder.recordBytes(key, operand));
+        builder.add(ValueKind.MERGE, id, key, operand);
         commit(builder, options);
     }
 
@@ -285,7 +288,7 @@ final class DbImpl implements Db {
         checkOpen();
         stalls.beforeWrite(builder.byteSize(), options.noSlowdown());
         // The pipeline refuses families that were dropped (it checks under its lock, so no write slips in).
-        pipeline.commit(builder.encode(), builder.count(), builder.payloadBytes(), options.sync(),
+        pipeline.commit(builder.sealed(), builder.count(), builder.payloadBytes(), options.sync(),
                 builder.columnFamilies());
     }
 

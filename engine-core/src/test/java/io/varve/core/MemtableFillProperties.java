@@ -72,7 +72,7 @@ class MemtableFillProperties {
                         e.delete ? null : MemorySegment.ofArray(new byte[e.valueLength]));
             }
             committing = CommitPipeline.reserve(b.payloadBytes(), b.count());
-            pipeline.commit(b.encode(), b.count(), b.payloadBytes(), false, b.columnFamilies());
+            pipeline.commit(b.sealed(), b.count(), b.payloadBytes(), false, b.columnFamilies());
         }
 
         @Override

@@ -88,7 +88,7 @@ final class WritePathTestAccess implements AutoCloseable {
         for (int family : families) {
             b.add(ValueKind.PUT, family, MemorySegment.ofArray(key.getBytes()), MemorySegment.ofArray(new byte[8]));
         }
-        pipeline.commit(b.encode(), b.count(), b.payloadBytes(), sync, b.columnFamilies());
+        pipeline.commit(b.sealed(), b.count(), b.payloadBytes(), sync, b.columnFamilies());
     }
 
     /** Closes the pipeline (which waits for writes in flight), then frees every memtable it handed out. */

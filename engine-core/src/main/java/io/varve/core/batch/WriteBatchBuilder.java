@@ -13,7 +13,7 @@ public final class WriteBatchBuilder {
     /** Batches are capped so that lengths and counts stay far from int overflow. */
     public static final long MAX_BATCH_BYTES = 1L << 30;
 
-    private byte[] buffer = new byte[64];
+    private byte[] buffer;
     private int size = WriteBatchFormat.HEADER_SIZE;
     private int count;
     /** The distinct column families of the records, in first-use order; usually one. */
@@ -22,10 +22,27 @@ public final class WriteBatchBuilder {
     private static final int[] NO_FAMILIES = {};
     private static final int[] ONLY_DEFAULT = {WriteBatchFormat.DEFAULT_COLUMN_FAMILY};
 
+    public WriteBatchBuilder() {
+        this(64);
+    }
+
+    /**
+     * @param expectedBytes the encoded size of the records to come, when known (one put: key, value and
+     *     framing): the buffer starts that large, so adding them copies each byte once
+     */
+    public WriteBatchBuilder(long expectedBytes) {
+        buffer = new byte[(int) Math.clamp(expectedBytes + WriteBatchFormat.HEADER_SIZE, 64, MAX_BATCH_BYTES)];
+    }
+
+    /** The encoded size of one record, for {@link #WriteBatchBuilder(long)}. */
+    public static long recordBytes(MemorySegment key, MemorySegment value) {
+        return 1 + 5 + 5 + key.byteSize() + 5 + (value == null ? 0 : value.byteSize());
+    }
+
     public void add(ValueKind kind, int columnFamily, MemorySegment key, MemorySegment value) {
         long keyLength = key.byteSize();
         long valueLength = value == null ? 0 : value.byteSize();
-        long needed = 1 + 5 + 5 + keyLength + 5 + valueLength;
+        long needed = recordBytes(key, value);
         if (size + needed > MAX_BATCH_BYTES) {
             throw new IllegalArgumentException("write batch would exceed " + MAX_BATCH_BYTES + " bytes");
         }
@@ -81,6 +98,16 @@ public final class WriteBatchBuilder {
         size = WriteBatchFormat.HEADER_SIZE;
         count = 0;
         families = NO_FAMILIES;
+    }
+
+    /**
+     * The encoded batch in place, with the count filled in: no copy. The commit pipeline writes the sequence
+     * into it; it stays valid until the builder next changes.
+     */
+    public MemorySegment sealed() {
+        MemorySegment batch = MemorySegment.ofArray(buffer).asSlice(0, size);
+        WriteBatchFormat.setCount(batch, count);
+        return batch;
     }
 
     /** A copy of the encoded batch with the count filled in and the sequence zero. */

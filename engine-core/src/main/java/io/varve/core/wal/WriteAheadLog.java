@@ -6,6 +6,7 @@ import io.varve.base.fs.WritableFile;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -155,9 +156,9 @@ public final class WriteAheadLog {
      *
      * @return the position just past the batch, for {@link #makeDurable}
      */
-    public long append(byte[] batch) throws IOException {
-        current.writer.append(ByteBuffer.wrap(batch));
-        loggedBatchBytes += batch.length; // under logLock: a single writer, so no lost update
+    public long append(MemorySegment batch) throws IOException {
+        current.writer.append(batch);
+        loggedBatchBytes += batch.byteSize(); // under logLock: a single writer, so no lost update
         return base + current.writer.size();
     }
 
