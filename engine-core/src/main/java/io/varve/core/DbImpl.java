@@ -238,8 +238,7 @@ final class DbImpl implements Db {
     @Override
     public void put(WriteOptions options, ColumnFamily family, MemorySegment key, MemorySegment value) {
         Objects.requireNonNull(options, "options");
-        Objects.requireNonNull(key, "key");
-        Objects.requireNonNull(value, "value");
+        WriteBatch.requireStorable(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
         WriteBatchBuilder builder = new WriteBatchBuilder(WriteBatchBuilder.recordBytes(key, value));
         builder.add(ValueKind.PUT, families.id(family), key, value);
         commit(builder, options);
@@ -248,9 +247,10 @@ final class DbImpl implements Db {
     @Override
     public void delete(WriteOptions options, ColumnFamily family, byte[] key) {
         Objects.requireNonNull(options, "options");
+        MemorySegment keySegment = MemorySegment.ofArray(Objects.requireNonNull(key, "key"));
+        WriteBatch.requireStorable(keySegment, null);
         WriteBatchBuilder builder = new WriteBatchBuilder();
-        builder.add(ValueKind.DELETE, families.id(family), MemorySegment.ofArray(Objects.requireNonNull(key, "key")),
-                null);
+        builder.add(ValueKind.DELETE, families.id(family), keySegment, null);
         commit(builder, options);
     }
 
@@ -264,8 +264,7 @@ final class DbImpl implements Db {
         Objects.requireNonNull(options, "options");
         int id = families.id(family);
         families.requireMergeOperator(id);
-        Objects.requireNonNull(key, "key");
-        Objects.requireNonNull(operand, "operand");
+        WriteBatch.requireStorable(Objects.requireNonNull(key, "key"), Objects.requireNonNull(operand, "operand"));
         WriteBatchBuilder builder = new WriteBatchBuilder(WriteBatchBuilder.recordBytes(key, operand));
         builder.add(ValueKind.MERGE, id, key, operand);
         commit(builder, options);

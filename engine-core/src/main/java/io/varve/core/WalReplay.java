@@ -119,7 +119,7 @@ final class WalReplay {
     private final long minLogNumber;
     /** Logs from this number on follow every flush the manifest records. */
     private final long maxFamilyLogNumber;
-    private final long entryLimit = ENTRY_LIMIT.orElse(256L << 20); // PENDING-MERGE: WriteBatch.MAX_ENTRY_BYTES;
+    private final long entryLimit = ENTRY_LIMIT.orElse(WriteBatch.MAX_ENTRY_BYTES);
     private int oversizedRecords;
 
     /**

@@ -158,7 +158,7 @@ class OversizedLogRecordTest {
         }
         FileSystem real = Options.defaults().fileSystem();
         try (WalWriter log = new WalWriter(real.create(DbFiles.log(disk, number + 1)), number + 1)) {
-            byte[] value = new byte[(int) ((256L << 20) - 2)];
+            byte[] value = new byte[(int) (WriteBatch.MAX_ENTRY_BYTES - 2)];
             Arrays.fill(value, (byte) 'v');
             log.append(batch(sequence + 1, "big".getBytes(), value));
             value = null;
