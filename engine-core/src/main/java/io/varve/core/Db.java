@@ -1,5 +1,8 @@
 package io.varve.core;
 
+import io.varve.core.internal.DbOpener;
+import io.varve.core.internal.Ingestion;
+import io.varve.core.internal.ReadOnlyOpener;
 import io.varve.core.metrics.EngineStatistics;
 import io.varve.core.ingest.IngestOptions;
 import io.varve.core.ingest.IngestRequiresFlushException;

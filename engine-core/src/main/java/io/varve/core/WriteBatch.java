@@ -1,5 +1,6 @@
 package io.varve.core;
 
+import io.varve.core.internal.ColumnFamilies;
 import io.varve.core.keys.ValueKind;
 import io.varve.core.batch.WriteBatchBuilder;
 import io.varve.core.batch.WriteBatchFormat;

@@ -1,5 +1,6 @@
 package io.varve.core;
 
+import io.varve.core.internal.ColumnFamilies;
 import io.varve.core.batch.WriteBatchFormat;
 import io.varve.core.merge.MergeOperator;
 import io.varve.core.merge.Merges;

@@ -1,5 +1,7 @@
 package io.varve.core;
 
+import io.varve.core.internal.DbTestAccess;
+import io.varve.core.internal.DbFiles;
 import io.varve.base.CorruptionException;
 import io.varve.core.keys.InternalKey;
 import io.varve.core.keys.ValueKind;

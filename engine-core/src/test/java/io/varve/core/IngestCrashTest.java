@@ -1,5 +1,8 @@
 package io.varve.core;
 
+import io.varve.core.internal.DbTestAccess;
+import io.varve.core.internal.DbFiles;
+import io.varve.core.internal.DbImpl;
 import io.varve.core.ingest.CpuPriority;
 import io.varve.core.compaction.CompactionSettings;
 import io.varve.base.fs.FaultInjectingFileSystem;

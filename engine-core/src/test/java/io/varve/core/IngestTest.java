@@ -1,5 +1,8 @@
 package io.varve.core;
 
+import io.varve.core.internal.DbTestAccess;
+import io.varve.core.internal.DbFiles;
+import io.varve.core.internal.Ingestion;
 import io.varve.base.fs.MemFileSystem;
 import io.varve.core.ingest.IngestOptions;
 import io.varve.core.ingest.IngestRequiresFlushException;

@@ -1,5 +1,6 @@
 package io.varve.core;
 
+import io.varve.core.internal.DbRecovery;
 import io.varve.base.CorruptionException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
