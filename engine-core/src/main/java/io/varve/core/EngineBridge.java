@@ -1,6 +1,6 @@
 package io.varve.core;
 
-import io.varve.core.batch.WriteBatchBuilder;
+import io.varve.core.internal.batch.WriteBatchBuilder;
 import io.varve.core.internal.ApiAccess;
 import io.varve.core.internal.DbImpl;
 import io.varve.core.txn.TransactionOptions;

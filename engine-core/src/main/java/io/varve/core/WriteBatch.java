@@ -1,12 +1,12 @@
 package io.varve.core;
 
 import io.varve.core.internal.ColumnFamilies;
-import io.varve.core.keys.ValueKind;
-import io.varve.core.batch.WriteBatchBuilder;
-import io.varve.core.batch.WriteBatchFormat;
-import io.varve.core.batch.WriteBatchReader;
-import io.varve.core.sst.TableWriter;
-import io.varve.core.version.VersionSet;
+import io.varve.core.internal.keys.ValueKind;
+import io.varve.core.internal.batch.WriteBatchBuilder;
+import io.varve.core.internal.batch.WriteBatchFormat;
+import io.varve.core.internal.batch.WriteBatchReader;
+import io.varve.core.internal.sst.TableWriter;
+import io.varve.core.internal.version.VersionSet;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -1,9 +1,9 @@
 package io.varve.core;
 
 import io.varve.core.internal.ColumnFamilies;
-import io.varve.core.batch.WriteBatchFormat;
+import io.varve.core.internal.batch.WriteBatchFormat;
 import io.varve.core.merge.MergeOperator;
-import io.varve.core.merge.Merges;
+import io.varve.core.internal.merge.Merges;
 
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -4,8 +4,8 @@ import io.varve.core.internal.DbTestAccess;
 import io.varve.base.fs.FileSystem;
 import io.varve.core.sst.SstFileWriter;
 import io.varve.core.sst.TableOptions;
-import io.varve.core.version.TableMeta;
-import io.varve.core.version.Version;
+import io.varve.core.internal.version.TableMeta;
+import io.varve.core.internal.version.Version;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -6,7 +6,7 @@ import io.varve.core.internal.Ingestion;
 import io.varve.base.fs.MemFileSystem;
 import io.varve.core.ingest.IngestOptions;
 import io.varve.core.ingest.IngestRequiresFlushException;
-import io.varve.core.version.Version;
+import io.varve.core.internal.version.Version;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 

@@ -77,7 +77,7 @@ class WithoutMicrometerTest {
             assertNotNull(loader.loadClass(Options.class.getName()));
             assertEquals(true, loader.hasLoaded("io.varve.core.internal.DbStatistics"), "the statistics were set up");
             assertNull(loader.findResource("io/micrometer/core/instrument/MeterRegistry.class"));
-            assertEquals(false, loader.hasLoaded("io.varve.core.metrics.MicrometerMeters"),
+            assertEquals(false, loader.hasLoaded("io.varve.core.internal.metrics.MicrometerMeters"),
                     "without a registry the Micrometer binding is never loaded");
         }
     }

@@ -1,6 +1,6 @@
 package io.varve.core.internal;
 
-import io.varve.core.memtable.Memtable;
+import io.varve.core.internal.memtable.Memtable;
 
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;

@@ -9,7 +9,7 @@ import io.varve.core.Transaction;
 import io.varve.core.WriteBatch;
 import io.varve.core.WriteOptions;
 import io.varve.core.WriteStallException;
-import io.varve.core.batch.WriteBatchBuilder;
+import io.varve.core.internal.batch.WriteBatchBuilder;
 import io.varve.core.txn.TransactionOptions;
 
 import java.lang.foreign.MemorySegment;

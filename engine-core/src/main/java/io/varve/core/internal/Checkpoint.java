@@ -4,10 +4,10 @@ import io.varve.core.Db;
 import io.varve.base.fs.FileSystem;
 import io.varve.base.fs.ReadableFile;
 import io.varve.base.fs.WritableFile;
-import io.varve.core.version.PinnedState;
-import io.varve.core.version.TableMeta;
-import io.varve.core.version.Version;
-import io.varve.core.version.VersionSet;
+import io.varve.core.internal.version.PinnedState;
+import io.varve.core.internal.version.TableMeta;
+import io.varve.core.internal.version.Version;
+import io.varve.core.internal.version.VersionSet;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

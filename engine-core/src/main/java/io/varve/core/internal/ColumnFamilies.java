@@ -3,9 +3,9 @@ package io.varve.core.internal;
 import io.varve.core.ColumnFamily;
 import io.varve.core.ColumnFamilyOptions;
 import io.varve.core.Options;
-import io.varve.core.memtable.Memtable;
+import io.varve.core.internal.memtable.Memtable;
 import io.varve.core.merge.MergeOperator;
-import io.varve.core.version.VersionSet;
+import io.varve.core.internal.version.VersionSet;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -3,12 +3,12 @@ package io.varve.core.internal;
 import io.varve.core.Db;
 import io.varve.core.Options;
 import io.varve.base.fs.FileSystem;
-import io.varve.core.keys.InternalKey;
-import io.varve.core.wal.StickyFailure;
-import io.varve.core.batch.WriteBatchFormat;
-import io.varve.core.batch.WriteBatchReader;
-import io.varve.core.memtable.Memtable;
-import io.varve.core.wal.WriteAheadLog;
+import io.varve.core.internal.keys.InternalKey;
+import io.varve.core.internal.wal.StickyFailure;
+import io.varve.core.internal.batch.WriteBatchFormat;
+import io.varve.core.internal.batch.WriteBatchReader;
+import io.varve.core.internal.memtable.Memtable;
+import io.varve.core.internal.wal.WriteAheadLog;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

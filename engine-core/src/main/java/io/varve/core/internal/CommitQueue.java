@@ -1,6 +1,6 @@
 package io.varve.core.internal;
 
-import io.varve.core.wal.StickyFailure;
+import io.varve.core.internal.wal.StickyFailure;
 import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
 
 import java.util.concurrent.locks.LockSupport;

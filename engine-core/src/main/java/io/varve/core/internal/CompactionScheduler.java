@@ -2,17 +2,17 @@ package io.varve.core.internal;
 
 import io.varve.core.ColumnFamilyOptions;
 import io.varve.core.Options;
-import io.varve.core.keys.Keys;
-import io.varve.core.compaction.Compaction;
-import io.varve.core.compaction.CompactionJob;
-import io.varve.core.compaction.CompactionPicker;
-import io.varve.core.compaction.RateLimiter;
+import io.varve.core.internal.keys.Keys;
+import io.varve.core.internal.compaction.Compaction;
+import io.varve.core.internal.compaction.CompactionJob;
+import io.varve.core.internal.compaction.CompactionPicker;
+import io.varve.core.internal.compaction.RateLimiter;
 import io.varve.base.fs.FileSystem;
-import io.varve.core.version.TableCache;
-import io.varve.core.version.TableMeta;
-import io.varve.core.version.Version;
-import io.varve.core.version.VersionEdit;
-import io.varve.core.version.VersionSet;
+import io.varve.core.internal.version.TableCache;
+import io.varve.core.internal.version.TableMeta;
+import io.varve.core.internal.version.Version;
+import io.varve.core.internal.version.VersionEdit;
+import io.varve.core.internal.version.VersionSet;
 
 import java.io.IOException;
 import java.nio.file.Path;

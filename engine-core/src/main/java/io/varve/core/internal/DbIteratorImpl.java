@@ -1,15 +1,15 @@
 package io.varve.core.internal;
 
 import io.varve.core.DbIterator;
-import io.varve.core.keys.InternalKey;
-import io.varve.core.keys.Keys;
-import io.varve.core.keys.ValueKind;
-import io.varve.core.iterator.MergingIterator;
+import io.varve.core.internal.keys.InternalKey;
+import io.varve.core.internal.keys.Keys;
+import io.varve.core.internal.keys.ValueKind;
+import io.varve.core.internal.iterator.MergingIterator;
 import io.varve.core.merge.MergeOperator;
-import io.varve.core.merge.Merges;
-import io.varve.core.rangedel.Cover;
-import io.varve.core.rangedel.RangeDeletions;
-import io.varve.core.version.ReadView;
+import io.varve.core.internal.merge.Merges;
+import io.varve.core.internal.rangedel.Cover;
+import io.varve.core.internal.rangedel.RangeDeletions;
+import io.varve.core.internal.version.ReadView;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

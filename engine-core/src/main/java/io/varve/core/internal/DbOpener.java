@@ -3,9 +3,9 @@ package io.varve.core.internal;
 import io.varve.core.Db;
 import io.varve.core.Options;
 import io.varve.base.fs.FileSystem;
-import io.varve.core.sst.BlockCache;
-import io.varve.core.version.Reclaimer;
-import io.varve.core.version.TableCache;
+import io.varve.core.internal.sst.BlockCache;
+import io.varve.core.internal.version.Reclaimer;
+import io.varve.core.internal.version.TableCache;
 
 import java.io.IOException;
 import java.nio.file.Path;

@@ -1,12 +1,12 @@
 package io.varve.core.internal;
 
 import io.varve.core.Db;
-import io.varve.core.keys.Keys;
-import io.varve.core.memtable.Memtable;
-import io.varve.core.version.ReadView;
-import io.varve.core.version.TableMeta;
-import io.varve.core.version.Version;
-import io.varve.core.version.VersionSet;
+import io.varve.core.internal.keys.Keys;
+import io.varve.core.internal.memtable.Memtable;
+import io.varve.core.internal.version.ReadView;
+import io.varve.core.internal.version.TableMeta;
+import io.varve.core.internal.version.Version;
+import io.varve.core.internal.version.VersionSet;
 
 import java.util.ArrayList;
 import java.util.List;

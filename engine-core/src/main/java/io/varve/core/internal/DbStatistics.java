@@ -1,14 +1,14 @@
 package io.varve.core.internal;
 
 import io.varve.core.Options;
-import io.varve.core.memtable.Memtable;
-import io.varve.core.metrics.EngineMeters;
+import io.varve.core.internal.memtable.Memtable;
+import io.varve.core.internal.metrics.EngineMeters;
 import io.varve.core.metrics.EngineStatistics;
-import io.varve.core.metrics.MeterBinding;
-import io.varve.core.metrics.WorkTimer;
-import io.varve.core.sst.BlockCache;
-import io.varve.core.version.ReadView;
-import io.varve.core.version.VersionSet;
+import io.varve.core.internal.metrics.MeterBinding;
+import io.varve.core.internal.metrics.WorkTimer;
+import io.varve.core.internal.sst.BlockCache;
+import io.varve.core.internal.version.ReadView;
+import io.varve.core.internal.version.VersionSet;
 
 import java.nio.file.Path;
 import java.util.concurrent.atomic.LongAdder;

@@ -2,15 +2,15 @@ package io.varve.core.internal;
 
 import io.varve.core.ColumnFamilyOptions;
 import io.varve.base.fs.FileSystem;
-import io.varve.core.compaction.RateLimitedFile;
-import io.varve.core.flush.MemtableFlush;
-import io.varve.core.memtable.Memtable;
-import io.varve.core.metrics.WorkTimer;
-import io.varve.core.version.Reclaimer;
-import io.varve.core.version.TableCache;
-import io.varve.core.version.TableMeta;
-import io.varve.core.version.VersionEdit;
-import io.varve.core.version.VersionSet;
+import io.varve.core.internal.compaction.RateLimitedFile;
+import io.varve.core.internal.flush.MemtableFlush;
+import io.varve.core.internal.memtable.Memtable;
+import io.varve.core.internal.metrics.WorkTimer;
+import io.varve.core.internal.version.Reclaimer;
+import io.varve.core.internal.version.TableCache;
+import io.varve.core.internal.version.TableMeta;
+import io.varve.core.internal.version.VersionEdit;
+import io.varve.core.internal.version.VersionSet;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

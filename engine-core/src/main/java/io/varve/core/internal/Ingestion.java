@@ -1,18 +1,18 @@
 package io.varve.core.internal;
 
 import io.varve.core.Db;
-import io.varve.core.keys.Keys;
+import io.varve.core.internal.keys.Keys;
 import io.varve.base.fs.FileSystem;
-import io.varve.core.ingest.ExternalTable;
-import io.varve.core.ingest.ExternalTables;
-import io.varve.core.ingest.ImportThreads;
+import io.varve.core.internal.ingest.ExternalTable;
+import io.varve.core.internal.ingest.ExternalTables;
+import io.varve.core.internal.ingest.ImportThreads;
 import io.varve.core.ingest.IngestOptions;
 import io.varve.core.ingest.IngestRequiresFlushException;
-import io.varve.core.ingest.LevelPlacement;
+import io.varve.core.internal.ingest.LevelPlacement;
 import io.varve.core.ingest.RangeLatch;
-import io.varve.core.version.ReadView;
-import io.varve.core.version.VersionEdit;
-import io.varve.core.version.VersionSet;
+import io.varve.core.internal.version.ReadView;
+import io.varve.core.internal.version.VersionEdit;
+import io.varve.core.internal.version.VersionSet;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -2,9 +2,9 @@ package io.varve.core.internal;
 
 import io.varve.base.CorruptionException;
 import io.varve.base.fs.FileSystem;
-import io.varve.core.version.TableMeta;
-import io.varve.core.version.VersionEdit;
-import io.varve.core.version.VersionSet;
+import io.varve.core.internal.version.TableMeta;
+import io.varve.core.internal.version.VersionEdit;
+import io.varve.core.internal.version.VersionSet;
 
 import java.io.IOException;
 import java.nio.file.Path;

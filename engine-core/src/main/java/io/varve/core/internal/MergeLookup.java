@@ -1,17 +1,17 @@
 package io.varve.core.internal;
 
-import io.varve.core.keys.InternalIterator;
-import io.varve.core.keys.InternalKey;
-import io.varve.core.keys.Keys;
-import io.varve.core.keys.ValueKind;
-import io.varve.core.memtable.Memtable;
+import io.varve.core.internal.keys.InternalIterator;
+import io.varve.core.internal.keys.InternalKey;
+import io.varve.core.internal.keys.Keys;
+import io.varve.core.internal.keys.ValueKind;
+import io.varve.core.internal.memtable.Memtable;
 import io.varve.core.merge.MergeOperator;
-import io.varve.core.merge.Merges;
-import io.varve.core.sst.TableReader;
-import io.varve.core.version.ReadView;
-import io.varve.core.version.TableCache;
-import io.varve.core.version.TableMeta;
-import io.varve.core.version.Version;
+import io.varve.core.internal.merge.Merges;
+import io.varve.core.internal.sst.TableReader;
+import io.varve.core.internal.version.ReadView;
+import io.varve.core.internal.version.TableCache;
+import io.varve.core.internal.version.TableMeta;
+import io.varve.core.internal.version.Version;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

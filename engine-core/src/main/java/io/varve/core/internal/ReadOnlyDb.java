@@ -14,11 +14,11 @@ import io.varve.core.metrics.EngineStatistics;
 import io.varve.core.ingest.IngestOptions;
 import io.varve.core.ingest.RangeLatch;
 import io.varve.core.merge.MergeOperator;
-import io.varve.core.sst.BlockCache;
+import io.varve.core.internal.sst.BlockCache;
 import io.varve.core.txn.TransactionOptions;
-import io.varve.core.version.Reclaimer;
-import io.varve.core.version.TableCache;
-import io.varve.core.version.VersionSet;
+import io.varve.core.internal.version.Reclaimer;
+import io.varve.core.internal.version.TableCache;
+import io.varve.core.internal.version.VersionSet;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

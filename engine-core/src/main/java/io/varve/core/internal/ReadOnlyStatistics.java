@@ -1,8 +1,8 @@
 package io.varve.core.internal;
 
 import io.varve.core.metrics.EngineStatistics;
-import io.varve.core.sst.BlockCache;
-import io.varve.core.version.VersionSet;
+import io.varve.core.internal.sst.BlockCache;
+import io.varve.core.internal.version.VersionSet;
 
 /**
  * A read-only instance's statistics: it logs, flushes and compacts nothing, so only the block cache and the

@@ -1,11 +1,11 @@
 package io.varve.core.internal;
 
 import io.varve.core.ColumnFamilyOptions;
-import io.varve.core.keys.InternalKey;
-import io.varve.core.keys.Keys;
-import io.varve.core.keys.ValueKind;
-import io.varve.core.batch.WriteBatchReader;
-import io.varve.core.memtable.Memtable;
+import io.varve.core.internal.keys.InternalKey;
+import io.varve.core.internal.keys.Keys;
+import io.varve.core.internal.keys.ValueKind;
+import io.varve.core.internal.batch.WriteBatchReader;
+import io.varve.core.internal.memtable.Memtable;
 import io.varve.core.merge.MergeOperator;
 
 import java.lang.foreign.MemorySegment;

@@ -4,16 +4,16 @@ import io.varve.core.Options;
 import io.varve.core.WalRecoveryMode;
 import io.varve.core.WriteBatch;
 import io.varve.base.CorruptionException;
-import io.varve.core.keys.InternalKey;
-import io.varve.core.keys.ValueKind;
-import io.varve.core.batch.WriteBatchReader;
+import io.varve.core.internal.keys.InternalKey;
+import io.varve.core.internal.keys.ValueKind;
+import io.varve.core.internal.batch.WriteBatchReader;
 import io.varve.base.fs.FileSystem;
 import io.varve.base.fs.ReadableFile;
 import io.varve.base.fs.WritableFile;
-import io.varve.core.memtable.Memtable;
-import io.varve.core.wal.PredecessorRecord;
-import io.varve.core.wal.TruncatedRecordException;
-import io.varve.core.wal.WalReader;
+import io.varve.core.internal.memtable.Memtable;
+import io.varve.core.internal.wal.PredecessorRecord;
+import io.varve.core.internal.wal.TruncatedRecordException;
+import io.varve.core.internal.wal.WalReader;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -24,7 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.OptionalLong;
-import io.varve.core.batch.WriteBatchFormat;
+import io.varve.core.internal.batch.WriteBatchFormat;
 import java.util.HashMap;
 
 /**

@@ -1,6 +1,6 @@
 package io.varve.core.merge;
 
-import io.varve.core.keys.Keys;
+import io.varve.core.internal.keys.Keys;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -1,5 +1,7 @@
 package io.varve.core.metrics;
 
+import io.varve.core.internal.metrics.EngineMeters;
+
 /**
  * The figures a database publishes as meters, read from the engine's own counters. Plain Java on purpose:
  * the engine keeps these whether or not Micrometer is present, and only {@link EngineMeters} turns them into

@@ -1,6 +1,6 @@
 package io.varve.core.internal;
 
-import io.varve.core.memtable.Memtable;
+import io.varve.core.internal.memtable.Memtable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

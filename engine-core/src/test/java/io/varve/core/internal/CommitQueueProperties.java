@@ -1,6 +1,6 @@
 package io.varve.core.internal;
 
-import io.varve.core.wal.StickyFailure;
+import io.varve.core.internal.wal.StickyFailure;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;

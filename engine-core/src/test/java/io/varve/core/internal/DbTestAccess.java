@@ -2,15 +2,15 @@ package io.varve.core.internal;
 
 import io.varve.core.ColumnFamily;
 import io.varve.core.Db;
-import io.varve.core.keys.InternalIterator;
-import io.varve.core.keys.InternalKey;
-import io.varve.core.keys.Keys;
-import io.varve.core.memtable.Memtable;
-import io.varve.core.sst.TableReader;
-import io.varve.core.version.ReadView;
-import io.varve.core.version.TableCache;
-import io.varve.core.version.TableMeta;
-import io.varve.core.version.Version;
+import io.varve.core.internal.keys.InternalIterator;
+import io.varve.core.internal.keys.InternalKey;
+import io.varve.core.internal.keys.Keys;
+import io.varve.core.internal.memtable.Memtable;
+import io.varve.core.internal.sst.TableReader;
+import io.varve.core.internal.version.ReadView;
+import io.varve.core.internal.version.TableCache;
+import io.varve.core.internal.version.TableMeta;
+import io.varve.core.internal.version.Version;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -8,8 +8,8 @@ import io.varve.core.WriteOptions;
 import io.varve.base.CorruptionException;
 import io.varve.base.fs.MemFileSystem;
 import io.varve.base.fs.ReadableFile;
-import io.varve.core.wal.PredecessorRecord;
-import io.varve.core.wal.WalReader;
+import io.varve.core.internal.wal.PredecessorRecord;
+import io.varve.core.internal.wal.WalReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -1,10 +1,10 @@
 package io.varve.core.internal;
 
 import io.varve.core.Options;
-import io.varve.core.keys.ValueKind;
-import io.varve.core.batch.WriteBatchBuilder;
+import io.varve.core.internal.keys.ValueKind;
+import io.varve.core.internal.batch.WriteBatchBuilder;
 import io.varve.base.fs.MemFileSystem;
-import io.varve.core.memtable.Memtable;
+import io.varve.core.internal.memtable.Memtable;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;

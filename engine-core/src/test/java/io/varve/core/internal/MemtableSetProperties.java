@@ -1,6 +1,6 @@
 package io.varve.core.internal;
 
-import io.varve.core.memtable.Memtable;
+import io.varve.core.internal.memtable.Memtable;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;

@@ -9,10 +9,10 @@ import io.varve.core.WriteBatch;
 import io.varve.base.CorruptionException;
 import io.varve.base.fs.FileSystem;
 import io.varve.base.fs.MemFileSystem;
-import io.varve.core.keys.ValueKind;
-import io.varve.core.batch.WriteBatchBuilder;
-import io.varve.core.batch.WriteBatchFormat;
-import io.varve.core.wal.WalWriter;
+import io.varve.core.internal.keys.ValueKind;
+import io.varve.core.internal.batch.WriteBatchBuilder;
+import io.varve.core.internal.batch.WriteBatchFormat;
+import io.varve.core.internal.wal.WalWriter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -5,7 +5,7 @@ import io.varve.core.ColumnFamilyOptions;
 import io.varve.core.Db;
 import io.varve.core.Options;
 import io.varve.base.fs.MemFileSystem;
-import io.varve.core.version.Version;
+import io.varve.core.internal.version.Version;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;

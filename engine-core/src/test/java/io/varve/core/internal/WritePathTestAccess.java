@@ -3,9 +3,9 @@ package io.varve.core.internal;
 import io.varve.core.Options;
 import io.varve.base.fs.FileSystem;
 import io.varve.base.fs.MemFileSystem;
-import io.varve.core.keys.ValueKind;
-import io.varve.core.batch.WriteBatchBuilder;
-import io.varve.core.memtable.Memtable;
+import io.varve.core.internal.keys.ValueKind;
+import io.varve.core.internal.batch.WriteBatchBuilder;
+import io.varve.core.internal.memtable.Memtable;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
