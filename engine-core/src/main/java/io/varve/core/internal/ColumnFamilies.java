@@ -109,7 +109,7 @@ public final class ColumnFamilies {
         }
         synchronized (lock) {
             checkOpen.run();
-            Memtable memtable = new Memtable(CommitPipeline.memtableCapacity(options.writeBufferSize(), 0));
+            Memtable memtable = new Memtable(MemtableSet.capacity(options.writeBufferSize(), 0));
             try {
                 // Durable first: the family's first write must find it in the manifest after a crash. Its log
                 // number may lag behind a concurrent rotation; that only makes recovery read one more log.

@@ -94,17 +94,7 @@ import java.util.function.LongSupplier;
  */
 public final class CommitPipeline {
 
-    /** See {@link MemtableSet#ENTRY_OVERHEAD}. */
-    static final int ENTRY_OVERHEAD = MemtableSet.ENTRY_OVERHEAD;
     private static final MemorySegment EMPTY = MemorySegment.ofArray(new byte[0]);
-
-    /** One family's memtable sealed by a rotation, and the fresh one that replaced it. */
-    record Sealed(int family, ActiveMemtable memtable, Memtable fresh) {
-    }
-
-    /** A column family's first mutable memtable and its write buffer size. */
-    record FamilyMemtable(int family, Memtable memtable, long writeBufferSize) {
-    }
 
     /** What the pipeline tells the database when the memtable set changes. */
     interface MemtableListener {
@@ -112,7 +102,7 @@ public final class CommitPipeline {
          * Called under the log lock after {@code sealed} stopped taking writes and {@code fresh} took over.
          * Logs numbered below {@code newLogNumber} hold nothing written after {@code sealed}'s contents.
          */
-        void rotated(List<Sealed> sealed, long sealedLastSequence, long newLogNumber);
+        void rotated(List<MemtableSet.Sealed> sealed, long sealedLastSequence, long newLogNumber);
     }
 
     /** Inserts a sequenced batch into memtables; {@link CommitPipeline#apply} outside tests. */
@@ -165,14 +155,14 @@ public final class CommitPipeline {
     private volatile boolean closed;
 
     CommitPipeline(FileSystem fs, Path dir, Options options, LongSupplier fileNumbers, long lastSequence,
-                   List<FamilyMemtable> families, long logNumber, MemtableListener listener, Executor background)
+                   List<MemtableSet.FamilyMemtable> families, long logNumber, MemtableListener listener, Executor background)
             throws IOException {
         this(fs, dir, options, fileNumbers, lastSequence, families, logNumber, listener, background,
                 Hooks.defaults(dir));
     }
 
     CommitPipeline(FileSystem fs, Path dir, Options options, LongSupplier fileNumbers, long lastSequence,
-                   List<FamilyMemtable> families, long logNumber, MemtableListener listener, Executor background,
+                   List<MemtableSet.FamilyMemtable> families, long logNumber, MemtableListener listener, Executor background,
                    Hooks hooks) throws IOException {
         this.dir = dir;
         this.unordered = options.unorderedWrite();
@@ -315,15 +305,7 @@ public final class CommitPipeline {
         return new UncheckedIOException("write failed; the database now refuses writes, reopen to recover", e);
     }
 
-    /** Memtable bytes to reserve for a batch: its keys and values plus a bound on each node's overhead. */
-    static long reserve(long payloadBytes, long count) {
-        return MemtableSet.reserve(payloadBytes, count);
-    }
 
-    /** Arena size for a memtable taking {@code writeBufferSize} of writes, or one batch of {@code reserve}. */
-    static long memtableCapacity(long writeBufferSize, long reserve) {
-        return MemtableSet.capacity(writeBufferSize, reserve);
-    }
 
     /** Lets writes fold merge operands ({@link SuccessiveMerges}); called once, before the first write. */
     void attachSuccessiveMerges(SuccessiveMerges folding) {
@@ -384,7 +366,7 @@ public final class CommitPipeline {
     private void rotate(int[] families, long reserve) throws IOException {
         try {
             long newLogNumber = wal.rotate();
-            List<Sealed> sealed = memtables.rotate(families, reserve);
+            List<MemtableSet.Sealed> sealed = memtables.rotate(families, reserve);
             listener.rotated(sealed, nextSequence - 1, newLogNumber);
         } catch (Throwable t) {
             failure.record(t, false);

@@ -46,7 +46,7 @@ public final class DbRecovery {
      * @param oversizedRecords log records found holding an entry too large for a table (not recovered)
      */
     record Result(VersionSet versions, long lastSequence, long logNumber, List<FamilyInfo> families,
-                  List<CommitPipeline.FamilyMemtable> pipelineFamilies, int tableCount, int oversizedRecords) {
+                  List<MemtableSet.FamilyMemtable> pipelineFamilies, int tableCount, int oversizedRecords) {
     }
 
     private DbRecovery() {
@@ -94,13 +94,13 @@ public final class DbRecovery {
         }
         long logNumber = nextFile++;
         Map<Integer, Memtable> mutables = new TreeMap<>();
-        List<CommitPipeline.FamilyMemtable> pipelineFamilies = new ArrayList<>();
+        List<MemtableSet.FamilyMemtable> pipelineFamilies = new ArrayList<>();
         for (Map.Entry<Integer, VersionEdit> e : openEdits.entrySet()) {
             e.getValue().logNumber(logNumber).lastSequence(lastSequence);
             long bufferSize = families.get(e.getKey()).options().writeBufferSize();
-            Memtable mutable = new Memtable(CommitPipeline.memtableCapacity(bufferSize, 0));
+            Memtable mutable = new Memtable(MemtableSet.capacity(bufferSize, 0));
             mutables.put(e.getKey(), mutable);
-            pipelineFamilies.add(new CommitPipeline.FamilyMemtable(e.getKey(), mutable, bufferSize));
+            pipelineFamilies.add(new MemtableSet.FamilyMemtable(e.getKey(), mutable, bufferSize));
         }
         VersionSet versions;
         try {

@@ -129,8 +129,8 @@ public final class Flusher {
     }
 
     /** Called by the pipeline under its log lock: publish the new memtable sets and schedule the flush. */
-    void memtableRotated(List<CommitPipeline.Sealed> sealed, long sealedLastSequence, long newLogNumber) {
-        for (CommitPipeline.Sealed s : sealed) {
+    void memtableRotated(List<MemtableSet.Sealed> sealed, long sealedLastSequence, long newLogNumber) {
+        for (MemtableSet.Sealed s : sealed) {
             versions.publishMemtables(s.family(), s.fresh(), immutables -> {
                 List<Memtable> next = new ArrayList<>(immutables.size() + 1);
                 next.add(s.memtable().memtable);
@@ -152,7 +152,7 @@ public final class Flusher {
      * records, for every live family, its table and the new log number in one manifest sync. Families with
      * nothing sealed had nothing in the older logs, so their log number advances too.
      */
-    private void flush(List<CommitPipeline.Sealed> sealed, long lastSequence, long newLogNumber,
+    private void flush(List<MemtableSet.Sealed> sealed, long lastSequence, long newLogNumber,
                        CompletableFuture<Void> done) {
         if (closing.getAsBoolean()) {
             // close() lets the running flush finish but no new one start; the logs keep this one's data.
@@ -165,8 +165,8 @@ public final class Flusher {
             if (pipeline.failure() != null) {
                 throw new IOException("not flushing: the database failed earlier", pipeline.failure());
             }
-            Map<Integer, CommitPipeline.Sealed> byFamily = new TreeMap<>();
-            for (CommitPipeline.Sealed s : sealed) {
+            Map<Integer, MemtableSet.Sealed> byFamily = new TreeMap<>();
+            for (MemtableSet.Sealed s : sealed) {
                 s.memtable().awaitWritesApplied();
                 byFamily.put(s.family(), s);
             }
@@ -175,7 +175,7 @@ public final class Flusher {
             for (int family : versions.columnFamilies().keySet()) {
                 VersionEdit edit = new VersionEdit().columnFamily(family).logNumber(newLogNumber)
                         .lastSequence(lastSequence);
-                CommitPipeline.Sealed s = byFamily.get(family);
+                MemtableSet.Sealed s = byFamily.get(family);
                 ColumnFamilyOptions options = familyOptions.apply(family);
                 if (s == null || options == null) {
                     changes.add(new VersionSet.Change(edit, immutables -> immutables));

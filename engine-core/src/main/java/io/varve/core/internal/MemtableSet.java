@@ -27,6 +27,14 @@ import java.util.function.LongFunction;
  */
 public final class MemtableSet {
 
+    /** One family's memtable sealed by a rotation, and the fresh one that replaced it. */
+    public record Sealed(int family, ActiveMemtable memtable, Memtable fresh) {
+    }
+
+    /** A column family's first mutable memtable and its write buffer size. */
+    public record FamilyMemtable(int family, Memtable memtable, long writeBufferSize) {
+    }
+
     /**
      * Upper bound on a memtable node's bytes beyond its key and value: the skiplist node (see the memtable's
      * {@code SkiplistNodeLayout}) has a 20-byte header, a tower of 4 bytes per level up to 20 levels and at most
@@ -58,16 +66,16 @@ public final class MemtableSet {
      * @param newMemtable allocates a memtable arena of the given capacity
      * @param background runs {@link #prepareSpares()}
      */
-    MemtableSet(List<CommitPipeline.FamilyMemtable> families, ReentrantLock logLock, Executor background,
+    MemtableSet(List<FamilyMemtable> families, ReentrantLock logLock, Executor background,
                 LongFunction<Memtable> newMemtable) {
         this.logLock = logLock;
         this.background = background;
         this.newMemtable = newMemtable;
-        int maxId = families.stream().mapToInt(CommitPipeline.FamilyMemtable::family).max().orElse(0);
+        int maxId = families.stream().mapToInt(FamilyMemtable::family).max().orElse(0);
         this.mutables = new ActiveMemtable[maxId + 1];
         this.spares = new Memtable[maxId + 1];
         this.spareCapacities = new long[maxId + 1];
-        for (CommitPipeline.FamilyMemtable f : families) {
+        for (FamilyMemtable f : families) {
             mutables[f.family()] = new ActiveMemtable(f.family(), f.memtable(), capacity(f.writeBufferSize(), 0),
                     f.writeBufferSize());
         }
@@ -131,9 +139,9 @@ public final class MemtableSet {
      * big enough, in its place. A family whose memtable is empty keeps it: it has nothing in the sealed log.
      * Caller holds logLock and schedules {@link #prepareSparesLater()} after releasing it.
      */
-    List<CommitPipeline.Sealed> rotate(int[] families, long reserve) {
+    List<Sealed> rotate(int[] families, long reserve) {
         ActiveMemtable[] next = mutables.clone();
-        List<CommitPipeline.Sealed> sealed = new ArrayList<>();
+        List<Sealed> sealed = new ArrayList<>();
         for (ActiveMemtable m : mutables) {
             if (m == null) {
                 continue;
@@ -154,7 +162,7 @@ public final class MemtableSet {
                 createdInline++;
             }
             next[m.family] = new ActiveMemtable(m.family, memtable, capacity, m.writeBufferSize);
-            sealed.add(new CommitPipeline.Sealed(m.family, m, memtable));
+            sealed.add(new Sealed(m.family, m, memtable));
         }
         mutables = next;
         return sealed;

@@ -345,13 +345,13 @@ public final class WalReplay {
         if (first <= floor || first + count - 1 > InternalKey.MAX_SEQUENCE) {
             throw new CorruptionException(path, endOffset, "batch sequence " + first + " does not follow " + floor);
         }
-        long reserve = CommitPipeline.reserve(payloadBytes, count);
+        long reserve = MemtableSet.reserve(payloadBytes, count);
         for (Filling family : touched) {
             // The live pipeline's rule with nothing in flight (see CommitPipeline.fits): the memtable's bytes
             // in use plus the batch's bound; a batch larger than a memtable gets one of its own size.
             if (family.memtables.isEmpty()
                     || family.current().approximateMemoryUsage() + reserve > family.capacity) {
-                family.capacity = CommitPipeline.memtableCapacity(family.family.writeBufferSize(), reserve);
+                family.capacity = MemtableSet.capacity(family.family.writeBufferSize(), reserve);
                 family.memtables.add(new Memtable(family.capacity));
             }
         }

@@ -51,14 +51,14 @@ class MemtableFillProperties {
             MemFileSystem fs = new MemFileSystem();
             Path dir = Path.of("/fill");
             fs.createDirectories(dir);
-            Memtable first = new Memtable(CommitPipeline.memtableCapacity(writeBufferSize, 0));
+            Memtable first = new Memtable(MemtableSet.capacity(writeBufferSize, 0));
             owned.add(first);
             AtomicLong files = new AtomicLong(2);
             pipeline = new CommitPipeline(fs, dir, Options.defaults().withFileSystem(fs)
                     .withWriteBufferSize(writeBufferSize), files::getAndIncrement, 0,
-                    List.of(new CommitPipeline.FamilyMemtable(0, first, writeBufferSize)), 1,
+                    List.of(new MemtableSet.FamilyMemtable(0, first, writeBufferSize)), 1,
                     (sealed, lastSequence, logNumber) -> {
-                        for (CommitPipeline.Sealed s : sealed) {
+                        for (MemtableSet.Sealed s : sealed) {
                             Memtable m = s.memtable().memtable;
                             seals.add(new Seal(m.approximateMemoryUsage(), m.capacity(), committing));
                             owned.add(s.fresh());
@@ -72,7 +72,7 @@ class MemtableFillProperties {
                 b.add(e.delete ? ValueKind.DELETE : ValueKind.PUT, 0, MemorySegment.ofArray(new byte[e.keyLength]),
                         e.delete ? null : MemorySegment.ofArray(new byte[e.valueLength]));
             }
-            committing = CommitPipeline.reserve(b.payloadBytes(), b.count());
+            committing = MemtableSet.reserve(b.payloadBytes(), b.count());
             pipeline.commit(b.sealed(), b.count(), b.payloadBytes(), false, b.columnFamilies());
         }
 
@@ -95,7 +95,7 @@ class MemtableFillProperties {
         return entry.list().ofMinSize(1).ofMaxSize(5).list().ofMinSize(1).ofMaxSize(200);
     }
 
-    private static final long MAX_RESERVE = CommitPipeline.reserve(5L * (200 + 2000 + 11), 5);
+    private static final long MAX_RESERVE = MemtableSet.reserve(5L * (200 + 2000 + 11), 5);
 
     @Property(tries = 60)
     void memtablesFillToWithinOneBatchAndNeverOverflow(@ForAll("batches") List<List<Entry>> batches,

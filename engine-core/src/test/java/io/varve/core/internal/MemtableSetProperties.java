@@ -53,7 +53,7 @@ class MemtableSetProperties {
         List<Memtable> handedOut = new ArrayList<>();
         Memtable first = new Memtable(MemtableSet.capacity(BUFFER, 0));
         handedOut.add(first);
-        MemtableSet set = new MemtableSet(List.of(new CommitPipeline.FamilyMemtable(0, first, BUFFER)), lock,
+        MemtableSet set = new MemtableSet(List.of(new MemtableSet.FamilyMemtable(0, first, BUFFER)), lock,
                 background::add, capacity -> {
                     Memtable m = new Memtable(capacity);
                     allocated.add(m);
@@ -85,7 +85,7 @@ class MemtableSetProperties {
                         }
                         case Op.ROTATE -> {
                             TreeSet<Integer> sealed = new TreeSet<>();
-                            for (CommitPipeline.Sealed s : set.rotate(new int[0], 0)) {
+                            for (MemtableSet.Sealed s : set.rotate(new int[0], 0)) {
                                 sealed.add(s.family());
                                 handedOut.add(s.fresh());
                             }

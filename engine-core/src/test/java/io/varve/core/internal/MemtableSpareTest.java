@@ -64,7 +64,7 @@ class MemtableSpareTest {
 
     @Test
     void aFamilyAddedLaterGetsASpareToo() throws Exception {
-        Memtable added = new Memtable(CommitPipeline.memtableCapacity(WritePathTestAccess.WRITE_BUFFER, 0));
+        Memtable added = new Memtable(MemtableSet.capacity(WritePathTestAccess.WRITE_BUFFER, 0));
         try (WritePathTestAccess access = WritePathTestAccess.withMemtables(1, background, this::allocate)) {
             access.pipeline.addFamily(1, added, WritePathTestAccess.WRITE_BUFFER);
             awaitBackground();

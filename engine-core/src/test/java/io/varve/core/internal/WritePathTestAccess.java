@@ -39,16 +39,16 @@ final class WritePathTestAccess implements AutoCloseable {
             throws IOException {
         Path dir = Path.of("/write-path");
         fs.createDirectories(dir);
-        List<CommitPipeline.FamilyMemtable> initial = new ArrayList<>();
+        List<MemtableSet.FamilyMemtable> initial = new ArrayList<>();
         for (int family = 0; family < families; family++) {
-            Memtable first = new Memtable(CommitPipeline.memtableCapacity(WRITE_BUFFER, 0), dir);
+            Memtable first = new Memtable(MemtableSet.capacity(WRITE_BUFFER, 0), dir);
             owned.add(first);
-            initial.add(new CommitPipeline.FamilyMemtable(family, first, WRITE_BUFFER));
+            initial.add(new MemtableSet.FamilyMemtable(family, first, WRITE_BUFFER));
         }
         AtomicLong files = new AtomicLong(2);
         pipeline = new CommitPipeline(fs, dir, Options.defaults().withFileSystem(fs).withWriteBufferSize(WRITE_BUFFER),
                 files::getAndIncrement, 0, initial, 1, (rotated, lastSequence, logNumber) -> {
-                    for (CommitPipeline.Sealed s : rotated) {
+                    for (MemtableSet.Sealed s : rotated) {
                         owned.add(s.fresh());
                     }
                 }, background, hooks);
