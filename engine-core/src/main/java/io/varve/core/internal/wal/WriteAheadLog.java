@@ -1,6 +1,5 @@
 package io.varve.core.internal.wal;
 
-import io.varve.base.LeakDetector;
 import io.varve.base.fs.FileSystem;
 import io.varve.base.fs.WritableFile;
 
@@ -9,16 +8,9 @@ import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -88,10 +80,7 @@ public final class WriteAheadLog {
     private final ReentrantLock syncWaitLock = new ReentrantLock();
     private final Condition syncDone = syncWaitLock.newCondition();
     /** Runs sealed logs' final fsyncs and spare log creation, in submission order, off every writer's path. */
-    private final ExecutorService worker;
-    /** The threads the worker executor made (one, unless a task killed it): close joins them. */
-    private final List<Thread> workerThreads = new CopyOnWriteArrayList<>();
-    private final LeakDetector.Handle workerHandle;
+    private final LogWorker worker;
     private final LongAdder syncs = new LongAdder();
     private final LongAdder syncedCommits = new LongAdder();
 
@@ -128,18 +117,11 @@ public final class WriteAheadLog {
         this.fileNumbers = fileNumbers;
         this.logLock = logLock;
         this.failure = failure;
-        String name = "varve-log " + dir.getFileName();
-        this.worker = Executors.newSingleThreadExecutor(r -> {
-            Thread thread = Thread.ofPlatform().daemon().name(name).unstarted(r);
-            workerThreads.add(thread);
-            return thread;
-        });
-        this.workerHandle = LeakDetector.track("thread", name + " (" + dir + ")");
+        this.worker = new LogWorker(dir);
         try {
             this.current = open(logNumber);
         } catch (IOException | RuntimeException e) {
-            worker.shutdown();
-            workerHandle.close();
+            worker.abandon();
             throw e;
         }
         failure.onFailure(this::wakeSyncWaiters);
@@ -486,15 +468,6 @@ public final class WriteAheadLog {
         closing = true;
     }
 
-    private boolean joinWorkerThreads(long deadline) throws InterruptedException {
-        for (Thread thread : workerThreads) {
-            long remaining = deadline - System.nanoTime();
-            if (remaining <= 0 || !thread.join(Duration.ofNanos(remaining))) {
-                return !thread.isAlive();
-            }
-        }
-        return true;
-    }
 
     /**
      * Waits up to a minute for the log worker, then syncs (unless the write path failed) and closes the sealed
@@ -504,28 +477,7 @@ public final class WriteAheadLog {
      * @throws IOException if a sync or close failed, or the worker did not finish in time
      */
     public void close() throws IOException {
-        worker.shutdown();
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-        boolean interrupted = false;
-        boolean finished;
-        while (true) {
-            try {
-                // awaitTermination can return while the worker thread is still finishing: join it too, so no
-                // thread of this log outlives close.
-                finished = worker.awaitTermination(deadline - System.nanoTime(), TimeUnit.NANOSECONDS)
-                        && joinWorkerThreads(deadline);
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true; // its tasks are short file operations: finish waiting, then re-interrupt
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-        if (!finished) {
-            throw new IOException("the log worker of " + dir + " did not finish within a minute");
-        }
-        workerHandle.close();
+        worker.close();
         syncLock.lock();
         try {
             closeLogs();
@@ -578,11 +530,7 @@ public final class WriteAheadLog {
 
     /** For tests: waits until the log worker has run everything queued so far (nothing if it has stopped). */
     public void awaitWorker() throws InterruptedException {
-        try {
-            worker.submit(() -> { }).get();
-        } catch (RejectedExecutionException | ExecutionException stopped) {
-            // closed: nothing more will run
-        }
+        worker.awaitQueued();
     }
 
     /** Rotations that found no spare log ready and created the next log under the log lock. */
