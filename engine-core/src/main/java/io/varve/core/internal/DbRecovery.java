@@ -1,5 +1,7 @@
 package io.varve.core.internal;
 
+import io.varve.core.internal.version.RecoveredFamily;
+import io.varve.core.internal.version.RecoveredManifest;
 import io.varve.core.ColumnFamilyOptions;
 import io.varve.core.Options;
 import io.varve.base.fs.FileSystem;
@@ -54,11 +56,11 @@ public final class DbRecovery {
 
     static Result run(FileSystem fs, Path dir, Options options, Reclaimer reclaimer, TableCache tables)
             throws IOException {
-        VersionSet.Recovered recovered = VersionSet.recover(fs, dir);
+        RecoveredManifest recovered = VersionSet.recover(fs, dir);
         ManifestCheck.verify(fs, dir, recovered);
         Map<Integer, WalReplay.Family> replayFamilies = new TreeMap<>();
         Map<Integer, FamilyInfo> families = new TreeMap<>();
-        for (VersionSet.RecoveredFamily rf : recovered.families()) {
+        for (RecoveredFamily rf : recovered.families()) {
             ColumnFamilyOptions familyOptions = rf.id() == VersionSet.DEFAULT_FAMILY
                     ? ColumnFamilyOptions.from(options) : ApiAccess.get().columnFamilyOptions(options, rf.name());
             families.put(rf.id(), new FamilyInfo(rf.id(), rf.name(), familyOptions));

@@ -1,5 +1,7 @@
 package io.varve.core.internal;
 
+import io.varve.core.internal.version.RecoveredFamily;
+import io.varve.core.internal.version.RecoveredManifest;
 import io.varve.base.CorruptionException;
 import io.varve.base.fs.FileSystem;
 import io.varve.core.internal.version.TableMeta;
@@ -39,14 +41,14 @@ public final class ManifestCheck {
     }
 
     /** Throws {@link CorruptionException} naming the manifest and its end when it is behind the directory. */
-    static void verify(FileSystem fs, Path dir, VersionSet.Recovered recovered) throws IOException {
+    static void verify(FileSystem fs, Path dir, RecoveredManifest recovered) throws IOException {
         if (recovered.manifestNumber() < 0) {
             refuseTablesWithoutCurrent(fs, dir);
             return;
         }
         Path manifest = VersionSet.manifestPath(dir, recovered.manifestNumber());
         long manifestEnd = fs.size(manifest);
-        for (VersionSet.RecoveredFamily family : recovered.families()) {
+        for (RecoveredFamily family : recovered.families()) {
             VersionEdit tables = family.tables();
             for (VersionEdit.Added added : tables.added()) {
                 checkTable(fs, dir, manifest, manifestEnd, added.level(), added.table());

@@ -1,5 +1,7 @@
 package io.varve.core.internal;
 
+import io.varve.core.internal.version.RecoveredFamily;
+import io.varve.core.internal.version.RecoveredManifest;
 import io.varve.core.ColumnFamilyOptions;
 import io.varve.core.Db;
 import io.varve.core.Options;
@@ -111,7 +113,7 @@ public final class ReadOnlyOpener {
         }
     }
 
-    private record Started(ReadOnlyDb db, VersionSet.Recovered recovered) {
+    private record Started(ReadOnlyDb db, RecoveredManifest recovered) {
     }
 
     /**
@@ -120,8 +122,8 @@ public final class ReadOnlyOpener {
      * number it recorded). Compactions and ingestions meanwhile do not matter: every table the open used was
      * already open when this runs, and the tables they add belong to a later state.
      */
-    private static boolean noLogDeletedSince(FileSystem fs, Path dir, VersionSet.Recovered recovered) {
-        VersionSet.Recovered now;
+    private static boolean noLogDeletedSince(FileSystem fs, Path dir, RecoveredManifest recovered) {
+        RecoveredManifest now;
         try {
             now = VersionSet.recover(fs, dir);
         } catch (IOException | RuntimeException writerReplacedIt) {
@@ -131,9 +133,9 @@ public final class ReadOnlyOpener {
                 && logNumbers(now).equals(logNumbers(recovered));
     }
 
-    private static Map<Integer, Long> logNumbers(VersionSet.Recovered recovered) {
+    private static Map<Integer, Long> logNumbers(RecoveredManifest recovered) {
         Map<Integer, Long> numbers = new TreeMap<>();
-        for (VersionSet.RecoveredFamily family : recovered.families()) {
+        for (RecoveredFamily family : recovered.families()) {
             numbers.put(family.id(), family.logNumber());
         }
         return numbers;
@@ -148,11 +150,11 @@ public final class ReadOnlyOpener {
             started.push(tables);
             Reclaimer reclaimer = new Reclaimer("varve-reclaimer " + dir);
             started.push(reclaimer);
-            VersionSet.Recovered recovered = VersionSet.recover(fs, dir);
+            RecoveredManifest recovered = VersionSet.recover(fs, dir);
             ManifestCheck.verify(fs, dir, recovered);
             Map<Integer, WalReplay.Family> replayFamilies = new TreeMap<>();
             List<DbRecovery.FamilyInfo> families = new ArrayList<>();
-            for (VersionSet.RecoveredFamily rf : recovered.families()) {
+            for (RecoveredFamily rf : recovered.families()) {
                 ColumnFamilyOptions familyOptions = rf.id() == VersionSet.DEFAULT_FAMILY
                         ? ColumnFamilyOptions.from(options) : ApiAccess.get().columnFamilyOptions(options, rf.name());
                 families.add(new DbRecovery.FamilyInfo(rf.id(), rf.name(), familyOptions));

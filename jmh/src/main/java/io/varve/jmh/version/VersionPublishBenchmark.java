@@ -1,5 +1,6 @@
 package io.varve.jmh.version;
 
+import io.varve.core.internal.version.RecoveredManifest;
 import io.varve.core.internal.keys.InternalKey;
 import io.varve.core.internal.keys.ValueKind;
 import io.varve.base.fs.ForwardingFileSystem;
@@ -122,7 +123,7 @@ public class VersionPublishBenchmark {
         }
         realKeys = real.toArray(new MemorySegment[0]);
         memtable = new Memtable(1 << 20);
-        VersionSet.Recovered nothing = VersionSet.recover(versionFs, DIR);
+        RecoveredManifest nothing = VersionSet.recover(versionFs, DIR);
         versions = VersionSet.open(versionFs, DIR, nothing, initial.logNumber(1), memtable, reclaimer, tableCache,
                 VersionPublishBenchmark::tablePath, tables + 10L);
         memtable.release();

@@ -2,25 +2,21 @@ package io.varve.core.internal.version;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.locks.StampedLock;
 
 /**
  * One column family's share of the {@link VersionSet}: its published read view, its current version and its
- * log number. Each family has its own {@link StampedLock}, so publishing a view for one family never makes
- * readers of another retry.
+ * log number.
  *
- * <p>Guarding follows the version set's lock order: {@link #current} is written under the family's swap lock
- * (inside the set's view lock) and read optimistically; {@link #currentVersion} and {@link #logNumber} are
- * guarded by the set's manifest lock. {@link #dropped} is set once, under the manifest lock and the swap lock.
+ * <p>Guarding follows the version set's lock order: {@link #view} is published under the set's view lock
+ * (see {@link PublishedView}); {@link #currentVersion} and {@link #logNumber} are guarded by the set's
+ * manifest lock. {@link #dropped} is set once, under the manifest lock and inside the view's withdrawal.
  */
 final class ColumnFamilyVersions {
 
     final int id;
     final String name;
-    final StampedLock swapLock = new StampedLock();
-
-    /** Guarded by swapLock for writes; read optimistically. Null once the family is dropped. */
-    ReadView current;
+    /** Set when the family's first view is built, before the family is reachable. */
+    PublishedView view;
     /** Guarded by the set's manifestLock. */
     Version currentVersion;
     /** Guarded by the set's manifestLock: logs numbered below it hold nothing of this family not in tables. */

@@ -38,12 +38,12 @@ final class ManifestRecovery {
      * Reads the current manifest, if any. A directory without CURRENT is a new database. Any damage except a
      * torn last edit is a {@link CorruptionException}.
      */
-    static VersionSet.Recovered recover(FileSystem fs, Path dir) throws IOException {
+    static RecoveredManifest recover(FileSystem fs, Path dir) throws IOException {
         long manifestNumber = Manifest.currentNumber(fs, dir);
         TreeMap<Integer, FamilyReplay> families = new TreeMap<>();
         families.put(VersionSet.DEFAULT_FAMILY, new FamilyReplay(VersionSet.DEFAULT_FAMILY_NAME));
         if (manifestNumber < 0) {
-            return new VersionSet.Recovered(0, 1, -1, 1, List.of(new VersionSet.RecoveredFamily(VersionSet.DEFAULT_FAMILY, VersionSet.DEFAULT_FAMILY_NAME, 0,
+            return new RecoveredManifest(0, 1, -1, 1, List.of(new RecoveredFamily(VersionSet.DEFAULT_FAMILY, VersionSet.DEFAULT_FAMILY_NAME, 0,
                     new VersionEdit())));
         }
         List<VersionEdit> edits = Manifest.read(fs, dir, manifestNumber);
@@ -86,7 +86,7 @@ final class ManifestRecovery {
                 nextFile = Math.max(nextFile, a.table().fileNumber() + 1);
             }
         }
-        List<VersionSet.RecoveredFamily> result = new ArrayList<>();
+        List<RecoveredFamily> result = new ArrayList<>();
         for (Map.Entry<Integer, FamilyReplay> e : families.entrySet()) {
             VersionEdit all = new VersionEdit().columnFamily(e.getKey());
             for (int level = 0; level < Version.NUM_LEVELS; level++) {
@@ -94,8 +94,8 @@ final class ManifestRecovery {
                     all.add(level, t);
                 }
             }
-            result.add(new VersionSet.RecoveredFamily(e.getKey(), e.getValue().name, e.getValue().logNumber, all));
+            result.add(new RecoveredFamily(e.getKey(), e.getValue().name, e.getValue().logNumber, all));
         }
-        return new VersionSet.Recovered(last, nextFile, manifestNumber, nextFamily, List.copyOf(result));
+        return new RecoveredManifest(last, nextFile, manifestNumber, nextFamily, List.copyOf(result));
     }
 }

@@ -14,7 +14,6 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.concurrent.locks.StampedLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.IntFunction;
@@ -38,10 +37,12 @@ import java.util.function.UnaryOperator;
  *   <li><b>{@code viewLock}</b> serializes building the next {@link ReadView} from the current one — a few
  *       references (memtables and a version), never I/O. Memtable rotations take only this lock, so they
  *       never wait for a manifest sync.</li>
- *   <li><b>The {@link StampedLock} write lock is held only for the assignment</b> {@code current = next}.</li>
+ *   <li><b>A family's {@link PublishedView} holds its stamped lock's write side only for the assignment</b>
+ *       of the next view.</li>
  *   <li><b>Readers</b> ({@link #acquire()}) take an optimistic stamp, read the pointer, validate, and add a
- *       reference with a CAS. They never block on flushes, compactions or manifest I/O; if a writer swapped
- *       in the meantime (validation fails) or the view they read was already released, they simply retry.</li>
+ *       reference with a CAS ({@link PublishedView#acquire}). They never block on flushes, compactions or
+ *       manifest I/O; if a publisher swapped in the meantime or the view they read was already released, they
+ *       retry.</li>
  * </ol>
  * Lock order: manifestLock, then viewLock, then a family's stamped lock. The commit pipeline calls
  * {@link #publishMemtables} holding its log lock, which is never taken under any of these.
@@ -95,9 +96,6 @@ public final class VersionSet implements AutoCloseable {
         this.obsolete = new ObsoleteTables(fs, reclaimer, tableCache, tablePath);
     }
 
-    /** One column family as the manifest left it: its tables (as one edit) and its log number. */
-    public record RecoveredFamily(int id, String name, long logNumber, VersionEdit tables) {
-    }
 
     /** The number of the manifest CURRENT names, or -1 when {@code dir} has no CURRENT. */
     public static long currentManifestNumber(FileSystem fs, Path dir) throws IOException {
@@ -109,45 +107,17 @@ public final class VersionSet implements AutoCloseable {
         return Manifest.path(dir, number);
     }
 
-    /** What recovery learned from the manifest. {@code families} is ordered by id and starts with the default. */
-    public record Recovered(long lastSequence, long nextFileNumber, long manifestNumber, int nextFamilyId,
-                            List<RecoveredFamily> families) {
-
-        /** Logs numbered below this hold nothing that is not in tables, for every family. */
-        public long logNumber() {
-            return families.stream().mapToLong(RecoveredFamily::logNumber).min().orElse(0);
-        }
-
-        /** The default family's tables. */
-        public VersionEdit tables() {
-            return families.getFirst().tables();
-        }
-
-        /**
-         * The newest sequence any table can present. Ingested tables carry sequences the logs never saw (their
-         * manifest record does not raise the last sequence, which must keep bounding what the logs hold), so
-         * the next sequence after recovery must also exceed this.
-         */
-        public long largestTableSequence() {
-            return tableList().stream().mapToLong(TableMeta::effectiveLargestSequence).max().orElse(0);
-        }
-
-        /** Every table the manifest lists, for the open-time scan for leftover files. */
-        public List<TableMeta> tableList() {
-            return families.stream().flatMap(f -> f.tables().added().stream()).map(VersionEdit.Added::table).toList();
-        }
-    }
 
     /**
      * Reads the current manifest, if any. A directory without CURRENT is a new database. Any damage except a
      * torn last edit is a {@link CorruptionException}.
      */
-    public static Recovered recover(FileSystem fs, Path dir) throws IOException {
+    public static RecoveredManifest recover(FileSystem fs, Path dir) throws IOException {
         return ManifestRecovery.recover(fs, dir);
     }
 
-    /** Single-family form of {@link #open(FileSystem, Path, Recovered, List, Map, Reclaimer, TableCache, LongFunction, long)}. */
-    public static VersionSet open(FileSystem fs, Path dir, Recovered recovered, VersionEdit openEdit,
+    /** Single-family form of {@link #open(FileSystem, Path, RecoveredManifest, List, Map, Reclaimer, TableCache, LongFunction, long)}. */
+    public static VersionSet open(FileSystem fs, Path dir, RecoveredManifest recovered, VersionEdit openEdit,
                                   Memtable mutable, Reclaimer reclaimer, TableCache tableCache,
                                   LongFunction<Path> tablePath, long nextFileNumber) throws IOException {
         return open(fs, dir, recovered, List.of(openEdit), Map.of(DEFAULT_FAMILY, mutable), reclaimer, tableCache,
@@ -160,7 +130,7 @@ public final class VersionSet implements AutoCloseable {
      * {@code mutables} gives each recovered family its first mutable memtable (the views take their own
      * references).
      */
-    public static VersionSet open(FileSystem fs, Path dir, Recovered recovered, List<VersionEdit> openEdits,
+    public static VersionSet open(FileSystem fs, Path dir, RecoveredManifest recovered, List<VersionEdit> openEdits,
                                   Map<Integer, Memtable> mutables, Reclaimer reclaimer, TableCache tableCache,
                                   LongFunction<Path> tablePath, long nextFileNumber) throws IOException {
         VersionSet set = new VersionSet(fs, dir, reclaimer, tableCache, tablePath, nextFileNumber);
@@ -191,7 +161,7 @@ public final class VersionSet implements AutoCloseable {
      * each family its memtables newest first (at least one; the views take their own references): the first
      * fills the mutable slot of the family's view, though nothing writes to it.
      */
-    public static VersionSet openReadOnly(FileSystem fs, Path dir, Recovered recovered,
+    public static VersionSet openReadOnly(FileSystem fs, Path dir, RecoveredManifest recovered,
                                           IntFunction<List<Memtable>> memtables, Reclaimer reclaimer,
                                           TableCache tableCache, LongFunction<Path> tablePath) {
         VersionSet set = new VersionSet(fs, dir, reclaimer, tableCache, tablePath, recovered.nextFileNumber());
@@ -203,7 +173,7 @@ public final class VersionSet implements AutoCloseable {
      * Builds each recovered family's first version ({@code recovered} plus its {@code openEdits}) and view
      * ({@code memtables}: newest first, the first in the mutable slot).
      */
-    private void install(Recovered recovered, List<VersionEdit> openEdits, IntFunction<List<Memtable>> memtables) {
+    private void install(RecoveredManifest recovered, List<VersionEdit> openEdits, IntFunction<List<Memtable>> memtables) {
         nextVersionId = 1;
         nextFamilyId = recovered.nextFamilyId();
         lastSequence = recovered.lastSequence();
@@ -226,7 +196,7 @@ public final class VersionSet implements AutoCloseable {
             family.live.put(v.id(), v);
             obsolete.track(family);
             List<Memtable> views = memtables.apply(rf.id());
-            family.current = new ReadView(views.getFirst(), views.subList(1, views.size()), v, reclaimer);
+            family.view = new PublishedView(new ReadView(views.getFirst(), views.subList(1, views.size()), v, reclaimer));
             installed[rf.id()] = family;
         }
         families = installed;
@@ -329,33 +299,15 @@ public final class VersionSet implements AutoCloseable {
             throw closedException();
         }
         ColumnFamilyVersions family = family(id);
-        StampedLock swapLock = family.swapLock;
         acquisitions.increment();
-        while (true) {
-            long stamp = swapLock.tryOptimisticRead();
-            ReadView view = family.current;
-            if (stamp != 0 && swapLock.validate(stamp) && view != null && view.tryRetain()) {
-                return view;
-            }
-            if (stamp == 0 || !swapLock.validate(stamp)) {
-                // A swap is in progress or just happened: wait for it rather than spin.
-                stamp = swapLock.readLock();
-                try {
-                    view = family.current;
-                } finally {
-                    swapLock.unlockRead(stamp);
-                }
-                if (view != null && view.tryRetain()) {
-                    return view;
-                }
-            }
-            if (closed) {
-                throw closedException();
-            }
-            if (family.dropped) {
-                throw new IllegalArgumentException("column family " + family.name + " was dropped");
-            }
+        ReadView view = family.view.acquire(() -> closed || family.dropped);
+        if (view != null) {
+            return view;
         }
+        if (closed) {
+            throw closedException();
+        }
+        throw new IllegalArgumentException("column family " + family.name + " was dropped");
     }
 
     private static IllegalStateException closedException() {
@@ -388,12 +340,12 @@ public final class VersionSet implements AutoCloseable {
         try {
             ColumnFamilyVersions[] all = families;
             ColumnFamilyVersions family = id < all.length ? all[id] : null;
-            if (family == null || family.current == null) {
+            ReadView current = family == null ? null : family.view.peek();
+            if (current == null) {
                 return; // dropped, or closed
             }
-            ReadView current = family.current;
             ReadView next = new ReadView(mutable, immutables.apply(current.immutables()), current.version(), reclaimer);
-            old = swap(family, next);
+            old = family.view.swap(next);
         } finally {
             viewLock.unlock();
         }
@@ -471,9 +423,9 @@ public final class VersionSet implements AutoCloseable {
                 family.currentVersion = next;
                 viewLock.lock();
                 try {
-                    ReadView view = family.current;
+                    ReadView view = family.view.peek();
                     List<Memtable> memtables = applicable.get(i).memtables().apply(view.immutables());
-                    old.add(swap(family, new ReadView(view.mutable(), memtables, next, reclaimer)));
+                    old.add(family.view.swap(new ReadView(view.mutable(), memtables, next, reclaimer)));
                 } finally {
                     viewLock.unlock();
                 }
@@ -553,7 +505,7 @@ public final class VersionSet implements AutoCloseable {
             family.live.put(v.id(), v);
             obsolete.track(family);
             family.currentVersion = v;
-            family.current = new ReadView(mutable, List.of(), v, reclaimer);
+            family.view = new PublishedView(new ReadView(mutable, List.of(), v, reclaimer));
             ColumnFamilyVersions[] grown = Arrays.copyOf(families, Math.max(families.length, id + 1));
             grown[id] = family;
             families = grown;
@@ -589,14 +541,7 @@ public final class VersionSet implements AutoCloseable {
             obsolete.scheduleRemoval(family, tables, removedBy);
             viewLock.lock();
             try {
-                long stamp = family.swapLock.writeLock();
-                try {
-                    last = family.current;
-                    family.current = null;
-                    family.dropped = true;
-                } finally {
-                    family.swapLock.unlockWrite(stamp);
-                }
+                last = family.view.withdraw(() -> family.dropped = true);
             } finally {
                 viewLock.unlock();
             }
@@ -610,16 +555,6 @@ public final class VersionSet implements AutoCloseable {
         last.release();
     }
 
-    private ReadView swap(ColumnFamilyVersions family, ReadView next) {
-        long stamp = family.swapLock.writeLock();
-        try {
-            ReadView old = family.current;
-            family.current = next;
-            return old;
-        } finally {
-            family.swapLock.unlockWrite(stamp);
-        }
-    }
 
     /** The default family's current version; see {@link #currentVersion(int)}. */
     public Version currentVersion() {
@@ -694,7 +629,7 @@ public final class VersionSet implements AutoCloseable {
                 closed = true;
                 for (ColumnFamilyVersions family : families) {
                     if (family != null) {
-                        last.add(swap(family, null));
+                        last.add(family.view.swap(null));
                         versions.add(family.currentVersion);
                     }
                 }

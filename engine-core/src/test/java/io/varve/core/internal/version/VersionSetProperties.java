@@ -126,7 +126,7 @@ class VersionSetProperties {
 
         private Harness(MemFileSystem fs) throws IOException {
             cache = new TableCache(fs, n -> DIR.resolve(n + ".sst"), null);
-            VersionSet.Recovered recovered = VersionSet.recover(fs, DIR);
+            RecoveredManifest recovered = VersionSet.recover(fs, DIR);
             Memtable memtable = new Memtable(Memtable.MIN_CAPACITY);
             try {
                 versions = VersionSet.open(fs, DIR, recovered, new VersionEdit().logNumber(1), memtable, reclaimer,
