@@ -42,6 +42,11 @@ public final class CommandGate {
         return shared.tryLock() ? shared::unlock : null;
     }
 
+    /** Whether a thread waits to enter either side (tests wait for this to know a command is parked). */
+    boolean hasWaiters() {
+        return lock.hasQueuedThreads();
+    }
+
     public Held exclusive() {
         exclusive.lock();
         return exclusive::unlock;

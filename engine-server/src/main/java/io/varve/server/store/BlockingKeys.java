@@ -119,6 +119,31 @@ public final class BlockingKeys {
     }
 
     /**
+     * Runs {@code writes} with the signals they raise on this thread held back, then serves them: for writes
+     * that are not in the database yet when they signal ({@link Keyspace#commitTogether}).
+     */
+    public void signalAfter(Runnable writes) {
+        if (PENDING.get() != null) {
+            writes.run(); // signals are already held back on this thread
+            return;
+        }
+        ArrayDeque<ByteBuffer> pending = new ArrayDeque<>();
+        PENDING.set(pending);
+        try {
+            writes.run();
+        } finally {
+            try {
+                ByteBuffer next;
+                while ((next = pending.pollFirst()) != null) {
+                    serveWaitersOf(next);
+                }
+            } finally {
+                PENDING.remove();
+            }
+        }
+    }
+
+    /**
      * {@code key} may have become non-empty: serves its waiters, oldest first. Call after the write committed
      * and with no stripe lock held (a waiter takes its own locks).
      */
