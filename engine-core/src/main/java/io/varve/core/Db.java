@@ -369,8 +369,15 @@ public interface Db extends AutoCloseable {
      * The database's statistics, read live from the counters the engine keeps: the figures its meters
      * publish (docs/operations.md), with or without a registry. Safe from any thread, also after close. A
      * read-only instance writes nothing and runs no background work: those figures stay 0.
+     *
+     * <p>A default so that a wrapper implementing {@code Db} keeps compiling; the engine's databases override
+     * it, and a wrapper should delegate.
+     *
+     * @throws UnsupportedOperationException from an implementation that keeps no statistics
      */
-    EngineStatistics statistics();
+    default EngineStatistics statistics() {
+        throw new UnsupportedOperationException(getClass().getName() + " keeps no engine statistics");
+    }
 
     /** Waits for in-flight writes, closes the log and releases memory. Idempotent. */
     @Override
