@@ -13,6 +13,16 @@ import java.util.Map;
  * serves them when a write makes one of those keys non-empty. Knows nothing of lists or sorted sets: a
  * {@link Waiter} is a "try to serve me now from this key" callback that does the pop itself.
  *
+ * <h2>Which database</h2>
+ * A waiter waits for a key of one database: its place is a (physical database, key) pair, the same pair the
+ * storage names the key's records by ({@link KeyEncoding}). A write therefore signals exactly what it wrote,
+ * in the database bound while it ran, with no translation, and a waiter is served with that database bound.
+ * A client, though, selected a logical database, and SWAPDB changes which physical database that is: Redis
+ * leaves blocked clients in the database number they selected and serves those whose database now holds
+ * their key. {@link #swapDatabases} does the same here, moving the waiters of the two physical databases
+ * onto each other's and offering them their keys; it runs in the command gate's exclusive side together
+ * with the swap of the map, so no signal or serve sees one without the other.
+ *
  * <h2>No lost wake-ups</h2>
  * A blocking command checks its keys and {@link #register}s while holding the keys' stripe locks; a writer
  * {@link #signal}s after its commit, with its locks released. So either the blocking command's check ran after
@@ -42,53 +52,99 @@ public final class BlockingKeys {
         GONE
     }
 
-    /** One blocked command. {@link #serve} is called with no lock held and may take stripe locks and commit. */
+    /**
+     * One blocked command. {@link #serve} is called with no lock held and with {@link KeyEncoding#DATABASE}
+     * bound to the ready key's database; it may take stripe locks and commit.
+     */
     public interface Waiter {
         Outcome serve(byte[] readyKey);
     }
 
-    private static final ThreadLocal<ArrayDeque<ByteBuffer>> PENDING = new ThreadLocal<>();
+    /** A key of one physical database: where a waiter waits. */
+    private record Slot(int database, ByteBuffer key) {
+        Slot(int database, byte[] key) {
+            this(database, ByteBuffer.wrap(key));
+        }
+    }
 
-    private final Map<ByteBuffer, ArrayDeque<Waiter>> queues = new HashMap<>();
-    private final Map<Waiter, List<byte[]>> keysOf = new IdentityHashMap<>();
+    private static final ThreadLocal<ArrayDeque<Slot>> PENDING = new ThreadLocal<>();
+
+    private final Map<Slot, ArrayDeque<Waiter>> queues = new HashMap<>();
+    private final Map<Waiter, List<Slot>> slotsOf = new IdentityHashMap<>();
     private volatile int waiters;
 
     /**
-     * Adds {@code waiter} at the end of each key's queue (once per key, however often the command named it).
-     * Caller holds the keys' stripe locks.
+     * Adds {@code waiter} at the end of the queue of each of {@code keys} in the current database
+     * ({@link KeyEncoding#currentDatabase}), once per key however often the command named it. Caller holds
+     * the keys' stripe locks.
      */
     public synchronized void register(Waiter waiter, List<byte[]> keys) {
-        List<byte[]> distinct = new ArrayList<>();
+        int database = KeyEncoding.currentDatabase();
+        List<Slot> distinct = new ArrayList<>();
         for (byte[] key : keys) {
-            ArrayDeque<Waiter> queue = queues.computeIfAbsent(ByteBuffer.wrap(key), k -> new ArrayDeque<>());
+            Slot slot = new Slot(database, key);
+            ArrayDeque<Waiter> queue = queues.computeIfAbsent(slot, k -> new ArrayDeque<>());
             if (queue.peekLast() != waiter) {
                 queue.addLast(waiter);
-                distinct.add(key);
+                distinct.add(slot);
             }
         }
-        keysOf.put(waiter, distinct);
-        waiters = keysOf.size();
+        slotsOf.put(waiter, distinct);
+        waiters = slotsOf.size();
         notifyAll();
     }
 
     /** Takes {@code waiter} out of every queue; a no-op when it is not registered. */
     public synchronized void remove(Waiter waiter) {
-        List<byte[]> keys = keysOf.remove(waiter);
-        if (keys == null) {
+        List<Slot> slots = slotsOf.remove(waiter);
+        if (slots == null) {
             return;
         }
-        for (byte[] key : keys) {
-            ByteBuffer k = ByteBuffer.wrap(key);
-            ArrayDeque<Waiter> queue = queues.get(k);
+        for (Slot slot : slots) {
+            ArrayDeque<Waiter> queue = queues.get(slot);
             if (queue != null) {
                 queue.remove(waiter);
                 if (queue.isEmpty()) {
-                    queues.remove(k);
+                    queues.remove(slot);
                 }
             }
         }
-        waiters = keysOf.size();
+        waiters = slotsOf.size();
         notifyAll();
+    }
+
+    /**
+     * SWAPDB of the logical databases stored in physical databases {@code a} and {@code b}: their waiters
+     * exchange databases, so each stays with the logical database it selected, and every key they wait for
+     * is offered to them (the swapped-in database may hold it). Caller holds the command gate's exclusive
+     * side, so no serve is in progress and the map of databases swaps in the same step.
+     */
+    public void swapDatabases(int a, int b) {
+        List<Slot> offered = new ArrayList<>();
+        synchronized (this) {
+            if (a == b || waiters == 0) {
+                return;
+            }
+            Map<Slot, ArrayDeque<Waiter>> moved = new HashMap<>();
+            queues.entrySet().removeIf(e -> {
+                int database = e.getKey().database();
+                if (database != a && database != b) {
+                    return false;
+                }
+                Slot to = new Slot(database == a ? b : a, e.getKey().key());
+                moved.put(to, e.getValue());
+                offered.add(to);
+                return true;
+            });
+            queues.putAll(moved);
+            for (List<Slot> slots : slotsOf.values()) {
+                slots.replaceAll(s -> s.database() == a ? new Slot(b, s.key())
+                        : s.database() == b ? new Slot(a, s.key()) : s);
+            }
+        }
+        for (Slot slot : offered) {
+            signal(slot);
+        }
     }
 
     /**
@@ -112,30 +168,49 @@ public final class BlockingKeys {
         return waiters;
     }
 
-    /** How many commands wait on {@code key}. */
+    /** How many commands wait on {@code key}, in any database. */
     public synchronized int waitingOn(byte[] key) {
-        ArrayDeque<Waiter> queue = queues.get(ByteBuffer.wrap(key));
+        ByteBuffer k = ByteBuffer.wrap(key);
+        int n = 0;
+        for (Map.Entry<Slot, ArrayDeque<Waiter>> e : queues.entrySet()) {
+            n += e.getKey().key().equals(k) ? e.getValue().size() : 0;
+        }
+        return n;
+    }
+
+    /** How many commands wait on {@code key} of physical database {@code database}. */
+    public synchronized int waitingOn(int database, byte[] key) {
+        ArrayDeque<Waiter> queue = queues.get(new Slot(database, key));
         return queue == null ? 0 : queue.size();
     }
 
     /**
-     * {@code key} may have become non-empty: serves its waiters, oldest first. Call after the write committed
-     * and with no stripe lock held (a waiter takes its own locks).
+     * {@code key} of the current database may have become non-empty: serves its waiters, oldest first. Call
+     * after the write committed and with no stripe lock held (a waiter takes its own locks).
      */
     public void signal(byte[] key) {
+        signal(KeyEncoding.currentDatabase(), key);
+    }
+
+    /** {@link #signal(byte[])} for a key written in physical database {@code database} (MOVE, COPY ... DB). */
+    public void signal(int database, byte[] key) {
         if (waiters == 0) {
             return;
         }
-        ArrayDeque<ByteBuffer> pending = PENDING.get();
+        signal(new Slot(database, key));
+    }
+
+    private void signal(Slot slot) {
+        ArrayDeque<Slot> pending = PENDING.get();
         if (pending != null) {
-            pending.addLast(ByteBuffer.wrap(key)); // a waiter's own write: handled after the current key
+            pending.addLast(slot); // a waiter's own write: handled after the current key
             return;
         }
         pending = new ArrayDeque<>();
-        pending.add(ByteBuffer.wrap(key));
+        pending.add(slot);
         PENDING.set(pending);
         try {
-            ByteBuffer next;
+            Slot next;
             while ((next = pending.pollFirst()) != null) {
                 serveWaitersOf(next);
             }
@@ -144,18 +219,18 @@ public final class BlockingKeys {
         }
     }
 
-    private void serveWaitersOf(ByteBuffer key) {
+    private void serveWaitersOf(Slot slot) {
         List<Waiter> inOrder;
         synchronized (this) {
-            ArrayDeque<Waiter> queue = queues.get(key);
+            ArrayDeque<Waiter> queue = queues.get(slot);
             if (queue == null) {
                 return;
             }
             inOrder = new ArrayList<>(queue);
         }
-        byte[] rawKey = key.array();
+        byte[] rawKey = slot.key().array();
         for (Waiter w : inOrder) {
-            Outcome outcome = w.serve(rawKey);
+            Outcome outcome = ScopedValue.where(KeyEncoding.DATABASE, slot.database()).call(() -> w.serve(rawKey));
             if (outcome == Outcome.NOT_READY) {
                 return;
             }
