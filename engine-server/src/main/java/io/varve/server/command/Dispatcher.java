@@ -23,9 +23,11 @@ import java.util.function.Supplier;
  * dispatcher owns the server-wide coordination state that commands share beyond the keyspace — the command
  * gate, the {@link WatchRegistry}, the pub/sub registry, the slow log and the client pause — and hands it to
  * the commands that need it ({@link CoordinatedHandler}). Invariants: the gate is taken before any stripe
- * lock and never while waiting for a client (pauses are waited out before it, blocking commands run outside
- * it); a write touches its watched keys before it leaves the gate, so EXEC, in the exclusive side, sees
- * every earlier write.
+ * lock and never while waiting for a client (pauses are waited out before it); a blocking command runs in
+ * the shared side like any other — its attempt, its pop, the waiters its writes serve — and only its wait
+ * happens outside, as a parked reply that holds no thread (a writer serves it later, inside that writer's
+ * own hold of the gate); a write touches its watched keys before it leaves the gate, so EXEC, in the
+ * exclusive side, sees every earlier write.
  */
 public final class Dispatcher {
 
@@ -107,8 +109,8 @@ public final class Dispatcher {
             return;
         }
         pause.awaitFor(spec);
-        if (spec.handler() instanceof CoordinatedHandler || spec.flags().contains("blocking")) {
-            run(spec, connection, args, reply); // they take the gate themselves, or must not hold it while waiting
+        if (spec.handler() instanceof CoordinatedHandler) {
+            run(spec, connection, args, reply); // they take the side of the gate they need themselves
             return;
         }
         try (CommandGate.Held shared = gate.shared()) {

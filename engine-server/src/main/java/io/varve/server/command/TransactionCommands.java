@@ -106,9 +106,11 @@ final class TransactionCommands {
             c.reply().arrayHeader(commands.size());
             tx.executing(true);
             try {
-                for (byte[][] args : commands) {
-                    d.executeInsideExec(connection, args, c.reply());
-                }
+                c.keyspace().blocking().signalAfter(() -> {
+                    for (byte[][] args : commands) {
+                        d.executeInsideExec(connection, args, c.reply());
+                    }
+                });
             } finally {
                 tx.executing(false);
             }

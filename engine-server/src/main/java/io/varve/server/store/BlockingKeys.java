@@ -52,8 +52,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * Writes a waiter's serve makes (BLMOVE's destination) signal again; those signals are queued on the
  * calling thread and handled after the current one, not recursively, so a chain of BLMOVEs cannot grow the
  * stack. A writer signals before it replies, so once a push's reply is out, the clients it could serve have
- * been served or are being served, as in Redis. Unlike Redis, another client's plain pop may take the
- * element between the push's commit and the signal.
+ * been served or are being served, as in Redis. An EXEC holds its commands' signals back until its last
+ * command ({@link #signalAfter}), so, as in Redis, no blocked client acts between two of them. Unlike
+ * Redis, another client's plain pop may take the element between the push's commit and the signal.
  *
  * <p>Thread-safe: the registry is guarded by this object's monitor, held only for map updates, never while a
  * waiter serves. {@link #signal} costs one volatile read while nobody is blocked. Signals and serves run
@@ -313,6 +314,29 @@ public final class BlockingKeys {
             return;
         }
         signal(new Slot(database, key));
+    }
+
+    /**
+     * Runs {@code body} (an EXEC's commands) with its signals held back until it has finished, then serves
+     * them: as in Redis, clients blocked on keys a transaction fills are served after its last command, so
+     * none of them acts between two of its commands.
+     */
+    public void signalAfter(Runnable body) {
+        if (PENDING.get() != null) {
+            body.run(); // already inside a signal or a transaction: its own loop serves these
+            return;
+        }
+        ArrayDeque<Slot> pending = new ArrayDeque<>();
+        PENDING.set(pending);
+        try {
+            body.run();
+            Slot next;
+            while ((next = pending.pollFirst()) != null) {
+                serveWaitersOf(next);
+            }
+        } finally {
+            PENDING.remove();
+        }
     }
 
     private void signal(Slot slot) {
