@@ -51,6 +51,10 @@ final class BlockedClient implements BlockingKeys.Waiter {
         if (timeoutNanos > 0) {
             blocked.cancelTimer = parking.schedule(blocked::expire, timeoutNanos);
         }
+        String refused = c.server().routing().refusesWaiting();
+        if (refused != null) {
+            blocked.registration.end(() -> blocked.unblocked(refused));
+        }
     }
 
     /**

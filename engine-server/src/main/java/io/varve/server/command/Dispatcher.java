@@ -152,6 +152,8 @@ public final class Dispatcher {
             CommandCall call = new CommandCall(spec, args, connection, server, reply);
             if (spec.handler() instanceof CoordinatedHandler coordinated) {
                 coordinated.handle(call, this);
+            } else if (spec.handler() instanceof BlockingHandler blocking) {
+                blocking.handle(call, this);
             } else {
                 spec.handler().handle(call);
             }
@@ -167,8 +169,8 @@ public final class Dispatcher {
             reply.error(error);
             observer.errorReplied(error);
         }
-        if (!failed && spec.flags().contains("write")) {
-            touchWritten(spec, connection, args);
+        if (!failed && spec.flags().contains("write") && !(spec.handler() instanceof BlockingHandler)) {
+            touchWritten(spec, connection, args); // a blocking command marks what it writes, when it writes
         }
         if (timed) {
             long nanos = System.nanoTime() - started;

@@ -33,6 +33,15 @@ public interface ReplicaRouting {
      */
     String admit(CommandSpec spec, byte[][] args, Connection connection);
 
+    /**
+     * Null if a blocking command may wait here now; otherwise the error it answers instead (a deposed
+     * leader's UNBLOCKED). Checked after the command registered, so a step-down either comes after the check
+     * and unblocks it, or before and is seen here. Never blocks.
+     */
+    default String refusesWaiting() {
+        return null;
+    }
+
     /** The cluster's members for the CLUSTER commands; null when not replicated. */
     default ClusterView cluster() {
         return null;
