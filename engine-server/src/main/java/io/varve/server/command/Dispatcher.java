@@ -186,6 +186,10 @@ public final class Dispatcher {
         switch (spec.name()) {
             case "flushall", "swapdb" -> watches.touchDatabase(-1);
             case "flushdb" -> watches.touchDatabase(connection.database());
+            case "copy" -> {
+                watches.touch(connection.database(), args[2]);
+                watches.touch(ObjectCommands.targetDatabase(args, connection.database()), args[2]);
+            }
             case "move" -> {
                 watches.touch(connection.database(), args[1]);
                 try {
