@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs redis-benchmark's list, set and sorted-set tests (LPUSH, LPOP, SADD, SPOP, ZADD) and ZRANGE of 100
 # members from a 1,000,000-member sorted set against Varve's server and a local redis-server, taking turns,
-# and appends a markdown table of medians to docs/benchmarks.md.
+# and writes a markdown table of medians to
+# engine-server/target/collections-benchmark.md (copy the figures worth keeping into docs/benchmarks.md by hand).
 #
 # Usage: engine-server/bench/collections-benchmark.sh [requests] [rounds]
 #   requests per run (default 100000; pipelined runs use 5x, ZRANGE always uses requests); rounds (default 3).
@@ -20,7 +21,8 @@ varve_fsync="${VARVE_FSYNC:-everysec}"
 redis_fsync="${REDIS_FSYNC:-always}"
 members="${BENCH_ZSET_MEMBERS:-1000000}"
 work="$(mktemp -d /tmp/varve-bench.XXXXXX)"
-out="$root/docs/benchmarks.md"
+mkdir -p "$root/engine-server/target"
+out="$root/engine-server/target/collections-benchmark.md"
 
 for tool in redis-server redis-benchmark redis-cli; do
   command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install -y redis-server redis-tools" >&2; exit 1; }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs redis-benchmark (SET and GET) against Varve's server and a local redis-server on the same machine,
-# on loopback, and appends a markdown table to docs/benchmarks.md.
+# on loopback, and writes a markdown table to engine-server/target/redis-benchmark.md
+# (copy the figures worth keeping into docs/benchmarks.md by hand).
 #
 # Usage: engine-server/bench/redis-benchmark.sh [requests] [rounds]
 #   requests: per run (default 1000000; pipelined runs use 5x); rounds: measured runs of every configuration
@@ -16,7 +17,8 @@ rounds="${2:-3}"
 varve_port="${VARVE_BENCH_PORT:-16379}"
 redis_port="${REDIS_BENCH_PORT:-16380}"
 work="$(mktemp -d /tmp/varve-bench.XXXXXX)"
-out="$root/docs/benchmarks.md"
+mkdir -p "$root/engine-server/target"
+out="$root/engine-server/target/redis-benchmark.md"
 
 for tool in redis-server redis-benchmark redis-cli; do
   command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install -y redis-server redis-tools" >&2; exit 1; }

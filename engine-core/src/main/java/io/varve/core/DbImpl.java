@@ -235,18 +235,19 @@ final class DbImpl implements Db {
     @Override
     public void put(WriteOptions options, ColumnFamily family, MemorySegment key, MemorySegment value) {
         Objects.requireNonNull(options, "options");
+        WriteBatch.requireStorable(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
         BatchBuilder builder = new BatchBuilder();
-        builder.add(ValueKind.PUT, families.id(family), Objects.requireNonNull(key, "key"),
-                Objects.requireNonNull(value, "value"));
+        builder.add(ValueKind.PUT, families.id(family), key, value);
         commit(builder, options);
     }
 
     @Override
     public void delete(WriteOptions options, ColumnFamily family, byte[] key) {
         Objects.requireNonNull(options, "options");
+        MemorySegment keySegment = MemorySegment.ofArray(Objects.requireNonNull(key, "key"));
+        WriteBatch.requireStorable(keySegment, null);
         BatchBuilder builder = new BatchBuilder();
-        builder.add(ValueKind.DELETE, families.id(family), MemorySegment.ofArray(Objects.requireNonNull(key, "key")),
-                null);
+        builder.add(ValueKind.DELETE, families.id(family), keySegment, null);
         commit(builder, options);
     }
 
@@ -260,8 +261,9 @@ final class DbImpl implements Db {
         Objects.requireNonNull(options, "options");
         int id = families.id(family);
         families.requireMergeOperator(id);
+        WriteBatch.requireStorable(Objects.requireNonNull(key, "key"), Objects.requireNonNull(operand, "operand"));
         BatchBuilder builder = new BatchBuilder();
-        builder.add(ValueKind.MERGE, id, Objects.requireNonNull(key, "key"), Objects.requireNonNull(operand, "operand"));
+        builder.add(ValueKind.MERGE, id, key, operand);
         commit(builder, options);
     }
 

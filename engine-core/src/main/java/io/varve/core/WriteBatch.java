@@ -4,6 +4,7 @@ import io.varve.core.base.ValueKind;
 import io.varve.core.batch.BatchBuilder;
 import io.varve.core.batch.BatchFormat;
 import io.varve.core.batch.BatchReader;
+import io.varve.core.sst.TableWriter;
 import io.varve.core.version.VersionSet;
 
 import java.lang.foreign.MemorySegment;
@@ -23,6 +24,13 @@ public final class WriteBatch {
     /** The name of the default column family, as {@link Visitor} reports it. */
     public static final String DEFAULT_FAMILY = VersionSet.DEFAULT_FAMILY_NAME;
 
+    /**
+     * The largest key plus value, in bytes, of one entry (a range delete's begin plus end). A table block must
+     * hold any one entry whole, so an entry over this size could be logged but never flushed: writes refuse it
+     * with {@link EntryTooLargeException} before anything is logged.
+     */
+    public static final long MAX_ENTRY_BYTES = TableWriter.MAX_ENTRY_SIZE;
+
     private final BatchBuilder builder = new BatchBuilder();
     /** The database whose column-family handles the batch used; a batch may not mix databases. */
     private Object owner;
@@ -39,7 +47,7 @@ public final class WriteBatch {
     public WriteBatch put(MemorySegment key, MemorySegment value) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(value, "value");
-        builder.add(ValueKind.PUT, BatchFormat.DEFAULT_COLUMN_FAMILY, key, value);
+        add(ValueKind.PUT, BatchFormat.DEFAULT_COLUMN_FAMILY, key, value);
         return this;
     }
 
@@ -49,7 +57,7 @@ public final class WriteBatch {
 
     public WriteBatch delete(MemorySegment key) {
         Objects.requireNonNull(key, "key");
-        builder.add(ValueKind.DELETE, BatchFormat.DEFAULT_COLUMN_FAMILY, key, null);
+        add(ValueKind.DELETE, BatchFormat.DEFAULT_COLUMN_FAMILY, key, null);
         return this;
     }
 
@@ -60,7 +68,7 @@ public final class WriteBatch {
      * @throws IllegalArgumentException if {@code begin >= end}
      */
     public WriteBatch deleteRange(byte[] begin, byte[] end) {
-        builder.add(ValueKind.RANGE_DELETE, BatchFormat.DEFAULT_COLUMN_FAMILY, rangeBegin(begin, end),
+        add(ValueKind.RANGE_DELETE, BatchFormat.DEFAULT_COLUMN_FAMILY, rangeBegin(begin, end),
                 MemorySegment.ofArray(end));
         return this;
     }
@@ -68,7 +76,7 @@ public final class WriteBatch {
     /** {@link #deleteRange(byte[], byte[])} in {@code family}. */
     public WriteBatch deleteRange(ColumnFamily family, byte[] begin, byte[] end) {
         MemorySegment from = rangeBegin(begin, end);
-        builder.add(ValueKind.RANGE_DELETE, familyId(family), from, MemorySegment.ofArray(end));
+        add(ValueKind.RANGE_DELETE, familyId(family), from, MemorySegment.ofArray(end));
         return this;
     }
 
@@ -88,7 +96,7 @@ public final class WriteBatch {
     public WriteBatch merge(byte[] key, byte[] operand) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(operand, "operand");
-        builder.add(ValueKind.MERGE, BatchFormat.DEFAULT_COLUMN_FAMILY, MemorySegment.ofArray(key),
+        add(ValueKind.MERGE, BatchFormat.DEFAULT_COLUMN_FAMILY, MemorySegment.ofArray(key),
                 MemorySegment.ofArray(operand));
         noteMerge(BatchFormat.DEFAULT_COLUMN_FAMILY);
         return this;
@@ -102,9 +110,22 @@ public final class WriteBatch {
         if (family.owner() instanceof ColumnFamilies registry) {
             registry.requireMergeOperator(id);
         }
-        builder.add(ValueKind.MERGE, id, MemorySegment.ofArray(key), MemorySegment.ofArray(operand));
+        add(ValueKind.MERGE, id, MemorySegment.ofArray(key), MemorySegment.ofArray(operand));
         noteMerge(id);
         return this;
+    }
+
+    private void add(ValueKind kind, int family, MemorySegment key, MemorySegment value) {
+        requireStorable(key, value);
+        builder.add(kind, family, key, value);
+    }
+
+    /** Refuses an entry no table could hold; {@code value} may be null (a delete). */
+    static void requireStorable(MemorySegment key, MemorySegment value) {
+        long size = key.byteSize() + (value == null ? 0 : value.byteSize());
+        if (size > MAX_ENTRY_BYTES) {
+            throw new EntryTooLargeException(size);
+        }
     }
 
     private void noteMerge(int family) {
@@ -131,13 +152,13 @@ public final class WriteBatch {
     public WriteBatch put(ColumnFamily family, MemorySegment key, MemorySegment value) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(value, "value");
-        builder.add(ValueKind.PUT, familyId(family), key, value);
+        add(ValueKind.PUT, familyId(family), key, value);
         return this;
     }
 
     public WriteBatch delete(ColumnFamily family, byte[] key) {
         Objects.requireNonNull(key, "key");
-        builder.add(ValueKind.DELETE, familyId(family), MemorySegment.ofArray(key), null);
+        add(ValueKind.DELETE, familyId(family), MemorySegment.ofArray(key), null);
         return this;
     }
 

@@ -33,7 +33,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * so acknowledgement order is commit order), over two column families. A checkpoint taken while that writer,
  * flushes and compactions race it must open as a prefix of the acknowledged order holding every write
  * acknowledged before the call. A failure and crash at any file-system operation during a checkpoint must
- * leave the source intact and a target that is refused or holds exactly the source's data.
+ * leave the source intact and a target that is refused or holds exactly the source's data; a checkpoint that
+ * returned before the crash must open and hold exactly that data.
  */
 class CheckpointProperties {
 
@@ -116,6 +117,7 @@ class CheckpointProperties {
         FaultInjectingFileSystem fs = new FaultInjectingFileSystem(memory);
         Options options = options(fs);
         List<List<Op>> acknowledged = new ArrayList<>();
+        boolean returned = false;
         Db db = Db.open(DIR, options);
         try {
             ColumnFamily a = db.createColumnFamily("a", ColumnFamilyOptions.defaults());
@@ -130,6 +132,7 @@ class CheckpointProperties {
             fs.failAt(failAfter, true);
             try {
                 db.checkpoint(TARGET, flushFirst);
+                returned = true;
             } catch (IOException | RuntimeException injected) {
                 assertTrue(TestStates.causedBy(injected, FaultInjectingFileSystem.InjectedIOException.class),
                         () -> "unexpected failure " + injected);
@@ -148,13 +151,18 @@ class CheckpointProperties {
             assertEquals(expected, contents(source, List.of(source.defaultColumnFamily(),
                     source.columnFamily("a").orElseThrow())));
         }
-        if (!memory.exists(TARGET) || memory.list(TARGET).isEmpty()) {
+        // A checkpoint that returned is durable: it must survive the crash whole. One that failed may have
+        // left nothing, or a directory that is refused or right.
+        if (!returned && (!memory.exists(TARGET) || memory.list(TARGET).isEmpty())) {
             return; // stopped before writing anything: no checkpoint at all
         }
         Db copy;
         try {
             copy = Db.open(TARGET, options);
         } catch (CorruptionException refused) {
+            if (returned) {
+                fail("a checkpoint that returned was refused after the crash: " + refused.getMessage());
+            }
             return;
         }
         try (copy) {

@@ -56,6 +56,11 @@ class CampaignsTest {
         System.out.println(report.verdict());
         assertTrue(report.passed(), report.verdict());
         assertEquals(300, report.cycles());
+        // The mutations reached both outcomes: an engine that refused every damaged file would not pass.
+        assertTrue(report.outcomes().keySet().stream().anyMatch(o -> o.endsWith("-refused")
+                || o.endsWith("-detected-at-read")), report.verdict());
+        assertTrue(report.outcomes().keySet().stream().anyMatch(o -> o.endsWith("-intact")
+                || o.endsWith("-prefix")), report.verdict());
     }
 
     @Test

@@ -32,6 +32,9 @@ import java.util.zip.CRC32C;
  */
 public final class TableWriter implements AutoCloseable {
 
+    /** Largest user key plus value {@link #add} accepts ({@link TableFormat#MAX_ENTRY_SIZE}). */
+    public static final int MAX_ENTRY_SIZE = TableFormat.MAX_ENTRY_SIZE;
+
     private enum State { OPEN, FINISHED, FAILED, CLOSED }
 
     private final WritableFile file;

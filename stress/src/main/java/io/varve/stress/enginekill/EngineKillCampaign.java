@@ -12,6 +12,7 @@ import io.varve.stress.CampaignReport;
 import io.varve.stress.ChildJvm;
 import io.varve.stress.Corruptions;
 import io.varve.stress.Failure;
+import io.varve.stress.Progress;
 import io.varve.stress.Reproducer;
 import io.varve.stress.Settings;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +33,8 @@ import java.util.Random;
  * with SIGKILL at a random moment (in a quarter of the cycles counted from its start, so it may die while
  * opening). The parent reopens the database in-process and judges it with {@link KillHistory}: it opens; every
  * value read is one a write put there; point reads and scans agree; and for each writer thread the state is
- * the one after all its acknowledged writes, plus or minus its one write in flight, whole. The child also
+ * the one after all its acknowledged writes, plus or minus its one write in flight, whole. A child that opened
+ * the database must have acknowledged a write by the time it is killed ({@link Progress}). The child also
  * takes checkpoints; the last one it finished before the kill must open and hold, per thread, a prefix of the
  * writes between those acknowledged when it started and those started when it ended. The database carries
  * on across cycles.
@@ -41,9 +43,18 @@ public final class EngineKillCampaign implements Campaign {
     static final Duration OPEN_LIMIT = Duration.ofSeconds(60);
 
     private final Duration maxRun;
+    private final Class<?> childMain;
+    private final Duration progressLimit;
 
     public EngineKillCampaign(Duration maxRun) {
+        this(maxRun, EngineKillChild.class, Progress.LIMIT);
+    }
+
+    /** With another child main (one that speaks {@link EngineKillChild}'s protocol) and no-progress limit. */
+    EngineKillCampaign(Duration maxRun, Class<?> childMain, Duration progressLimit) {
         this.maxRun = maxRun;
+        this.childMain = childMain;
+        this.progressLimit = progressLimit;
     }
 
     @Override
@@ -77,7 +88,7 @@ public final class EngineKillCampaign implements Campaign {
             long runMillis = 1 + random.nextLong(maxRun.toMillis());
             boolean fromStart = random.nextInt(4) == 0;
             String outcome;
-            try (ChildJvm child = ChildJvm.start(EngineKillChild.class, List.of(dir.toString(), staging.toString(),
+            try (ChildJvm child = ChildJvm.start(childMain, List.of(dir.toString(), staging.toString(),
                     Long.toString(childSeed), Long.toString(cycle), checkpoints.toString()), stderr, history::line)) {
                 if (!fromStart && !history.awaitReady(OPEN_LIMIT)) {
                     report.failure(fail(settings, cycle, childSeed, "the child did not open the database within "
@@ -85,8 +96,15 @@ public final class EngineKillCampaign implements Campaign {
                     break;
                 }
                 if (child.exitedWithin(Duration.ofMillis(runMillis))) {
-                    report.failure(fail(settings, cycle, childSeed, "the child exited on its own (code "
-                            + child.awaitExit(10) + "): " + firstLine(stderr), history, dir, stderr));
+                    int code = child.awaitExit(10);
+                    String why = history.childErrors().isEmpty() ? firstLine(stderr) : history.childErrors().getFirst();
+                    report.failure(fail(settings, cycle, childSeed, "the child exited on its own (code " + code
+                            + "): " + why, history, dir, stderr));
+                    break;
+                }
+                if (history.ready() && !history.progress().awaitFirst(progressLimit)) {
+                    report.failure(fail(settings, cycle, childSeed, Progress.noProgress(progressLimit), history,
+                            dir, stderr));
                     break;
                 }
                 child.kill();

@@ -5,6 +5,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import io.varve.stress.Progress;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -33,6 +34,7 @@ final class KillHistory {
     private final int[] acknowledged = new int[KillSpace.THREADS];
     private final ArrayDeque<String> tail = new ArrayDeque<>();
     private final CountDownLatch opened = new CountDownLatch(1);
+    private final Progress progress = new Progress();
     private final List<String> childErrors = new ArrayList<>();
     private long acknowledgedSynced;
     private long acknowledgedTransactions;
@@ -107,6 +109,7 @@ final class KillHistory {
                 throw new IllegalStateException("acknowledged out of order: " + line);
             }
             acknowledged[thread] = index + 1;
+            progress.acknowledged();
             KillBatch batch = batches.get(thread).get(index);
             if (batch.synced()) {
                 acknowledgedSynced++;
@@ -119,6 +122,11 @@ final class KillHistory {
         } else {
             throw new IllegalStateException("unknown line");
         }
+    }
+
+    /** Told of every acknowledgement, for the campaign's no-progress rule. */
+    Progress progress() {
+        return progress;
     }
 
     synchronized String protocolError() {

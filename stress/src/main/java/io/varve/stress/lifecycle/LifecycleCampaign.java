@@ -34,8 +34,8 @@ import java.util.concurrent.locks.LockSupport;
  *       and no read returns bytes no write produced;</li>
  *   <li>nothing leaks: after close no descriptor (/proc/self/fd) or mapping (/proc/self/maps) of a file of
  *       the database, no {@code varve-} thread, no resource the engine's {@link LeakDetector} tracks;</li>
- *   <li>at the next open every acknowledged write is there, and the write each loop had in flight is there
- *       whole or not at all.</li>
+ *   <li>at the next open (the next cycle's, or one more after the last cycle) every acknowledged write is
+ *       there, and the write each loop had in flight is there whole or not at all.</li>
  * </ul>
  */
 public final class LifecycleCampaign implements Campaign {
@@ -117,6 +117,24 @@ public final class LifecycleCampaign implements Campaign {
             if (cycle % 50 == 0) {
                 settings.progress(name() + " cycle " + cycle + ": " + operations + " operations; loops ended by "
                         + endings);
+            }
+        }
+        if (report.failures().isEmpty()) {
+            // The last cycle's close is judged like every other: by an open that must find its writes.
+            String problem;
+            long[][] lastAcknowledged = acknowledged;
+            long[][][] lastInFlight = inFlight;
+            try {
+                problem = Bounded.call("final open", LIMIT, () -> {
+                    try (Db db = Db.open(dir, options())) {
+                        return check(readState(db), lastAcknowledged, lastInFlight);
+                    }
+                });
+            } catch (Exception e) {
+                problem = "final open: " + e;
+            }
+            if (problem != null) {
+                report.failure(fail(settings, report.cycles() + 1, problem, List.of(), dir));
             }
         }
         report.finished((System.nanoTime() - start) / 1_000_000);

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import io.varve.stress.Progress;
 
 /**
  * What a child reported since the last verified recovery, in order: each batch it started to write and
@@ -14,7 +15,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>The oracle: the recovered state must be the state after some prefix of the started batches, and that
  * prefix must include every batch up to the last acknowledged synced one (a synced write makes every earlier
- * one durable too). A batch started but not acknowledged may or may not be there.
+ * one durable too). After a process kill ({@link #processKilled}) it must include every acknowledged batch:
+ * the store hands a batch to the kernel before it acknowledges it, and a process kill loses nothing the
+ * kernel has; only a machine crash loses unsynced ones. A batch started but not acknowledged may or may not
+ * be there.
  */
 final class AckHistory {
     private static final int TAIL_LINES = 200;
@@ -28,6 +32,8 @@ final class AckHistory {
     private boolean ready;
     private final CountDownLatch opened = new CountDownLatch(1);
     private String protocolError;
+    private String childError;
+    private final Progress progress = new Progress();
 
     synchronized void line(String line) {
         tail.addLast(line);
@@ -42,6 +48,11 @@ final class AckHistory {
         } catch (RuntimeException e) {
             protocolError = "unreadable line from the child: " + line + " (" + e + ")";
         }
+    }
+
+    /** The first failure a thread of the child reported ("E" lines), or null. */
+    synchronized String childError() {
+        return childError;
     }
 
     /** The first line that could not be understood, or null. */
@@ -63,9 +74,14 @@ final class AckHistory {
             }
             batches.add(LogOp.decodeBatch(f[3]));
             synced.add(f[2].equals("1"));
+        } else if (line.startsWith("E ")) {
+            if (childError == null) {
+                childError = line.substring(2);
+            }
         } else if (line.startsWith("A ")) {
             int n = Integer.parseInt(line.substring(2));
             acknowledged = n + 1;
+            progress.acknowledged();
             if (synced.get(n)) {
                 mustSurvive = n + 1;
             }
@@ -78,6 +94,16 @@ final class AckHistory {
      */
     synchronized void allAcknowledgedDurable() {
         mustSurvive = acknowledged;
+    }
+
+    /** The child was killed with SIGKILL: every batch it acknowledged reached the kernel and must survive. */
+    synchronized void processKilled() {
+        mustSurvive = acknowledged;
+    }
+
+    /** Told of every acknowledgement, for the campaign's no-progress rule. */
+    Progress progress() {
+        return progress;
     }
 
     synchronized boolean ready() {

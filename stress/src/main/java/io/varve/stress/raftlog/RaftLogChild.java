@@ -30,7 +30,8 @@ import java.util.function.Consumer;
  *
  * <p>As the raft-log kill campaign's child ({@link #main}; arguments: directory, seed, cycle, which makes
  * versions unique across cycles) the lines go to stdout, flushed line by line, and it runs until it is killed;
- * an exception on any thread ends the child with its stack trace on stderr.
+ * an exception on any thread is reported on stdout ({@code E <exception>}, where the parent reads) and ends
+ * the child with its stack trace on stderr.
  *
  * <p>The I/O error campaign runs it in-process ({@link #inProcess}): lines go to a consumer, an exception
  * goes to a handler and ends the thread that met it, the writer stops after a number of batches, every loop
@@ -95,6 +96,9 @@ public final class RaftLogChild {
             }, failure::complete, Long.MAX_VALUE, false);
             workload.start(seed);
             Throwable t = failure.get(); // the child runs until it is killed unless a thread fails
+            // The parent reads stdout, not stderr: the failure must reach it there, before the exit.
+            stdout.println("E " + t.toString().replace('\n', ' '));
+            stdout.flush();
             workload.stop();
             if (t instanceof Exception e) {
                 throw e;

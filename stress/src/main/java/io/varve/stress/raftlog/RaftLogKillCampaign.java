@@ -7,6 +7,7 @@ import io.varve.stress.Campaign;
 import io.varve.stress.CampaignReport;
 import io.varve.stress.ChildJvm;
 import io.varve.stress.Failure;
+import io.varve.stress.Progress;
 import io.varve.stress.Reproducer;
 import io.varve.stress.Settings;
 import java.nio.file.Files;
@@ -21,17 +22,28 @@ import java.util.Random;
  * with SIGKILL at a random moment (in a quarter of the cycles possibly during its JVM start or recovery); the parent then reopens the store in-process (default recovery mode) and
  * checks, against the child's acknowledgements ({@link AckHistory}): the store opens, every byte read is one
  * that was written there, and the state is the one after a prefix of the child's batches that includes every
- * batch up to the last acknowledged synced one. The same store carries on across cycles, so later cycles
- * recover logs that earlier kills left behind.
+ * acknowledged batch, synced or not (a process kill loses nothing the kernel has). A child that opened the
+ * store must have acknowledged a batch by the time it is killed ({@link Progress}), and any thread failure it
+ * reports fails the cycle. The same store carries on across cycles, so later cycles recover logs that
+ * earlier kills left behind.
  */
 public final class RaftLogKillCampaign implements Campaign {
     static final Duration OPEN_LIMIT = Duration.ofSeconds(60);
 
     /** The longest a child runs before it is killed; the kill comes at a uniformly random moment before. */
     private final Duration maxRun;
+    private final Class<?> childMain;
+    private final Duration progressLimit;
 
     public RaftLogKillCampaign(Duration maxRun) {
+        this(maxRun, RaftLogChild.class, Progress.LIMIT);
+    }
+
+    /** With another child main (one that speaks {@link RaftLogChild}'s protocol) and no-progress limit. */
+    RaftLogKillCampaign(Duration maxRun, Class<?> child, Duration progressLimit) {
         this.maxRun = maxRun;
+        this.childMain = child;
+        this.progressLimit = progressLimit;
     }
 
     @Override
@@ -57,7 +69,7 @@ public final class RaftLogKillCampaign implements Campaign {
             long childSeed = random.nextLong();
             long runMillis = 1 + random.nextLong(maxRun.toMillis());
             String outcome;
-            try (ChildJvm child = ChildJvm.start(RaftLogChild.class,
+            try (ChildJvm child = ChildJvm.start(childMain,
                     List.of(dir.toString(), Long.toString(childSeed), Long.toString(cycle)), stderr, history::line)) {
                 // The kill comes at a random moment: in a quarter of the cycles counted from the child's start
                 // (so it may hit its recovery), else from when its store is open. The child exiting before it
@@ -68,15 +80,27 @@ public final class RaftLogKillCampaign implements Campaign {
                     break;
                 }
                 if (child.exitedWithin(Duration.ofMillis(runMillis))) {
-                    report.failure(fail(settings, cycle, childSeed, "the child exited on its own (code "
-                            + child.awaitExit(10) + "): " + firstLine(stderr), history, dir, stderr));
+                    int code = child.awaitExit(10);
+                    String why = history.childError() != null ? history.childError() : firstLine(stderr);
+                    report.failure(fail(settings, cycle, childSeed, "the child exited on its own (code " + code
+                            + "): " + why, history, dir, stderr));
+                    break;
+                }
+                if (history.ready() && !history.progress().awaitFirst(progressLimit)) {
+                    report.failure(fail(settings, cycle, childSeed, Progress.noProgress(progressLimit), history,
+                            dir, stderr));
                     break;
                 }
                 child.kill();
                 outcome = history.ready() ? "killed" : "killed-before-open";
             }
-            if (history.protocolError() != null) {
-                report.failure(fail(settings, cycle, childSeed, history.protocolError(), history, dir, stderr));
+            history.processKilled();
+            String problem = history.protocolError();
+            if (problem == null && history.childError() != null) {
+                problem = "the child saw: " + history.childError();
+            }
+            if (problem != null) {
+                report.failure(fail(settings, cycle, childSeed, problem, history, dir, stderr));
                 break;
             }
             LogModel actual;

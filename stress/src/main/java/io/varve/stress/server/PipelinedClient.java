@@ -4,6 +4,7 @@ import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.varve.stress.Progress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -36,6 +37,7 @@ final class PipelinedClient {
     private final ConnectionModel model;
     private final Random random;
     private final long cycle;
+    private final Progress progress;
     private final Semaphore window = new Semaphore(WINDOW);
     private final List<Sent> sent = new ArrayList<>();
     private final List<RedisFuture<?>> futures = new ArrayList<>();
@@ -44,7 +46,8 @@ final class PipelinedClient {
     private Thread thread;
 
     PipelinedClient(StatefulRedisConnection<String, String> connection, ConnectionModel model, Random random,
-            long cycle) {
+            long cycle, Progress progress) {
+        this.progress = progress;
         this.connection = connection;
         this.model = model;
         this.random = random;
@@ -78,6 +81,7 @@ final class PipelinedClient {
                     if (error == null) {
                         if (Objects.equals(reply, command.expected())) {
                             s.acknowledged = true;
+                            progress.acknowledged();
                         } else {
                             s.wrongReply = "replied " + reply + ", expected " + command.expected();
                         }

@@ -11,6 +11,7 @@ import io.varve.stress.Campaign;
 import io.varve.stress.CampaignReport;
 import io.varve.stress.Corruptions;
 import io.varve.stress.Failure;
+import io.varve.stress.Progress;
 import io.varve.stress.Reproducer;
 import io.varve.stress.Settings;
 import java.nio.file.Files;
@@ -34,7 +35,8 @@ import java.util.concurrent.TimeUnit;
  * its keys, and the server executes a connection's commands in order) the state must be the one after a
  * prefix of the commands sent that holds every acknowledged one: under {@code appendfsync always} a reply
  * means the write is on the device. Every reply must also be the one the model predicts, and no key outside
- * the connections' key spaces may appear. The restarted server serves the next cycle.
+ * the connections' key spaces may appear. A cycle whose clients saw no write acknowledged by the kill fails as
+ * "no progress" ({@link Progress}). The restarted server serves the next cycle.
  */
 public final class ServerKillCampaign implements Campaign {
     /** Key spaces, one per connection; a cycle writes through the first 4, 16 or all of them. */
@@ -83,13 +85,14 @@ public final class ServerKillCampaign implements Campaign {
                     cycle++) {
                 List<RedisClient> clients = new ArrayList<>();
                 List<PipelinedClient> pipelines = new ArrayList<>();
+                Progress progress = new Progress();
                 int active = ACTIVE[random.nextInt(ACTIVE.length)];
                 for (int c = 0; c < active; c++) {
                     RedisClient client = client(resources, server.port());
                     clients.add(client);
                     StatefulRedisConnection<String, String> connection = client.connect();
                     PipelinedClient p = new PipelinedClient(connection, models.get(c), new Random(random.nextLong()),
-                            cycle);
+                            cycle, progress);
                     pipelines.add(p);
                     p.start("server-kill-client-" + c);
                 }
@@ -97,6 +100,8 @@ public final class ServerKillCampaign implements Campaign {
                 String problem = null;
                 if (server.exitedWithin(Duration.ofMillis(runMillis))) {
                     problem = "the server exited on its own";
+                } else if (!progress.awaitFirst(Progress.LIMIT)) {
+                    problem = Progress.noProgress(Progress.LIMIT);
                 }
                 server.kill();
                 pipelines.forEach(PipelinedClient::requestStop);

@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The kill campaign's oracle accepts exactly the prefixes that keep every acknowledged synced batch. */
+/**
+ * The raft-log oracle accepts exactly the prefixes that keep every acknowledged synced batch after a machine
+ * crash, and every acknowledged batch after a process kill or a clean close.
+ */
 class AckHistoryTest {
 
     private static AckHistory history() {
@@ -57,6 +60,15 @@ class AckHistoryTest {
         AckHistory h = history();
         h.allAcknowledgedDurable();
         assertEquals(3, h.mustSurvive());
+        assertEquals(-1, h.matchingPrefix(new LogModel(), after(2)), "an acknowledged unsynced batch lost");
+        assertEquals(3, h.matchingPrefix(new LogModel(), after(3)));
+        assertEquals(4, h.matchingPrefix(new LogModel(), after(4)), "the batch in flight may have been written");
+    }
+
+    @Test
+    void afterAProcessKillEveryAcknowledgedBatchMustSurviveSyncedOrNot() {
+        AckHistory h = history();
+        h.processKilled();
         assertEquals(-1, h.matchingPrefix(new LogModel(), after(2)), "an acknowledged unsynced batch lost");
         assertEquals(3, h.matchingPrefix(new LogModel(), after(3)));
         assertEquals(4, h.matchingPrefix(new LogModel(), after(4)), "the batch in flight may have been written");
