@@ -3,9 +3,9 @@ package io.varve.server;
 import io.varve.server.command.Connection;
 import io.varve.server.command.ReplicaRouting;
 import io.varve.server.command.ServerContext;
-import io.varve.server.store.HashStore;
 import io.varve.server.store.Keyspace;
 import io.varve.server.store.ScanCursors;
+import io.varve.server.types.DataTypes;
 
 import java.util.Comparator;
 import java.util.List;
@@ -27,8 +27,8 @@ final class CommandContext implements ServerContext {
     }
 
     @Override
-    public HashStore hashes() {
-        return server.hashStore();
+    public DataTypes types() {
+        return server.types();
     }
 
     @Override

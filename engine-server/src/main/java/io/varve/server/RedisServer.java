@@ -28,10 +28,10 @@ import io.varve.server.resp.DecoderLimits;
 import io.varve.server.resp.RedisError;
 import io.varve.server.resp.RespDecoder;
 import io.varve.server.store.ExpirySweeper;
-import io.varve.server.store.HashStore;
 import io.varve.server.store.Keyspace;
 import io.varve.server.store.KeyspaceCompactionFilter;
 import io.varve.server.store.ScanCursors;
+import io.varve.server.types.DataTypes;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -97,7 +97,7 @@ public final class RedisServer implements AutoCloseable {
     private ServerStorage storage;
     private final KeyspaceCompactionFilter compactionFilter;
     private Keyspace keyspace;
-    private HashStore hashes;
+    private DataTypes types;
     private final ScanCursors cursors = new ScanCursors();
     private Dispatcher dispatcher;
     private ServerMetrics metrics;
@@ -220,7 +220,7 @@ public final class RedisServer implements AutoCloseable {
         stats.recoveryMillis(millis);
         keyspace = storage.newKeyspace(config, clock);
         compactionFilter.physicalDatabases(keyspace.databases().physicalCount());
-        hashes = new HashStore(keyspace);
+        types = new DataTypes(keyspace, () -> config.protoMaxBulkLength());
         LOG.log(System.Logger.Level.INFO, "database ready in {0} ms", millis);
         commandStats = new CommandStats(metrics == null ? Dispatcher.Observer.NONE : metrics);
         dispatcher = new Dispatcher(CommandTable.standard(), context, commandStats);
@@ -562,8 +562,8 @@ public final class RedisServer implements AutoCloseable {
         return sessions.values();
     }
 
-    HashStore hashStore() {
-        return hashes;
+    DataTypes types() {
+        return types;
     }
 
     ScanCursors scanCursors() {

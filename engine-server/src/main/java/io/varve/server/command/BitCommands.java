@@ -1,20 +1,16 @@
 package io.varve.server.command;
 
-import io.varve.core.WriteBatch;
 import io.varve.server.resp.RedisError;
-import io.varve.server.store.Keyspace;
-import io.varve.server.store.LockStripes;
-import io.varve.server.store.Metadata;
-import io.varve.server.store.RedisType;
 
 import java.util.Arrays;
 import java.util.Locale;
 
 /**
  * Bitmap commands on string values: SETBIT, GETBIT, BITCOUNT, BITPOS, BITOP. Bit 0 is the most significant
- * bit of the first byte, as in Redis. A string lives whole in its metadata record, so a write reads,
- * changes and rewrites the value under the key's lock (keeping its expiry); offsets are bounded by
- * proto-max-bulk-len as in Redis, which bounds the memory one command can make the server allocate.
+ * bit of the first byte, as in Redis. A write edits the value through
+ * {@link io.varve.server.types.RedisStrings#edit} (under the key's lock, keeping its expiry); offsets are
+ * bounded by proto-max-bulk-len as in Redis, and the grown value by what one engine entry can hold, which
+ * bounds the memory one command can make the server allocate.
  */
 final class BitCommands {
 
@@ -43,9 +39,9 @@ final class BitCommands {
     }
 
     /** The string value of {@code key}, an empty array when absent; WRONGTYPE for other types. */
-    static byte[] valueOrEmpty(Keyspace ks, byte[] key) {
-        Metadata meta = ks.lookup(key, RedisType.STRING);
-        return meta == null ? new byte[0] : meta.value();
+    static byte[] valueOrEmpty(CommandCall c, byte[] key) {
+        byte[] value = c.types().strings().get(key);
+        return value == null ? new byte[0] : value;
     }
 
     static int bit(byte[] value, long offset) {
@@ -63,28 +59,19 @@ final class BitCommands {
             throw new RedisError("ERR bit is not an integer or out of range");
         }
         int on = bitArg[0] - '0';
-        Keyspace ks = c.keyspace();
-        byte[] key = c.arg(1);
-        try (LockStripes.Held held = ks.lock(key)) {
-            Metadata meta = ks.lookup(key, RedisType.STRING);
-            byte[] value = meta == null ? new byte[0] : meta.value();
-            int index = (int) (offset >>> 3);
-            int old = bit(value, offset);
-            if (index >= value.length) {
-                value = Arrays.copyOf(value, index + 1);
-            }
-            int mask = 1 << (7 - (int) (offset & 7));
+        int index = (int) (offset >>> 3);
+        int mask = 1 << (7 - (int) (offset & 7));
+        int[] old = new int[1];
+        c.types().strings().edit(c.arg(1), index + 1L, value -> {
+            old[0] = bit(value, offset);
             value[index] = (byte) (on == 1 ? value[index] | mask : value[index] & ~mask);
-            WriteBatch batch = new WriteBatch();
-            StringCommands.store(ks, batch, key, value, meta == null ? 0 : meta.expireAt());
-            ks.commit(batch);
-            c.reply().integer(old);
-        }
+        });
+        c.reply().integer(old[0]);
     }
 
     private static void getBit(CommandCall c) {
         long offset = bitOffset(c, c.arg(2));
-        c.reply().integer(bit(valueOrEmpty(c.keyspace(), c.arg(1)), offset));
+        c.reply().integer(bit(valueOrEmpty(c, c.arg(1)), offset));
     }
 
     /** A BITCOUNT/BITPOS range, normalised to bit positions {@code [first, last]} (empty when first > last). */
@@ -145,7 +132,7 @@ final class BitCommands {
             end = c.argLong(3);
             bits = unit(c, 4);
         }
-        byte[] value = valueOrEmpty(c.keyspace(), c.arg(1));
+        byte[] value = valueOrEmpty(c, c.arg(1));
         BitRange r = range(start, end, bits, value.length);
         c.reply().integer(r.isEmpty() ? 0 : countOnes(value, r.first, r.last));
     }
@@ -184,12 +171,11 @@ final class BitCommands {
         boolean endGiven = n >= 5;
         long end = endGiven ? c.argLong(4) : -1;
         boolean bits = unit(c, 5);
-        Metadata meta = c.keyspace().lookup(c.arg(1), RedisType.STRING);
-        if (meta == null) {
+        byte[] value = c.types().strings().get(c.arg(1));
+        if (value == null) {
             c.reply().integer(wanted == 1 ? -1 : 0);
             return;
         }
-        byte[] value = meta.value();
         BitRange r = range(start, end, bits, value.length);
         if (r.isEmpty()) {
             c.reply().integer(-1);
@@ -222,46 +208,33 @@ final class BitCommands {
         if (op.equals("not") && c.argCount() != 4) {
             throw new RedisError("ERR BITOP NOT must be called with a single source key.");
         }
-        byte[] destination = c.arg(2);
-        byte[][] sources = Arrays.copyOfRange(c.args(), 3, c.argCount());
-        byte[][] locked = Arrays.copyOf(sources, sources.length + 1);
-        locked[sources.length] = destination;
-        Keyspace ks = c.keyspace();
-        try (LockStripes.Held held = ks.lockAll(locked)) {
-            byte[][] values = new byte[sources.length][];
-            int longest = 0;
-            for (int i = 0; i < sources.length; i++) {
-                values[i] = valueOrEmpty(ks, sources[i]);
-                longest = Math.max(longest, values[i].length);
-            }
-            byte[] result = new byte[longest];
-            for (int j = 0; j < longest; j++) {
-                int acc = j < values[0].length ? values[0][j] & 0xFF : 0;
-                if (op.equals("not")) {
-                    acc = ~acc & 0xFF;
-                }
-                for (int i = 1; i < values.length; i++) {
-                    int v = j < values[i].length ? values[i][j] & 0xFF : 0;
-                    acc = switch (op) {
-                        case "and" -> acc & v;
-                        case "or" -> acc | v;
-                        default -> acc ^ v;
-                    };
-                }
-                result[j] = (byte) acc;
-            }
-            WriteBatch batch = new WriteBatch();
-            if (longest == 0) {
-                if (ks.header(destination) == null) {
-                    c.reply().integer(0);
-                    return;
-                }
-                ks.deleteMetadata(batch, destination);
-            } else {
-                StringCommands.store(ks, batch, destination, result, 0);
-            }
-            ks.commit(batch);
-            c.reply().integer(longest);
+        boolean not = op.equals("not");
+        int length = c.types().strings().combineInto(c.arg(2), Arrays.asList(c.args()).subList(3, c.argCount()),
+                values -> combine(op, not, values));
+        c.reply().integer(length);
+    }
+
+    private static byte[] combine(String op, boolean not, byte[][] values) {
+        int longest = 0;
+        for (byte[] value : values) {
+            longest = Math.max(longest, value.length);
         }
+        byte[] result = new byte[longest];
+        for (int j = 0; j < longest; j++) {
+            int acc = j < values[0].length ? values[0][j] & 0xFF : 0;
+            if (not) {
+                acc = ~acc & 0xFF;
+            }
+            for (int i = 1; i < values.length; i++) {
+                int v = j < values[i].length ? values[i][j] & 0xFF : 0;
+                acc = switch (op) {
+                    case "and" -> acc & v;
+                    case "or" -> acc | v;
+                    default -> acc ^ v;
+                };
+            }
+            result[j] = (byte) acc;
+        }
+        return result;
     }
 }

@@ -1,12 +1,7 @@
 package io.varve.server.command;
 
-import io.varve.core.WriteBatch;
 import io.varve.server.resp.RedisError;
 import io.varve.server.resp.Reply;
-import io.varve.server.store.Keyspace;
-import io.varve.server.store.LockStripes;
-import io.varve.server.store.Metadata;
-import io.varve.server.store.RedisType;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -103,10 +98,9 @@ final class BitfieldCommand {
     private static void run(CommandCall c, boolean readOnly) {
         List<Op> ops = parse(c, readOnly);
         boolean writes = ops.stream().anyMatch(o -> o.kind != Kind.GET);
-        Keyspace ks = c.keyspace();
         byte[] key = c.arg(1);
         if (!writes) {
-            byte[] value = BitCommands.valueOrEmpty(ks, key);
+            byte[] value = BitCommands.valueOrEmpty(c, key);
             Reply r = c.reply();
             r.arrayHeader(ops.size());
             for (Op op : ops) {
@@ -114,35 +108,27 @@ final class BitfieldCommand {
             }
             return;
         }
-        try (LockStripes.Held held = ks.lock(key)) {
-            Metadata meta = ks.lookup(key, RedisType.STRING);
-            byte[] value = meta == null ? new byte[0] : meta.value();
-            long highest = 0;
-            for (Op op : ops) {
-                if (op.kind != Kind.GET) {
-                    highest = Math.max(highest, op.offset + op.bits);
-                }
+        long highest = 0;
+        for (Op op : ops) {
+            if (op.kind != Kind.GET) {
+                highest = Math.max(highest, op.offset + op.bits);
             }
-            // As Redis does, the value grows to hold every field written, even one that FAIL leaves alone.
-            int needed = (int) ((highest + 7) >>> 3);
-            if (needed > value.length) {
-                value = Arrays.copyOf(value, needed);
-            }
-            Long[] results = new Long[ops.size()];
+        }
+        // As Redis does, the value grows to hold every field written, even one that FAIL leaves alone.
+        long needed = (highest + 7) >>> 3;
+        Long[] results = new Long[ops.size()];
+        c.types().strings().edit(key, needed, value -> {
             for (int i = 0; i < ops.size(); i++) {
                 results[i] = apply(value, ops.get(i));
             }
-            WriteBatch batch = new WriteBatch();
-            StringCommands.store(ks, batch, key, value, meta == null ? 0 : meta.expireAt());
-            ks.commit(batch);
-            Reply r = c.reply();
-            r.arrayHeader(results.length);
-            for (Long result : results) {
-                if (result == null) {
-                    r.nil();
-                } else {
-                    r.integer(result);
-                }
+        });
+        Reply r = c.reply();
+        r.arrayHeader(results.length);
+        for (Long result : results) {
+            if (result == null) {
+                r.nil();
+            } else {
+                r.integer(result);
             }
         }
     }

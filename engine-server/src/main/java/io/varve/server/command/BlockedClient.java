@@ -70,10 +70,9 @@ final class BlockedClient implements BlockingKeys.Waiter {
         Consumer<Reply> reply;
         try {
             reply = attempt.tryServe(readyKey);
-        } catch (RedisError e) {
-            reply = r -> r.error(e.getMessage());
         } catch (RuntimeException e) {
-            String text = "ERR internal error while serving a blocked client: " + e;
+            String known = Dispatcher.errorReplyOf(e);
+            String text = known != null ? known : "ERR internal error while serving a blocked client: " + e;
             reply = r -> r.error(text);
         }
         if (reply == null) {

@@ -57,7 +57,7 @@ final class BlockingCommands {
         Keyspace ks = c.keyspace();
         List<byte[]> keys = request.keys();
         try (LockStripes.Held held = ks.lockAll(keys.toArray(new byte[0][]))) {
-            ListCommands.MultiPop.Result result = request.popFirstNonEmpty(ks, true);
+            ListCommands.MultiPop.Result result = request.popFirstNonEmpty(c.types().lists(), true);
             if (result != null) {
                 BlockingHandler.touch(c, d, result.key());
                 writer.write(c.reply(), result);
@@ -70,7 +70,7 @@ final class BlockingCommands {
             BlockedClient.park(c, keys, timeout, readyKey -> {
                 ListCommands.MultiPop.Result served;
                 try (LockStripes.Held ready = ks.lock(readyKey)) {
-                    served = request.popLocked(ks, readyKey, false);
+                    served = request.popLocked(c.types().lists(), readyKey, false);
                 }
                 if (served == null) {
                     return null;
@@ -89,14 +89,14 @@ final class BlockingCommands {
         byte[] destination = c.arg(2);
         byte[] moved;
         try (LockStripes.Held held = ks.lockAll(source, destination)) {
-            moved = ListCommands.moveLocked(ks, source, destination, fromLeft, toLeft, true);
+            moved = ListCommands.moveLocked(c.types().lists(), source, destination, fromLeft, toLeft, true);
             if (moved == null) {
                 if (!BlockedClient.canPark(c)) {
                     c.reply().nil();
                     return;
                 }
                 BlockedClient.park(c, List.of(source), timeout, readyKey -> {
-                    byte[] element = ListCommands.moveLocked(ks, source, destination, fromLeft, toLeft, false);
+                    byte[] element = ListCommands.moveLocked(c.types().lists(), source, destination, fromLeft, toLeft, false);
                     if (element == null) {
                         return null;
                     }

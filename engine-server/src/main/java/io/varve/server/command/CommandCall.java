@@ -2,6 +2,7 @@ package io.varve.server.command;
 
 import io.varve.server.resp.Reply;
 import io.varve.server.store.Keyspace;
+import io.varve.server.types.DataTypes;
 
 import java.nio.charset.StandardCharsets;
 
@@ -31,5 +32,10 @@ public record CommandCall(CommandSpec spec, byte[][] args, Connection connection
 
     public Keyspace keyspace() {
         return server.keyspace();
+    }
+
+    /** The Redis types, through which commands read and write keys. */
+    public DataTypes types() {
+        return server.types();
     }
 }

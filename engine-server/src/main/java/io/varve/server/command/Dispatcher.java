@@ -7,6 +7,11 @@ import io.varve.server.resp.Reply;
 import io.varve.server.store.Keyspace;
 import io.varve.server.store.Metadata;
 import io.varve.server.store.RedisType;
+import io.varve.server.store.WrongTypeException;
+import io.varve.server.types.IndexOutOfRangeException;
+import io.varve.server.types.NoSuchKeyException;
+import io.varve.server.types.NotANumberScoreException;
+import io.varve.server.types.ValueTooLargeException;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -157,15 +162,13 @@ public final class Dispatcher {
             } else {
                 spec.handler().handle(call);
             }
-        } catch (RedisError e) {
-            failed = true;
-            reply.buffer().writerIndex(mark);
-            reply.error(e.getMessage());
-            observer.errorReplied(e.getMessage());
         } catch (RuntimeException e) {
             failed = true;
             reply.buffer().writerIndex(mark);
-            String error = internalError(spec, e);
+            String error = errorReplyOf(e);
+            if (error == null) {
+                error = internalError(spec, e);
+            }
             reply.error(error);
             observer.errorReplied(error);
         }
@@ -292,6 +295,32 @@ public final class Dispatcher {
             observer.executed(get, System.nanoTime() - started, wrongType);
         }
         return true;
+    }
+
+    /**
+     * The error reply for a command's failure, or null if the failure is unexpected: the one place where the
+     * store's and the types' typed exceptions become Redis's error words.
+     */
+    static String errorReplyOf(RuntimeException e) {
+        if (e instanceof RedisError error) {
+            return error.getMessage();
+        }
+        if (e instanceof WrongTypeException) {
+            return RedisError.WRONG_TYPE;
+        }
+        if (e instanceof NoSuchKeyException) {
+            return RedisError.NO_SUCH_KEY;
+        }
+        if (e instanceof ValueTooLargeException || ValueTooLargeException.isEngineRefusal(e)) {
+            return RedisError.STRING_TOO_LONG;
+        }
+        if (e instanceof NotANumberScoreException) {
+            return RedisError.NAN_SCORE;
+        }
+        if (e instanceof IndexOutOfRangeException) {
+            return "ERR index out of range";
+        }
+        return null;
     }
 
     /** Logs an unexpected failure of a command and returns the error reply that reports it. */

@@ -1,19 +1,10 @@
 package io.varve.server.command;
 
-import io.varve.core.DbIterator;
-import io.varve.core.ReadOptions;
-import io.varve.core.Snapshot;
-import io.varve.core.WriteBatch;
 import io.varve.server.resp.RedisError;
 import io.varve.server.resp.Reply;
-import io.varve.server.store.HashStore;
-import io.varve.server.store.KeyEncoding;
-import io.varve.server.store.Keyspace;
-import io.varve.server.store.LockStripes;
-import io.varve.server.store.Metadata;
 import io.varve.server.store.RedisType;
+import io.varve.server.types.RedisKeys;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -31,13 +22,13 @@ final class KeyCommands {
         b.add("exists", -2, "readonly fast", 1, -1, 1, c -> {
             long n = 0;
             for (int i = 1; i < c.argCount(); i++) {
-                n += c.keyspace().header(c.arg(i)) != null ? 1 : 0;
+                n += c.types().keys().exists(c.arg(i)) ? 1 : 0;
             }
             c.reply().integer(n);
         });
         b.add("type", 2, "readonly fast", 1, 1, 1, c -> {
-            Metadata meta = c.keyspace().header(c.arg(1));
-            c.reply().simple(meta == null ? "none" : meta.type().redisName());
+            RedisType type = c.types().keys().type(c.arg(1));
+            c.reply().simple(type == null ? "none" : type.redisName());
         });
         b.add("expire", -3, "write fast", 1, 1, 1, c -> expire(c, Expiry.Unit.SECONDS));
         b.add("pexpire", -3, "write fast", 1, 1, 1, c -> expire(c, Expiry.Unit.MILLISECONDS));
@@ -53,22 +44,7 @@ final class KeyCommands {
     }
 
     private static void del(CommandCall c) {
-        Keyspace ks = c.keyspace();
-        byte[][] keys = Arrays.copyOfRange(c.args(), 1, c.argCount());
-        long removed = 0;
-        try (LockStripes.Held held = ks.lockAll(keys)) {
-            WriteBatch batch = new WriteBatch();
-            List<byte[]> seen = new ArrayList<>();
-            for (byte[] key : keys) {
-                if (seen.stream().noneMatch(k -> Arrays.equals(k, key)) && ks.header(key) != null) {
-                    ks.deleteMetadata(batch, key);
-                    removed++;
-                }
-                seen.add(key);
-            }
-            ks.commit(batch);
-        }
-        c.reply().integer(removed);
+        c.reply().integer(c.types().keys().delete(Arrays.asList(c.args()).subList(1, c.argCount())));
     }
 
     private static void expire(CommandCall c, Expiry.Unit unit) {
@@ -95,100 +71,25 @@ final class KeyCommands {
         if (gt && lt) {
             throw new RedisError("ERR GT and LT options at the same time are not compatible");
         }
-        Keyspace ks = c.keyspace();
-        long when = Expiry.absolute(c.argLong(2), unit, ks.now(), c.spec().name(), false);
-        byte[] key = c.arg(1);
-        try (LockStripes.Held held = ks.lock(key)) {
-            Metadata meta = ks.lookup(key);
-            if (meta == null) {
-                c.reply().integer(0);
-                return;
-            }
-            // A key without expiry counts as expiring never, i.e. later than any time.
-            boolean has = meta.hasExpiry();
-            if ((nx && has) || (xx && !has) || (gt && (!has || when <= meta.expireAt()))
-                    || (lt && has && when >= meta.expireAt())) {
-                c.reply().integer(0);
-                return;
-            }
-            WriteBatch batch = new WriteBatch();
-            if (when <= ks.now()) {
-                ks.deleteMetadata(batch, key);
-            } else {
-                ks.putMetadata(batch, key, meta.withExpireAt(when));
-            }
-            ks.commit(batch);
-            c.reply().integer(1);
-        }
+        long when = Expiry.absolute(c.argLong(2), unit, c.keyspace().now(), c.spec().name(), false);
+        boolean set = c.types().keys().expireAt(c.arg(1), when, new RedisKeys.ExpiryRules(nx, xx, gt, lt));
+        c.reply().integer(set ? 1 : 0);
     }
 
     private static void ttl(CommandCall c, boolean millis) {
-        Keyspace ks = c.keyspace();
-        Metadata meta = ks.header(c.arg(1));
-        if (meta == null) {
-            c.reply().integer(-2);
-        } else if (!meta.hasExpiry()) {
-            c.reply().integer(-1);
-        } else {
-            long left = Math.max(0, meta.expireAt() - ks.now());
-            c.reply().integer(millis ? left : (left + 500) / 1000);
-        }
+        long left = c.types().keys().millisToLive(c.arg(1));
+        c.reply().integer(left < 0 || millis ? left : (left + 500) / 1000);
     }
 
     private static void persist(CommandCall c) {
-        Keyspace ks = c.keyspace();
-        try (LockStripes.Held held = ks.lock(c.arg(1))) {
-            Metadata meta = ks.lookup(c.arg(1));
-            if (meta == null || !meta.hasExpiry()) {
-                c.reply().integer(0);
-                return;
-            }
-            WriteBatch batch = new WriteBatch();
-            ks.putMetadata(batch, c.arg(1), meta.withExpireAt(0));
-            ks.commit(batch);
-            c.reply().integer(1);
-        }
+        c.reply().integer(c.types().keys().persist(c.arg(1)) ? 1 : 0);
     }
 
-    /**
-     * RENAME moves a string's metadata in one batch. A collection's subkeys (hash fields, list positions, set
-     * members) are copied under a fresh version for the new key (O(elements), as in Kvrocks); the source's
-     * subkeys become garbage like on DEL. Clients blocked on the new name are then served.
-     */
+    /** RENAME/RENAMENX; the move itself is {@link io.varve.server.types.RedisKeys#rename}'s. */
     private static void rename(CommandCall c, boolean onlyIfAbsent) {
-        Keyspace ks = c.keyspace();
-        byte[] from = c.arg(1);
-        byte[] to = c.arg(2);
-        try (LockStripes.Held held = ks.lockAll(from, to)) {
-            Metadata meta = ks.lookup(from);
-            if (meta == null) {
-                throw new RedisError(RedisError.NO_SUCH_KEY);
-            }
-            boolean same = Arrays.equals(from, to);
-            if (onlyIfAbsent && (same || ks.header(to) != null)) {
-                c.reply().integer(0);
-                return;
-            }
-            if (!same) {
-                WriteBatch batch = new WriteBatch();
-                if (meta.type() == RedisType.STRING) {
-                    ks.putMetadata(batch, to, meta);
-                } else {
-                    HashStore hashes = c.server().hashes();
-                    Metadata moved = meta.withVersion(ks.newVersion());
-                    hashes.forEach(ReadOptions.DEFAULT, from, meta, null, (field, value) -> {
-                        hashes.put(batch, to, moved, field, value);
-                        return true;
-                    });
-                    ks.putMetadata(batch, to, moved);
-                }
-                ks.deleteMetadata(batch, from);
-                ks.commit(batch);
-            }
-        }
-        ks.blocking().signal(to);
+        boolean renamed = c.types().keys().rename(c.arg(1), c.arg(2), onlyIfAbsent);
         if (onlyIfAbsent) {
-            c.reply().integer(1);
+            c.reply().integer(renamed ? 1 : 0);
         } else {
             c.reply().ok();
         }
@@ -227,73 +128,28 @@ final class KeyCommands {
                 throw RedisError.syntax();
             }
         }
-        Keyspace ks = c.keyspace();
         byte[] resume = c.server().scanCursors().resume(SCAN_OWNER, cursor);
-        List<byte[]> found = new ArrayList<>();
-        byte[] last = null;
-        boolean exhausted;
-        long now = ks.now();
-        try (Snapshot snapshot = ks.snapshot(); DbIterator it = iteratorFor(ks, snapshot, glob)) {
-            seekAfter(it, resume);
-            long examined = 0;
-            for (; it.valid() && examined < count; it.next(), examined++) {
-                byte[] metaKey = it.key();
-                last = metaKey;
-                Metadata meta = Metadata.decodeHeader(it.value());
-                byte[] key = KeyEncoding.userKeyOfMetadata(metaKey);
-                if (meta.isExpired(now) || (typeGiven && meta.type() != type)
-                        || (glob != null && !glob.matches(key))) {
-                    continue;
-                }
-                found.add(key);
-            }
-            exhausted = !it.valid();
-        }
-        long next = exhausted ? 0 : c.server().scanCursors().save(SCAN_OWNER, last);
+        Glob pattern = glob;
+        RedisType wanted = type;
+        boolean filtered = typeGiven;
+        RedisKeys.ScanPage page = c.types().keys().scan(resume, count, prefixOf(glob),
+                key -> pattern == null || pattern.matches(key), t -> !filtered || t == wanted);
+        long next = page.resumeAfter() == null ? 0 : c.server().scanCursors().save(SCAN_OWNER, page.resumeAfter());
         Reply r = c.reply();
         r.arrayHeader(2);
         r.bulk(Long.toString(next));
-        r.arrayHeader(found.size());
-        found.forEach(r::bulk);
+        r.arrayHeader(page.keys().size());
+        page.keys().forEach(r::bulk);
     }
 
-    /** A metadata iterator narrowed to the glob's literal prefix, if it has one. */
-    private static DbIterator iteratorFor(Keyspace ks, Snapshot snapshot, Glob glob) {
-        ReadOptions options = ReadOptions.at(snapshot);
-        if (glob != null) {
-            byte[] prefix = glob.literalPrefix();
-            if (prefix.length > 0) {
-                return ks.db().iterator(options.withLowerBound(KeyEncoding.metadataKey(prefix))
-                        .withUpperBound(KeyEncoding.metadataPrefixEnd(prefix)));
-            }
-        }
-        return ks.metadataIterator(options);
-    }
-
-    private static void seekAfter(DbIterator it, byte[] resumeMetaKey) {
-        if (resumeMetaKey == null) {
-            it.seekToFirst();
-            return;
-        }
-        it.seek(resumeMetaKey);
-        if (it.valid() && Arrays.equals(it.key(), resumeMetaKey)) {
-            it.next();
-        }
+    /** The glob's literal prefix, which narrows the walk; empty when there is no glob. */
+    private static byte[] prefixOf(Glob glob) {
+        return glob == null ? new byte[0] : glob.literalPrefix();
     }
 
     private static void keys(CommandCall c) {
         Glob glob = new Glob(c.arg(1));
-        Keyspace ks = c.keyspace();
-        List<byte[]> found = new ArrayList<>();
-        long now = ks.now();
-        try (Snapshot snapshot = ks.snapshot(); DbIterator it = iteratorFor(ks, snapshot, glob)) {
-            for (it.seekToFirst(); it.valid(); it.next()) {
-                byte[] key = KeyEncoding.userKeyOfMetadata(it.key());
-                if (!Metadata.decodeHeader(it.value()).isExpired(now) && glob.matches(key)) {
-                    found.add(key);
-                }
-            }
-        }
+        List<byte[]> found = c.types().keys().keys(prefixOf(glob), glob::matches);
         c.reply().arrayHeader(found.size());
         found.forEach(c.reply()::bulk);
     }

@@ -1,12 +1,8 @@
 package io.varve.server.command;
 
-import io.varve.core.ReadOptions;
-import io.varve.core.Snapshot;
 import io.varve.server.resp.RedisError;
 import io.varve.server.resp.Reply;
-import io.varve.server.store.Keyspace;
-import io.varve.server.store.Metadata;
-import io.varve.server.store.RedisType;
+import io.varve.server.store.WrongTypeException;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -56,12 +52,14 @@ final class LcsCommand {
         }
         byte[] a;
         byte[] b;
-        Keyspace ks = c.keyspace();
-        try (Snapshot snapshot = ks.snapshot()) {
-            ReadOptions at = ReadOptions.at(snapshot);
-            a = stringOf(ks.lookup(at, c.arg(1)));
-            b = stringOf(ks.lookup(at, c.arg(2)));
+        List<byte[]> values;
+        try {
+            values = c.types().strings().getAtOneInstant(List.of(c.arg(1), c.arg(2)));
+        } catch (WrongTypeException notStrings) {
+            throw new RedisError("ERR The specified keys must contain string values");
         }
+        a = values.get(0) == null ? new byte[0] : values.get(0);
+        b = values.get(1) == null ? new byte[0] : values.get(1);
         if ((long) (a.length + 1) * (b.length + 1) > MAX_CELLS) {
             throw new RedisError("ERR Insufficient memory, transient memory for LCS exceeds the server's limit");
         }
@@ -104,17 +102,6 @@ final class LcsCommand {
         }
         r.bulk("len");
         r.integer(total);
-    }
-
-    /** A string's bytes; an absent key is the empty string; any other type is an error. */
-    private static byte[] stringOf(Metadata meta) {
-        if (meta == null) {
-            return new byte[0];
-        }
-        if (meta.type() != RedisType.STRING) {
-            throw new RedisError("ERR The specified keys must contain string values");
-        }
-        return meta.value();
     }
 
     /** table[i * (|b|+1) + j] = LCS length of a[0, i) and b[0, j). */

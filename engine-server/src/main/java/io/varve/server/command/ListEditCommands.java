@@ -1,23 +1,14 @@
 package io.varve.server.command;
 
-import io.varve.core.ReadOptions;
-import io.varve.core.Snapshot;
-import io.varve.core.WriteBatch;
 import io.varve.server.resp.RedisError;
-import io.varve.server.store.Keyspace;
-import io.varve.server.store.ListStore;
-import io.varve.server.store.LockStripes;
-import io.varve.server.store.Metadata;
-import io.varve.server.store.RedisType;
 
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
 /**
- * List commands that look inside the list: LSET, LINSERT, LREM, LTRIM, LPOS. LSET is one subkey write;
- * LTRIM deletes the trimmed positions; LINSERT and LREM read the list and rewrite the elements that move
- * (LINSERT shifts whichever side of the insertion point is shorter), as Kvrocks does.
+ * List commands that look inside the list: LSET, LINSERT, LREM, LTRIM, LPOS, over
+ * {@link io.varve.server.types.RedisLists}.
  */
 final class ListEditCommands {
 
@@ -33,24 +24,7 @@ final class ListEditCommands {
     }
 
     private static void lset(CommandCall c) {
-        Keyspace ks = c.keyspace();
-        byte[] key = c.arg(1);
-        try (LockStripes.Held held = ks.lock(key)) {
-            Metadata meta = ks.lookup(key, RedisType.LIST);
-            if (meta == null) {
-                throw new RedisError(RedisError.NO_SUCH_KEY); // before the index is parsed, as in Redis
-            }
-            long index = c.argLong(2);
-            if (index < 0) {
-                index += meta.size();
-            }
-            if (index < 0 || index >= meta.size()) {
-                throw new RedisError("ERR index out of range");
-            }
-            WriteBatch batch = new WriteBatch();
-            ListCommands.lists(c).put(batch, key, meta, ListStore.head(meta) + index, c.arg(3));
-            ks.commit(batch);
-        }
+        c.types().lists().set(c.arg(1), () -> c.argLong(2), c.arg(3));
         c.reply().ok();
     }
 
@@ -63,121 +37,18 @@ final class ListEditCommands {
         } else {
             throw RedisError.syntax();
         }
-        Keyspace ks = c.keyspace();
-        ListStore lists = ListCommands.lists(c);
-        byte[] key = c.arg(1);
-        try (LockStripes.Held held = ks.lock(key)) {
-            Metadata meta = ks.lookup(key, RedisType.LIST);
-            if (meta == null) {
-                c.reply().integer(0);
-                return;
-            }
-            List<byte[]> elements = new ArrayList<>(lists.all(ReadOptions.DEFAULT, key, meta));
-            int pivot = indexOf(elements, c.arg(3));
-            if (pivot < 0) {
-                c.reply().integer(-1);
-                return;
-            }
-            int at = before ? pivot : pivot + 1;
-            elements.add(at, c.arg(4));
-            WriteBatch batch = new WriteBatch();
-            Metadata after;
-            long head = ListStore.head(meta);
-            if (at < elements.size() - at) {
-                // Shorter on the left: move the first `at` elements one position left, freeing head + at - 1.
-                for (int i = 0; i <= at; i++) {
-                    lists.put(batch, key, meta, head - 1 + i, elements.get(i));
-                }
-                after = ListStore.withEnds(meta, head - 1, ListStore.tail(meta));
-            } else {
-                after = lists.rewriteFrom(batch, key, meta, elements, at);
-            }
-            ks.putMetadata(batch, key, after);
-            ks.commit(batch);
-            c.reply().integer(after.size());
-        }
-    }
-
-    private static int indexOf(List<byte[]> elements, byte[] value) {
-        for (int i = 0; i < elements.size(); i++) {
-            if (Arrays.equals(elements.get(i), value)) {
-                return i;
-            }
-        }
-        return -1;
+        c.reply().integer(c.types().lists().insert(c.arg(1), before, c.arg(3), c.arg(4)));
     }
 
     private static void lrem(CommandCall c) {
         long count = c.argLong(2);
-        byte[] value = c.arg(3);
-        Keyspace ks = c.keyspace();
-        ListStore lists = ListCommands.lists(c);
-        byte[] key = c.arg(1);
-        try (LockStripes.Held held = ks.lock(key)) {
-            Metadata meta = ks.lookup(key, RedisType.LIST);
-            if (meta == null) {
-                c.reply().integer(0);
-                return;
-            }
-            List<byte[]> elements = lists.all(ReadOptions.DEFAULT, key, meta);
-            int n = elements.size();
-            boolean[] removed = new boolean[n];
-            long limit = count == 0 ? Long.MAX_VALUE : Math.abs(count);
-            long removedCount = 0;
-            for (int k = 0; k < n && removedCount < limit; k++) {
-                int i = count < 0 ? n - 1 - k : k;
-                if (Arrays.equals(elements.get(i), value)) {
-                    removed[i] = true;
-                    removedCount++;
-                }
-            }
-            if (removedCount > 0) {
-                List<byte[]> kept = new ArrayList<>(n);
-                int firstRemoved = -1;
-                for (int i = 0; i < n; i++) {
-                    if (removed[i]) {
-                        firstRemoved = firstRemoved < 0 ? i : firstRemoved;
-                    } else {
-                        kept.add(elements.get(i));
-                    }
-                }
-                WriteBatch batch = new WriteBatch();
-                ListCommands.store(ks, batch, key, lists.rewriteFrom(batch, key, meta, kept, firstRemoved));
-                ks.commit(batch);
-            }
-            c.reply().integer(removedCount);
-        }
+        c.reply().integer(c.types().lists().removeMatching(c.arg(1), count, c.arg(3)));
     }
 
     private static void ltrim(CommandCall c) {
         long start = c.argLong(2);
         long stop = c.argLong(3);
-        Keyspace ks = c.keyspace();
-        ListStore lists = ListCommands.lists(c);
-        byte[] key = c.arg(1);
-        try (LockStripes.Held held = ks.lock(key)) {
-            Metadata meta = ks.lookup(key, RedisType.LIST);
-            if (meta != null) {
-                long[] range = ListCommands.clampRange(start, stop, meta.size());
-                long head = ListStore.head(meta);
-                long tail = ListStore.tail(meta);
-                WriteBatch batch = new WriteBatch();
-                if (range[0] > range[1]) {
-                    ks.deleteMetadata(batch, key);
-                } else {
-                    long newHead = head + range[0];
-                    long newTail = head + range[1] + 1;
-                    for (long p = head; p < newHead; p++) {
-                        lists.delete(batch, key, meta, p);
-                    }
-                    for (long p = newTail; p < tail; p++) {
-                        lists.delete(batch, key, meta, p);
-                    }
-                    ks.putMetadata(batch, key, ListStore.withEnds(meta, newHead, newTail));
-                }
-                ks.commit(batch);
-            }
-        }
+        c.types().lists().trim(c.arg(1), start, stop);
         c.reply().ok();
     }
 
@@ -205,15 +76,7 @@ final class ListEditCommands {
                 throw RedisError.syntax();
             }
         }
-        Keyspace ks = c.keyspace();
-        List<byte[]> elements = null;
-        try (Snapshot snapshot = ks.snapshot()) {
-            ReadOptions at = ReadOptions.at(snapshot);
-            Metadata meta = ks.lookup(at, c.arg(1), RedisType.LIST);
-            if (meta != null) {
-                elements = ListCommands.lists(c).all(at, c.arg(1), meta);
-            }
-        }
+        List<byte[]> elements = c.types().lists().elements(c.arg(1));
         List<Long> matches = new ArrayList<>();
         if (elements != null) {
             int n = elements.size();

@@ -4,7 +4,6 @@ import io.varve.core.ReadOptions;
 import io.varve.core.WriteBatch;
 import io.varve.server.resp.RedisError;
 import io.varve.server.resp.Reply;
-import io.varve.server.store.HashStore;
 import io.varve.server.store.KeyCopier;
 import io.varve.server.store.KeyEncoding;
 import io.varve.server.store.Keyspace;
@@ -162,12 +161,12 @@ final class ObjectCommands {
         }
         boolean[] small = {true};
         if (zset) {
-            ZSetCommands.store(c).scanByMember(ReadOptions.DEFAULT, key, meta, null, true, false, (m, s) -> {
+            c.types().sortedSets().forEachByMember(key, null, (m, s) -> {
                 small[0] = m.length <= LISTPACK_VALUE;
                 return small[0];
             });
         } else {
-            new HashStore(c.keyspace()).forEach(ReadOptions.DEFAULT, key, meta, null, (f, v) -> {
+            c.types().hashes().forEach(key, null, (f, v) -> {
                 small[0] = f.length <= LISTPACK_VALUE && v.length <= LISTPACK_VALUE;
                 return small[0];
             });
@@ -182,9 +181,9 @@ final class ObjectCommands {
         }
         boolean[] integers = {true};
         boolean[] small = {true};
-        new HashStore(c.keyspace()).forEach(ReadOptions.DEFAULT, key, meta, null, (f, v) -> {
-            integers[0] &= Args.tryParseLong(f) != null;
-            small[0] &= f.length <= LISTPACK_VALUE;
+        c.types().sets().forEach(key, null, member -> {
+            integers[0] &= Args.tryParseLong(member) != null;
+            small[0] &= member.length <= LISTPACK_VALUE;
             return true;
         });
         if (integers[0]) {

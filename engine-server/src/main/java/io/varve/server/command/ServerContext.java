@@ -1,8 +1,8 @@
 package io.varve.server.command;
 
-import io.varve.server.store.HashStore;
 import io.varve.server.store.Keyspace;
 import io.varve.server.store.ScanCursors;
+import io.varve.server.types.DataTypes;
 
 import io.varve.server.resp.RedisError;
 
@@ -15,7 +15,8 @@ public interface ServerContext {
 
     Keyspace keyspace();
 
-    HashStore hashes();
+    /** The Redis types over {@link #keyspace()}: how commands read and write keys. */
+    DataTypes types();
 
     ScanCursors scanCursors();
 

@@ -71,6 +71,9 @@ public final class SetRun {
                 return false;
             }
             expireAt = options.expireAt(ks.now());
+            if (!dispatcher.server().types().strings().fits(args[1], args[2].length)) {
+                return false; // the ordinary path refuses it
+            }
         } catch (RuntimeException malformed) {
             return false; // the ordinary path gives the error reply
         }
@@ -78,7 +81,7 @@ public final class SetRun {
             started = System.nanoTime();
         }
         connection.commandStarted(set.name());
-        StringCommands.store(ks, batch, args[1], args[2], expireAt);
+        dispatcher.server().types().strings().stage(batch, args[1], args[2], expireAt);
         keys.add(args[1]);
         bytes += size;
         return true;

@@ -1,22 +1,16 @@
 package io.varve.server.command;
 
-import io.varve.core.ReadOptions;
-import io.varve.core.Snapshot;
-import io.varve.core.WriteBatch;
 import io.varve.server.resp.RedisError;
-import io.varve.server.store.Keyspace;
-import io.varve.server.store.LockStripes;
-import io.varve.server.store.Metadata;
-import io.varve.server.store.RedisType;
-import io.varve.server.store.ZSetEdit;
-import io.varve.server.store.ZSetStore;
+import io.varve.server.types.RankRange;
+import io.varve.server.types.Scored;
+import io.varve.server.types.SortedRange;
 
 import java.util.List;
 
 /**
  * The sorted-set range commands: ZRANGE with BYSCORE/BYLEX/REV/LIMIT/WITHSCORES and its older spellings,
  * ZRANGESTORE, ZCOUNT, ZLEXCOUNT and the ZREMRANGEBY* family. Each range is one bounded scan
- * ({@link ZRangeQuery}). Lexicographic ranges walk the members in byte order; Redis defines them only for
+ * ({@link io.varve.server.types.RedisSortedSets#range}). Lexicographic ranges walk the members in byte order; Redis defines them only for
  * members of equal score, where that is the same order.
  */
 final class ZRangeCommands {
@@ -98,112 +92,34 @@ final class ZRangeCommands {
     }
 
     /** Checks the range arguments before any key is read, so a bad range errs even on a missing key. */
-    private static Object parseRange(Request q) {
+    private static SortedRange parseRange(Request q) {
         return switch (q.by) {
-            case RANK -> new long[] {Args.parseLong(q.min), Args.parseLong(q.max)};
-            case SCORE -> ZRanges.ScoreRange.parse(q.min, q.max);
-            case LEX -> ZRanges.LexRange.parse(q.min, q.max);
-        };
-    }
-
-    private static List<Scored> run(ZRangeQuery query, Request q, Object range) {
-        return switch (q.by) {
-            case RANK -> query.byRank(((long[]) range)[0], ((long[]) range)[1], q.reverse);
-            case SCORE -> query.byScore((ZRanges.ScoreRange) range, q.reverse, q.offset, q.count);
-            case LEX -> query.byLex((ZRanges.LexRange) range, q.reverse, q.offset, q.count);
+            case RANK -> new RankRange(Args.parseLong(q.min), Args.parseLong(q.max));
+            case SCORE -> ZRanges.scores(q.min, q.max);
+            case LEX -> ZRanges.members(q.min, q.max);
         };
     }
 
     private static void range(CommandCall c, int keyIndex, By fixedBy, boolean fixedReverse) {
         Request q = parse(c, keyIndex, fixedBy, fixedReverse, false);
-        Object range = parseRange(q);
-        Keyspace ks = c.keyspace();
-        List<Scored> items = List.of();
-        try (Snapshot snapshot = ks.snapshot()) {
-            ReadOptions at = ReadOptions.at(snapshot);
-            Metadata meta = ks.lookup(at, c.arg(keyIndex), RedisType.ZSET);
-            if (meta != null) {
-                items = run(new ZRangeQuery(ZSetCommands.store(c), at, c.arg(keyIndex), meta), q, range);
-            }
-        }
-        Scored.reply(c.reply(), items, q.withScores);
+        SortedRange range = parseRange(q);
+        List<Scored> items = c.types().sortedSets().range(c.arg(keyIndex), range, q.reverse, q.offset, q.count);
+        ScoredReplies.reply(c.reply(), items, q.withScores);
     }
 
     private static void rangeStore(CommandCall c) {
         Request q = parse(c, 2, null, false, true);
-        Object range = parseRange(q);
-        Keyspace ks = c.keyspace();
-        byte[] destination = c.arg(1);
-        byte[] source = c.arg(2);
-        try (LockStripes.Held held = ks.lockAll(destination, source)) {
-            Metadata meta = ks.lookup(source, RedisType.ZSET);
-            List<Scored> items = meta == null ? List.of()
-                    : run(new ZRangeQuery(ZSetCommands.store(c), ReadOptions.DEFAULT, source, meta), q, range);
-            storeResult(c, destination, items);
-            c.reply().integer(items.size());
-        }
-        ks.blocking().signal(destination);
-    }
-
-    /**
-     * Replaces {@code destination} (any type) with a new sorted set of {@code items} (distinct members), or
-     * deletes it when there are none. Caller holds the destination's lock.
-     */
-    static void storeResult(CommandCall c, byte[] destination, List<Scored> items) {
-        Keyspace ks = c.keyspace();
-        WriteBatch batch = new WriteBatch();
-        if (items.isEmpty()) {
-            if (ks.header(destination) == null) {
-                return;
-            }
-            ks.deleteMetadata(batch, destination);
-        } else {
-            ZSetStore store = ZSetCommands.store(c);
-            Metadata meta = store.create().withSize(items.size());
-            for (Scored s : items) {
-                store.put(batch, destination, meta, s.member(), null, s.score());
-            }
-            ks.putMetadata(batch, destination, meta);
-        }
-        ks.commit(batch);
+        SortedRange range = parseRange(q);
+        c.reply().integer(c.types().sortedSets().rangeInto(c.arg(1), c.arg(2), range, q.reverse, q.offset, q.count));
     }
 
     private static void count(CommandCall c, By by) {
-        Object range = by == By.SCORE ? ZRanges.ScoreRange.parse(c.arg(2), c.arg(3))
-                : ZRanges.LexRange.parse(c.arg(2), c.arg(3));
-        Keyspace ks = c.keyspace();
-        long n = 0;
-        try (Snapshot snapshot = ks.snapshot()) {
-            ReadOptions at = ReadOptions.at(snapshot);
-            Metadata meta = ks.lookup(at, c.arg(1), RedisType.ZSET);
-            if (meta != null) {
-                ZRangeQuery query = new ZRangeQuery(ZSetCommands.store(c), at, c.arg(1), meta);
-                n = by == By.SCORE ? query.countByScore((ZRanges.ScoreRange) range)
-                        : query.countByLex((ZRanges.LexRange) range);
-            }
-        }
-        c.reply().integer(n);
+        SortedRange range = by == By.SCORE ? ZRanges.scores(c.arg(2), c.arg(3)) : ZRanges.members(c.arg(2), c.arg(3));
+        c.reply().integer(c.types().sortedSets().count(c.arg(1), range));
     }
 
     private static void removeRange(CommandCall c, By by) {
-        Request q = new Request(by, false, c.arg(2), c.arg(3), false, 0, -1);
-        Object range = parseRange(q);
-        Keyspace ks = c.keyspace();
-        byte[] key = c.arg(1);
-        try (LockStripes.Held held = ks.lock(key)) {
-            Metadata meta = ks.lookup(key, RedisType.ZSET);
-            if (meta == null) {
-                c.reply().integer(0);
-                return;
-            }
-            ZSetStore store = ZSetCommands.store(c);
-            List<Scored> doomed = run(new ZRangeQuery(store, ReadOptions.DEFAULT, key, meta), q, range);
-            ZSetEdit edit = new ZSetEdit(store, key, meta);
-            for (Scored s : doomed) {
-                edit.removeKnown(s.member(), s.score());
-            }
-            edit.commit(ks);
-            c.reply().integer(doomed.size());
-        }
+        SortedRange range = parseRange(new Request(by, false, c.arg(2), c.arg(3), false, 0, -1));
+        c.reply().integer(c.types().sortedSets().removeRange(c.arg(1), range));
     }
 }

@@ -3,6 +3,7 @@ package io.varve.server.command;
 import io.varve.server.resp.Reply;
 import io.varve.server.store.Keyspace;
 import io.varve.server.store.LockStripes;
+import io.varve.server.types.Scored;
 
 import java.util.Arrays;
 import java.util.List;

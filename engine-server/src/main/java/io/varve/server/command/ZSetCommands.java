@@ -1,31 +1,20 @@
 package io.varve.server.command;
 
-import io.varve.core.ReadOptions;
-import io.varve.core.Snapshot;
 import io.varve.server.resp.RedisError;
 import io.varve.server.resp.Reply;
-import io.varve.server.store.Keyspace;
-import io.varve.server.store.LockStripes;
-import io.varve.server.store.Metadata;
-import io.varve.server.store.RedisType;
-import io.varve.server.store.ScoreCodec;
-import io.varve.server.store.ZSetEdit;
-import io.varve.server.store.ZSetStore;
+import io.varve.server.types.RedisSortedSets;
+import io.varve.server.types.Scored;
 
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
 /**
- * Sorted-set commands that add, remove, look up or pop members ({@link ZSetStore} has the layout). Writers
- * hold the key's lock and stage their changes in a {@link ZSetEdit}, committed as one batch with the
- * metadata's new size; readers of more than one record read at a snapshot. Ranges are in
- * {@link ZRangeCommands}, unions and intersections in {@link ZSetAlgebra}, random picks and ZSCAN in
- * {@link ZSetSampling}.
+ * Sorted-set commands that add, remove, look up or pop members, over {@link RedisSortedSets}, which owns the
+ * storage rules. Ranges are in {@link ZRangeCommands}, unions and intersections in {@link ZSetAlgebra},
+ * random picks and ZSCAN in {@link ZSetSampling}.
  */
 final class ZSetCommands {
-
-    static final String NAN_SCORE = "ERR resulting score is not a number (NaN)";
 
     private ZSetCommands() {
     }
@@ -34,25 +23,15 @@ final class ZSetCommands {
         b.add("zadd", -4, "write denyoom fast", 1, 1, 1, ZSetCommands::zadd);
         b.add("zincrby", 4, "write denyoom fast", 1, 1, 1, ZSetCommands::zincrby);
         b.add("zrem", -3, "write fast", 1, 1, 1, ZSetCommands::zrem);
-        b.add("zscore", 3, "readonly fast", 1, 1, 1, c -> {
-            Metadata meta = c.keyspace().lookup(c.arg(1), RedisType.ZSET);
-            Double score = meta == null ? null : store(c).score(ReadOptions.DEFAULT, c.arg(1), meta, c.arg(2));
-            replyScore(c.reply(), score);
-        });
+        b.add("zscore", 3, "readonly fast", 1, 1, 1,
+                c -> replyScore(c.reply(), c.types().sortedSets().score(c.arg(1), c.arg(2))));
         b.add("zmscore", -3, "readonly fast", 1, 1, 1, ZSetCommands::zmscore);
-        b.add("zcard", 2, "readonly fast", 1, 1, 1, c -> {
-            Metadata meta = c.keyspace().lookup(c.arg(1), RedisType.ZSET);
-            c.reply().integer(meta == null ? 0 : meta.size());
-        });
+        b.add("zcard", 2, "readonly fast", 1, 1, 1, c -> c.reply().integer(c.types().sortedSets().size(c.arg(1))));
         b.add("zrank", -3, "readonly fast", 1, 1, 1, c -> zrank(c, false));
         b.add("zrevrank", -3, "readonly fast", 1, 1, 1, c -> zrank(c, true));
         b.add("zpopmin", -2, "write fast", 1, 1, 1, c -> zpop(c, false));
         b.add("zpopmax", -2, "write fast", 1, 1, 1, c -> zpop(c, true));
         b.add("zmpop", -4, "write", ZSetCommands::zmpop);
-    }
-
-    static ZSetStore store(CommandCall c) {
-        return new ZSetStore(c.keyspace());
     }
 
     static void replyScore(Reply r, Double score) {
@@ -105,99 +84,33 @@ final class ZSetCommands {
         for (int p = 0; p < scores.length; p++) {
             scores[p] = Args.parseDouble(c.arg(i + 2 * p));
         }
-        Keyspace ks = c.keyspace();
-        byte[] key = c.arg(1);
-        try (LockStripes.Held held = ks.lock(key)) {
-            Metadata meta = ks.lookup(key, RedisType.ZSET);
-            ZSetEdit edit = new ZSetEdit(store(c), key, meta);
-            long added = 0;
-            long updated = 0;
-            Double result = null;
-            for (int p = 0; p < scores.length; p++) {
-                byte[] member = c.arg(i + 2 * p + 1);
-                Double current = edit.score(member);
-                if (current == null) {
-                    if (xx) {
-                        continue;
-                    }
-                    edit.put(member, scores[p]);
-                    result = scores[p];
-                    added++;
-                    continue;
-                }
-                if (nx) {
-                    continue;
-                }
-                double next = incr ? current + scores[p] : scores[p];
-                if (Double.isNaN(next)) {
-                    throw new RedisError(NAN_SCORE);
-                }
-                if ((gt && next <= current) || (lt && next >= current)) {
-                    continue;
-                }
-                result = next;
-                if (next != current) {
-                    edit.put(member, next);
-                    updated++;
-                }
-            }
-            edit.commit(ks);
-            if (incr) {
-                replyScore(c.reply(), result == null ? null : ScoreCodec.normalize(result));
-            } else {
-                c.reply().integer(ch ? added + updated : added);
-            }
+        List<byte[]> members = new ArrayList<>(scores.length);
+        for (int p = 0; p < scores.length; p++) {
+            members.add(c.arg(i + 2 * p + 1));
         }
-        ks.blocking().signal(key);
+        RedisSortedSets.AddOutcome outcome = c.types().sortedSets().add(c.arg(1), scores, members,
+                new RedisSortedSets.AddRules(nx, xx, gt, lt, incr));
+        if (incr) {
+            replyScore(c.reply(), outcome.score());
+        } else {
+            c.reply().integer(ch ? outcome.added() + outcome.updated() : outcome.added());
+        }
     }
 
     private static void zincrby(CommandCall c) {
         double delta = Args.parseDouble(c.arg(2));
-        Keyspace ks = c.keyspace();
-        byte[] key = c.arg(1);
-        try (LockStripes.Held held = ks.lock(key)) {
-            ZSetEdit edit = new ZSetEdit(store(c), key, ks.lookup(key, RedisType.ZSET));
-            Double current = edit.score(c.arg(3));
-            double next = current == null ? delta : current + delta;
-            if (Double.isNaN(next)) {
-                throw new RedisError(NAN_SCORE);
-            }
-            edit.put(c.arg(3), next);
-            edit.commit(ks);
-            c.reply().doubleValue(ScoreCodec.normalize(next));
-        }
-        ks.blocking().signal(key);
+        c.reply().doubleValue(c.types().sortedSets().incrementBy(c.arg(1), c.arg(3), delta));
     }
 
     private static void zrem(CommandCall c) {
-        Keyspace ks = c.keyspace();
-        byte[] key = c.arg(1);
-        try (LockStripes.Held held = ks.lock(key)) {
-            Metadata meta = ks.lookup(key, RedisType.ZSET);
-            if (meta == null) {
-                c.reply().integer(0);
-                return;
-            }
-            ZSetEdit edit = new ZSetEdit(store(c), key, meta);
-            long removed = 0;
-            for (int i = 2; i < c.argCount(); i++) {
-                removed += edit.remove(c.arg(i)) ? 1 : 0;
-            }
-            edit.commit(ks);
-            c.reply().integer(removed);
-        }
+        c.reply().integer(c.types().sortedSets().remove(c.arg(1), Arrays.asList(c.args()).subList(2, c.argCount())));
     }
 
     private static void zmscore(CommandCall c) {
-        Keyspace ks = c.keyspace();
-        ZSetStore store = store(c);
-        try (Snapshot snapshot = ks.snapshot()) {
-            ReadOptions at = ReadOptions.at(snapshot);
-            Metadata meta = ks.lookup(at, c.arg(1), RedisType.ZSET);
-            c.reply().arrayHeader(c.argCount() - 2);
-            for (int i = 2; i < c.argCount(); i++) {
-                replyScore(c.reply(), meta == null ? null : store.score(at, c.arg(1), meta, c.arg(i)));
-            }
+        List<Double> scores = c.types().sortedSets().scores(c.arg(1), Arrays.asList(c.args()).subList(2, c.argCount()));
+        c.reply().arrayHeader(scores.size());
+        for (Double score : scores) {
+            replyScore(c.reply(), score);
         }
     }
 
@@ -208,29 +121,22 @@ final class ZSetCommands {
         } else if (c.argCount() != 3) {
             throw RedisError.syntax();
         }
-        Keyspace ks = c.keyspace();
-        ZSetStore store = store(c);
-        try (Snapshot snapshot = ks.snapshot()) {
-            ReadOptions at = ReadOptions.at(snapshot);
-            Metadata meta = ks.lookup(at, c.arg(1), RedisType.ZSET);
-            Double score = meta == null ? null : store.score(at, c.arg(1), meta, c.arg(2));
-            Reply r = c.reply();
-            if (score == null) {
-                if (withScore) {
-                    r.nullArray();
-                } else {
-                    r.nil();
-                }
-                return;
-            }
-            long rank = new ZRangeQuery(store, at, c.arg(1), meta).rankOf(c.arg(2), reverse);
+        RedisSortedSets.Rank rank = c.types().sortedSets().rank(c.arg(1), c.arg(2), reverse);
+        Reply r = c.reply();
+        if (rank == null) {
             if (withScore) {
-                r.arrayHeader(2);
-                r.integer(rank);
-                r.doubleValue(score);
+                r.nullArray();
             } else {
-                r.integer(rank);
+                r.nil();
             }
+            return;
+        }
+        if (withScore) {
+            r.arrayHeader(2);
+            r.integer(rank.rank());
+            r.doubleValue(rank.score());
+        } else {
+            r.integer(rank.rank());
         }
     }
 
@@ -247,10 +153,10 @@ final class ZSetCommands {
             }
             count = n;
         }
-        List<Scored> popped = pop(c, c.arg(1), max, count);
+        List<Scored> popped = c.types().sortedSets().pop(c.arg(1), max, count);
         Reply r = c.reply();
         if (counted) {
-            Scored.reply(r, popped, true);
+            ScoredReplies.reply(r, popped, true);
         } else {
             r.arrayHeader(popped.isEmpty() ? 0 : 2);
             for (Scored s : popped) {
@@ -260,33 +166,9 @@ final class ZSetCommands {
         }
     }
 
-    /** Removes and returns up to {@code count} lowest (highest when {@code max}) members of {@code key}. */
-    static List<Scored> pop(CommandCall c, byte[] key, boolean max, long count) {
-        Keyspace ks = c.keyspace();
-        try (LockStripes.Held held = ks.lock(key)) {
-            return popLocked(c, key, max, count);
-        }
-    }
-
-    /** {@link #pop} for a caller that holds the key's lock. */
+    /** ZPOPMIN/ZPOPMAX for a caller that holds the key's lock (a blocking pop). */
     static List<Scored> popLocked(CommandCall c, byte[] key, boolean max, long count) {
-        Keyspace ks = c.keyspace();
-        Metadata meta = ks.lookup(key, RedisType.ZSET);
-        if (meta == null || count == 0) {
-            return List.of();
-        }
-        ZSetStore store = store(c);
-        List<Scored> out = new ArrayList<>((int) Math.min(count, Math.min(meta.size(), 1024)));
-        store.scanAll(ReadOptions.DEFAULT, key, meta, max, (member, score) -> {
-            out.add(new Scored(member, score));
-            return out.size() < count;
-        });
-        ZSetEdit edit = new ZSetEdit(store, key, meta);
-        for (Scored s : out) {
-            edit.removeKnown(s.member(), s.score());
-        }
-        edit.commit(ks);
-        return out;
+        return c.types().sortedSets().popLocked(key, max, count);
     }
 
     /** The parsed arguments of ZMPOP and BZMPOP: numkeys key... MIN|MAX [COUNT n]. */
@@ -339,22 +221,17 @@ final class ZSetCommands {
         static void reply(Reply r, byte[] key, List<Scored> popped) {
             r.arrayHeader(2);
             r.bulk(key);
-            Scored.replyPairs(r, popped);
+            ScoredReplies.replyPairs(r, popped);
         }
     }
 
     private static void zmpop(CommandCall c) {
         MultiPop request = MultiPop.parse(c, 1);
-        Keyspace ks = c.keyspace();
-        try (LockStripes.Held held = ks.lockAll(request.keys().toArray(new byte[0][]))) {
-            for (byte[] key : request.keys()) {
-                List<Scored> popped = popLocked(c, key, request.max(), request.count());
-                if (!popped.isEmpty()) {
-                    MultiPop.reply(c.reply(), key, popped);
-                    return;
-                }
-            }
+        RedisSortedSets.Popped popped = c.types().sortedSets().popFirst(request.keys(), request.max(), request.count());
+        if (popped == null) {
+            c.reply().nullArray();
+        } else {
+            MultiPop.reply(c.reply(), popped.key(), popped.members());
         }
-        c.reply().nullArray();
     }
 }

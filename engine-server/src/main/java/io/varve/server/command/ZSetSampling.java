@@ -1,14 +1,9 @@
 package io.varve.server.command;
 
-import io.varve.core.ReadOptions;
-import io.varve.core.Snapshot;
 import io.varve.server.resp.DoubleFormat;
 import io.varve.server.resp.RedisError;
 import io.varve.server.resp.Reply;
-import io.varve.server.store.Keyspace;
-import io.varve.server.store.Metadata;
-import io.varve.server.store.RedisType;
-import io.varve.server.store.ZSetStore;
+import io.varve.server.types.Scored;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -56,17 +51,11 @@ final class ZSetSampling {
                         + " and 9223372036854775807");
             }
         }
-        Keyspace ks = c.keyspace();
         List<Scored> all = new ArrayList<>();
-        try (Snapshot snapshot = ks.snapshot()) {
-            ReadOptions at = ReadOptions.at(snapshot);
-            Metadata meta = ks.lookup(at, c.arg(1), RedisType.ZSET);
-            if (meta != null && count != 0) {
-                new ZSetStore(ks).scanAll(at, c.arg(1), meta, false, (member, score) -> {
-                    all.add(new Scored(member, score));
-                    return true;
-                });
-            }
+        if (count != 0) {
+            all.addAll(c.types().sortedSets().all(c.arg(1)));
+        } else {
+            c.types().sortedSets().size(c.arg(1)); // WRONGTYPE for another type, as Redis checks first
         }
         Reply r = c.reply();
         if (!counted) {
@@ -87,7 +76,7 @@ final class ZSetSampling {
             Collections.shuffle(all, ThreadLocalRandom.current());
             picked = all.subList(0, (int) Math.min(count, all.size()));
         }
-        Scored.reply(r, picked, withScores);
+        ScoredReplies.reply(r, picked, withScores);
     }
 
     private static void zscan(CommandCall c) {
@@ -95,7 +84,6 @@ final class ZSetSampling {
         CollectionScan options = CollectionScan.parse(c, false);
         Glob glob = options.glob();
         long count = options.count();
-        Keyspace ks = c.keyspace();
         byte[] key = c.arg(1);
         byte[] owner = CollectionScan.cursorOwner('z', key);
         byte[] resume = c.server().scanCursors().resume(owner, cursor);
@@ -104,25 +92,19 @@ final class ZSetSampling {
         boolean[] more = {false};
         Glob pattern = glob;
         long limit = count;
-        try (Snapshot snapshot = ks.snapshot()) {
-            ReadOptions at = ReadOptions.at(snapshot);
-            Metadata meta = ks.lookup(at, key, RedisType.ZSET);
-            if (meta != null) {
-                long[] examined = {0};
-                new ZSetStore(ks).scanByMember(at, key, meta, resume, false, false, (member, score) -> {
-                    if (examined[0] == limit) {
-                        more[0] = true;
-                        return false;
-                    }
-                    examined[0]++;
-                    last[0] = member;
-                    if (pattern == null || pattern.matches(member)) {
-                        out.add(new Scored(member, score));
-                    }
-                    return true;
-                });
+        long[] examined = {0};
+        c.types().sortedSets().forEachByMember(key, resume, (member, score) -> {
+            if (examined[0] == limit) {
+                more[0] = true;
+                return false;
             }
-        }
+            examined[0]++;
+            last[0] = member;
+            if (pattern == null || pattern.matches(member)) {
+                out.add(new Scored(member, score));
+            }
+            return true;
+        });
         long next = more[0] ? c.server().scanCursors().save(owner, last[0]) : 0;
         Reply r = c.reply();
         r.arrayHeader(2);

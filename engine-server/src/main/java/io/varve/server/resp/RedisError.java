@@ -15,6 +15,8 @@ public final class RedisError extends RuntimeException {
     public static final String NO_SUCH_KEY = "ERR no such key";
     public static final String NOAUTH = "NOAUTH Authentication required.";
     public static final String OVERFLOW = "ERR increment or decrement would overflow";
+    public static final String NAN_SCORE = "ERR resulting score is not a number (NaN)";
+    public static final String STRING_TOO_LONG = "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
 
     public RedisError(String replyText) {
         super(replyText, null, false, false);

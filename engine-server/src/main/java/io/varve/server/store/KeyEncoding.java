@@ -50,8 +50,6 @@ import java.util.Arrays;
  * Subkeys need no database: a collection's version is unique server-wide, so a subkey's (key, version)
  * belongs to exactly one metadata record, in whatever database; MOVE of a collection rewrites only its
  * metadata. Metadata of database d sorts after all of database 0's ('n' follows 'm') and before d+1's.
- * When column families exist,
- * metadata and subkeys move to their own families and the one-byte prefixes become the family choice.
  */
 public final class KeyEncoding {
 
@@ -104,6 +102,14 @@ public final class KeyEncoding {
         k[2] = (byte) database;
         System.arraycopy(userKey, 0, k, 3, userKey.length);
         return k;
+    }
+
+    /**
+     * The bytes a string's engine entry adds to its value: the metadata key (prefix, database if not 0, user
+     * key) and the metadata record's header (type and expire-at) in front of the inline value.
+     */
+    public static long stringEntryOverhead(byte[] userKey) {
+        return (currentDatabase() == 0 ? 1 : 3) + userKey.length + STRING_VALUE_OFFSET;
     }
 
     /** Whether an engine key is a metadata key of any database. */

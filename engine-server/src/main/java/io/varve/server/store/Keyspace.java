@@ -7,7 +7,6 @@ import io.varve.core.Snapshot;
 import io.varve.core.WriteBatch;
 import io.varve.core.WriteOptions;
 import io.varve.core.WriteStallException;
-import io.varve.server.resp.RedisError;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.LongAdder;
@@ -15,10 +14,10 @@ import java.util.function.LongSupplier;
 
 /**
  * The Redis keyspace over one {@link Db}: metadata lookups that hide expired keys, batched commits with the
- * configured durability, the per-key write locks and collection versions. Commands build on these
- * primitives; every byte layout comes from {@link KeyEncoding}.
+ * configured durability, the per-key write locks and collection versions. The type layer
+ * ({@code io.varve.server.types}) builds on these primitives; every byte layout comes from {@link KeyEncoding}.
  *
- * <p>Concurrency contract: a command that writes holds the stripe lock of every key it writes
+ * <p>Concurrency contract: an operation that writes holds the stripe lock of every key it writes
  * ({@link #lock}/{@link #lockAll}) from its first read of that key's state to its commit, and commits all of
  * its changes in one {@link WriteBatch}. Reads need no lock; multi-record reads (a whole hash) read at a
  * {@link #snapshot()} so they see one batch boundary.
@@ -201,7 +200,7 @@ public final class Keyspace {
         return meta;
     }
 
-    /** Like {@link #lookup} but null also when absent; WRONGTYPE when the key holds another type. */
+    /** Like {@link #lookup}; throws {@link WrongTypeException} when the key holds another type. */
     public Metadata lookup(byte[] key, RedisType expected) {
         return lookup(ReadOptions.DEFAULT, key, expected);
     }
@@ -209,7 +208,7 @@ public final class Keyspace {
     public Metadata lookup(ReadOptions options, byte[] key, RedisType expected) {
         Metadata meta = lookup(options, key);
         if (meta != null && meta.type() != expected) {
-            throw RedisError.wrongType();
+            throw new WrongTypeException();
         }
         return meta;
     }

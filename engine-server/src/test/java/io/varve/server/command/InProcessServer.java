@@ -6,10 +6,10 @@ import io.varve.core.Db;
 import io.varve.core.Options;
 import io.varve.base.fs.MemFileSystem;
 import io.varve.server.resp.Reply;
-import io.varve.server.store.HashStore;
 import io.varve.server.store.Keyspace;
 import io.varve.server.store.KeyspaceCompactionFilter;
 import io.varve.server.store.ScanCursors;
+import io.varve.server.types.DataTypes;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -86,12 +86,12 @@ final class InProcessServer implements AutoCloseable {
 
     private static final class Context implements ServerContext {
         private final Keyspace keyspace;
-        private final HashStore hashes;
+        private final DataTypes types;
         private final ScanCursors cursors = new ScanCursors();
 
         Context(Keyspace keyspace) {
             this.keyspace = keyspace;
-            this.hashes = new HashStore(keyspace);
+            this.types = new DataTypes(keyspace, () -> 512L << 20);
         }
 
         @Override
@@ -100,8 +100,8 @@ final class InProcessServer implements AutoCloseable {
         }
 
         @Override
-        public HashStore hashes() {
-            return hashes;
+        public DataTypes types() {
+            return types;
         }
 
         @Override

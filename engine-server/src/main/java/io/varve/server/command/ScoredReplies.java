@@ -1,11 +1,15 @@
 package io.varve.server.command;
 
 import io.varve.server.resp.Reply;
+import io.varve.server.types.Scored;
 
 import java.util.List;
 
-/** A sorted-set member with its score, as range reads return them. */
-record Scored(byte[] member, double score) {
+/** Replies of sorted-set members with their scores, in the shapes Redis gives them. */
+final class ScoredReplies {
+
+    private ScoredReplies() {
+    }
 
     /**
      * Replies a list of members as Redis does: without scores an array of members; with scores, in RESP2 a
@@ -18,9 +22,9 @@ record Scored(byte[] member, double score) {
             if (pairs) {
                 r.arrayHeader(2);
             }
-            r.bulk(s.member);
+            r.bulk(s.member());
             if (withScores) {
-                r.doubleValue(s.score);
+                r.doubleValue(s.score());
             }
         }
     }
@@ -30,8 +34,8 @@ record Scored(byte[] member, double score) {
         r.arrayHeader(items.size());
         for (Scored s : items) {
             r.arrayHeader(2);
-            r.bulk(s.member);
-            r.doubleValue(s.score);
+            r.bulk(s.member());
+            r.doubleValue(s.score());
         }
     }
 }

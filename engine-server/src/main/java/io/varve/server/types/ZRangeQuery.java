@@ -1,4 +1,4 @@
-package io.varve.server.command;
+package io.varve.server.types;
 
 import io.varve.core.ReadOptions;
 import io.varve.server.store.Metadata;
@@ -26,6 +26,15 @@ final class ZRangeQuery {
         this.options = options;
         this.key = key;
         this.meta = meta;
+    }
+
+    /** The members {@code range} selects, after LIMIT's {@code offset} and {@code count} (-1: all). */
+    List<Scored> select(SortedRange range, boolean reverse, long offset, long count) {
+        return switch (range) {
+            case RankRange r -> byRank(r.start(), r.stop(), reverse);
+            case ScoreRange r -> byScore(r, reverse, offset, count);
+            case LexRange r -> byLex(r, reverse, offset, count);
+        };
     }
 
     /**
@@ -72,7 +81,7 @@ final class ZRangeQuery {
     }
 
     /** Members whose score is in {@code range}, in (score, member) order or its reverse, after LIMIT. */
-    List<Scored> byScore(ZRanges.ScoreRange range, boolean reverse, long offset, long count) {
+    List<Scored> byScore(ScoreRange range, boolean reverse, long offset, long count) {
         List<Scored> out = new ArrayList<>();
         if (range.isEmpty() || offset < 0 || count == 0) {
             return out;
@@ -96,7 +105,7 @@ final class ZRangeQuery {
     }
 
     /** Members in {@code range} by byte order (or its reverse), after LIMIT. */
-    List<Scored> byLex(ZRanges.LexRange range, boolean reverse, long offset, long count) {
+    List<Scored> byLex(LexRange range, boolean reverse, long offset, long count) {
         List<Scored> out = new ArrayList<>();
         if (range.emptyBecauseMinIsPlus() || offset < 0 || count == 0) {
             return out;
@@ -119,7 +128,7 @@ final class ZRangeQuery {
     }
 
     /** How many members have a score in {@code range}. */
-    long countByScore(ZRanges.ScoreRange range) {
+    long countByScore(ScoreRange range) {
         if (range.isEmpty()) {
             return 0;
         }
@@ -137,7 +146,7 @@ final class ZRangeQuery {
         return n[0];
     }
 
-    long countByLex(ZRanges.LexRange range) {
+    long countByLex(LexRange range) {
         if (range.emptyBecauseMinIsPlus()) {
             return 0;
         }
