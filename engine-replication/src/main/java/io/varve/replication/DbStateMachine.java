@@ -53,6 +53,10 @@ import java.util.function.Function;
  * snapshot, which is what happens on every restart. A load first records applied index 0, synced, so a crash
  * in the middle leaves a state that the next start reloads instead of trusting.
  *
+ * <p><b>Listening.</b> An {@link ApplyListener} hears of every applied operation after its batch is written
+ * and before the applied index moves and the proposers are answered, and of every loaded snapshot before its
+ * index is stored; so anything that waited for an index (a read index, a write) finds it told.
+ *
  * <p><b>Threads.</b> jraft calls {@code onApply}, {@code onSnapshotSave} and {@code onSnapshotLoad} from its
  * one state-machine thread. Readers take {@link #read} under a read lock that a load holds exclusively, so a
  * read never sees the half-cleared state of a load in progress.
@@ -102,6 +106,9 @@ final class DbStateMachine extends StateMachineAdapter {
     private final AtomicLong entriesApplied = new AtomicLong();
     private final AtomicLong entriesSkipped = new AtomicLong();
     private final AtomicLong snapshotsLoaded = new AtomicLong();
+    private volatile ApplyListener listener = ApplyListener.NONE;
+    /** The operations gathered in the batch not yet written: the listener hears of them once it is. */
+    private final List<ReplicatedBatch.Op> pending = new ArrayList<>();
     /** Completed when this node becomes leader; replaced by a fresh one when it stops being leader. */
     private CompletableFuture<Long> leadership = new CompletableFuture<>();
     /** Told when this node stops being leader. */
@@ -151,6 +158,10 @@ final class DbStateMachine extends StateMachineAdapter {
         return snapshotsLoaded.get();
     }
 
+    void listener(ApplyListener listener) {
+        this.listener = listener;
+    }
+
     /** Runs a read of the database that must not overlap a snapshot load. */
     <T> T read(Function<Db, T> reader) {
         loadLock.readLock().lock();
@@ -193,6 +204,7 @@ final class DbStateMachine extends StateMachineAdapter {
                     } else {
                         batch.delete(family, op.key());
                     }
+                    pending.add(op);
                 }
                 last = index;
                 dones.add(iter.done());
@@ -207,6 +219,7 @@ final class DbStateMachine extends StateMachineAdapter {
             // The database refused a write (it fails for good after an I/O error). Skipping the entries would
             // make this replica differ from the others, so the node stops; a restart replays them.
             LOG.log(Level.ERROR, name + ": applying to the database failed; stopping the node", e);
+            pending.clear();
             Status failed = new Status(RaftError.EIO, "applying to the database: %s", e);
             for (Closure done : dones) {
                 complete(done, failed);
@@ -222,6 +235,11 @@ final class DbStateMachine extends StateMachineAdapter {
         }
         batch.put(state, APPLIED_KEY, longBytes(last));
         db.write(batch, WriteOptions.DEFAULT);
+        ApplyListener told = listener;
+        for (ReplicatedBatch.Op op : pending) {
+            told.written(op.family(), op.key());
+        }
+        pending.clear();
         appliedIndex = last;
         entriesApplied.addAndGet(dones.size());
         for (Closure done : dones) {
@@ -294,6 +312,7 @@ final class DbStateMachine extends StateMachineAdapter {
                 probe.reached(LoadStep.FAMILY_INGESTED);
             }
             probe.reached(LoadStep.TABLES_INGESTED);
+            listener.replaced();
             setApplied(manifest.appliedIndex(), WriteOptions.DEFAULT);
             probe.reached(LoadStep.INDEX_STORED);
             snapshotsLoaded.incrementAndGet();

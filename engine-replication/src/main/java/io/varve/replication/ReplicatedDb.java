@@ -294,6 +294,15 @@ public final class ReplicatedDb implements AutoCloseable {
         return ready;
     }
 
+    /**
+     * Runs {@code action}, which reads {@link #database()}, while no snapshot is being installed: a follower
+     * installing one clears the database before refilling it, and a read must see the state before or after,
+     * never the half-cleared one. Loads wait for running actions, so keep them short.
+     */
+    public <T> T readWhileNoSnapshotLoads(java.util.function.Supplier<T> action) {
+        return stateMachine.read(d -> action.get());
+    }
+
     /** Reads this member's database as it is now, without a read barrier (for tests and scans). */
     <T> T readLocal(Function<Db, T> reader) {
         return stateMachine.read(reader);
@@ -394,6 +403,14 @@ public final class ReplicatedDb implements AutoCloseable {
     /** The first index of this member's Raft log in the shared engine, if it holds any. */
     OptionalLong firstLogIndex() throws IOException {
         return process.log().firstLogIndex(group + "/log");
+    }
+
+    /**
+     * Tells {@code listener} of every entry applied and snapshot loaded from now on, on the state-machine
+     * thread (see {@link ApplyListener}). One listener at a time; the newest wins.
+     */
+    public void onApplied(ApplyListener listener) {
+        stateMachine.listener(listener == null ? ApplyListener.NONE : listener);
     }
 
     DbStateMachine stateMachine() {

@@ -224,6 +224,7 @@ public final class RedisServer implements AutoCloseable {
         LOG.log(System.Logger.Level.INFO, "database ready in {0} ms", millis);
         commandStats = new CommandStats(metrics == null ? Dispatcher.Observer.NONE : metrics);
         dispatcher = new Dispatcher(CommandTable.standard(), context, commandStats);
+        storage.onApplied(dispatcher.watchMarker());
         dispatcher.slowLog().configure(config.slowlogSlowerThan(), config.slowlogMaxLength());
     }
 

@@ -6,6 +6,7 @@ import io.varve.server.command.ReplicaRouting;
 import io.varve.server.replica.RaftReplica;
 import io.varve.server.replica.ReplicaNode;
 import io.varve.server.replica.ReplicationSettings;
+import io.varve.server.store.AppliedChanges;
 import io.varve.server.store.Keyspace;
 
 import java.io.IOException;
@@ -22,11 +23,6 @@ import java.util.function.LongSupplier;
  */
 final class ServerStorage implements AutoCloseable {
 
-    /**
-     * How long after its deadline a replica's compaction drops an expired key: a leader whose clock is behind
-     * by less than this never edits a key that a replica has already dropped.
-     */
-    private static final long REPLICA_EXPIRY_GRACE_MILLIS = 60_000;
     private static final System.Logger LOG = System.getLogger(ServerStorage.class.getName());
 
     private final Db db;
@@ -47,9 +43,15 @@ final class ServerStorage implements AutoCloseable {
         return new ServerStorage(replica.database(), replica);
     }
 
-    /** The clock the compaction filter judges expiry by. */
+    /**
+     * The clock the compaction filter judges expiry by. Replicated, one at which nothing ever expires: an
+     * expired key is removed only by a replicated delete (the leader's expiry sweep), applied in log order on
+     * every member. A local drop by deadline could run ahead of the log on a lagging member — of a
+     * collection whose PERSIST or new deadline is still to be applied there, losing its fields for good —
+     * or behind a leader whose clock is slow, and no grace period bounds how far a member may lag.
+     */
     static LongSupplier compactionClock(ServerConfig config, LongSupplier clock) {
-        return config.replication().isEmpty() ? clock : () -> clock.getAsLong() - REPLICA_EXPIRY_GRACE_MILLIS;
+        return config.replication().isEmpty() ? clock : () -> Long.MIN_VALUE;
     }
 
     Db db() {
@@ -64,6 +66,13 @@ final class ServerStorage implements AutoCloseable {
         Keyspace keyspace = new Keyspace(db, replica, false, clock, 1);
         replica.attach(keyspace);
         return keyspace;
+    }
+
+    /** Replicated: tells {@code changes} of what the group applies here. Standalone: nothing to tell. */
+    void onApplied(AppliedChanges changes) {
+        if (replica != null) {
+            replica.onApplied(changes);
+        }
     }
 
     /** Whether background writers (the expiry sweep) may write now: replicated, only the caught-up leader. */

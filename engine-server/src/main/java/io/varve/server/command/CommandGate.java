@@ -43,13 +43,13 @@ public final class CommandGate {
         return shared.tryLock() ? shared::unlock : null;
     }
 
+    /** Whether a thread waits to enter either side (tests wait for this to know a command is parked). */
+    boolean hasWaiters() {
+        return lock.hasQueuedThreads();
+    }
+
     public Held exclusive() {
         exclusive.lock();
         return exclusive::unlock;
-    }
-
-    /** Whether a command waits to enter either side now; lets tests act once one is known to wait. */
-    public boolean hasWaiters() {
-        return lock.hasQueuedThreads();
     }
 }

@@ -48,7 +48,8 @@ final class DatabaseCommands {
     private static void swapdb(CommandCall c, Dispatcher d) {
         int a = index(c, 1, "ERR invalid first DB index");
         int b = index(c, 2, "ERR invalid second DB index");
-        // Exclusive: no command is between choosing its physical database and using it while the map changes.
+        // Exclusive: no command is between choosing its physical database and using it while the map changes,
+        // and no EXEC runs on the swapped contents before their watchers are marked.
         try (CommandGate.Held exclusive = d.gate().exclusive()) {
             if (a != b) {
                 Databases databases = c.keyspace().databases();
@@ -56,6 +57,8 @@ final class DatabaseCommands {
                 int physicalB = databases.physical(b);
                 databases.swap(a, b);
                 c.keyspace().blocking().swapDatabases(physicalA, physicalB);
+                d.watches().touchDatabase(a);
+                d.watches().touchDatabase(b);
             }
         }
         c.reply().ok();

@@ -2,7 +2,9 @@ package io.varve.server.command;
 
 import io.varve.server.pubsub.PubSubRegistry;
 import io.varve.server.resp.RedisError;
+import io.varve.server.store.AppliedChanges;
 import io.varve.server.store.Databases;
+import io.varve.server.store.KeyEncoding;
 import io.varve.server.resp.Reply;
 import io.varve.server.store.Keyspace;
 import io.varve.server.store.Metadata;
@@ -20,7 +22,8 @@ import java.util.function.Supplier;
 /**
  * Runs one request: finds the command, checks arity, authentication and subscriber mode, queues it inside
  * MULTI, waits out a CLIENT PAUSE, and runs the handler bound to the connection's physical database, inside
- * the {@link CommandGate}'s shared side; turns a {@link RedisError} into an error reply. A handler that fails
+ * the {@link CommandGate}'s shared side and the replica routing's {@link ReplicaRouting#run} (a follower holds
+ * off installing a snapshot meanwhile); turns a {@link RedisError} into an error reply. A handler that fails
  * after writing part of its reply has that part discarded, so the reply stream always stays one well-formed
  * reply per request.
  *
@@ -105,6 +108,9 @@ public final class Dispatcher {
         }
         String refused = server.routing().admit(spec, args, connection);
         if (refused != null) {
+            if (spec.handler() == TransactionCommands.EXEC) {
+                TransactionCommands.discardRefused(connection, this); // as Redis Cluster: EXEC refused whole
+            }
             reject(tx, reply, spec, refused);
             return;
         }
@@ -140,10 +146,10 @@ public final class Dispatcher {
 
     /** Runs the command bound to its connection's physical database (see {@link Databases}). */
     private void run(CommandSpec spec, Connection connection, byte[][] args, Reply reply) {
-        server.keyspace().databases().in(connection.database(), () -> {
+        server.routing().run(() -> server.keyspace().databases().in(connection.database(), () -> {
             runInDatabase(spec, connection, args, reply);
             return null;
-        });
+        }));
     }
 
     private void runInDatabase(CommandSpec spec, Connection connection, byte[][] args, Reply reply) {
@@ -187,7 +193,10 @@ public final class Dispatcher {
     /** Marks the transactions watching the keys a write command named (see {@link WatchRegistry}). */
     private void touchWritten(CommandSpec spec, Connection connection, byte[][] args) {
         switch (spec.name()) {
-            case "flushall", "swapdb" -> watches.touchDatabase(-1);
+            case "flushall" -> watches.touchDatabase(-1);
+            case "swapdb" -> {
+                // marked by SWAPDB itself, inside the gate's exclusive side
+            }
             case "flushdb" -> watches.touchDatabase(connection.database());
             case "copy" -> {
                 watches.touch(connection.database(), args[2]);
@@ -214,11 +223,50 @@ public final class Dispatcher {
         }
     }
 
-    /** Keys written outside {@link #execute} (runs of SETs) touch their watchers through here. */
+    /**
+     * Keys written outside {@link #execute} (runs of SETs) touch their watchers through here; {@code database}
+     * is the logical database the keys were written in (-1: one no client can select, so no watcher).
+     */
     void touchWritten(int database, List<byte[]> keys) {
+        if (database < 0) {
+            return;
+        }
         for (byte[] key : keys) {
             watches.touch(database, key);
         }
+    }
+
+    /**
+     * Marks the watchers of keys changed without a command of this server (replicated entries applied here,
+     * installed snapshots). A metadata key names its database; a subkey does not (its version ties it to
+     * one key), so its key is marked in every database.
+     */
+    public AppliedChanges watchMarker() {
+        Databases databases = server.keyspace().databases();
+        return new AppliedChanges() {
+            @Override
+            public void written(byte[] engineKey) {
+                if (KeyEncoding.isMetadataKey(engineKey)) {
+                    int logical = databases.logical(KeyEncoding.databaseOfMetadata(engineKey));
+                    if (logical >= 0) {
+                        watches.touch(logical, KeyEncoding.userKeyOfMetadata(engineKey));
+                    }
+                    return;
+                }
+                int prefix = KeyEncoding.subkeyPrefixLength(engineKey);
+                if (prefix > 0) {
+                    byte[] key = KeyEncoding.userKeyOfSubkey(engineKey, prefix);
+                    for (int d = 0; d < databases.count(); d++) {
+                        watches.touch(d, key);
+                    }
+                }
+            }
+
+            @Override
+            public void replaced() {
+                watches.touchDatabase(-1);
+            }
+        };
     }
 
     /** The connection is gone: its watched keys are forgotten. Any thread. */

@@ -42,6 +42,15 @@ public interface ReplicaRouting {
         return null;
     }
 
+    /**
+     * Runs an admitted command. A replica may need to hold something across it (a follower holds off
+     * installing a snapshot, so a READONLY read never sees a half-replaced keyspace); a standalone server
+     * just runs it.
+     */
+    default void run(Runnable command) {
+        command.run();
+    }
+
     /** The cluster's members for the CLUSTER commands; null when not replicated. */
     default ClusterView cluster() {
         return null;

@@ -148,7 +148,9 @@ public final class SetRun {
                     ks.commit(batch);
                 }
             }
-            dispatcher.touchWritten(0, keys);
+            // The run wrote physical database 0; its watchers are keyed by the logical database stored there,
+            // which cannot change while the gate is held (SWAPDB takes it exclusively).
+            dispatcher.touchWritten(ks.databases().logical(0), keys);
         } catch (RuntimeException e) {
             failure = Dispatcher.internalError(set, e);
         }

@@ -91,12 +91,13 @@ public final class Transaction {
         return watched.size();
     }
 
-    /** Forgets every watched key and the dirty mark; returns the keys to remove from the registry. */
-    synchronized List<Watched> clearWatches() {
-        List<Watched> was = List.copyOf(watched);
+    /**
+     * Forgets every watched key and the dirty mark. Call it only once the keys are out of the
+     * {@link WatchRegistry}, so no write can mark the transaction after the reset.
+     */
+    synchronized void clearWatches() {
         watched.clear();
         dirty = false;
-        return was;
     }
 
     /** A watched key was written by someone: the next EXEC answers a null array. */

@@ -1,6 +1,7 @@
 package io.varve.server.command;
 
 import io.varve.server.resp.RedisError;
+import io.varve.server.store.Keyspace;
 import io.varve.server.store.Metadata;
 
 import java.util.List;
@@ -11,21 +12,27 @@ import java.util.Set;
  * engine has no transactions): queued commands reply QUEUED; a command refused while queuing (unknown,
  * wrong arity, not authenticated) makes EXEC abort with EXECABORT; a command failing inside EXEC leaves the
  * others applied, its error in EXEC's array; EXEC runs in the {@link CommandGate}'s exclusive side, so it
- * is atomic to every other client. WATCH makes EXEC answer a null array once a watched key was written
+ * is atomic to every other client. Replicated, its commands' commits are gathered into one
+ * ({@link Keyspace#commitTogether}) and proposed as one Raft entry: every member applies all of them or
+ * none, whatever happens to the leader meanwhile. WATCH makes EXEC answer a null array once a watched key was written
  * by anyone (see {@link WatchRegistry}), flushed, or has expired since it was watched.
  */
 final class TransactionCommands {
 
-    /** Commands that run at once even inside MULTI, as in Redis. */
-    private static final Set<String> NOT_QUEUED = Set.of("exec", "discard", "multi", "watch", "unwatch", "quit",
-            "reset");
+    /**
+     * Commands that run at once even inside MULTI, as in Redis. UNWATCH is queued: run at once it would erase
+     * a dirty mark the coming EXEC must abort on.
+     */
+    private static final Set<String> NOT_QUEUED = Set.of("exec", "discard", "multi", "watch", "quit", "reset");
 
     private TransactionCommands() {
     }
 
+    static final CoordinatedHandler EXEC = TransactionCommands::exec;
+
     static void register(CommandTable.Builder b) {
         b.add("multi", 1, "noscript loading stale fast allow-busy", (CoordinatedHandler) TransactionCommands::multi);
-        b.add("exec", 1, "noscript loading stale skip-slowlog", (CoordinatedHandler) TransactionCommands::exec);
+        b.add("exec", 1, "noscript loading stale skip-slowlog", EXEC);
         b.add("discard", 1, "noscript loading stale fast allow-busy", (CoordinatedHandler) TransactionCommands::discard);
         b.add("watch", -2, "noscript loading stale fast allow-busy", 1, -1, 1,
                 (CoordinatedHandler) TransactionCommands::watch);
@@ -76,12 +83,27 @@ final class TransactionCommands {
         c.reply().ok();
     }
 
-    /** Forgets the connection's watched keys (after EXEC, DISCARD, UNWATCH, RESET, or when it closes). */
+    /**
+     * Forgets the connection's watched keys (after EXEC, DISCARD, UNWATCH, RESET, or when it closes). The keys
+     * leave the registry before the dirty mark is reset: UNWATCH, DISCARD and RESET run beside writers (they
+     * take no gate), and a write that marks the transaction while it is still registered must be erased by
+     * the reset, not land after it and abort a later EXEC that watches nothing.
+     */
     static void unwatchAll(Connection connection, Dispatcher d) {
         Transaction tx = connection.transaction();
-        for (Transaction.Watched w : tx.clearWatches()) {
+        for (Transaction.Watched w : tx.watched()) {
             d.watches().unwatch(w.key(), tx);
         }
+        tx.clearWatches();
+    }
+
+    /** EXEC was refused before running (not the leader): the transaction ends and runs nothing. */
+    static void discardRefused(Connection connection, Dispatcher d) {
+        Transaction tx = connection.transaction();
+        if (tx.active()) {
+            tx.end();
+        }
+        unwatchAll(connection, d);
     }
 
     private static void exec(CommandCall c, Dispatcher d) {
@@ -104,13 +126,21 @@ final class TransactionCommands {
                 return;
             }
             c.reply().arrayHeader(commands.size());
+            Runnable run = () -> {
+                for (byte[][] args : commands) {
+                    d.executeInsideExec(connection, args, c.reply());
+                }
+            };
             tx.executing(true);
             try {
-                c.keyspace().blocking().signalAfter(() -> {
-                    for (byte[][] args : commands) {
-                        d.executeInsideExec(connection, args, c.reply());
-                    }
-                });
+                if (c.server().routing().replicated()) {
+                    // One Raft entry for all of them: a leader deposed half-way must not leave a prefix applied.
+                    // If that entry fails, the error replaces the whole reply.
+                    Keyspace ks = c.keyspace();
+                    ks.blocking().signalAfter(() -> ks.commitTogether(run));
+                } else {
+                    c.keyspace().blocking().signalAfter(run);
+                }
             } finally {
                 tx.executing(false);
             }

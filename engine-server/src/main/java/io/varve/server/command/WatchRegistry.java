@@ -13,9 +13,22 @@ import java.util.concurrent.ConcurrentHashMap;
  * ({@code ConcurrentHashMap.compute}); a write racing a WATCH of its key may mark it dirty, which only
  * makes the EXEC fail safe.
  *
+ * <p>Keys are watched in <em>logical</em> databases (what SELECT numbers), as in Redis: a watch follows the
+ * database the client named, not the storage under it. A write marks the logical database it was bound to
+ * when it ran ({@link io.varve.server.store.Databases#logical} of the physical database it wrote, for writes
+ * that were not bound through a connection); the map cannot change while a write holds the gate's shared side.
+ * SWAPDB exchanges what two logical databases hold, so it marks every watcher of both, inside the gate's
+ * exclusive side, before any EXEC can run on the swapped contents. FLUSHDB and FLUSHALL mark every watcher of
+ * the databases they empty. Expiry marks nothing here: each watched key remembers the deadline it had when
+ * watched, and EXEC aborts if that deadline has passed (Redis's rule: a key already expired when watched does
+ * not count).
+ *
  * <p>Conservative by design: any successful write command naming a key touches it, even when it changed
- * nothing (SET NX on an existing key). Redis touches only real changes; an extra abort is safe (the client
- * retries), a missed one is not.
+ * nothing (SET NX on an existing key), and a flush or swap marks watched keys that were absent. Redis touches
+ * only real changes; an extra abort is safe (the client retries), a missed one is not.
+ *
+ * <p>Removing a transaction's keys ({@code TransactionCommands.unwatchAll}) happens before its dirty mark is
+ * reset, so a write racing the removal can only leave the mark it makes erased, never set afterwards.
  */
 public final class WatchRegistry {
 
@@ -33,6 +46,8 @@ public final class WatchRegistry {
     }
 
     private final ConcurrentHashMap<Key, Set<Transaction>> watchers = new ConcurrentHashMap<>();
+    /** Runs as an unwatch or a whole-database mark begins; tests use it to force an interleaving there. */
+    volatile Runnable probe = () -> { };
 
     void watch(Key key, Transaction transaction) {
         watchers.compute(key, (k, set) -> {
@@ -43,6 +58,7 @@ public final class WatchRegistry {
     }
 
     void unwatch(Key key, Transaction transaction) {
+        probe.run();
         watchers.computeIfPresent(key, (k, set) -> {
             set.remove(transaction);
             return set.isEmpty() ? null : set;
@@ -62,6 +78,7 @@ public final class WatchRegistry {
 
     /** Every key of {@code database} changed (FLUSHDB, SWAPDB), or of every database when it is negative. */
     void touchDatabase(int database) {
+        probe.run();
         for (Key key : watchers.keySet()) {
             if (database < 0 || key.database() == database) {
                 watchers.computeIfPresent(key, (k, set) -> {

@@ -4,6 +4,7 @@ import io.varve.core.Db;
 import io.varve.core.Options;
 import io.varve.core.WriteBatch;
 import io.varve.core.WriteOptions;
+import io.varve.replication.ApplyListener;
 import io.varve.replication.NotLeaderException;
 import io.varve.replication.ReplicatedDb;
 import io.varve.replication.ReplicatedDbOptions;
@@ -15,6 +16,8 @@ import io.varve.server.command.CommandSpec;
 import io.varve.server.command.Connection;
 import io.varve.server.command.KeySlot;
 import io.varve.server.resp.RedisError;
+import io.varve.server.store.AppliedChanges;
+import io.varve.server.store.KeyEncoding;
 import io.varve.server.store.Keyspace;
 
 import java.io.IOException;
@@ -28,6 +31,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
 /**
@@ -43,12 +47,21 @@ import java.util.stream.Collectors;
  * Before its first write (or read) in a term it waits for a read index, which completes only once it has
  * committed an entry of its own term and applied everything before it; it then resumes the version clock
  * above the floor its predecessor replicated. A write whose outcome is unknown (timed out after proposing)
- * may still apply later; until the leader has applied its whole log as it stood then, further writes are
- * refused with TRYAGAIN, so no command reads a state that such an entry would overwrite afterwards.
+ * may still apply later, so no write may start from a state such an entry would overwrite afterwards:
+ * writes (and EXEC, which runs queued writes without a write flag of its own) are admitted only once every
+ * unknown outcome is settled — by a barrier entry proposed behind it and applied, or by a new term's read
+ * index — and a write is refused at its commit if an outcome became unknown after its command was
+ * admitted (it may have read while it waited for the timed-out write's locks). Both counts only grow.
+ *
+ * <p><b>EXEC.</b> A member that is not the leader refuses EXEC whole with the redirect its commands would
+ * get, before running any of them, and discards the transaction, as Redis Cluster does. Watches are marked
+ * by every applied entry on every member ({@link #onApplied}), so a leader elected while a client watched
+ * keys on it still aborts that client's EXEC for writes its predecessor made.
  *
  * <p><b>Reads.</b> Every keyed command on the leader, read or write, starts after a read index (linearizable;
  * with lease reads, as safe as the lease): a write that turns out to change nothing answers from what it read. A follower redirects keyed commands with {@code MOVED}, or answers reads from its own,
- * possibly stale, state on a connection that sent READONLY.
+ * possibly stale, state on a connection that sent READONLY; such a read holds off the installation of a
+ * snapshot ({@link #run}), so it sees the state before or after it, never a half-cleared one.
  *
  * <p><b>Blocked clients.</b> A client blocked here (BLPOP ...) waits for a write only a leader makes. When
  * this member stops leading, every blocked client is answered Redis's {@code UNBLOCKED} error, as Redis
@@ -67,6 +80,8 @@ public final class RaftReplica implements ReplicaNode {
     private static final String READ_ONLY = "READONLY You can't write against a read only replica.";
     private static final String UNBLOCKED =
             "UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)";
+    private static final String UNKNOWN_PENDING =
+            "TRYAGAIN an earlier write of unknown outcome is still being replicated; retry";
 
     private final ReplicationProcess process;
     private final ReplicatedDb replicated;
@@ -74,8 +89,14 @@ public final class RaftReplica implements ReplicaNode {
     private volatile Keyspace keyspace;
     /** The leader term in which this member last confirmed it is caught up; -1 for none. */
     private volatile long readyTerm = -1;
-    /** Writes wait until the applied index reaches this (set after a write of unknown outcome). */
-    private volatile long catchUpIndex;
+    /** Writes whose outcome was unknown (timed out after proposing); only grows. */
+    private final AtomicLong unknownWrites = new AtomicLong();
+    /** How many of {@link #unknownWrites} are known decided (applied here, or never to apply); only grows. */
+    private final AtomicLong settledWrites = new AtomicLong();
+    /** {@link #unknownWrites} when the command running on this thread was admitted; -1 outside commands. */
+    private static final ThreadLocal<long[]> ADMITTED_AT = ThreadLocal.withInitial(() -> new long[] {-1});
+    /** The entry a barrier writes: an internal key no command reads. */
+    private static final byte[] BARRIER_KEY = KeyEncoding.internalKey("write-barrier");
 
     private RaftReplica(ReplicationProcess process, ReplicatedDb replicated, ReplicationSettings settings) {
         this.process = process;
@@ -116,16 +137,38 @@ public final class RaftReplica implements ReplicaNode {
         replicated.onLeadershipLost(() -> keyspace.blocking().unblockAll(UNBLOCKED));
     }
 
+    @Override
+    public void onApplied(AppliedChanges changes) {
+        replicated.onApplied(new ApplyListener() {
+            @Override
+            public void written(String family, byte[] key) {
+                changes.written(key);
+            }
+
+            @Override
+            public void replaced() {
+                changes.replaced();
+            }
+        });
+    }
+
     // ---- commits
 
     @Override
     public void write(WriteBatch batch, WriteOptions options) {
+        long admittedAt = ADMITTED_AT.get()[0];
+        long unknown = unknownWrites.get();
+        if (admittedAt >= 0 ? admittedAt != unknown : settledWrites.get() < unknown) {
+            // An earlier write's outcome became unknown after this command was admitted (it may have read
+            // while waiting for that write's locks), or is not yet settled: what it read may still change.
+            throw new RedisError(UNKNOWN_PENDING);
+        }
         try {
             replicated.write(batch);
         } catch (NotLeaderException e) {
             throw new RedisError("TRYAGAIN this member stopped leading before the write was proposed; retry");
         } catch (ReplicationException e) {
-            catchUpIndex = replicated.status().lastLogIndex();
+            unknownWrites.incrementAndGet();
             throw new RedisError("ERR the write may or may not have been applied: " + e.getMessage());
         }
     }
@@ -148,15 +191,19 @@ public final class RaftReplica implements ReplicaNode {
         if (name.equals("swapdb")) {
             return "ERR SWAPDB is not allowed in cluster mode";
         }
-        boolean write = spec.flags().contains("write");
+        // EXEC carries no write flag but runs queued writes: it is admitted as a write.
         boolean exec = name.equals("exec");
+        if (exec && !connection.transaction().active()) {
+            return null; // EXEC without MULTI: its own error, as in Redis Cluster
+        }
+        boolean write = exec || spec.flags().contains("write");
         byte[] key = firstKey(spec, args);
         if (key == null && !write && !exec) {
             return null; // keyless reads and administration run on every member, on its local state
         }
         if (!replicated.isLeader()) {
-            if (exec || (!write && connection.replicaReads())) {
-                return null; // a stale read; EXEC's commands were each admitted when queued
+            if (!write && connection.replicaReads()) {
+                return null; // a stale read
             }
             if (key == null) {
                 return name.startsWith("flush") ? READ_ONLY : redirect(0);
@@ -165,12 +212,14 @@ public final class RaftReplica implements ReplicaNode {
         }
         try {
             ensureReady();
-            if (write && replicated.status().appliedIndex() < catchUpIndex) {
-                return "TRYAGAIN an earlier write of unknown outcome is still being replicated; retry";
+            long unknown = unknownWrites.get();
+            if (write && !settle(unknown)) {
+                return UNKNOWN_PENDING;
             }
             // Writes too: one that ends up changing nothing (SET NX on an existing key, DEL of an absent one)
             // answers from what it read, and a deposed leader must not answer from a stale state.
             replicated.awaitReadIndex();
+            ADMITTED_AT.get()[0] = unknown;
             return null;
         } catch (NotLeaderException e) {
             return redirect(key == null ? 0 : KeySlot.of(key));
@@ -192,10 +241,30 @@ public final class RaftReplica implements ReplicaNode {
         }
         try {
             ensureReady();
-            return replicated.status().appliedIndex() >= catchUpIndex;
+            ADMITTED_AT.get()[0] = -1; // a background writer: judged by the settled count when it writes
+            return settle(unknownWrites.get());
         } catch (ReplicationException e) {
             return false;
         }
+    }
+
+    /**
+     * Whether the first {@code unknown} writes of unknown outcome are decided, proposing a barrier entry if
+     * they are not: jraft appends one leader's tasks in the order they were handed to it, so once a barrier
+     * handed over now is applied, every earlier task — including one still in jraft's queue when its write
+     * timed out — has been applied or has failed for good.
+     */
+    private boolean settle(long unknown) {
+        if (settledWrites.get() >= unknown) {
+            return true;
+        }
+        try {
+            replicated.write(new WriteBatch().put(BARRIER_KEY, new byte[0]));
+        } catch (ReplicationException e) {
+            return false;
+        }
+        settledWrites.accumulateAndGet(unknown, Math::max);
+        return true;
     }
 
     /** Once per leader term: waits until everything committed before the term is applied here. */
@@ -204,12 +273,28 @@ public final class RaftReplica implements ReplicaNode {
         if (term > 0 && term == readyTerm) {
             return;
         }
+        long unknown = unknownWrites.get();
         replicated.awaitReadIndex();
+        // A read index of a new term is confirmed only once an entry of this term is committed: every entry
+        // of an earlier term is then applied or gone for good, so the writes that timed out before are decided.
+        settledWrites.accumulateAndGet(unknown, Math::max);
         Keyspace ks = keyspace;
         if (ks != null) {
             ks.resumeAsWriter();
         }
         readyTerm = term;
+    }
+
+    @Override
+    public void run(Runnable command) {
+        if (replicated.isLeader()) {
+            command.run(); // a leader never installs a snapshot
+            return;
+        }
+        replicated.readWhileNoSnapshotLoads(() -> {
+            command.run();
+            return null;
+        });
     }
 
     private String redirect(int slot) {

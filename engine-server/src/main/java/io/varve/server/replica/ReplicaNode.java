@@ -2,6 +2,7 @@ package io.varve.server.replica;
 
 import io.varve.core.Db;
 import io.varve.server.command.ReplicaRouting;
+import io.varve.server.store.AppliedChanges;
 import io.varve.server.store.CommitTarget;
 import io.varve.server.store.Keyspace;
 
@@ -26,6 +27,9 @@ public interface ReplicaNode extends CommitTarget, ReplicaRouting, AutoCloseable
      * committed before its term (it may wait to make sure). Background writers (the expiry sweep) ask first.
      */
     boolean readyToWrite();
+
+    /** Tells {@code changes} of every entry applied and every snapshot installed on this member from now on. */
+    void onApplied(AppliedChanges changes);
 
     /** The fields of INFO replication. */
     Map<String, Object> infoFields();

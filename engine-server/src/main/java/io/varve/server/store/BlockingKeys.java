@@ -317,25 +317,29 @@ public final class BlockingKeys {
     }
 
     /**
-     * Runs {@code body} (an EXEC's commands) with its signals held back until it has finished, then serves
-     * them: as in Redis, clients blocked on keys a transaction fills are served after its last command, so
-     * none of them acts between two of its commands.
+     * Runs {@code writes} with the signals they raise on this thread held back, then serves them, even when
+     * the writes fail part-way: an EXEC's commands, so that, as in Redis, clients blocked on keys a
+     * transaction fills are served after its last command and none of them acts between two of them; and
+     * writes that are not in the database yet when they signal ({@link Keyspace#commitTogether}).
      */
-    public void signalAfter(Runnable body) {
+    public void signalAfter(Runnable writes) {
         if (PENDING.get() != null) {
-            body.run(); // already inside a signal or a transaction: its own loop serves these
+            writes.run(); // signals are already held back on this thread: its own loop serves these
             return;
         }
         ArrayDeque<Slot> pending = new ArrayDeque<>();
         PENDING.set(pending);
         try {
-            body.run();
-            Slot next;
-            while ((next = pending.pollFirst()) != null) {
-                serveWaitersOf(next);
-            }
+            writes.run();
         } finally {
-            PENDING.remove();
+            try {
+                Slot next;
+                while ((next = pending.pollFirst()) != null) {
+                    serveWaitersOf(next);
+                }
+            } finally {
+                PENDING.remove();
+            }
         }
     }
 

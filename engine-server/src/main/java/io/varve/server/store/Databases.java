@@ -73,6 +73,20 @@ public final class Databases {
         return physicalOf[logical];
     }
 
+    /**
+     * The logical database stored under {@code physical}, or -1 when none is (a physical database beyond
+     * {@link #count} that a longer persisted map kept).
+     */
+    public int logical(int physical) {
+        int[] map = physicalOf;
+        for (int logical = 0; logical < count; logical++) {
+            if (map[logical] == physical) {
+                return logical;
+            }
+        }
+        return -1;
+    }
+
     /** Runs {@code action} with {@link KeyEncoding#DATABASE} bound to {@code logical}'s physical database. */
     public <T> T in(int logical, Supplier<T> action) {
         int physical = physical(logical);

@@ -117,6 +117,12 @@ public final class KeyEncoding {
         return key.length > 0 && (key[0] == METADATA_PREFIX || (key[0] == OTHER_DATABASE_METADATA_PREFIX && key.length >= 3));
     }
 
+    /** The physical database a metadata key belongs to. */
+    public static int databaseOfMetadata(byte[] metadataKey) {
+        return metadataKey[0] == METADATA_PREFIX ? 0
+                : (Byte.toUnsignedInt(metadataKey[1]) << 8) | Byte.toUnsignedInt(metadataKey[2]);
+    }
+
     /** The user key of a metadata key of any database. */
     public static byte[] userKeyOfMetadata(byte[] metadataKey) {
         int header = metadataKey[0] == METADATA_PREFIX ? 1 : 3;

@@ -32,6 +32,8 @@ public final class Keyspace {
     private static final WriteOptions NO_WAITING = WriteOptions.DEFAULT.withNoSlowdown(true);
     /** How many stripe locks the keys hash onto. */
     static final int LOCK_STRIPES = 4096;
+    /** Bound inside {@link #commitTogether}: commits are gathered there instead of written. */
+    private static final ScopedValue<GatheredWrites> GATHERED = ScopedValue.newInstance();
 
     private final Db db;
     private final CommitTarget target;
@@ -87,8 +89,30 @@ public final class Keyspace {
         setPopHints.forgetAll();
     }
 
+    /**
+     * What commands read: the database, or inside {@link #commitTogether} the database with the commits
+     * gathered so far laid over it.
+     */
     public Db db() {
-        return db;
+        return reads();
+    }
+
+    private Db reads() {
+        GatheredWrites gathered = GATHERED.isBound() ? GATHERED.get() : null;
+        return gathered == null ? db : gathered.view();
+    }
+
+    /**
+     * Runs {@code commands} with every commit of this keyspace on this thread gathered into one batch, which
+     * their own reads see, then writes that batch as one commit: to readers and replicas the commands' writes
+     * appear together or, if the final write fails (its error is thrown), not at all. The caller must keep
+     * every other command out meanwhile (the command gate's exclusive side), since the gathered writes hold
+     * no place in the database until the end.
+     */
+    public void commitTogether(Runnable commands) {
+        GatheredWrites gathered = new GatheredWrites(db);
+        ScopedValue.where(GATHERED, gathered).run(commands);
+        write(gathered.batch(), writeOptions);
     }
 
     public Databases databases() {
@@ -154,7 +178,7 @@ public final class Keyspace {
     }
 
     public Metadata lookup(ReadOptions options, byte[] key) {
-        byte[] raw = db.get(options, KeyEncoding.metadataKey(key));
+        byte[] raw = reads().get(options, KeyEncoding.metadataKey(key));
         Metadata meta = raw == null ? null : Metadata.decode(raw);
         if (meta != null && meta.hasExpiry() && meta.isExpired(now())) { // most keys have no expiry: skip the clock
             meta = null;
@@ -182,7 +206,7 @@ public final class Keyspace {
         byte[] raw = new byte[64];
         long length;
         while (true) {
-            length = db.get(IN_MEMORY, engineKey, MemorySegment.ofArray(raw));
+            length = reads().get(IN_MEMORY, engineKey, MemorySegment.ofArray(raw));
             if (length == ReadOptions.INCOMPLETE) {
                 return IN_TABLES;
             }
@@ -215,7 +239,7 @@ public final class Keyspace {
 
     /** Type and expiry only (no value copy kept), or null if absent or expired. Does not count hits. */
     public Metadata header(byte[] key) {
-        byte[] raw = db.get(KeyEncoding.metadataKey(key));
+        byte[] raw = reads().get(KeyEncoding.metadataKey(key));
         if (raw == null) {
             return null;
         }
@@ -273,6 +297,12 @@ public final class Keyspace {
         if (batch.count() == 0) {
             return;
         }
+        GatheredWrites gathered = GATHERED.isBound() ? GATHERED.get() : null;
+        if (gathered != null) {
+            gathered.add(batch);
+            writes.increment();
+            return;
+        }
         target.write(batch, options);
         writes.increment();
     }
@@ -293,7 +323,7 @@ public final class Keyspace {
     /** An iterator over the metadata records of every database (the expiry sweep's walk). */
     public DbIterator allMetadataIterator(ReadOptions base) {
         byte[][] bounds = KeyEncoding.allMetadataBounds();
-        return db.iterator(base.withLowerBound(bounds[0]).withUpperBound(bounds[1]));
+        return reads().iterator(base.withLowerBound(bounds[0]).withUpperBound(bounds[1]));
     }
 
     /**
@@ -302,23 +332,34 @@ public final class Keyspace {
      * versions are referenced by no metadata any more), so other databases are untouched.
      */
     public void flushDatabase() {
-        try (LockStripes.Held all = lockEverything(); Snapshot snapshot = db.snapshot();
-             DbIterator it = metadataIterator(ReadOptions.at(snapshot))) {
-            WriteBatch batch = new WriteBatch();
+        try (LockStripes.Held all = lockEverything()) {
+            deleteAll(ReadOptions.DEFAULT.withLowerBound(KeyEncoding.metadataStart())
+                    .withUpperBound(KeyEncoding.metadataEnd()));
+        }
+    }
+
+    /**
+     * Deletes every record the bounds of {@code range} cover, as seen at one snapshot, in commits of 1024
+     * (one commit when gathering: the gathered batch must not change under the iterator that reads it).
+     */
+    private void deleteAll(ReadOptions range) {
+        boolean gathering = GATHERED.isBound();
+        WriteBatch batch = new WriteBatch();
+        try (Snapshot snapshot = db.snapshot(); DbIterator it = reads().iterator(range.withSnapshot(snapshot))) {
             for (it.seekToFirst(); it.valid(); it.next()) {
                 batch.delete(it.key());
-                if (batch.count() >= 1024) {
+                if (!gathering && batch.count() >= 1024) {
                     commit(batch);
                     batch = new WriteBatch();
                 }
             }
-            commit(batch);
         }
+        commit(batch);
     }
 
     /** An iterator over the current database's metadata records (seek with {@link KeyEncoding#metadataKey}). */
     public DbIterator metadataIterator(ReadOptions base) {
-        return db.iterator(base.withLowerBound(KeyEncoding.metadataStart()).withUpperBound(KeyEncoding.metadataEnd()));
+        return reads().iterator(base.withLowerBound(KeyEncoding.metadataStart()).withUpperBound(KeyEncoding.metadataEnd()));
     }
 
     /**
@@ -350,17 +391,8 @@ public final class Keyspace {
      * interleaves. Readers running meanwhile may see part of the keyspace gone. Internal records stay.
      */
     public void flushAll() {
-        try (LockStripes.Held all = lockEverything(); Snapshot snapshot = db.snapshot();
-             DbIterator it = db.iterator(ReadOptions.at(snapshot).withLowerBound(new byte[] {KeyEncoding.INTERNAL_PREFIX + 1}))) {
-            WriteBatch batch = new WriteBatch();
-            for (it.seekToFirst(); it.valid(); it.next()) {
-                batch.delete(it.key());
-                if (batch.count() >= 1024) {
-                    commit(batch);
-                    batch = new WriteBatch();
-                }
-            }
-            commit(batch);
+        try (LockStripes.Held all = lockEverything()) {
+            deleteAll(ReadOptions.DEFAULT.withLowerBound(new byte[] {KeyEncoding.INTERNAL_PREFIX + 1}));
         }
     }
 

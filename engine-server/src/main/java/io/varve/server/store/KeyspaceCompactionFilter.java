@@ -30,8 +30,11 @@ import java.util.function.LongSupplier;
  *       judged against metadata older than itself.</li>
  *   <li>A removal becomes a tombstone at the removed entry's own sequence, so a newer write of the same
  *       engine key (a client re-creating an expired key meanwhile) is untouched.</li>
- *   <li>Expiry is judged by the same clock as read-time invisibility, so only keys reads already hide are
- *       dropped. Should the wall clock be set back, an expired key reappears to reads until its metadata is
+ *   <li>Expiry is judged by the clock it is given. Standalone, that is the clock reads hide expired keys
+ *       by, so only keys reads already hide are dropped. A replica is given one that never expires anything
+ *       (see {@code ServerStorage.compactionClock}): every removal is then implied by the applied log (a
+ *       deleted or rewritten collection), never by a local clock that a lagging log could contradict.
+ *       Should the wall clock be set back, an expired key reappears to reads until its metadata is
  *       compacted, possibly without the fields compaction already dropped; Redis's expiry follows its
  *       clock the same way.</li>
  * </ol>
@@ -55,8 +58,12 @@ public final class KeyspaceCompactionFilter implements CompactionFilter {
 
     private final LongSupplier clock;
     private volatile Db db;
-    /** Physical databases whose metadata may own a subkey; the configured default until the server says. */
-    private volatile int physicalDatabases = 16;
+    /**
+     * Physical databases whose metadata may own a subkey; 0 until the server says. The server can count them
+     * only once the database is open (the map of databases is stored in it), and a compaction may run
+     * before that: judging by a guess could take a collection of a database beyond it for dead.
+     */
+    private volatile int physicalDatabases;
     private final LongAdder metadataRemoved = new LongAdder();
     private final LongAdder subkeysRemoved = new LongAdder();
     private final ThreadLocal<Verdict> lastVerdict = new ThreadLocal<>();
@@ -100,7 +107,8 @@ public final class KeyspaceCompactionFilter implements CompactionFilter {
 
     /**
      * The database whose metadata judges subkeys. The filter must be in the options the database is opened
-     * with, so it learns the database afterwards; until then it keeps every subkey.
+     * with, so it learns the database afterwards; until then, and until it learns
+     * {@link #physicalDatabases}, it keeps every subkey.
      */
     public void attach(Db database) {
         this.db = database;
@@ -152,14 +160,15 @@ public final class KeyspaceCompactionFilter implements CompactionFilter {
             return reused;
         }
         Db database = db;
-        if (database == null) {
+        int databases = physicalDatabases;
+        if (database == null || databases == 0) {
             return false;
         }
         byte[] userKey = KeyEncoding.userKeyOfSubkey(subkey, prefixLength);
         long version = KeyEncoding.versionOfSubkey(subkey, prefixLength);
         boolean dead = true;
         // Subkeys carry no database: the collection lives if any database's metadata of the key has its version.
-        for (int d = 0; d < physicalDatabases && dead; d++) {
+        for (int d = 0; d < databases && dead; d++) {
             byte[] meta;
             try {
                 meta = database.get(KeyEncoding.metadataKey(d, userKey));

@@ -33,7 +33,15 @@ final class InProcessServer implements AutoCloseable {
     Dispatcher dispatcher;
     final Connection connection = new Connection(null, null, true);
 
+    private final int databases;
+
     InProcessServer() throws IOException {
+        this(16);
+    }
+
+    /** With {@code databases} logical databases (SELECT's range). */
+    InProcessServer(int databases) throws IOException {
+        this.databases = databases;
         open();
     }
 
@@ -41,7 +49,8 @@ final class InProcessServer implements AutoCloseable {
         db = Db.open(Path.of("/db"), Options.defaults().withFileSystem(files)
                 .withWriteBufferSize(64 << 10).withCompactionFilter(filter));
         filter.attach(db);
-        keyspace = new Keyspace(db, false, clock::get);
+        keyspace = new Keyspace(db, false, clock::get, databases);
+        filter.physicalDatabases(keyspace.databases().physicalCount());
         dispatcher = new Dispatcher(CommandTable.standard(), new Context(keyspace), Dispatcher.Observer.NONE);
     }
 

@@ -68,6 +68,32 @@ class KeyspaceCompactionFilterTest {
         }
     }
 
+    /**
+     * A server with more than 16 databases attaches the filter to its database before it has read how many
+     * physical databases exist: a compaction in between must not take a collection of database 16 or up for
+     * dead.
+     */
+    @Test
+    void keepsSubkeysUntilItKnowsHowManyDatabasesExist() throws Exception {
+        try (InProcessServer s = new InProcessServer(20)) {
+            assertEquals("+OK\r\n", s.call("SELECT", "18"));
+            assertEquals(":2\r\n", s.call("HSET", "h", "a", "1", "b", "2"));
+            long version = ScopedValue.where(KeyEncoding.DATABASE, 18).call(() -> version(s, "h"));
+            byte[] a = KeyEncoding.subkey("h".getBytes(), version, "a".getBytes());
+            s.db.flush();
+            s.restart();
+            KeyspaceCompactionFilter starting = new KeyspaceCompactionFilter(s.clock::get);
+            starting.attach(s.db);
+            assertEquals(CompactionFilter.KEEP, starting.filter(1, a, VALUE), "attached, database count unknown");
+            starting.physicalDatabases(20);
+            assertEquals(CompactionFilter.KEEP, starting.filter(2, a, VALUE), "live in database 18");
+            s.db.compactRange(null, null);
+            assertEquals("+OK\r\n", s.call("SELECT", "18"));
+            assertEquals("*4\r\n$1\r\na\r\n$1\r\n1\r\n$1\r\nb\r\n$1\r\n2\r\n", s.call("HGETALL", "h"));
+            assertEquals(0, s.filter.subkeysRemoved());
+        }
+    }
+
     private static long version(InProcessServer s, String key) {
         Metadata meta = Metadata.decode(s.db.get(KeyEncoding.metadataKey(key.getBytes())));
         assertEquals(RedisType.HASH, meta.type());
