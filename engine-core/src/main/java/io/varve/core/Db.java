@@ -1,5 +1,9 @@
 package io.varve.core;
 
+import io.varve.core.internal.DbOpener;
+import io.varve.core.internal.Ingestion;
+import io.varve.core.internal.ReadOnlyOpener;
+import io.varve.core.metrics.EngineStatistics;
 import io.varve.core.ingest.IngestOptions;
 import io.varve.core.ingest.IngestRequiresFlushException;
 import io.varve.core.ingest.RangeLatch;
@@ -62,7 +66,11 @@ public interface Db extends AutoCloseable {
         put(options, defaultColumnFamily(), key, value);
     }
 
-    /** Zero-copy from off-heap memory: the key and value are copied once, into the log and memtable. */
+    /**
+     * From off-heap (or heap) memory without an intermediate array: the key and value are copied three times,
+     * into the write's batch encoding, the log's write buffer and the memtable's off-heap arena, and nothing
+     * else allocates in proportion to them.
+     */
     default void put(WriteOptions options, MemorySegment key, MemorySegment value) {
         put(options, defaultColumnFamily(), key, value);
     }
@@ -356,6 +364,20 @@ public interface Db extends AutoCloseable {
 
     /** {@link #getApproximateSizes(List)} of {@code family}. */
     List<Long> getApproximateSizes(ColumnFamily family, List<Range> ranges);
+
+    /**
+     * The database's statistics, read live from the counters the engine keeps: the figures its meters
+     * publish (docs/operations.md), with or without a registry. Safe from any thread, also after close. A
+     * read-only instance writes nothing and runs no background work: those figures stay 0.
+     *
+     * <p>A default so that a wrapper implementing {@code Db} keeps compiling; the engine's databases override
+     * it, and a wrapper should delegate.
+     *
+     * @throws UnsupportedOperationException from an implementation that keeps no statistics
+     */
+    default EngineStatistics statistics() {
+        throw new UnsupportedOperationException(getClass().getName() + " keeps no engine statistics");
+    }
 
     /** Waits for in-flight writes, closes the log and releases memory. Idempotent. */
     @Override

@@ -1,7 +1,7 @@
 package io.varve.core;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.varve.core.base.CpuPriority;
+import io.varve.core.ingest.CpuPriority;
 import io.varve.core.compaction.CompactionFilter;
 import io.varve.core.merge.MergeOperator;
 import io.varve.core.compaction.CompactionSettings;
@@ -22,6 +22,8 @@ public final class Options {
 
     private static final long MIN_WRITE_BUFFER = 64L << 10;
     private static final long MAX_WRITE_BUFFER = 1L << 30;
+    /** The logger of every database not given one: the platform's, under the engine's package name. */
+    private static final System.Logger DEFAULT_LOGGER = System.getLogger("io.varve.core");
 
     private long writeBufferSize = 64L << 20;
     private WalRecoveryMode walRecovery = WalRecoveryMode.POINT_IN_TIME;
@@ -43,6 +45,7 @@ public final class Options {
     private long delayedWriteRate = 16L << 20;
     private Map<String, ColumnFamilyOptions> columnFamilies = Map.of();
     private CpuPriority ingestCpuPriority = CpuPriority.NORMAL;
+    private System.Logger logger = DEFAULT_LOGGER;
     /** A MeterRegistry or null, typed Object so that loading this class never loads Micrometer. */
     private Object meterRegistry;
 
@@ -72,6 +75,7 @@ public final class Options {
         o.columnFamilies = columnFamilies;
         o.ingestCpuPriority = ingestCpuPriority;
         o.meterRegistry = meterRegistry;
+        o.logger = logger;
         return o;
     }
 
@@ -285,6 +289,23 @@ public final class Options {
         Options o = copy();
         o.ingestCpuPriority = Objects.requireNonNull(priority, "priority");
         return o;
+    }
+
+    /**
+     * Where the database reports what it does (as Pebble's {@code Options.Logger}): everything from opening to
+     * close, the database's background threads included. Routine events (open, recovery figures, retries)
+     * are {@code DEBUG}; {@code WARNING} means data was dropped or a file could not be removed; {@code ERROR}
+     * means background work failed. The default is {@code System.getLogger("io.varve.core")}, which an
+     * application routes with its platform logging backend; a library embedding Varve can pass its own.
+     */
+    public Options withLogger(System.Logger logger) {
+        Options o = copy();
+        o.logger = Objects.requireNonNull(logger, "logger");
+        return o;
+    }
+
+    public System.Logger logger() {
+        return logger;
     }
 
     public CpuPriority ingestCpuPriority() {

@@ -1,7 +1,9 @@
 package io.varve.core;
 
-import io.varve.core.txn.Bytes;
-import io.varve.core.txn.KeyLocks;
+import io.varve.core.internal.ColumnFamilies;
+import io.varve.core.internal.DbImpl;
+import io.varve.core.internal.txn.Bytes;
+import io.varve.core.internal.txn.KeyLocks;
 import io.varve.core.txn.TransactionConflictException;
 import io.varve.core.txn.TransactionOptions;
 

@@ -1,11 +1,12 @@
 package io.varve.core;
 
-import io.varve.core.base.ValueKind;
-import io.varve.core.batch.BatchBuilder;
-import io.varve.core.batch.BatchFormat;
-import io.varve.core.batch.BatchReader;
-import io.varve.core.sst.TableWriter;
-import io.varve.core.version.VersionSet;
+import io.varve.core.internal.ColumnFamilies;
+import io.varve.core.internal.keys.ValueKind;
+import io.varve.core.internal.batch.WriteBatchBuilder;
+import io.varve.core.internal.batch.WriteBatchFormat;
+import io.varve.core.internal.batch.WriteBatchReader;
+import io.varve.core.internal.sst.TableWriter;
+import io.varve.core.internal.version.VersionSet;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -31,7 +32,7 @@ public final class WriteBatch {
      */
     public static final long MAX_ENTRY_BYTES = TableWriter.MAX_ENTRY_SIZE;
 
-    private final BatchBuilder builder = new BatchBuilder();
+    private final WriteBatchBuilder builder = new WriteBatchBuilder();
     /** The database whose column-family handles the batch used; a batch may not mix databases. */
     private Object owner;
     private int[] mergeFamilies = {};
@@ -47,7 +48,7 @@ public final class WriteBatch {
     public WriteBatch put(MemorySegment key, MemorySegment value) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(value, "value");
-        add(ValueKind.PUT, BatchFormat.DEFAULT_COLUMN_FAMILY, key, value);
+        add(ValueKind.PUT, WriteBatchFormat.DEFAULT_COLUMN_FAMILY, key, value);
         return this;
     }
 
@@ -57,7 +58,7 @@ public final class WriteBatch {
 
     public WriteBatch delete(MemorySegment key) {
         Objects.requireNonNull(key, "key");
-        add(ValueKind.DELETE, BatchFormat.DEFAULT_COLUMN_FAMILY, key, null);
+        add(ValueKind.DELETE, WriteBatchFormat.DEFAULT_COLUMN_FAMILY, key, null);
         return this;
     }
 
@@ -68,7 +69,7 @@ public final class WriteBatch {
      * @throws IllegalArgumentException if {@code begin >= end}
      */
     public WriteBatch deleteRange(byte[] begin, byte[] end) {
-        add(ValueKind.RANGE_DELETE, BatchFormat.DEFAULT_COLUMN_FAMILY, rangeBegin(begin, end),
+        add(ValueKind.RANGE_DELETE, WriteBatchFormat.DEFAULT_COLUMN_FAMILY, rangeBegin(begin, end),
                 MemorySegment.ofArray(end));
         return this;
     }
@@ -96,9 +97,9 @@ public final class WriteBatch {
     public WriteBatch merge(byte[] key, byte[] operand) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(operand, "operand");
-        add(ValueKind.MERGE, BatchFormat.DEFAULT_COLUMN_FAMILY, MemorySegment.ofArray(key),
+        add(ValueKind.MERGE, WriteBatchFormat.DEFAULT_COLUMN_FAMILY, MemorySegment.ofArray(key),
                 MemorySegment.ofArray(operand));
-        noteMerge(BatchFormat.DEFAULT_COLUMN_FAMILY);
+        noteMerge(WriteBatchFormat.DEFAULT_COLUMN_FAMILY);
         return this;
     }
 
@@ -223,7 +224,7 @@ public final class WriteBatch {
      */
     public void forEach(Visitor visitor) {
         try {
-            BatchReader reader = new BatchReader(MemorySegment.ofArray(builder.encode()));
+            WriteBatchReader reader = new WriteBatchReader(MemorySegment.ofArray(builder.encode()));
             while (reader.next()) {
                 String family = familyName(reader.columnFamily());
                 byte[] key = reader.key().toArray(ValueLayout.JAVA_BYTE);
@@ -236,19 +237,19 @@ public final class WriteBatch {
                     case MERGE -> visitor.merge(family, key, reader.value().toArray(ValueLayout.JAVA_BYTE));
                 }
             }
-        } catch (BatchReader.MalformedBatchException e) {
+        } catch (WriteBatchReader.MalformedBatchException e) {
             throw new IllegalStateException("a batch this class built does not parse", e);
         }
     }
 
     private String familyName(int id) {
-        if (id == BatchFormat.DEFAULT_COLUMN_FAMILY) {
+        if (id == WriteBatchFormat.DEFAULT_COLUMN_FAMILY) {
             return DEFAULT_FAMILY;
         }
         return familiesUsed.get(id).name();
     }
 
-    BatchBuilder builder() {
+    WriteBatchBuilder builder() {
         return builder;
     }
 }

@@ -1,8 +1,9 @@
 package io.varve.core;
 
-import io.varve.core.batch.BatchFormat;
+import io.varve.core.internal.ColumnFamilies;
+import io.varve.core.internal.batch.WriteBatchFormat;
 import io.varve.core.merge.MergeOperator;
-import io.varve.core.merge.Merges;
+import io.varve.core.internal.merge.Merges;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -196,7 +197,7 @@ public final class WriteBatchWithIndex {
     }
 
     private NavigableMap<byte[], Entry> familyIndexForWrite(ColumnFamily family) {
-        int id = family == null ? BatchFormat.DEFAULT_COLUMN_FAMILY : family.id();
+        int id = family == null ? WriteBatchFormat.DEFAULT_COLUMN_FAMILY : family.id();
         return index.computeIfAbsent(id, k -> new TreeMap<>(Arrays::compareUnsigned));
     }
 

@@ -1,5 +1,6 @@
 package io.varve.core;
 
+import io.varve.core.internal.DbImpl;
 import io.varve.base.KnownLeak;
 import io.varve.core.compaction.CompactionSettings;
 import io.varve.base.fs.MemFileSystem;

@@ -1,5 +1,7 @@
 package io.varve.core;
 
+import io.varve.core.internal.DbTestAccess;
+import io.varve.core.internal.DbFiles;
 import io.varve.core.compaction.CompactionFilter;
 import io.varve.base.fs.MemFileSystem;
 import org.junit.jupiter.api.Test;

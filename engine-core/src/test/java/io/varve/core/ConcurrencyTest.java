@@ -1,5 +1,6 @@
 package io.varve.core;
 
+import io.varve.core.internal.DbTestAccess;
 import io.varve.base.fs.FileSystem;
 import io.varve.base.fs.ForwardingFileSystem;
 import io.varve.base.fs.ForwardingWritableFile;

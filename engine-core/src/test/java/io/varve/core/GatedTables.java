@@ -1,5 +1,6 @@
 package io.varve.core;
 
+import io.varve.core.internal.DbFiles;
 import io.varve.base.fs.ForwardingFileSystem;
 import io.varve.base.fs.MemFileSystem;
 import io.varve.base.fs.WritableFile;

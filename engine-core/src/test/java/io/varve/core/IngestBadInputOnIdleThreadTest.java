@@ -1,6 +1,6 @@
 package io.varve.core;
 
-import io.varve.core.base.CpuPriority;
+import io.varve.core.ingest.CpuPriority;
 
 /**
  * Every bad-input case again with the file work on an idle-priority thread of the database's: the caller

@@ -1,16 +1,18 @@
 package io.varve.core;
 
+import io.varve.core.internal.DbTestAccess;
+import io.varve.core.internal.DbFiles;
 import io.varve.base.CorruptionException;
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.ValueKind;
+import io.varve.core.internal.keys.InternalKey;
+import io.varve.core.internal.keys.ValueKind;
 import io.varve.base.fs.MemFileSystem;
 import io.varve.base.fs.ReadableFile;
 import io.varve.base.fs.WritableFile;
 import io.varve.core.ingest.IngestOptions;
 import io.varve.core.sst.SstFileWriter;
 import io.varve.core.sst.TableOptions;
-import io.varve.core.sst.TableReader;
-import io.varve.core.sst.TableWriter;
+import io.varve.core.internal.sst.TableReader;
+import io.varve.core.internal.sst.TableWriter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -216,7 +218,7 @@ class IngestBadInputTest {
     private long dataBlockOffset(Path path, int block) throws IOException {
         TableReader reader = TableReader.open(fs.openReadable(path), path, 1, null);
         try {
-            return io.varve.core.sst.TableTestAccess.dataBlockOffset(reader, block);
+            return io.varve.core.internal.sst.TableTestAccess.dataBlockOffset(reader, block);
         } finally {
             reader.release();
         }

@@ -1,5 +1,7 @@
 package io.varve.core;
 
+import io.varve.core.internal.DbTestAccess;
+import io.varve.core.internal.DbImpl;
 import io.varve.base.fs.MemFileSystem;
 import io.varve.core.ingest.IngestOptions;
 import org.junit.jupiter.api.Test;

@@ -1,12 +1,15 @@
 package io.varve.core;
 
-import io.varve.core.base.CpuPriority;
+import io.varve.core.internal.DbTestAccess;
+import io.varve.core.internal.DbFiles;
+import io.varve.core.internal.DbImpl;
+import io.varve.core.ingest.CpuPriority;
 import io.varve.core.compaction.CompactionSettings;
 import io.varve.base.fs.FaultInjectingFileSystem;
 import io.varve.base.fs.MemFileSystem;
 import io.varve.core.ingest.IngestOptions;
-import io.varve.core.version.TableMeta;
-import io.varve.core.version.Version;
+import io.varve.core.internal.version.TableMeta;
+import io.varve.core.internal.version.Version;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

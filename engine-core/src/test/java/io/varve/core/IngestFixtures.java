@@ -1,10 +1,11 @@
 package io.varve.core;
 
+import io.varve.core.internal.DbTestAccess;
 import io.varve.base.fs.FileSystem;
 import io.varve.core.sst.SstFileWriter;
 import io.varve.core.sst.TableOptions;
-import io.varve.core.version.TableMeta;
-import io.varve.core.version.Version;
+import io.varve.core.internal.version.TableMeta;
+import io.varve.core.internal.version.Version;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -13,17 +14,17 @@ import java.util.Map;
 import java.util.SortedMap;
 
 /** Helpers for the ingestion tests: external files from a sorted map, and where a family's tables sit. */
-final class IngestFixtures {
+public final class IngestFixtures {
 
     private IngestFixtures() {
     }
 
-    static byte[] bytes(String s) {
+    public static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
     /** Writes an external table for {@code family}: a null value is a deletion. */
-    static Path external(FileSystem fs, Path path, String family, SortedMap<String, String> entries) throws IOException {
+    public static Path external(FileSystem fs, Path path, String family, SortedMap<String, String> entries) throws IOException {
         try (SstFileWriter writer = new SstFileWriter(fs, path, TableOptions.defaults(), family)) {
             for (Map.Entry<String, String> e : entries.entrySet()) {
                 if (e.getValue() == null) {
@@ -38,7 +39,7 @@ final class IngestFixtures {
     }
 
     /** The level of the table holding {@code key} as its smallest key in the family's current version, or -1. */
-    static int levelOf(Db db, ColumnFamily family, String smallestKey) {
+    public static int levelOf(Db db, ColumnFamily family, String smallestKey) {
         Version version = DbTestAccess.currentVersion(db, family);
         try {
             for (int level = 0; level < Version.NUM_LEVELS; level++) {
@@ -54,7 +55,7 @@ final class IngestFixtures {
         }
     }
 
-    static String get(Db db, ColumnFamily family, String key) {
+    public static String get(Db db, ColumnFamily family, String key) {
         byte[] value = db.get(family, bytes(key));
         return value == null ? null : new String(value, StandardCharsets.UTF_8);
     }

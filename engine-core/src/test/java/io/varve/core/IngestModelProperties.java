@@ -1,6 +1,6 @@
 package io.varve.core;
 
-import io.varve.core.base.CpuPriority;
+import io.varve.core.ingest.CpuPriority;
 import io.varve.base.fs.MemFileSystem;
 import io.varve.core.ingest.IngestOptions;
 import io.varve.core.ingest.IngestRequiresFlushException;

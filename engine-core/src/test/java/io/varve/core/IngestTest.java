@@ -1,9 +1,12 @@
 package io.varve.core;
 
+import io.varve.core.internal.DbTestAccess;
+import io.varve.core.internal.DbFiles;
+import io.varve.core.internal.Ingestion;
 import io.varve.base.fs.MemFileSystem;
 import io.varve.core.ingest.IngestOptions;
 import io.varve.core.ingest.IngestRequiresFlushException;
-import io.varve.core.version.Version;
+import io.varve.core.internal.version.Version;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 

@@ -77,7 +77,7 @@ class MetricsTest {
                 db.put(i % 100 == 0 ? WriteOptions.SYNC : WriteOptions.DEFAULT, key(i), value(i));
             }
             assertTrue(counter(registry, "varve.wal.written") >= 2000 * 200, "log bytes cover the values");
-            long batchBytes = ((DbImpl) db).statistics().walBatchBytes();
+            long batchBytes = db.statistics().walBatchBytes();
             assertTrue(batchBytes >= 2000 * (10 + 200) && batchBytes < counter(registry, "varve.wal.written"),
                     "batches without framing: at least the keys and values, less than the log file bytes");
             assertEquals(20, counter(registry, "varve.wal.synced.commits"));
@@ -136,7 +136,7 @@ class MetricsTest {
         db.put(key(1), value(1));
         db.close();
         assertEquals(Set.of(), meterNames(registry));
-        assertEquals(0, ((DbImpl) db).statistics().memtableBytes(), "a closed database pins no view");
+        assertEquals(0, db.statistics().memtableBytes(), "a closed database pins no view");
 
         try (Db reopened = Db.open(DIR, options(registry, fs))) {
             assertEquals(names, meterNames(registry));

@@ -1,9 +1,10 @@
 package io.varve.core;
 
+import io.varve.core.internal.DbTestAccess;
 import io.varve.base.fs.MemFileSystem;
 import io.varve.core.ingest.IngestOptions;
-import io.varve.core.version.TableMeta;
-import io.varve.core.version.Version;
+import io.varve.core.internal.version.TableMeta;
+import io.varve.core.internal.version.Version;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,7 @@
 package io.varve.core;
 
+import io.varve.core.internal.DbTestAccess;
+import io.varve.core.internal.DbFiles;
 import io.varve.base.fs.FileSystem;
 import io.varve.base.fs.ForwardingFileSystem;
 import io.varve.base.fs.MemFileSystem;

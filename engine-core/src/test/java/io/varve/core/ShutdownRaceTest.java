@@ -1,10 +1,12 @@
 package io.varve.core;
 
+import io.varve.core.internal.DbTestAccess;
+import io.varve.core.internal.DbFiles;
 import io.varve.base.LeakDetector;
 import io.varve.base.fs.MemFileSystem;
 import io.varve.core.ingest.IngestOptions;
-import io.varve.core.version.TableMeta;
-import io.varve.core.version.VersionSet;
+import io.varve.core.internal.version.TableMeta;
+import io.varve.core.internal.version.VersionSet;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

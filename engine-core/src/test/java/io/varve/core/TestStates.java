@@ -7,13 +7,13 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /** Helpers to read a whole database into a comparable form and to replay acknowledged writes into a model. */
-final class TestStates {
+public final class TestStates {
 
     private TestStates() {
     }
 
     /** One acknowledged write: a batch of puts (value != null) and deletes (value == null). */
-    record Write(List<Map.Entry<String, byte[]>> ops, boolean synced) {
+    public record Write(List<Map.Entry<String, byte[]>> ops, boolean synced) {
         void applyTo(TreeMap<String, String> model) {
             for (Map.Entry<String, byte[]> op : ops) {
                 if (op.getValue() == null) {
@@ -24,7 +24,7 @@ final class TestStates {
             }
         }
 
-        WriteBatch toBatch() {
+        public WriteBatch toBatch() {
             WriteBatch batch = new WriteBatch();
             for (Map.Entry<String, byte[]> op : ops) {
                 byte[] key = HexFormat.of().parseHex(op.getKey());
@@ -39,7 +39,7 @@ final class TestStates {
     }
 
     /** The database's contents as hex key -> hex value, through a full forward scan. */
-    static TreeMap<String, String> contents(Db db) {
+    public static TreeMap<String, String> contents(Db db) {
         TreeMap<String, String> state = new TreeMap<>();
         try (DbIterator it = db.iterator()) {
             for (it.seekToFirst(); it.valid(); it.next()) {
@@ -53,7 +53,7 @@ final class TestStates {
      * The length of the prefix of {@code writes} (applied on top of {@code base}) that produces {@code actual},
      * searching only prefixes of at least {@code minimum} writes; -1 if none does.
      */
-    static int matchingPrefix(TreeMap<String, String> base, List<Write> writes, int minimum,
+    public static int matchingPrefix(TreeMap<String, String> base, List<Write> writes, int minimum,
                               TreeMap<String, String> actual) {
         TreeMap<String, String> model = new TreeMap<>(base);
         for (int i = 0; i < minimum; i++) {
@@ -70,22 +70,22 @@ final class TestStates {
         }
     }
 
-    static String hex(byte[] bytes) {
+    public static String hex(byte[] bytes) {
         return HexFormat.of().formatHex(bytes);
     }
 
-    static byte[] randomBytes(java.util.Random random, int maxLength) {
+    public static byte[] randomBytes(java.util.Random random, int maxLength) {
         byte[] b = new byte[random.nextInt(maxLength + 1)];
         random.nextBytes(b);
         return b;
     }
 
-    static boolean sameBytes(byte[] a, byte[] b) {
+    public static boolean sameBytes(byte[] a, byte[] b) {
         return Arrays.equals(a, b);
     }
 
     /** Whether {@code error}, its causes or anything suppressed along the way is of type {@code type}. */
-    static boolean causedBy(Throwable error, Class<? extends Throwable> type) {
+    public static boolean causedBy(Throwable error, Class<? extends Throwable> type) {
         for (Throwable t = error; t != null; t = t.getCause()) {
             if (type.isInstance(t)) {
                 return true;
@@ -100,7 +100,7 @@ final class TestStates {
     }
 
     /** Closes {@code db} and returns {@code error}, or the close's own failure if there was none before. */
-    static Throwable closeKeepingFirstError(Db db, Throwable error) {
+    public static Throwable closeKeepingFirstError(Db db, Throwable error) {
         try {
             db.close();
         } catch (RuntimeException e) {

@@ -1,5 +1,6 @@
 package io.varve.core;
 
+import io.varve.core.internal.DbImpl;
 import io.varve.base.fs.MemFileSystem;
 import io.varve.core.txn.DeadlockException;
 import io.varve.core.txn.LockTimeoutException;

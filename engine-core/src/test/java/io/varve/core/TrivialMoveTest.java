@@ -1,8 +1,9 @@
 package io.varve.core;
 
+import io.varve.core.internal.DbTestAccess;
 import io.varve.base.fs.MemFileSystem;
 import io.varve.core.compaction.CompactionSettings;
-import io.varve.core.version.Version;
+import io.varve.core.internal.version.Version;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

@@ -1,7 +1,9 @@
 package io.varve.core;
 
+import io.varve.core.internal.DbTestAccess;
+import io.varve.core.internal.DbImpl;
 import io.varve.base.fs.MemFileSystem;
-import io.varve.core.version.Version;
+import io.varve.core.internal.version.Version;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

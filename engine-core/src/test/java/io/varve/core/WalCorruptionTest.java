@@ -1,5 +1,6 @@
 package io.varve.core;
 
+import io.varve.core.internal.DbRecovery;
 import io.varve.base.CorruptionException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -87,7 +88,7 @@ class WalCorruptionTest {
             assertTrue(kept > 0 && kept < RECORDS, "kept " + kept);
             db.put(key(RECORDS + 1), value(1));
         }
-        // Recovery cut the damaged log back, so writes made after it survive the next open.
+        // DbRecovery cut the damaged log back, so writes made after it survive the next open.
         try (Db db = Db.open(dir, Options.defaults().withWalRecovery(WalRecoveryMode.ABSOLUTE_CONSISTENCY))) {
             assertEquals(kept, presentPrefix(db));
             assertArrayEquals(value(1), db.get(key(RECORDS + 1)));

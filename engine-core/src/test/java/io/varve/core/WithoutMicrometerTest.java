@@ -75,9 +75,9 @@ class WithoutMicrometerTest {
             assertEquals("2000 value-1234", run.apply(dir.toString()));
 
             assertNotNull(loader.loadClass(Options.class.getName()));
-            assertEquals(true, loader.hasLoaded("io.varve.core.DbStatistics"), "the statistics were set up");
+            assertEquals(true, loader.hasLoaded("io.varve.core.internal.DbStatistics"), "the statistics were set up");
             assertNull(loader.findResource("io/micrometer/core/instrument/MeterRegistry.class"));
-            assertEquals(false, loader.hasLoaded("io.varve.core.metrics.MicrometerMeters"),
+            assertEquals(false, loader.hasLoaded("io.varve.core.internal.metrics.MicrometerMeters"),
                     "without a registry the Micrometer binding is never loaded");
         }
     }

@@ -1,5 +1,7 @@
 package io.varve.core;
 
+import io.varve.core.internal.DbTestAccess;
+import io.varve.core.internal.DbImpl;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

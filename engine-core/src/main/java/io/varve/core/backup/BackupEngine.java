@@ -1,12 +1,14 @@
 package io.varve.core.backup;
 
+import io.varve.core.internal.backup.BackupMetaFormat;
+import io.varve.core.internal.backup.FileCopy;
 import io.varve.base.CorruptionException;
 import io.varve.base.fs.DiskFileSystem;
 import io.varve.base.fs.FileSystem;
 import io.varve.base.fs.ReadableFile;
 import io.varve.base.fs.WritableFile;
-import io.varve.core.backup.BackupMetaFormat.FileEntry;
-import io.varve.core.backup.BackupMetaFormat.Meta;
+import io.varve.core.internal.backup.BackupMetaFormat.FileEntry;
+import io.varve.core.internal.backup.BackupMetaFormat.Meta;
 import io.varve.core.Db;
 
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package io.varve.core.ingest;
 
-import io.varve.core.base.Keys;
+import io.varve.core.internal.keys.Keys;
 
 import java.util.Objects;
 import java.util.concurrent.locks.Condition;

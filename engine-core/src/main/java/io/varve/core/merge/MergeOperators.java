@@ -1,5 +1,7 @@
 package io.varve.core.merge;
 
+import io.varve.core.internal.keys.Keys;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -133,7 +135,7 @@ public final class MergeOperators {
             public byte[] fullMerge(MemorySegment key, MemorySegment existing, List<MemorySegment> operands) {
                 MemorySegment best = existing;
                 for (MemorySegment operand : operands) {
-                    if (best == null || compare(operand, best) > 0) {
+                    if (best == null || Keys.compare(operand, best) > 0) {
                         best = operand;
                     }
                 }
@@ -145,20 +147,5 @@ public final class MergeOperators {
                 return fullMerge(key, null, operands);
             }
         };
-    }
-
-    private static int compare(MemorySegment a, MemorySegment b) {
-        long mismatch = a.mismatch(b);
-        if (mismatch < 0) {
-            return 0;
-        }
-        if (mismatch == a.byteSize()) {
-            return -1;
-        }
-        if (mismatch == b.byteSize()) {
-            return 1;
-        }
-        return Integer.compare(Byte.toUnsignedInt(a.get(ValueLayout.JAVA_BYTE, mismatch)),
-                Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, mismatch)));
     }
 }

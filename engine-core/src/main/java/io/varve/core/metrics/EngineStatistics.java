@@ -1,5 +1,7 @@
 package io.varve.core.metrics;
 
+import io.varve.core.internal.metrics.EngineMeters;
+
 /**
  * The figures a database publishes as meters, read from the engine's own counters. Plain Java on purpose:
  * the engine keeps these whether or not Micrometer is present, and only {@link EngineMeters} turns them into
@@ -64,6 +66,12 @@ public interface EngineStatistics {
 
     /** Bytes handed to the OS for the write-ahead log (records and their framing). */
     long walBytesWritten();
+
+    /**
+     * Batch bytes logged, record framing excluded: what RocksDB's {@code WAL_FILE_BYTES} counts, for comparing
+     * the two. Not published as a meter ({@link #walBytesWritten()} is the log's real volume).
+     */
+    long walBatchBytes();
 
     /** fsyncs of the write-ahead log made for synced writes (group commit: one may serve many). */
     long walSyncs();

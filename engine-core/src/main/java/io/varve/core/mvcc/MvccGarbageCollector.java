@@ -4,7 +4,7 @@ import io.varve.core.ColumnFamily;
 import io.varve.core.Db;
 import io.varve.core.WriteBatch;
 import io.varve.core.WriteOptions;
-import io.varve.core.base.Keys;
+import io.varve.core.internal.keys.Keys;
 import io.varve.core.ingest.RangeLatch;
 import io.varve.core.compaction.CompactionFilter;
 import io.varve.core.compaction.filters.MvccGcFilter;

@@ -1,8 +1,13 @@
 package io.varve.core.sst;
 
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.Keys;
-import io.varve.core.base.ValueKind;
+import io.varve.core.internal.sst.InternalKeys;
+import io.varve.core.internal.sst.TableFormat;
+import io.varve.core.internal.sst.TableProperties;
+import io.varve.core.internal.sst.TableReader;
+import io.varve.core.internal.sst.TableWriter;
+import io.varve.core.internal.keys.InternalKey;
+import io.varve.core.internal.keys.Keys;
+import io.varve.core.internal.keys.ValueKind;
 import io.varve.base.fs.DiskFileSystem;
 import io.varve.base.fs.FileSystem;
 import java.io.IOException;

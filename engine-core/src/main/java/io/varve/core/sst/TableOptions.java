@@ -1,5 +1,7 @@
 package io.varve.core.sst;
 
+import io.varve.core.internal.sst.TableFormat;
+import io.varve.core.internal.sst.TableWriter;
 import java.util.Objects;
 
 /**

@@ -12,6 +12,7 @@ import io.varve.core.WriteBatchWithIndex;
 import io.varve.core.WriteOptions;
 import io.varve.core.ingest.IngestOptions;
 import io.varve.core.ingest.RangeLatch;
+import io.varve.core.metrics.EngineStatistics;
 import io.varve.core.txn.TransactionOptions;
 
 import java.lang.foreign.MemorySegment;
@@ -121,6 +122,11 @@ final class GatheredWrites {
         @Override
         public Snapshot snapshot() {
             return db.snapshot();
+        }
+
+        @Override
+        public EngineStatistics statistics() {
+            return db.statistics();
         }
 
         @Override

@@ -1,10 +1,9 @@
 package io.varve.jmh.ingest;
 
-import io.varve.core.BenchmarkAccess;
 import io.varve.core.Db;
 import io.varve.core.Options;
 import io.varve.core.WriteOptions;
-import io.varve.core.base.CpuPriority;
+import io.varve.core.ingest.CpuPriority;
 import io.varve.core.ingest.IngestOptions;
 import io.varve.core.metrics.EngineStatistics;
 import io.varve.core.sst.SstFileWriter;
@@ -193,7 +192,7 @@ public class IngestWhileWritingBenchmark {
         }
         // The engine's background work over the whole scenario: ingested tables that land where they overlap
         // something cause compactions, which take CPU from the writers like any other thread.
-        EngineStatistics stats = BenchmarkAccess.statistics(db);
+        EngineStatistics stats = db.statistics();
         System.out.printf(Locale.ROOT, "[ingest-engine] flushes=%d compactions=%d compactionMiBWritten=%.1f "
                         + "compactionSeconds=%.2f writeStallMs=%.1f level0Tables=%d%n", stats.flushes(),
                 stats.compactions(), stats.compactionBytesWritten() / 1048576.0, stats.compactionNanos() / 1e9,

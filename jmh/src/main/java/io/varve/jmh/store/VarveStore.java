@@ -1,6 +1,5 @@
 package io.varve.jmh.store;
 
-import io.varve.core.BenchmarkAccess;
 import io.varve.core.Db;
 import io.varve.core.DbIterator;
 import io.varve.core.ReadOptions;
@@ -127,14 +126,14 @@ final class VarveStore implements KvStore {
 
     @Override
     public long fsyncs() {
-        return BenchmarkAccess.syncStatistics(db)[0];
+        return db.statistics().walSyncs();
     }
 
     @Override
     public WriteStats writeStats() {
-        EngineStatistics s = BenchmarkAccess.statistics(db);
+        EngineStatistics s = db.statistics();
         // The log's batches without record framing, since that is all RocksDB's WAL_FILE_BYTES counts.
-        return new WriteStats(BenchmarkAccess.walBatchBytes(db), s.flushBytesWritten(), s.compactionBytesWritten(),
+        return new WriteStats(s.walBatchBytes(), s.flushBytesWritten(), s.compactionBytesWritten(),
                 s.writeStallNanos(), s.level0Tables());
     }
 

@@ -1,14 +1,14 @@
 package io.varve.jmh.version;
 
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.ValueKind;
+import io.varve.core.internal.keys.InternalKey;
+import io.varve.core.internal.keys.ValueKind;
 import io.varve.base.fs.MemFileSystem;
-import io.varve.core.memtable.Memtable;
-import io.varve.core.version.Reclaimer;
-import io.varve.core.version.TableCache;
-import io.varve.core.version.TableMeta;
-import io.varve.core.version.VersionEdit;
-import io.varve.core.version.VersionSet;
+import io.varve.core.internal.memtable.Memtable;
+import io.varve.core.internal.version.Reclaimer;
+import io.varve.core.internal.version.TableCache;
+import io.varve.core.internal.version.TableMeta;
+import io.varve.core.internal.version.VersionEdit;
+import io.varve.core.internal.version.VersionSet;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

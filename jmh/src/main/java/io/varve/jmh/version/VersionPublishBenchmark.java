@@ -1,22 +1,23 @@
 package io.varve.jmh.version;
 
-import io.varve.core.base.InternalKey;
-import io.varve.core.base.ValueKind;
+import io.varve.core.internal.version.RecoveredManifest;
+import io.varve.core.internal.keys.InternalKey;
+import io.varve.core.internal.keys.ValueKind;
 import io.varve.base.fs.ForwardingFileSystem;
 import io.varve.base.fs.MemFileSystem;
 import io.varve.base.fs.WritableFile;
-import io.varve.core.memtable.Memtable;
-import io.varve.core.base.LookupResult;
+import io.varve.core.internal.memtable.Memtable;
+import io.varve.core.internal.keys.LookupResult;
 import io.varve.core.sst.TableOptions;
-import io.varve.core.sst.TableProperties;
-import io.varve.core.sst.TableReader;
-import io.varve.core.sst.TableWriter;
-import io.varve.core.version.ReadView;
-import io.varve.core.version.Reclaimer;
-import io.varve.core.version.TableCache;
-import io.varve.core.version.TableMeta;
-import io.varve.core.version.VersionEdit;
-import io.varve.core.version.VersionSet;
+import io.varve.core.internal.sst.TableProperties;
+import io.varve.core.internal.sst.TableReader;
+import io.varve.core.internal.sst.TableWriter;
+import io.varve.core.internal.version.ReadView;
+import io.varve.core.internal.version.Reclaimer;
+import io.varve.core.internal.version.TableCache;
+import io.varve.core.internal.version.TableMeta;
+import io.varve.core.internal.version.VersionEdit;
+import io.varve.core.internal.version.VersionSet;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -122,7 +123,7 @@ public class VersionPublishBenchmark {
         }
         realKeys = real.toArray(new MemorySegment[0]);
         memtable = new Memtable(1 << 20);
-        VersionSet.Recovered nothing = VersionSet.recover(versionFs, DIR);
+        RecoveredManifest nothing = VersionSet.recover(versionFs, DIR);
         versions = VersionSet.open(versionFs, DIR, nothing, initial.logNumber(1), memtable, reclaimer, tableCache,
                 VersionPublishBenchmark::tablePath, tables + 10L);
         memtable.release();

@@ -1,0 +1,391 @@
+package io.varve.core.internal.sst;
+
+import io.varve.core.sst.TableOptions;
+import io.varve.base.Checksums;
+import io.varve.base.Varint;
+import io.varve.core.internal.keys.InternalKey;
+import io.varve.core.internal.keys.ValueKind;
+import io.varve.core.internal.rangedel.FragmentedTombstones;
+import io.varve.core.internal.rangedel.RangeTombstone;
+import io.varve.base.fs.WritableFile;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.zip.CRC32C;
+
+/**
+ * Writes one sorted table (layout in {@link TableFormat}) through a {@link WritableFile} it owns.
+ *
+ * <p>Lifecycle: {@link #add} entries in strictly increasing internal-key order, then {@link #finish()}, then
+ * optionally {@link #sync()}, then {@link #close()}. Closing without a successful finish abandons the table
+ * (the file is closed, its partial contents left for the caller to delete: the writer does not know the
+ * file's name). After an I/O error the writer refuses further work; the caller abandons it.
+ *
+ * <p>Finished blocks are gathered in memory and handed to the file in writes of about
+ * {@link TableFormat#WRITE_BUFFER_SIZE}, so a table costs few system calls. The writer never syncs on its
+ * own: the caller decides when durability is needed (a flush syncs before installing the table; a
+ * compaction may sync its outputs together). Not thread-safe.
+ */
+public final class TableWriter implements AutoCloseable {
+
+    /** Largest user key plus value {@link #add} accepts ({@link TableFormat#MAX_ENTRY_SIZE}). */
+    public static final int MAX_ENTRY_SIZE = TableFormat.MAX_ENTRY_SIZE;
+
+    private enum State { OPEN, FINISHED, FAILED, CLOSED }
+
+    private final WritableFile file;
+    private final TableOptions options;
+    private final BlockBuilder dataBlock;
+    private final BlockBuilder indexBlock;
+    private final ByteBuilder pendingWrites = new ByteBuilder(TableFormat.WRITE_BUFFER_SIZE);
+    private State state = State.OPEN;
+
+    /** File offset of the next byte to be written (written to the file or still pending). */
+    private long offset;
+
+    /** The last key added, encoded as user key + trailer; {@code key} is scratch for the one being added. */
+    private byte[] lastKey = new byte[64];
+    private int lastKeyLength;
+    private byte[] key = new byte[64];
+
+    /** A flushed data block waits for the next key so its index separator can be shortened. */
+    private BlockHandle pendingIndexHandle;
+    private byte[] separator = new byte[64];
+    private final byte[] handleScratch = new byte[2 * Varint.MAX_LONG_LENGTH];
+
+    private long[] keyHashes;
+    private int keyHashCount;
+
+    /** Null when compression is off; kept for the writer's life so its hash table is reused per block. */
+    private final Lz4BlockCompressor compressor;
+    private byte[] compressed = new byte[0];
+    private final CRC32C crc = new CRC32C();
+    private String columnFamily;
+
+    private long entryCount;
+    private final List<RangeTombstone> rangeTombstones = new ArrayList<>();
+    private long deletionCount;
+    private byte[] smallestKey;
+    private long smallestSequence = Long.MAX_VALUE;
+    private long largestSequence = -1;
+    private long rawKeyBytes;
+    private long rawValueBytes;
+    private long dataBlockCount;
+    private long compressedDataBlockCount;
+    private long dataBytes;
+    private long uncompressedDataBytes;
+
+    /**
+     * Starts a table in {@code file}, which must be empty; the writer owns the file from here on (closing it
+     * in {@link #close()}).
+     */
+    public TableWriter(WritableFile file, TableOptions options) {
+        this.file = Objects.requireNonNull(file, "file");
+        this.options = Objects.requireNonNull(options, "options");
+        if (file.size() != 0) {
+            throw new IllegalArgumentException("table file must be empty, has " + file.size() + " bytes");
+        }
+        this.dataBlock = new BlockBuilder(options.restartInterval(), options.blockSize());
+        this.indexBlock = new BlockBuilder(TableFormat.INDEX_RESTART_INTERVAL, 4096);
+        this.keyHashes = options.bloomBitsPerKey() > 0 ? new long[1024] : null;
+        this.compressor = options.compression() ? new Lz4BlockCompressor() : null;
+    }
+
+    /**
+     * Appends an entry. Internal keys must strictly increase: user keys ascending (unsigned bytes), and for
+     * one user key, trailers descending.
+     *
+     * @throws IllegalArgumentException naming both keys if the order is violated, or for an unknown kind or
+     *     an oversized entry
+     */
+    public void add(MemorySegment userKey, long trailer, MemorySegment value) throws IOException {
+        requireState(State.OPEN);
+        ValueKind kind = ValueKind.pointKindOrNull(InternalKey.kindCode(trailer));
+        if (kind == null) {
+            throw new IllegalArgumentException("unknown value kind " + InternalKey.kindCode(trailer) + " in "
+                    + InternalKeys.describe(userKey, trailer));
+        }
+        if (userKey.byteSize() + value.byteSize() > TableFormat.MAX_ENTRY_SIZE) {
+            throw new IllegalArgumentException("entry of " + (userKey.byteSize() + value.byteSize())
+                    + " bytes exceeds the limit of " + TableFormat.MAX_ENTRY_SIZE);
+        }
+        int userKeyLength = (int) userKey.byteSize();
+        int keyLength = userKeyLength + TableFormat.KEY_TRAILER_SIZE;
+        if (key.length < keyLength) {
+            key = new byte[Math.max(keyLength, key.length * 2)];
+        }
+        MemorySegment.copy(userKey, ValueLayout.JAVA_BYTE, 0, key, 0, userKeyLength);
+        InternalKeys.writeTrailer(key, userKeyLength, trailer);
+
+        boolean newUserKey = true;
+        if (entryCount > 0) {
+            int lastUserKeyLength = lastKeyLength - TableFormat.KEY_TRAILER_SIZE;
+            int c = Arrays.compareUnsigned(lastKey, 0, lastUserKeyLength, key, 0, userKeyLength);
+            long lastTrailer = InternalKeys.readTrailer(lastKey, lastUserKeyLength);
+            newUserKey = c != 0;
+            if (c > 0 || (c == 0 && Long.compareUnsigned(lastTrailer, trailer) <= 0)) {
+                throw new IllegalArgumentException("table entries must be added in strictly increasing order: "
+                        + InternalKeys.describe(userKey, trailer) + " does not come after "
+                        + InternalKeys.describe(MemorySegment.ofArray(lastKey).asSlice(0, lastUserKeyLength),
+                                lastTrailer));
+            }
+        }
+
+        try {
+            if (pendingIndexHandle != null) {
+                int separatorLength = shortSeparator(lastKey, lastKeyLength, key, keyLength);
+                addIndexEntry(separator, separatorLength, pendingIndexHandle);
+                pendingIndexHandle = null;
+            }
+            if (newUserKey && keyHashes != null) {
+                if (keyHashCount == keyHashes.length) {
+                    keyHashes = Arrays.copyOf(keyHashes, keyHashCount * 2);
+                }
+                keyHashes[keyHashCount++] = KeyHash.hash64(userKey);
+            }
+            dataBlock.add(key, keyLength, value);
+            recordStatistics(kind, InternalKey.sequence(trailer), keyLength, value.byteSize());
+            byte[] previous = lastKey;
+            lastKey = key;
+            lastKeyLength = keyLength;
+            key = previous;
+            if (dataBlock.estimatedSize() >= options.blockSize()) {
+                flushDataBlock();
+            }
+        } catch (IOException | RuntimeException e) {
+            state = State.FAILED;
+            throw e;
+        }
+    }
+
+    /**
+     * Records range tombstones in the table (fragments, as {@link FragmentedTombstones#fragments()} gives
+     * them). A table still needs at least one point entry; callers that have only tombstones add a point
+     * deletion of a fragment's begin at its sequence, which deletes nothing the fragment does not.
+     */
+    public void addRangeTombstones(List<RangeTombstone> fragments) {
+        requireState(State.OPEN);
+        for (RangeTombstone t : fragments) {
+            // Level-0 order and ingestion placement go by a table's sequences: its tombstones count too.
+            smallestSequence = Math.min(smallestSequence, t.sequence());
+            largestSequence = Math.max(largestSequence, t.sequence());
+            rangeTombstones.add(t);
+        }
+    }
+
+    /** Entries added so far. */
+    public long entryCount() {
+        return entryCount;
+    }
+
+    /** Records, in the properties, the column family the table is meant for (external tables only). */
+    public void columnFamily(String name) {
+        requireState(State.OPEN);
+        this.columnFamily = Objects.requireNonNull(name, "columnFamily");
+    }
+
+    /**
+     * Bytes the file would have if the table were cut here, not counting metadata: lets a compaction close
+     * an output at its target size.
+     */
+    public long estimatedFileSize() {
+        return offset + dataBlock.estimatedSize();
+    }
+
+    /**
+     * Writes the remaining data block, the filter, properties and index blocks and the footer, and hands
+     * every byte to the file. Does not sync. A table needs at least one entry.
+     *
+     * @return the table's properties, with {@link TableProperties#fileSize()} set
+     */
+    public TableProperties finish() throws IOException {
+        requireState(State.OPEN);
+        if (entryCount == 0) {
+            throw new IllegalStateException("a table needs at least one entry");
+        }
+        try {
+            if (!dataBlock.isEmpty()) {
+                flushDataBlock();
+            }
+            if (pendingIndexHandle != null) {
+                // The last separator is the last key itself: no next key to shorten against.
+                addIndexEntry(lastKey, lastKeyLength, pendingIndexHandle);
+                pendingIndexHandle = null;
+            }
+            BlockHandle filter = Footer.NO_FILTER;
+            if (keyHashes != null) {
+                byte[] bits = BloomFilter.build(keyHashes, keyHashCount, options.bloomBitsPerKey());
+                filter = writeBlock(bits, bits.length, false);
+            }
+            TableProperties properties = buildProperties();
+            byte[] encodedProperties = PropertiesBlock.encode(properties, rangeTombstones);
+            BlockHandle propertiesHandle = writeBlock(encodedProperties, encodedProperties.length, false);
+            ByteBuilder index = indexBlock.finish();
+            BlockHandle indexHandle = writeBlock(index.array(), index.size(), false);
+            byte[] footer = new Footer(indexHandle, filter, propertiesHandle).encode();
+            pendingWrites.append(footer, 0, footer.length);
+            offset += footer.length;
+            flushPendingWrites();
+            state = State.FINISHED;
+            return properties.withFileSize(offset);
+        } catch (IOException | RuntimeException e) {
+            state = State.FAILED;
+            throw e;
+        }
+    }
+
+    /** Forces the finished table to the device. Only after {@link #finish()}. */
+    public void sync() throws IOException {
+        requireState(State.FINISHED);
+        file.sync();
+    }
+
+    /** Stops writing and closes the file; its partial contents are the caller's to delete. */
+    public void abandon() throws IOException {
+        close();
+    }
+
+    /** Closes the file. Before a successful {@link #finish()}, this abandons the table. */
+    @Override
+    public void close() throws IOException {
+        if (state != State.CLOSED) {
+            state = State.CLOSED;
+            file.close();
+        }
+    }
+
+    private void requireState(State expected) {
+        if (state != expected) {
+            throw new IllegalStateException("table writer is " + state + ", expected " + expected);
+        }
+    }
+
+    private void recordStatistics(ValueKind kind, long sequence, int keyLength, long valueLength) {
+        if (entryCount == 0) {
+            smallestKey = Arrays.copyOf(key, keyLength);
+        }
+        entryCount++;
+        if (kind == ValueKind.DELETE) {
+            deletionCount++;
+        }
+        smallestSequence = Math.min(smallestSequence, sequence);
+        largestSequence = Math.max(largestSequence, sequence);
+        rawKeyBytes += keyLength;
+        rawValueBytes += valueLength;
+    }
+
+    private TableProperties buildProperties() {
+        int smallestUserKeyLength = smallestKey.length - TableFormat.KEY_TRAILER_SIZE;
+        int largestUserKeyLength = lastKeyLength - TableFormat.KEY_TRAILER_SIZE;
+        return new TableProperties(entryCount, deletionCount,
+                Arrays.copyOf(smallestKey, smallestUserKeyLength),
+                InternalKeys.readTrailer(smallestKey, smallestUserKeyLength),
+                Arrays.copyOf(lastKey, largestUserKeyLength),
+                InternalKeys.readTrailer(lastKey, largestUserKeyLength),
+                smallestSequence, largestSequence, rawKeyBytes, rawValueBytes, dataBlockCount,
+                compressedDataBlockCount, dataBytes, uncompressedDataBytes, options.bloomBitsPerKey(),
+                options.blockSize(), options.restartInterval(), System.currentTimeMillis(), TableFormat.CREATOR,
+                columnFamily, 0);
+    }
+
+    private void flushDataBlock() throws IOException {
+        ByteBuilder contents = dataBlock.finish();
+        long before = offset;
+        BlockHandle handle = writeBlock(contents.array(), contents.size(), options.compression());
+        dataBlockCount++;
+        dataBytes += offset - before;
+        uncompressedDataBytes += contents.size();
+        dataBlock.reset();
+        pendingIndexHandle = handle;
+    }
+
+    /**
+     * Picks a short separator between the last key of a block and the first key of the next. Where the user
+     * keys first differ (at byte {@code i}, inside both), the last key's byte is smaller; the separator is
+     * the last key's first {@code i} bytes plus that byte incremented, with
+     * {@link TableFormat#SEPARATOR_TRAILER}. It is above the last key (larger at byte {@code i}) and below
+     * the next key: either smaller at byte {@code i}, or a prefix of the next user key, or that very user
+     * key with a trailer that sorts before all of its entries. Used only when strictly shorter than the last
+     * user key; otherwise the separator is the last key itself. Writes into {@link #separator}, returns
+     * its length.
+     */
+    private int shortSeparator(byte[] last, int lastLength, byte[] next, int nextLength) {
+        int lastUser = lastLength - TableFormat.KEY_TRAILER_SIZE;
+        int nextUser = nextLength - TableFormat.KEY_TRAILER_SIZE;
+        int differ = Arrays.mismatch(last, 0, lastUser, next, 0, nextUser);
+        if (differ >= 0 && differ + 1 < lastUser && differ < nextUser) {
+            int length = differ + 1 + TableFormat.KEY_TRAILER_SIZE;
+            ensureSeparatorCapacity(length);
+            System.arraycopy(last, 0, separator, 0, differ);
+            separator[differ] = (byte) ((last[differ] & 0xFF) + 1);
+            InternalKeys.writeTrailer(separator, differ + 1, TableFormat.SEPARATOR_TRAILER);
+            return length;
+        }
+        ensureSeparatorCapacity(lastLength);
+        System.arraycopy(last, 0, separator, 0, lastLength);
+        return lastLength;
+    }
+
+    private void ensureSeparatorCapacity(int length) {
+        if (separator.length < length) {
+            separator = new byte[Math.max(length, separator.length * 2)];
+        }
+    }
+
+    private void addIndexEntry(byte[] separatorKey, int separatorLength, BlockHandle handle) {
+        int length = Varint.write(handleScratch, 0, handle.offset());
+        length = Varint.write(handleScratch, length, handle.size());
+        indexBlock.add(separatorKey, separatorLength, handleScratch, length);
+    }
+
+    /**
+     * Appends {@code contents[0, length)} (LZ4-compressed when allowed and worth it) and its trailer to the
+     * pending writes, flushing them when enough has gathered.
+     */
+    private BlockHandle writeBlock(byte[] contents, int length, boolean mayCompress) throws IOException {
+        byte type = TableFormat.COMPRESSION_NONE;
+        byte[] stored = contents;
+        int storedLength = length;
+        if (mayCompress) {
+            int bound = Varint.MAX_INT_LENGTH + Lz4BlockCompressor.maxCompressedLength(length);
+            if (compressed.length < bound) {
+                compressed = new byte[bound];
+            }
+            int header = Varint.write(compressed, 0, length);
+            int compressedLength = compressor.compress(contents, 0, length, compressed, header);
+            if (header + compressedLength <= length - length / TableFormat.MIN_COMPRESSION_SAVING_DIVISOR) {
+                type = TableFormat.COMPRESSION_LZ4;
+                stored = compressed;
+                storedLength = header + compressedLength;
+                compressedDataBlockCount++;
+            }
+        }
+        if (storedLength > TableFormat.MAX_BLOCK_CONTENTS_SIZE) {
+            throw new IllegalStateException("block of " + storedLength + " bytes exceeds the format limit");
+        }
+        crc.reset();
+        crc.update(stored, 0, storedLength);
+        crc.update(type);
+        BlockHandle handle = new BlockHandle(offset, storedLength);
+        pendingWrites.append(stored, 0, storedLength);
+        pendingWrites.appendByte(type);
+        pendingWrites.appendFixed32(Checksums.mask((int) crc.getValue()));
+        offset += storedLength + TableFormat.BLOCK_TRAILER_SIZE;
+        if (pendingWrites.size() >= TableFormat.WRITE_BUFFER_SIZE) {
+            flushPendingWrites();
+        }
+        return handle;
+    }
+
+    private void flushPendingWrites() throws IOException {
+        if (pendingWrites.size() > 0) {
+            file.write(ByteBuffer.wrap(pendingWrites.array(), 0, pendingWrites.size()));
+            pendingWrites.clear();
+        }
+    }
+}

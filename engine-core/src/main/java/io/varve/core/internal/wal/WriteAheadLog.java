@@ -1,0 +1,565 @@
+package io.varve.core.internal.wal;
+
+import io.varve.base.fs.FileSystem;
+import io.varve.base.fs.WritableFile;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongFunction;
+import java.util.function.LongSupplier;
+
+/**
+ * The database's write-ahead logs: the current log and its in-memory buffer, the spare log made ahead of time,
+ * the logs sealed by rotations until their final fsync, group commit, and the log worker thread.
+ *
+ * <h2>Positions</h2>
+ * Byte positions run on across logs ({@code base} is the position of the current log's first byte), so one
+ * number says how far the logs are written: {@code flushedPosition} (handed to the OS) and
+ * {@code syncedPosition} (durable). Every byte below {@code syncedPosition} is durable, because fsyncs cover
+ * logs strictly oldest first.
+ *
+ * <h2>Rotation without I/O under the log lock</h2>
+ * The log worker keeps a <em>spare log</em> ready: the next log file, created and its name made durable
+ * (directory sync) before it is needed. {@link #rotate}, under the log lock alone, hands the old log's buffer to
+ * the OS (one {@code write}, as any writer does under this lock), swaps the spare in, appends a
+ * {@link PredecessorRecord} naming the old log and its final length, and queues the old log on {@code sealed}.
+ * The old log's final fsync then runs on the log worker, which also creates the next spare. If no spare is
+ * ready (two rotations within one file creation), the rotation creates the log itself, the only case where it
+ * waits for file-system metadata I/O under the lock. Logs are used in the order of their numbers, the order
+ * recovery replays them: a spare finished after such a rotation is numbered below the log it created, so the
+ * worker deletes it and makes another.
+ *
+ * <h2>Group commit</h2>
+ * See {@link #makeDurable}: the first synced writer to find no fsync running leads one; the others wait on a
+ * condition until the synced position covers them.
+ *
+ * <h2>Locks and invariants</h2>
+ * <ul>
+ *   <li>{@code logLock} belongs to the commit pipeline, which also orders sequence numbers and memtable
+ *       admission under it. Here it guards the current log, its writer's buffer, {@code base}, the spare log,
+ *       {@code sealed} and {@code closing}. It is held for buffer copies and {@code write}s, never across a
+ *       log's fsync; only the rare inline log creation syncs the directory under it.</li>
+ *   <li>{@code syncLock} is taken before {@code logLock}, never after. Its holder is the only thread that
+ *       fsyncs or closes a sealed log, and the only one that raises {@code syncedPosition}. A leader snapshots,
+ *       under {@code logLock}, the sealed logs and the current log's end together, fsyncs the sealed ones, then
+ *       the current one, and only then raises the position. So a synced write acknowledged in a new log implies
+ *       the old logs' tails are durable.</li>
+ *   <li>{@code syncWaitLock} is a leaf: it guards only the condition synced writers wait on.</li>
+ *   <li>A failed write, fsync or file creation, here or on the log worker, is recorded in the shared
+ *       {@link StickyFailure} and is final; a log worker failure no caller saw is reported by {@link #close()}.
+ *       The failure's waker signals the synced writers so they see it.</li>
+ *   <li>Recovery relies on the predecessor record: a log that lost its unsynced tail is followed by logs
+ *       holding nothing synced, so dropping them keeps the recovered state a prefix.</li>
+ * </ul>
+ *
+ * <p>Shutdown: the caller must make sure no append, {@link #makeDurable} or {@link #syncLogsBelow} is in
+ * progress or will start, then call {@link #close()}; it waits up to a minute for the log worker's current
+ * task (a file creation or fsync), then syncs and closes every log.
+ */
+public final class WriteAheadLog {
+
+    private final System.Logger log;
+    private static final LogFile[] NO_LOGS = new LogFile[0];
+
+    private final FileSystem fs;
+    private final Path dir;
+    private final LongFunction<Path> logPath;
+    private final LongSupplier fileNumbers;
+    private final ReentrantLock logLock;
+    private final StickyFailure failure;
+    private final ReentrantLock syncLock = new ReentrantLock();
+    private final ReentrantLock syncWaitLock = new ReentrantLock();
+    private final Condition syncDone = syncWaitLock.newCondition();
+    /** Runs sealed logs' final fsyncs and spare log creation, in submission order, off every writer's path. */
+    private final LogWorker worker;
+    private final LongAdder syncs = new LongAdder();
+    private final LongAdder syncedCommits = new LongAdder();
+
+    // Guarded by logLock.
+    private LogFile current;
+    private long base;
+    /** The next log, created and directory-synced by the log worker; null until it is ready. */
+    private LogFile spare;
+    /** Whether a spare log creation is queued or running on the log worker. */
+    private boolean spareRequested;
+    /** Logs sealed by rotations whose final fsync has not completed, oldest first. */
+    private final ArrayDeque<LogFile> sealed = new ArrayDeque<>();
+    /** Rotations that found no spare log and created the next log under logLock. */
+    private long createdInline;
+    private boolean closing;
+
+    private volatile long flushedPosition;
+    private volatile long syncedPosition;
+    private volatile long loggedBatchBytes;
+
+    /**
+     * Creates log {@code logNumber} and starts the log worker, which prepares the next one.
+     *
+     * @param logPath the name of the log with a given number, in {@code dir}
+     * @param logLock the commit pipeline's log lock (see the type comment)
+     */
+    public WriteAheadLog(FileSystem fs, Path dir, LongFunction<Path> logPath, LongSupplier fileNumbers,
+                         long logNumber, ReentrantLock logLock, StickyFailure failure, System.Logger log)
+            throws IOException {
+        this.log = log;
+        this.fs = fs;
+        this.dir = dir;
+        this.logPath = logPath;
+        this.fileNumbers = fileNumbers;
+        this.logLock = logLock;
+        this.failure = failure;
+        this.worker = new LogWorker(dir);
+        try {
+            this.current = open(logNumber);
+        } catch (IOException | RuntimeException e) {
+            worker.abandon();
+            throw e;
+        }
+        failure.onFailure(this::wakeSyncWaiters);
+        logLock.lock();
+        try {
+            requestSpare();
+        } finally {
+            logLock.unlock();
+        }
+    }
+
+    /**
+     * Appends an encoded batch to the current log's buffer. Caller holds the log lock.
+     *
+     * @return the position just past the batch, for {@link #makeDurable}
+     */
+    public long append(MemorySegment batch) throws IOException {
+        current.writer.append(batch);
+        loggedBatchBytes += batch.byteSize(); // under logLock: a single writer, so no lost update
+        return base + current.writer.size();
+    }
+
+    /** The position past everything appended so far. Caller holds the log lock. */
+    public long end() {
+        return base + current.writer.size();
+    }
+
+    /** The current log's number: logs numbered below it hold nothing appended after the last rotation. */
+    public long currentLogNumber() {
+        logLock.lock();
+        try {
+            return current.number;
+        } finally {
+            logLock.unlock();
+        }
+    }
+
+    /**
+     * Seals the current log and continues in a new one (see the type comment). Caller holds the log lock.
+     *
+     * @return the new log's number
+     */
+    public long rotate() throws IOException {
+        LogFile old = current;
+        // Writers whose batches are in this buffer return once flushedPosition covers them: hand it to the OS
+        // now, as they would, since later flushes go to the new log.
+        old.writer.flush();
+        old.end = base + old.writer.size();
+        flushedPosition = old.end;
+        LogFile fresh = spare;
+        spare = null;
+        if (fresh == null) {
+            fresh = open(fileNumbers.getAsLong());
+            createdInline++;
+        }
+        fresh.writer.append(ByteBuffer.wrap(PredecessorRecord.encode(old.number, old.writer.size())));
+        sealed.addLast(old);
+        base = old.end;
+        current = fresh;
+        worker.execute(this::syncSealedLogs);
+        requestSpare();
+        return fresh.number;
+    }
+
+    /**
+     * Writes buffered log bytes up to {@code end} to the OS before returning, and fsyncs them if asked, so a
+     * process crash (or with {@code sync}, a machine crash) never loses them.
+     *
+     * @throws UncheckedIOException if the log failed, now or earlier
+     */
+    public void makeDurable(long end, boolean sync) {
+        // A synced writer leaves the write syscall to the fsync leader, which writes out every buffered batch
+        // at once: one syscall per group instead of one per writer, so more writers fit into each fsync.
+        if (!sync && flushedPosition < end) {
+            logLock.lock();
+            try {
+                failure.check("database failed earlier; reopen to recover");
+                if (flushedPosition < end) {
+                    current.writer.flush();
+                    flushedPosition = base + current.writer.size();
+                }
+            } catch (IOException e) {
+                throw failed(e);
+            } finally {
+                logLock.unlock();
+            }
+        }
+        if (sync) {
+            syncTo(end);
+            syncedCommits.increment();
+        }
+    }
+
+    /**
+     * Group commit. The first writer to find no fsync running becomes the leader: it writes out every buffered
+     * batch and fsyncs once for all of them. The others wait on {@code syncWaitLock} until the synced position
+     * covers their bytes; the leader wakes them all at once, and those still not covered (they logged after the
+     * leader took its snapshot) race to lead the next fsync. Waiting on a condition rather than queueing on the
+     * leader's lock matters: a queue would hand the lock to followers one at a time just so each can find it
+     * has nothing to do, and writers arriving meanwhile would miss the next fsync.
+     */
+    private void syncTo(long end) {
+        while (syncedPosition < end) {
+            failure.check("database failed earlier; reopen to recover");
+            if (syncLock.tryLock()) {
+                try {
+                    if (syncedPosition < end) {
+                        leadSync();
+                    }
+                } finally {
+                    syncLock.unlock();
+                    wakeSyncWaiters();
+                }
+            } else {
+                syncWaitLock.lock();
+                try {
+                    // Re-checked under syncWaitLock: the leader signals under it after unlocking syncLock.
+                    while (syncedPosition < end && syncLock.isLocked() && !failure.failed()) {
+                        syncDone.awaitUninterruptibly();
+                    }
+                } finally {
+                    syncWaitLock.unlock();
+                }
+            }
+        }
+    }
+
+    /**
+     * Writes out the log buffer and fsyncs it, after any sealed log whose final fsync is still pending: the
+     * snapshot of both is taken under one hold of logLock, so a rotation cannot slip a newly sealed log in
+     * between. Caller holds syncLock.
+     */
+    private void leadSync() {
+        try {
+            WritableFile file;
+            long target;
+            LogFile[] older;
+            logLock.lock();
+            try {
+                failure.check("database failed earlier; reopen to recover");
+                current.writer.flush();
+                target = base + current.writer.size();
+                flushedPosition = target;
+                file = current.file;
+                older = sealed.isEmpty() ? NO_LOGS : sealed.toArray(NO_LOGS);
+            } finally {
+                logLock.unlock();
+            }
+            syncSealed(older);
+            file.sync();
+            syncs.increment();
+            syncedPosition = target;
+        } catch (IOException e) {
+            throw failed(e);
+        }
+    }
+
+    /**
+     * Fsyncs sealed logs (oldest first, a prefix of {@code sealed}), raises the synced position to the last
+     * one's end, then drops them from {@code sealed} and closes them. Caller holds syncLock, which is what lets
+     * it close the files: every other user of a sealed log's file holds syncLock too.
+     */
+    private void syncSealed(LogFile[] logs) throws IOException {
+        if (logs.length == 0) {
+            return;
+        }
+        for (LogFile l : logs) {
+            // Not counted in syncs: that counter is about fsyncs serving synced commits (group commit).
+            l.file.sync();
+        }
+        long end = logs[logs.length - 1].end;
+        if (end > syncedPosition) {
+            syncedPosition = end;
+        }
+        logLock.lock();
+        try {
+            for (LogFile l : logs) {
+                if (sealed.pollFirst() != l) {
+                    throw new IllegalStateException("sealed logs synced out of order");
+                }
+            }
+        } finally {
+            logLock.unlock();
+        }
+        for (LogFile l : logs) {
+            l.writer.close();
+        }
+    }
+
+    /** Log worker: the final fsync of the logs sealed so far, so synced writers rarely have to do it. */
+    private void syncSealedLogs() {
+        syncLock.lock();
+        try {
+            LogFile[] logs;
+            logLock.lock();
+            try {
+                if (failure.failed() || sealed.isEmpty()) {
+                    return;
+                }
+                logs = sealed.toArray(NO_LOGS);
+            } finally {
+                logLock.unlock();
+            }
+            syncSealed(logs);
+        } catch (IOException | RuntimeException e) {
+            failFromWorker(e);
+        } finally {
+            syncLock.unlock();
+            wakeSyncWaiters();
+        }
+    }
+
+    /**
+     * Makes every log numbered below {@code logNumber} durable, fsyncing any still waiting for its final fsync
+     * (normally the log worker has done it already). A flush calls this before its manifest edit moves the log
+     * number past those logs: one family's edit may survive a crash without another's, and the other family
+     * then replays the old log, which must not have lost its tail while the first family's table kept the same
+     * writes. After {@link #close()} there is nothing left to do: close synced every log.
+     */
+    public void syncLogsBelow(long logNumber) throws IOException {
+        syncLock.lock();
+        try {
+            LogFile[] logs;
+            logLock.lock();
+            try {
+                Throwable cause = failure.cause();
+                if (cause != null) {
+                    throw new IOException("the log failed earlier", cause);
+                }
+                List<LogFile> below = new ArrayList<>();
+                for (LogFile l : sealed) {
+                    if (l.number >= logNumber) {
+                        break;
+                    }
+                    below.add(l);
+                }
+                logs = below.toArray(NO_LOGS);
+            } finally {
+                logLock.unlock();
+            }
+            syncSealed(logs);
+        } catch (IOException e) {
+            failure.record(e, false);
+            throw e;
+        } finally {
+            syncLock.unlock();
+            wakeSyncWaiters();
+        }
+    }
+
+    /** Queues the creation of the next spare log unless one is ready or on its way. Caller holds logLock. */
+    private void requestSpare() {
+        if (spare == null && !spareRequested && !closing && !failure.failed()) {
+            spareRequested = true;
+            worker.execute(this::prepareSpare);
+        }
+    }
+
+    /**
+     * Log worker: creates the next log and makes its name durable, so a rotation only swaps it in. A crash
+     * leaves it empty, numbered above every log in use: recovery reads nothing from it and deletes it with the
+     * other old logs, and the next file number passes it (recovery looks at every file name).
+     */
+    private void prepareSpare() {
+        try {
+            while (true) {
+                logLock.lock();
+                try {
+                    if (closing || failure.failed()) {
+                        spareRequested = false;
+                        return;
+                    }
+                } finally {
+                    logLock.unlock();
+                }
+                long number = fileNumbers.getAsLong();
+                Path path = logPath.apply(number);
+                WritableFile file = fs.create(path);
+                boolean kept = false;
+                boolean stale = false;
+                try {
+                    fs.syncDirectory(dir);
+                    logLock.lock();
+                    try {
+                        // Recovery replays logs in number order, so they must be used in that order. A rotation
+                        // that found no spare created a log meanwhile, numbered after this one: start over.
+                        stale = number < current.number;
+                        if (!stale) {
+                            spareRequested = false;
+                            if (!closing && !failure.failed()) {
+                                spare = new LogFile(number, file);
+                                kept = true;
+                            }
+                        }
+                    } finally {
+                        logLock.unlock();
+                    }
+                } finally {
+                    if (!kept) {
+                        file.close(); // an empty file, harmless: recovery deletes empty logs
+                    }
+                }
+                if (!stale) {
+                    return;
+                }
+                try {
+                    fs.delete(path);
+                } catch (IOException e) {
+                    log.log(System.Logger.Level.WARNING, "could not delete unused log " + path, e);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            failFromWorker(e);
+        }
+    }
+
+    private LogFile open(long number) throws IOException {
+        WritableFile file = fs.create(logPath.apply(number));
+        // The new name must be durable before any synced write in it is acknowledged.
+        fs.syncDirectory(dir);
+        return new LogFile(number, file);
+    }
+
+    private void failFromWorker(Exception e) {
+        failure.record(e instanceof IOException io ? io : new IOException("log worker failed", e), true);
+    }
+
+    private UncheckedIOException failed(IOException e) {
+        failure.record(e, false);
+        return new UncheckedIOException("write failed; the database now refuses writes, reopen to recover", e);
+    }
+
+    private void wakeSyncWaiters() {
+        syncWaitLock.lock();
+        try {
+            syncDone.signalAll();
+        } finally {
+            syncWaitLock.unlock();
+        }
+    }
+
+    /** Stops spare log creation: from now on the log set only shrinks. Caller holds the log lock. */
+    public void beginClose() {
+        closing = true;
+    }
+
+
+    /**
+     * Waits up to a minute for the log worker, then syncs (unless the write path failed) and closes the sealed
+     * logs and the current one, oldest first, and closes an unused spare. The caller has called
+     * {@link #beginClose()} and waited until no writer uses the log. Idempotent.
+     *
+     * @throws IOException if a sync or close failed, or the worker did not finish in time
+     */
+    public void close() throws IOException {
+        worker.close();
+        syncLock.lock();
+        try {
+            closeLogs();
+        } finally {
+            syncLock.unlock();
+            wakeSyncWaiters();
+        }
+    }
+
+    /** Syncs (unless failed) and closes every log still open, oldest first. Caller holds syncLock. */
+    private void closeLogs() throws IOException {
+        List<LogFile> open;
+        LogFile unusedSpare;
+        logLock.lock();
+        try {
+            open = new ArrayList<>(sealed);
+            sealed.clear();
+            open.add(current);
+            unusedSpare = spare;
+            spare = null;
+            if (unusedSpare != null) {
+                open.add(unusedSpare); // empty; the next open deletes it
+            }
+        } finally {
+            logLock.unlock();
+        }
+        IOException error = null;
+        for (LogFile l : open) {
+            try {
+                if (!failure.failed() && error == null && l != unusedSpare) {
+                    l.writer.sync();
+                }
+            } catch (IOException e) {
+                error = e;
+            }
+            try {
+                l.writer.close();
+            } catch (IOException e) {
+                if (error == null) {
+                    error = e;
+                } else {
+                    error.addSuppressed(e);
+                }
+            }
+        }
+        if (error != null) {
+            throw error;
+        }
+    }
+
+    /** For tests: waits until the log worker has run everything queued so far (nothing if it has stopped). */
+    public void awaitWorker() throws InterruptedException {
+        worker.awaitQueued();
+    }
+
+    /** Rotations that found no spare log ready and created the next log under the log lock. */
+    public long createdInline() {
+        logLock.lock();
+        try {
+            return createdInline;
+        } finally {
+            logLock.unlock();
+        }
+    }
+
+    /** Fsyncs led for synced writes and {@link #makeDurable} calls; sealed logs' final fsyncs are not counted. */
+    public long syncCount() {
+        return syncs.sum();
+    }
+
+    /** Synced {@link #makeDurable} calls served; with {@link #syncCount()} it shows how well group commit works. */
+    public long syncedCommits() {
+        return syncedCommits.sum();
+    }
+
+    /** Log bytes handed to the OS since open: positions continue across rotations, so this is a byte count. */
+    public long bytesWritten() {
+        return flushedPosition;
+    }
+
+    /** Batch bytes appended since open, record framing excluded. */
+    public long loggedBatchBytes() {
+        return loggedBatchBytes;
+    }
+}

@@ -1,0 +1,76 @@
+package io.varve.core.internal.sst;
+
+import io.varve.core.sst.SstFileWriter;
+import io.varve.core.sst.TableOptions;
+import io.varve.core.internal.keys.LookupResult;
+
+import static io.varve.core.internal.sst.TableFixtures.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+import io.varve.core.internal.keys.InternalIterator;
+import io.varve.core.internal.keys.InternalKey;
+import io.varve.base.fs.DiskFileSystem;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Tables on the real file system, read through a real memory mapping. */
+class TableDiskTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aTableWrittenToDiskIsReadThroughAMapping() throws Exception {
+        Path path = dir.resolve("000001.sst");
+        List<Entry> entries = sampleEntries(3000, 120, false, 9);
+        TableProperties written = write(DiskFileSystem.INSTANCE, path, entries,
+                TableOptions.defaults().withCompression(false));
+        assertEquals(Files.size(path), written.fileSize());
+
+        TableReader reader = open(DiskFileSystem.INSTANCE, path, 1, null);
+        try {
+            try (InternalIterator it = reader.newIterator()) {
+                assertEquals(entries, scanForward(it));
+            }
+            MemorySegment value = reader.get(segment(entries.get(1234).userKey()), InternalKey.MAX_SEQUENCE)
+                    .value();
+            assertArrayEquals(entries.get(1234).value(), array(value));
+            assertTrue(value.isNative() && value.isMapped(), "uncompressed values are read in place");
+        } finally {
+            reader.release();
+        }
+        assertFalse(reader.referenceCount() > 0);
+        Files.delete(path);
+    }
+
+    @Test
+    void sstFileWriterWritesToDiskAndCompressedBlocksGoThroughTheCache() throws Exception {
+        Path path = dir.resolve("bulk.sst");
+        List<Entry> entries = sampleEntries(2000, 300, true, 4);
+        try (SstFileWriter writer = new SstFileWriter(path, TableOptions.defaults())) {
+            for (Entry e : entries) {
+                writer.put(e.userKey(), e.value());
+            }
+            TableProperties properties = writer.finish();
+            assertTrue(properties.compressedDataBlockCount() > 0);
+            assertTrue(properties.fileSize() < properties.rawValueBytes() / 4, "compressible data shrinks");
+        }
+        BlockCache cache = new BlockCache(8 << 20, 4);
+        TableReader reader = TableReader.open(DiskFileSystem.INSTANCE.openReadable(path), path, 2, cache, 77);
+        try {
+            for (Entry e : entries) {
+                LookupResult result = reader.get(segment(e.userKey()), 77);
+                assertArrayEquals(e.value(), array(result.value()));
+                assertEquals(77, result.sequence());
+                assertFalse(result.value().isNative(), "decompressed values live on the heap");
+            }
+            assertTrue(cache.hits() > cache.misses(), "point lookups reuse cached blocks");
+        } finally {
+            reader.release();
+        }
+    }
+}
