@@ -28,6 +28,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -110,6 +111,8 @@ final class DbStateMachine extends StateMachineAdapter {
     private final List<ReplicatedBatch.Op> pending = new ArrayList<>();
     /** Completed when this node becomes leader; replaced by a fresh one when it stops being leader. */
     private CompletableFuture<Long> leadership = new CompletableFuture<>();
+    /** Told when this node stops being leader. */
+    private final List<Runnable> leadershipLost = new CopyOnWriteArrayList<>();
 
     DbStateMachine(Db db, String name) {
         this(db, name, LoadProbe.NONE);
@@ -385,6 +388,18 @@ final class DbStateMachine extends StateMachineAdapter {
                 leadership = new CompletableFuture<>();
             }
         }
+        for (Runnable listener : leadershipLost) {
+            try {
+                listener.run();
+            } catch (RuntimeException e) {
+                LOG.log(Level.ERROR, name + ": a leadership-lost listener failed", e);
+            }
+        }
+    }
+
+    /** Runs {@code listener} on jraft's state-machine thread whenever this node stops being leader. */
+    void onLeadershipLost(Runnable listener) {
+        leadershipLost.add(listener);
     }
 
     @Override

@@ -319,6 +319,14 @@ public final class ReplicatedDb implements AutoCloseable {
     }
 
     /**
+     * Runs {@code listener} whenever this member stops being the leader (stepped down, deposed, shut down),
+     * on jraft's state-machine thread: it must not block.
+     */
+    public void onLeadershipLost(Runnable listener) {
+        stateMachine.onLeadershipLost(listener);
+    }
+
+    /**
      * The term in which this member is leader, or -1 when it is not (yet) one: set once jraft has started
      * the leader's state machine for the term, cleared when it steps down.
      */

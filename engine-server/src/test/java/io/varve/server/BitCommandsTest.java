@@ -238,7 +238,8 @@ class BitCommandsTest extends OneServerPerClass {
             assertEquals(err("ERR The specified keys must contain string values"), c.call("LCS", "h", "a"));
             assertEquals(err("WRONGTYPE Operation against a key holding the wrong kind of value"), c.call("GETBIT", "h", "0"));
             assertEquals(err("ERR source and destination objects are the same"), c.call("COPY", "h", "h"));
-            assertEquals(err("ERR DB index is out of range"), c.call("COPY", "h", "h2", "DB", "1"));
+            assertEquals(err("ERR DB index is out of range"), c.call("COPY", "h", "h2", "DB", "16"));
+            assertEquals(1L, c.call("COPY", "h", "h2", "DB", "1"));
             assertEquals(1L, c.call("COPY", "h", "h2", "DB", "0"));
             assertEquals(err("ERR unknown subcommand 'bogus'. Try OBJECT HELP."), c.call("OBJECT", "bogus", "h"));
             assertEquals(err("ERR wrong number of arguments for 'object|encoding' command"), c.call("OBJECT", "ENCODING"));

@@ -5,20 +5,17 @@ import io.varve.server.resp.Reply;
 import io.varve.server.store.BlockingKeys;
 
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
  * One parked blocking command: registered in {@link BlockingKeys}, ended by exactly one of being served, its
- * timeout, or its client disconnecting. Type-agnostic: the command supplies an {@link Attempt} that pops
- * what it needs from a key that became ready (list, sorted set, ...).
+ * timeout, its client disconnecting, or the server unblocking it. Type-agnostic: the command supplies an
+ * {@link Attempt} that pops what it needs from a key that became ready (list, sorted set, ...).
  *
- * <h2>Exactly one ending</h2>
- * {@link #state} goes WAITING → SERVING (a writer's thread trying the attempt) → DONE, or back to WAITING
- * when the key turned out not ready. The timeout (event loop) and the disconnect only end a WAITING
- * command, by CAS to DONE; when they find it SERVING they leave a flag ({@link #expired}, {@link #gone})
- * that the server checks after it sets WAITING again. Both sides write before they read (volatile), so one
- * of them always sees the other: a late timeout is never lost, and no command replies twice.
+ * <p>Which of those endings wins is the registry's business ({@link BlockingKeys.Registration}): it never
+ * runs two attempts of one command at once, and applies a timeout or disconnect that arrives during an
+ * attempt only once the attempt has found nothing. This class only turns each ending into its reply and
+ * cancels the timer once the wait is over.
  */
 final class BlockedClient implements BlockingKeys.Waiter {
 
@@ -27,38 +24,36 @@ final class BlockedClient implements BlockingKeys.Waiter {
         Consumer<Reply> tryServe(byte[] readyKey);
     }
 
-    private static final int WAITING = 0;
-    private static final int SERVING = 1;
-    private static final int DONE = 2;
-
-    private final AtomicInteger state = new AtomicInteger(WAITING);
-    private final BlockingKeys registry;
     private final Parking parking;
     private final Attempt attempt;
     private final Consumer<Reply> onTimeout;
-    private volatile boolean expired;
-    private volatile boolean gone;
+    /** Set before the command's locks are released, so before any serve or end could need it. */
+    private volatile BlockingKeys.Registration registration;
     private volatile Runnable cancelTimer;
 
-    private BlockedClient(BlockingKeys registry, Parking parking, Attempt attempt, Consumer<Reply> onTimeout) {
-        this.registry = registry;
+    private BlockedClient(Parking parking, Attempt attempt, Consumer<Reply> onTimeout) {
         this.parking = parking;
         this.attempt = attempt;
         this.onTimeout = onTimeout;
     }
 
     /**
-     * Parks the calling command on {@code keys} until an attempt serves it or {@code timeoutNanos} pass (0:
-     * forever). Caller holds the stripe locks of {@code keys} and has just found none of them ready.
+     * Parks the calling command on {@code keys} of its database until an attempt serves it or
+     * {@code timeoutNanos} pass (0: forever). Caller holds the stripe locks of {@code keys} and has just
+     * found none of them ready.
      */
     static void park(CommandCall c, List<byte[]> keys, long timeoutNanos, Attempt attempt, Consumer<Reply> onTimeout) {
         Parking parking = c.connection().parking();
-        BlockingKeys registry = c.keyspace().blocking();
-        BlockedClient blocked = new BlockedClient(registry, parking, attempt, onTimeout);
-        registry.register(blocked, keys); // first: a disconnect reported by park() must find it registered
+        BlockedClient blocked = new BlockedClient(parking, attempt, onTimeout);
+        // Registered first: a disconnect reported by park() must find it registered.
+        blocked.registration = c.keyspace().blocking().register(blocked, keys);
         parking.park(blocked::disconnected);
         if (timeoutNanos > 0) {
             blocked.cancelTimer = parking.schedule(blocked::expire, timeoutNanos);
+        }
+        String refused = c.server().routing().refusesWaiting();
+        if (refused != null) {
+            blocked.registration.end(() -> blocked.unblocked(refused));
         }
     }
 
@@ -71,10 +66,7 @@ final class BlockedClient implements BlockingKeys.Waiter {
     }
 
     @Override
-    public BlockingKeys.Outcome serve(byte[] readyKey) {
-        if (!state.compareAndSet(WAITING, SERVING)) {
-            return BlockingKeys.Outcome.GONE;
-        }
+    public boolean tryServe(byte[] readyKey) {
         Consumer<Reply> reply;
         try {
             reply = attempt.tryServe(readyKey);
@@ -84,41 +76,36 @@ final class BlockedClient implements BlockingKeys.Waiter {
             reply = r -> r.error(text);
         }
         if (reply == null) {
-            state.set(WAITING);
-            if (gone) {
-                disconnected();
-            } else if (expired) {
-                expire();
-            }
-            return BlockingKeys.Outcome.NOT_READY;
+            return false;
         }
-        state.set(DONE);
-        Runnable cancel = cancelTimer;
-        if (cancel != null) {
-            cancel.run();
-        }
-        parking.resume(reply);
-        return BlockingKeys.Outcome.SERVED;
+        finish(reply);
+        return true;
+    }
+
+    @Override
+    public void unblocked(String error) {
+        finish(r -> r.error(error));
     }
 
     /** Event loop: the timeout passed. */
     private void expire() {
-        expired = true;
-        if (state.compareAndSet(WAITING, DONE)) {
-            registry.remove(this);
-            parking.resume(onTimeout);
-        }
+        registration.end(() -> parking.resume(onTimeout));
     }
 
     /** The client went away: stop waiting, reply nothing. */
     private void disconnected() {
-        gone = true;
-        if (state.compareAndSet(WAITING, DONE)) {
-            registry.remove(this);
-            Runnable cancel = cancelTimer;
-            if (cancel != null) {
-                cancel.run();
-            }
+        registration.end(this::cancelTimer);
+    }
+
+    private void finish(Consumer<Reply> reply) {
+        cancelTimer();
+        parking.resume(reply);
+    }
+
+    private void cancelTimer() {
+        Runnable cancel = cancelTimer;
+        if (cancel != null) {
+            cancel.run();
         }
     }
 

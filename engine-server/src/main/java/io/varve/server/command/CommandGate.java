@@ -14,8 +14,9 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * lock costs one uncontended CAS. An EXEC is short and rare next to plain commands, so stopping the world
  * for it is the cheaper trade.
  *
- * <p>Invariants: nothing waits for a client while holding either side (blocking commands run outside the
- * gate, otherwise a waiting EXEC would stop the push that wakes them); the exclusive holder may take the
+ * <p>Invariants: nothing waits for a client while holding either side (a blocking command with nothing to
+ * take parks its reply and leaves the gate; the writer that later serves it does so inside its own hold,
+ * so a served pop is as atomic to EXEC as any command); the exclusive holder may take the
  * stripe locks (its commands do), and shared holders take stripes in the usual order, so the gate is always
  * taken before any stripe. The lock is non-fair: a waiting EXEC makes new shared entries wait behind it,
  * so a steady stream of commands cannot starve it.

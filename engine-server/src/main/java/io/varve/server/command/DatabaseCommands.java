@@ -11,6 +11,9 @@ import io.varve.server.store.Metadata;
 /**
  * SELECT, SWAPDB and MOVE over the logical databases of {@link Databases}. The dispatcher binds each command
  * to its connection's physical database, so every other command works in the selected one unchanged.
+ * Clients blocked on a key stay in the logical database they selected: SWAPDB moves them with it and serves
+ * those whose database now holds their key, and MOVE serves those waiting in the target database, as Redis
+ * does ({@link io.varve.server.store.BlockingKeys}).
  */
 final class DatabaseCommands {
 
@@ -49,7 +52,11 @@ final class DatabaseCommands {
         // and no EXEC runs on the swapped contents before their watchers are marked.
         try (CommandGate.Held exclusive = d.gate().exclusive()) {
             if (a != b) {
-                c.keyspace().databases().swap(a, b);
+                Databases databases = c.keyspace().databases();
+                int physicalA = databases.physical(a);
+                int physicalB = databases.physical(b);
+                databases.swap(a, b);
+                c.keyspace().blocking().swapDatabases(physicalA, physicalB);
                 d.watches().touchDatabase(a);
                 d.watches().touchDatabase(b);
             }
@@ -82,6 +89,7 @@ final class DatabaseCommands {
             ScopedValue.where(KeyEncoding.DATABASE, destination).run(() -> ks.putMetadata(batch, key, meta));
             ks.commit(batch);
         }
+        ks.blocking().signal(destination, key);
         c.reply().integer(1);
     }
 }

@@ -31,9 +31,11 @@ import java.util.function.Supplier;
  * dispatcher owns the server-wide coordination state that commands share beyond the keyspace — the command
  * gate, the {@link WatchRegistry}, the pub/sub registry, the slow log and the client pause — and hands it to
  * the commands that need it ({@link CoordinatedHandler}). Invariants: the gate is taken before any stripe
- * lock and never while waiting for a client (pauses are waited out before it, blocking commands run outside
- * it); a write touches its watched keys before it leaves the gate, so EXEC, in the exclusive side, sees
- * every earlier write.
+ * lock and never while waiting for a client (pauses are waited out before it); a blocking command runs in
+ * the shared side like any other — its attempt, its pop, the waiters its writes serve — and only its wait
+ * happens outside, as a parked reply that holds no thread (a writer serves it later, inside that writer's
+ * own hold of the gate); a write touches its watched keys before it leaves the gate, so EXEC, in the
+ * exclusive side, sees every earlier write.
  */
 public final class Dispatcher {
 
@@ -103,8 +105,8 @@ public final class Dispatcher {
                 reply.simple("QUEUED");
             }
             case RUN -> {
-                if (spec.handler() instanceof CoordinatedHandler || spec.has(CommandFlag.BLOCKING)) {
-                    // they take the gate themselves, or must not hold it while waiting
+                if (spec.handler() instanceof CoordinatedHandler) {
+                    // they take the side of the gate they need themselves
                     run(spec, decision.effective(), connection, args, reply);
                     return;
                 }
@@ -160,6 +162,8 @@ public final class Dispatcher {
             CommandCall call = new CommandCall(spec, args, connection, server, reply);
             if (spec.handler() instanceof CoordinatedHandler coordinated) {
                 coordinated.handle(call, this);
+            } else if (spec.handler() instanceof BlockingHandler blocking) {
+                blocking.handle(call, this);
             } else {
                 spec.handler().handle(call);
             }
@@ -173,8 +177,8 @@ public final class Dispatcher {
             reply.error(error);
             observer.errorReplied(error);
         }
-        if (!failed && effective.isWrite()) {
-            touchWritten(effective, connection, args);
+        if (!failed && effective.isWrite() && !(spec.handler() instanceof BlockingHandler)) {
+            touchWritten(effective, connection, args); // a blocking command marks what it writes, when it writes
         }
         if (timed) {
             long nanos = System.nanoTime() - started;
@@ -205,6 +209,10 @@ public final class Dispatcher {
             }
         } catch (KeySpec.InvalidKeyArguments unreachable) {
             return; // the command succeeded, so its arguments parsed; nothing more to mark
+        }
+        if (spec.name().equals("copy")) {
+            // COPY names its destination's database in an option (DB n), which no key spec can say
+            watches.touch(ObjectCommands.targetDatabase(args, database), args[2]);
         }
         if (spec.has(CommandFlag.TOUCHES_KEY_IN_TARGET_DATABASE)) {
             Long target = Args.tryParseLong(args[args.length - 1]);

@@ -5,6 +5,7 @@ import io.varve.core.WriteBatch;
 import io.varve.server.resp.RedisError;
 import io.varve.server.resp.Reply;
 import io.varve.server.store.KeyCopier;
+import io.varve.server.store.KeyEncoding;
 import io.varve.server.store.Keyspace;
 import io.varve.server.store.LockStripes;
 import io.varve.server.store.Metadata;
@@ -41,39 +42,73 @@ final class ObjectCommands {
         b.subcommand("object", "help", 2, "loading stale");
     }
 
+    /**
+     * COPY source destination [DB n] [REPLACE]: {@code destination} of logical database {@code n} (default:
+     * the current one) becomes a copy of {@code source}, unless it exists and REPLACE is absent. Clients
+     * blocked on the destination in that database are then served.
+     */
     private static void copy(CommandCall c) {
         boolean replace = false;
+        int current = c.connection().database();
+        int target = current;
         for (int i = 3; i < c.argCount(); i++) {
             if (c.argIs(i, "replace")) {
                 replace = true;
             } else if (c.argIs(i, "db") && i + 1 < c.argCount()) {
-                long db = c.argLong(++i);
-                if (db != 0) {
-                    throw new RedisError("ERR DB index is out of range");
-                }
+                target = databaseIndex(c, ++i);
             } else {
                 throw RedisError.syntax();
             }
         }
         byte[] from = c.arg(1);
         byte[] to = c.arg(2);
-        if (Arrays.equals(from, to)) {
+        if (target == current && Arrays.equals(from, to)) {
             throw new RedisError("ERR source and destination objects are the same");
         }
         Keyspace ks = c.keyspace();
         KeyCopier copier = new KeyCopier(ks);
+        int destination = ks.databases().physical(target);
+        boolean overwrite = replace;
         try (LockStripes.Held held = ks.lockAll(from, to)) {
             byte[] raw = copier.liveRawMetadata(ReadOptions.DEFAULT, from);
-            if (raw == null || (!replace && ks.header(to) != null)) {
-                c.reply().integer(0);
+            boolean copied = raw != null && ScopedValue.where(KeyEncoding.DATABASE, destination).call(() -> {
+                if (!overwrite && ks.header(to) != null) {
+                    return false;
+                }
+                WriteBatch batch = new WriteBatch();
+                copier.copy(ReadOptions.DEFAULT, batch, from, raw, to); // subkeys carry no database
+                ks.commit(batch);
+                return true;
+            });
+            c.reply().integer(copied ? 1 : 0);
+            if (!copied) {
                 return;
             }
-            WriteBatch batch = new WriteBatch();
-            copier.copy(ReadOptions.DEFAULT, batch, from, raw, to);
-            ks.commit(batch);
-            c.reply().integer(1);
         }
-        ks.blocking().signal(to);
+        ks.blocking().signal(destination, to);
+    }
+
+    /** COPY's DB argument: a logical database index, with Redis's errors for anything else. */
+    private static int databaseIndex(CommandCall c, int i) {
+        Long n = Args.tryParseLong(c.arg(i));
+        if (n == null || n != (int) (long) n) {
+            throw new RedisError("ERR value is not an integer or out of range");
+        }
+        if (n < 0 || n >= c.keyspace().databases().count()) {
+            throw new RedisError("ERR DB index is out of range");
+        }
+        return (int) (long) n;
+    }
+
+    /** The logical database a successful COPY wrote its destination in, for marking its watchers. */
+    static int targetDatabase(byte[][] args, int current) {
+        int target = current;
+        for (int i = 3; i + 1 < args.length; i++) {
+            if (Args.isKeyword(args[i], "db")) {
+                target = Args.tryParseLong(args[++i]).intValue(); // COPY accepted it: the last DB counts
+            }
+        }
+        return target;
     }
 
     private static void object(CommandCall c) {

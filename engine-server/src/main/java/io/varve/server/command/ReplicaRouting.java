@@ -34,6 +34,15 @@ public interface ReplicaRouting {
     String admit(CommandSpec spec, byte[][] args, Connection connection);
 
     /**
+     * Null if a blocking command may wait here now; otherwise the error it answers instead (a deposed
+     * leader's UNBLOCKED). Checked after the command registered, so a step-down either comes after the check
+     * and unblocks it, or before and is seen here. Never blocks.
+     */
+    default String refusesWaiting() {
+        return null;
+    }
+
+    /**
      * Runs an admitted command. A replica may need to hold something across it (a follower holds off
      * installing a snapshot, so a READONLY read never sees a half-replaced keyspace); a standalone server
      * just runs it.

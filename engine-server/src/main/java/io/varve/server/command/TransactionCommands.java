@@ -128,7 +128,7 @@ final class TransactionCommands {
                     Keyspace ks = c.keyspace();
                     ks.blocking().signalAfter(() -> ks.commitTogether(run));
                 } else {
-                    run.run();
+                    c.keyspace().blocking().signalAfter(run);
                 }
             } finally {
                 tx.executing(false);

@@ -26,19 +26,20 @@ final class ZSetBlockingCommands {
     }
 
     static void register(CommandTable.Builder b) {
-        b.add("bzpopmin", -3, "write noscript blocking fast", 1, -2, 1, c -> bzpop(c, false));
-        b.add("bzpopmax", -3, "write noscript blocking fast", 1, -2, 1, c -> bzpop(c, true));
-        b.add("bzmpop", -5, "write blocking", List.of(KeySpec.counted(2)), ZSetBlockingCommands::bzmpop);
+        b.add("bzpopmin", -3, "write noscript blocking fast", 1, -2, 1, (BlockingHandler) (c, d) -> bzpop(c, d, false));
+        b.add("bzpopmax", -3, "write noscript blocking fast", 1, -2, 1, (BlockingHandler) (c, d) -> bzpop(c, d, true));
+        b.add("bzmpop", -5, "write blocking", List.of(KeySpec.counted(2)), (BlockingHandler) ZSetBlockingCommands::bzmpop);
     }
 
     /** BZPOPMIN/BZPOPMAX key... timeout: replies [key, member, score]. */
-    private static void bzpop(CommandCall c, boolean max) {
+    private static void bzpop(CommandCall c, Dispatcher d, boolean max) {
         long timeout = BlockedClient.timeoutNanos(c.arg(c.argCount() - 1));
         List<byte[]> keys = Arrays.asList(c.args()).subList(1, c.argCount() - 1);
         park(c, keys, timeout, (call, candidates) -> {
             for (byte[] key : candidates) {
                 List<Scored> popped = ZSetCommands.popLocked(call, key, max, 1);
                 if (!popped.isEmpty()) {
+                    BlockingHandler.touch(call, d, key);
                     Scored s = popped.getFirst();
                     return r -> {
                         r.arrayHeader(3);
@@ -53,13 +54,14 @@ final class ZSetBlockingCommands {
     }
 
     /** BZMPOP timeout numkeys key... MIN|MAX [COUNT n]: replies [key, [[member, score], ...]]. */
-    private static void bzmpop(CommandCall c) {
+    private static void bzmpop(CommandCall c, Dispatcher d) {
         long timeout = BlockedClient.timeoutNanos(c.arg(1));
         ZSetCommands.MultiPop request = ZSetCommands.MultiPop.parse(c, 2);
         park(c, request.keys(), timeout, (call, candidates) -> {
             for (byte[] key : candidates) {
                 List<Scored> popped = ZSetCommands.popLocked(call, key, request.max(), request.count());
                 if (!popped.isEmpty()) {
+                    BlockingHandler.touch(call, d, key);
                     return r -> ZSetCommands.MultiPop.reply(r, key, popped);
                 }
             }

@@ -63,6 +63,11 @@ import java.util.stream.Collectors;
  * possibly stale, state on a connection that sent READONLY; such a read holds off the installation of a
  * snapshot ({@link #run}), so it sees the state before or after it, never a half-cleared one.
  *
+ * <p><b>Blocked clients.</b> A client blocked here (BLPOP ...) waits for a write only a leader makes. When
+ * this member stops leading, every blocked client is answered Redis's {@code UNBLOCKED} error, as Redis
+ * answers clients blocked on a master that turns replica, and retries on the new leader; a blocking command
+ * registering as the member steps down is refused the same way ({@link #refusesWaiting}).
+ *
  * <p>Thread-safe: admission runs on many command threads; the fields it shares are volatile and monotonic
  * enough that a race only costs an extra read index.
  */
@@ -73,6 +78,8 @@ public final class RaftReplica implements ReplicaNode {
     private static final long REQUEST_TIMEOUT_MS = 5_000;
     private static final String CLUSTER_DOWN = "CLUSTERDOWN The cluster is down";
     private static final String READ_ONLY = "READONLY You can't write against a read only replica.";
+    private static final String UNBLOCKED =
+            "UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)";
     private static final String UNKNOWN_PENDING =
             "TRYAGAIN an earlier write of unknown outcome is still being replicated; retry";
 
@@ -125,6 +132,9 @@ public final class RaftReplica implements ReplicaNode {
     @Override
     public void attach(Keyspace keyspace) {
         this.keyspace = keyspace;
+        // Clients blocked here wait for writes only a leader makes: once deposed, tell them, as Redis does
+        // when a master turns replica, so they retry on the new leader.
+        replicated.onLeadershipLost(() -> keyspace.blocking().unblockAll(UNBLOCKED));
     }
 
     @Override
@@ -217,6 +227,11 @@ public final class RaftReplica implements ReplicaNode {
             return replicated.leaderTerm() < 0 ? "TRYAGAIN the leader is starting; retry"
                     : CLUSTER_DOWN + " (no majority confirmed this leader)";
         }
+    }
+
+    @Override
+    public String refusesWaiting() {
+        return replicated.isLeader() ? null : UNBLOCKED;
     }
 
     @Override

@@ -30,6 +30,8 @@ public final class Keyspace {
 
 
     private static final WriteOptions NO_WAITING = WriteOptions.DEFAULT.withNoSlowdown(true);
+    /** How many stripe locks the keys hash onto. */
+    static final int LOCK_STRIPES = 4096;
     /** Bound inside {@link #commitTogether}: commits are gathered there instead of written. */
     private static final ScopedValue<GatheredWrites> GATHERED = ScopedValue.newInstance();
 
@@ -71,7 +73,7 @@ public final class Keyspace {
         this.target = target;
         this.databases = Databases.open(db, databases);
         this.writeOptions = syncEveryWrite ? WriteOptions.SYNC : WriteOptions.DEFAULT;
-        this.locks = new LockStripes(4096);
+        this.locks = new LockStripes(LOCK_STRIPES);
         this.versions = new VersionClock(db, target);
         this.clock = clock;
     }

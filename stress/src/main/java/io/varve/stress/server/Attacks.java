@@ -24,7 +24,7 @@ final class Attacks {
     /** Idle connections before AUTH, held by a child process; the campaign's server admits a few more. */
     static final int IDLE_CONNECTIONS = 10_000;
 
-    enum Kind { GARBAGE, HUGE_COUNTS, MALFORMED, SLOWLORIS, IDLE_BEFORE_AUTH, NEVER_READING }
+    enum Kind { GARBAGE, HUGE_COUNTS, MALFORMED, SLOWLORIS, IDLE_BEFORE_AUTH, NEVER_READING, BLOCKING }
 
     private final int port;
     private final Random random;
@@ -35,6 +35,7 @@ final class Attacks {
     private long errorReplies;
     private volatile int mostConnections;
     private volatile String childProblem;
+    private volatile String blockingSummary;
 
     /** @param childLog where a child process of an attack writes its stderr */
     Attacks(int port, Random random, BooleanSupplier over, Path childLog) {
@@ -61,6 +62,11 @@ final class Attacks {
         return errorReplies;
     }
 
+    /** What the blocking clients did, once that attack is over; null for the other kinds. */
+    String blockingSummary() {
+        return blockingSummary;
+    }
+
     /** The most hostile connections this attack held open at once. */
     int mostConnections() {
         return mostConnections;
@@ -78,6 +84,7 @@ final class Attacks {
                 case SLOWLORIS -> slowloris(200);
                 case IDLE_BEFORE_AUTH -> idleBeforeAuth(IDLE_CONNECTIONS);
                 case NEVER_READING -> neverReading();
+                case BLOCKING -> blockingSummary = new BlockingClients(port, random, over).run();
             }
         } finally {
             atFullStrength.complete(null);

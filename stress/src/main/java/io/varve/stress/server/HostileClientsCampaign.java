@@ -25,7 +25,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Hostile clients against the server, in-process (with a password and a 1 MiB query buffer limit): each
  * cycle runs one {@link Attacks.Kind}, each in turn, for a random time while a well-behaved client keeps
- * authenticating once, then writing and reading its own keys. Checks: every one of its requests is answered
+ * authenticating once, then writing and reading its own keys. The blocking kind carries its own oracle
+ * ({@link BlockingClients}: no element lost, duplicated or served across databases, no waiter left
+ * registered) and fails the cycle when it does not hold. Checks: every one of its requests is answered
  * correctly (each within 30 s, a hang detector); after a full GC at the end of the attack, with the hostile
  * connections still open, the heap holds less than {@value #HEAP_BOUND_MIB} MiB more than before the server
  * met any of them; the server still accepts and answers a new client afterwards.
@@ -139,7 +141,8 @@ public final class HostileClientsCampaign implements Campaign {
                         + "connections closed by the server, %d answers to the well-behaved client%s", name(), cycle,
                         kind, attackMillis, grown, attacks.errorReplies(), attacks.closedByServer(),
                         bystanderAnswers.get(), attacks.mostConnections() == 0 ? ""
-                                : ", " + attacks.mostConnections() + " idle connections held"));
+                                : ", " + attacks.mostConnections() + " idle connections held")
+                        + (attacks.blockingSummary() == null ? "" : "; blocking clients: " + attacks.blockingSummary()));
             }
         }
         report.finished((System.nanoTime() - start) / 1_000_000);
