@@ -24,7 +24,7 @@ final class Attacks {
     /** Idle connections before AUTH, held by a child process; the campaign's server admits a few more. */
     static final int IDLE_CONNECTIONS = 10_000;
 
-    enum Kind { GARBAGE, HUGE_COUNTS, MALFORMED, SLOWLORIS, IDLE_BEFORE_AUTH, NEVER_READING, BLOCKING }
+    enum Kind { GARBAGE, HUGE_COUNTS, MALFORMED, SLOWLORIS, IDLE_BEFORE_AUTH, NEVER_READING, OVERSIZED, BLOCKING }
 
     private final int port;
     private final Random random;
@@ -84,6 +84,7 @@ final class Attacks {
                 case SLOWLORIS -> slowloris(200);
                 case IDLE_BEFORE_AUTH -> idleBeforeAuth(IDLE_CONNECTIONS);
                 case NEVER_READING -> neverReading();
+                case OVERSIZED -> oversized();
                 case BLOCKING -> blockingSummary = new BlockingClients(port, random, over).run();
             }
         } finally {
@@ -134,6 +135,44 @@ final class Attacks {
         byte[] chunk = new byte[64 << 10];
         for (int i = 0; i < chunks && !over.getAsBoolean(); i++) {
             c.send(i % 2 == 0 ? chunk : "$0\r\n\r\n".repeat(8000).getBytes(StandardCharsets.US_ASCII));
+        }
+    }
+
+    private static final String TOO_LARGE = "-ERR string exceeds maximum allowed size (proto-max-bulk-len)";
+
+    /**
+     * Authenticated requests that would grow a string past the largest value the server can store (SETRANGE,
+     * SETBIT, BITFIELD far out): each must be refused with Redis's size error and leave the key absent. A
+     * value the engine could never flush once made the database unusable; here it must cost nothing.
+     */
+    private void oversized() throws IOException {
+        while (!over.getAsBoolean()) {
+            try (RespConnection c = new RespConnection(port, TIMEOUT)) {
+                if (!"+OK".equals(c.call("AUTH", PASSWORD))) {
+                    throw new IllegalStateException("the oversized-value client could not authenticate");
+                }
+                for (int i = 0; i < 100 && !over.getAsBoolean(); i++) {
+                    String key = "oversized" + random.nextInt(8);
+                    // Byte offsets from 256 MiB (the engine's entry limit) up to 512 MiB (proto-max-bulk-len).
+                    long bytes = (1L << 28) + random.nextLong(1L << 28);
+                    String[] request = switch (random.nextInt(3)) {
+                        case 0 -> new String[] {"SETRANGE", key, Long.toString(bytes), "x"};
+                        case 1 -> new String[] {"SETBIT", key, Long.toString(bytes * 8), "1"};
+                        default -> new String[] {"BITFIELD", key, "SET", "u8", Long.toString(bytes * 8), "1"};
+                    };
+                    String reply = c.call(request);
+                    if (!TOO_LARGE.equals(reply)) {
+                        throw new IllegalStateException(String.join(" ", request) + " answered " + reply
+                                + ", wanted " + TOO_LARGE);
+                    }
+                    errorReplies++;
+                    String exists = c.call("EXISTS", key);
+                    if (!":0".equals(exists)) {
+                        throw new IllegalStateException("a refused " + request[0] + " left " + key + " behind ("
+                                + exists + ")");
+                    }
+                }
+            }
         }
     }
 
