@@ -236,7 +236,7 @@ final class RedisLib {
         private LuaValue fail(String error) {
             LuaTable err = tableWith(RespToLua.ERR, LuaValue.valueOf(error));
             if (raise) {
-                throw new LuaError(err);
+                throw new CommandError(err);
             }
             return err;
         }

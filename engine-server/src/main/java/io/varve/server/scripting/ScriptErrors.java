@@ -24,7 +24,7 @@ final class ScriptErrors {
     /** The reply for a script that stopped with {@code e}. */
     static RedisError of(LuaError e, String scriptName, String source) {
         LuaValue object = e.getMessageObject();
-        String where = location(e); // "user_script:3", or null
+        String where = e instanceof CommandError c ? c.location() : location(e); // "user_script:3", or null
         String message;
         if (object != null && object.istable() && object.get("err").isstring()) {
             message = replyText(object.get("err").tojstring());
