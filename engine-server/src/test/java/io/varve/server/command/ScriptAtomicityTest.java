@@ -29,8 +29,8 @@ class ScriptAtomicityTest {
             server.dispatcher.scriptCommandProbe = () -> {
                 if (started.compareAndSet(false, true)) {
                     Thread.ofVirtual().start(() -> otherWrite.complete(server.callAs(other, "SET", "k", "other")));
-                    while (!server.dispatcher.gate().hasWaiters()) {
-                        Thread.onSpinWait(); // the other client's SET is now queued at the gate
+                    while (!server.dispatcher.gate().hasWaiters() && !otherWrite.isDone()) {
+                        Thread.onSpinWait(); // until the other client's SET waits at the gate (or, wrongly, ran)
                     }
                 }
             };
