@@ -300,6 +300,7 @@ public final class Dispatcher {
                 s = scripting;
                 if (s == null) {
                     s = new Scripting();
+                    FunctionCommands.loadStored(server.keyspace(), s.functions());
                     scripting = s;
                 }
             }

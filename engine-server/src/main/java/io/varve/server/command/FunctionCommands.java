@@ -13,8 +13,9 @@ import java.util.List;
 /**
  * Redis 7 functions: FUNCTION LOAD/DELETE/FLUSH/LIST/DUMP/RESTORE/STATS/KILL and FCALL, FCALL_RO. Library
  * changes take the command gate's exclusive side (a library's code runs while it loads); FCALL runs through
- * {@link ScriptExecution} as EVAL does. The libraries live in the server's memory: a restart starts with
- * none (docs/server.md, "Scripting").
+ * {@link ScriptExecution} as EVAL does. Every change of the libraries is stored in the engine (as FUNCTION
+ * DUMP's payload, an internal key FLUSHALL leaves alone) before it is acknowledged, and the server loads
+ * them back when it first needs its scripting, so functions survive a restart as Redis's do in its RDB.
  */
 final class FunctionCommands {
 
@@ -74,7 +75,9 @@ final class FunctionCommands {
                     throw RedisError.wrongArity("function|load");
                 }
                 try (CommandGate.Held exclusive = d.gate().exclusive()) {
-                    c.reply().bulk(libraries.load(c.arg(codeAt), replace));
+                    String name = libraries.load(c.arg(codeAt), replace);
+                    persist(c, libraries);
+                    c.reply().bulk(name);
                 }
             }
             case "delete" -> {
@@ -82,6 +85,7 @@ final class FunctionCommands {
                     if (!libraries.delete(c.argText(2))) {
                         throw new RedisError("ERR Library not found");
                     }
+                    persist(c, libraries);
                 }
                 c.reply().ok();
             }
@@ -91,6 +95,7 @@ final class FunctionCommands {
                 }
                 try (CommandGate.Held exclusive = d.gate().exclusive()) {
                     libraries.flush();
+                    persist(c, libraries);
                 }
                 c.reply().ok();
             }
@@ -122,6 +127,29 @@ final class FunctionCommands {
                 }
             }
             default -> throw new RedisError(Dispatcher.unknownSubcommand(c.spec(), c.args()));
+        }
+    }
+
+    /** The engine's copy of the libraries, under the key {@link Dispatcher#scripting} loads them from. */
+    static final String STORED_LIBRARIES = "function-libraries";
+
+    private static void persist(CommandCall c, FunctionLibraries libraries) {
+        c.keyspace().putInternalValue(STORED_LIBRARIES, FunctionDump.dump(libraries.codes()));
+    }
+
+    /** Loads the libraries the engine holds into a new scripting; a damaged copy is logged and skipped. */
+    static void loadStored(io.varve.server.store.Keyspace keyspace, FunctionLibraries libraries) {
+        byte[] stored = keyspace.internalValue(STORED_LIBRARIES);
+        if (stored == null) {
+            return;
+        }
+        try {
+            for (byte[] code : FunctionDump.read(stored)) {
+                libraries.load(code, true);
+            }
+        } catch (RedisError e) {
+            System.getLogger(FunctionCommands.class.getName()).log(System.Logger.Level.ERROR,
+                    "the stored function libraries could not be loaded: " + e.getMessage());
         }
     }
 
@@ -189,6 +217,7 @@ final class FunctionCommands {
                 libraries.restore(before);
                 throw e;
             }
+            persist(c, libraries);
         }
         c.reply().ok();
     }

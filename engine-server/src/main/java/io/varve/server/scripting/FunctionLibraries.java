@@ -24,8 +24,9 @@ import java.util.regex.Pattern;
  * {@code redis.register_function}), the functions they register, and FCALL's run of one. A library loads
  * whole or not at all: its code runs against the load-time {@code redis} table, and only when it has
  * registered at least one function, none of whose names another library holds, does it replace what was
- * there. Changed only under the server's exclusive hold; {@link #libraries} and {@link #function} are read
- * under it or the shared side, which excludes the writers, so plain maps do.
+ * there. Changed only under the server's exclusive hold; FUNCTION STATS reads the counts without any hold
+ * (it must answer while a script is busy), so the maps are guarded by this object's monitor, which is never
+ * held while Lua runs.
  */
 public final class FunctionLibraries {
 
@@ -128,7 +129,7 @@ public final class FunctionLibraries {
         if (!NAME.matcher(name).matches()) {
             throw new RedisError("ERR Library names can only contain letters, numbers, or underscores(_) and must be at least one character long");
         }
-        Library existing = libraries.get(name);
+        Library existing = library(name);
         if (existing != null && !replace) {
             throw new RedisError("ERR Library '" + name + "' already exists");
         }
@@ -152,22 +153,28 @@ public final class FunctionLibraries {
             throw new RedisError("ERR No functions registered");
         }
         for (String f : loading.registered.keySet()) {
-            Function other = functions.get(f);
+            Function other = function(f);
             if (other != null && !other.library().equals(name)) {
                 throw new RedisError("ERR Function " + f + " already exists");
             }
         }
-        if (existing != null) {
-            existing.functions().keySet().forEach(functions::remove);
+        synchronized (this) {
+            if (existing != null) {
+                existing.functions().keySet().forEach(functions::remove);
+            }
+            libraries.put(name, new Library(name, new String(code, StandardCharsets.UTF_8),
+                    Collections.unmodifiableMap(loading.registered)));
+            functions.putAll(loading.registered);
         }
-        libraries.put(name, new Library(name, new String(code, StandardCharsets.UTF_8),
-                Collections.unmodifiableMap(loading.registered)));
-        functions.putAll(loading.registered);
         return name;
     }
 
+    private synchronized Library library(String name) {
+        return libraries.get(name);
+    }
+
     /** FUNCTION DELETE: whether the library existed. */
-    public boolean delete(String library) {
+    public synchronized boolean delete(String library) {
         Library removed = libraries.remove(library);
         if (removed == null) {
             return false;
@@ -176,30 +183,30 @@ public final class FunctionLibraries {
         return true;
     }
 
-    public void flush() {
+    public synchronized void flush() {
         libraries.clear();
         functions.clear();
     }
 
-    public Collection<Library> libraries() {
+    public synchronized Collection<Library> libraries() {
         return List.copyOf(libraries.values());
     }
 
-    public Function function(String name) {
+    public synchronized Function function(String name) {
         return functions.get(name);
     }
 
-    public int functionCount() {
+    public synchronized int functionCount() {
         return functions.size();
     }
 
     /** The libraries as they are now, to put back with {@link #restore} if a multi-library change fails. */
-    public Object snapshot() {
+    public synchronized Object snapshot() {
         return new LinkedHashMap<>(libraries);
     }
 
     @SuppressWarnings("unchecked")
-    public void restore(Object snapshot) {
+    public synchronized void restore(Object snapshot) {
         flush();
         libraries.putAll((Map<String, Library>) snapshot);
         for (Library l : libraries.values()) {
@@ -208,7 +215,7 @@ public final class FunctionLibraries {
     }
 
     /** Every library's code, in load order (FUNCTION DUMP). */
-    public List<String> codes() {
+    public synchronized List<String> codes() {
         List<String> codes = new ArrayList<>();
         for (Library l : libraries.values()) {
             codes.add(l.code());

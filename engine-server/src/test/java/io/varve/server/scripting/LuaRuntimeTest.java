@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The interpreter without a server: Redis's error words and locations, the conversion of results, the
@@ -49,9 +50,10 @@ class LuaRuntimeTest {
         assertEquals("WRONGTYPE Operation against a key holding the wrong kind of value script: "
                 + EvalScripts.sha1(raising.getBytes()) + ", on @user_script:1.", error(raising),
                 "a command's error keeps its own code");
-        assertEquals("ERR Please specify at least one argument for this redis lib call", error("return redis.call()").substring(0, 65));
-        assertEquals("ERR Lua redis lib command arguments must be strings or integers",
-                error("return redis.call('get', {})").substring(0, 63));
+        assertTrue(error("local r = redis.call() return r")
+                .startsWith("ERR Please specify at least one argument for this redis lib call script: "));
+        assertTrue(error("local r = redis.call('get', {}) return r")
+                .startsWith("ERR Lua redis lib command arguments must be strings or integers script: "));
     }
 
     @Test
