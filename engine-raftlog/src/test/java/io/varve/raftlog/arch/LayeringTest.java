@@ -11,7 +11,7 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 /**
  * engine-raftlog's layering, checked on its compiled classes: its packages form no cycle, the parts below the
  * engine never reach back into {@code io.varve.raftlog} (where {@code RaftLogEngine} wires them), and the
- * log store stays free of the LSM (docs/raftlog.md).
+ * log store stays free of the LSM (docs/architecture.md, on engine-base).
  */
 @AnalyzeClasses(packages = "io.varve.raftlog", importOptions = ImportOption.DoNotIncludeTests.class)
 class LayeringTest {
