@@ -64,15 +64,12 @@ final class FunctionCommands {
         switch (sub) {
             case "load" -> {
                 boolean replace = false;
-                int codeAt = 2;
-                if (c.argCount() == 4) {
-                    if (!c.argIs(2, "replace")) {
-                        throw new RedisError("ERR Unknown option given: " + c.argText(2));
+                int codeAt = c.argCount() - 1;
+                for (int i = 2; i < codeAt; i++) {
+                    if (!c.argIs(i, "replace")) {
+                        throw new RedisError("ERR Unknown option given: " + c.argText(i));
                     }
                     replace = true;
-                    codeAt = 3;
-                } else if (c.argCount() > 4) {
-                    throw RedisError.wrongArity("function|load");
                 }
                 try (CommandGate.Held exclusive = d.gate().exclusive()) {
                     String name = libraries.load(c.arg(codeAt), replace);

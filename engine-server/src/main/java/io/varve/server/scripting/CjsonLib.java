@@ -23,12 +23,19 @@ import java.nio.charset.StandardCharsets;
 final class CjsonLib {
 
     static final LuaUserdata NULL = new LuaUserdata(new Object());
-    private static final int MAX_DEPTH = 1000;
+
+    /** What the configuration calls change; they last, like Redis's one Lua state, until changed again. */
+    private static final class Settings {
+        int encodeMaxDepth = 1000;
+        int decodeMaxDepth = 1000;
+        boolean encodeInvalidNumbers;
+    }
 
     private CjsonLib() {
     }
 
     static LuaTable create() {
+        Settings settings = new Settings();
         LuaTable t = new LuaTable();
         t.rawset("null", NULL);
         t.rawset("_NAME", LuaValue.valueOf("cjson"));
@@ -37,7 +44,7 @@ final class CjsonLib {
             @Override
             public LuaValue call(LuaValue v) {
                 ByteArrayOutputStream out = new ByteArrayOutputStream();
-                encode(v, out, 0);
+                encode(v, out, 0, settings);
                 return LuaString.valueUsing(out.toByteArray());
             }
         });
@@ -47,7 +54,7 @@ final class CjsonLib {
                 LuaString s = v.checkstring();
                 byte[] bytes = new byte[s.length()];
                 s.copyInto(0, bytes, 0, bytes.length);
-                Decoder d = new Decoder(bytes);
+                Decoder d = new Decoder(bytes, settings.decodeMaxDepth);
                 LuaValue result = d.value(0);
                 d.skipSpace();
                 if (d.at < bytes.length) {
@@ -56,9 +63,35 @@ final class CjsonLib {
                 return result;
             }
         });
-        for (String setting : new String[] {"encode_sparse_array", "encode_max_depth", "decode_max_depth",
-                "encode_number_precision", "encode_keep_buffer", "encode_invalid_numbers",
-                "decode_invalid_numbers", "decode_array_with_array_mt"}) {
+        t.rawset("encode_max_depth", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                if (!args.isnoneornil(1)) {
+                    settings.encodeMaxDepth = args.checkint(1);
+                }
+                return LuaValue.valueOf(settings.encodeMaxDepth);
+            }
+        });
+        t.rawset("decode_max_depth", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                if (!args.isnoneornil(1)) {
+                    settings.decodeMaxDepth = args.checkint(1);
+                }
+                return LuaValue.valueOf(settings.decodeMaxDepth);
+            }
+        });
+        t.rawset("encode_invalid_numbers", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                if (!args.isnoneornil(1)) {
+                    settings.encodeInvalidNumbers = args.arg1().toboolean();
+                }
+                return LuaValue.valueOf(settings.encodeInvalidNumbers);
+            }
+        });
+        for (String setting : new String[] {"encode_sparse_array", "encode_number_precision",
+                "encode_keep_buffer", "decode_invalid_numbers", "decode_array_with_array_mt"}) {
             t.rawset(setting, new VarArgFunction() {
                 @Override
                 public Varargs invoke(Varargs args) {
@@ -69,13 +102,20 @@ final class CjsonLib {
         return t;
     }
 
-    private static void encode(LuaValue v, ByteArrayOutputStream out, int depth) {
+    private static void encode(LuaValue v, ByteArrayOutputStream out, int depth, Settings settings) {
         switch (v.type()) {
             case LuaValue.TNIL -> ascii(out, "null");
             case LuaValue.TBOOLEAN -> ascii(out, v.toboolean() ? "true" : "false");
-            case LuaValue.TNUMBER -> ascii(out, number(v.todouble()));
+            case LuaValue.TNUMBER -> {
+                double d = v.todouble();
+                if (settings.encodeInvalidNumbers && (Double.isNaN(d) || Double.isInfinite(d))) {
+                    ascii(out, Double.isNaN(d) ? "nan" : d > 0 ? "inf" : "-inf");
+                } else {
+                    ascii(out, number(d));
+                }
+            }
             case LuaValue.TSTRING -> string(v.checkstring(), out);
-            case LuaValue.TTABLE -> table((LuaTable) v, out, depth + 1);
+            case LuaValue.TTABLE -> table((LuaTable) v, out, depth + 1, settings);
             case LuaValue.TUSERDATA, LuaValue.TLIGHTUSERDATA -> {
                 if (v != NULL) {
                     throw new LuaError("Cannot serialise userdata: type not supported");
@@ -90,25 +130,12 @@ final class CjsonLib {
         if (Double.isNaN(d) || Double.isInfinite(d)) {
             throw new LuaError("Cannot serialise number: must not be NaN or Infinity");
         }
-        if (d == Math.rint(d) && Math.abs(d) < 1e14) {
-            return Long.toString((long) d);
-        }
-        String s = String.format(java.util.Locale.ROOT, "%.14g", d);
-        int e = s.indexOf('e');
-        String mantissa = e < 0 ? s : s.substring(0, e);
-        String exponent = e < 0 ? "" : s.substring(e);
-        if (mantissa.contains(".")) {
-            mantissa = mantissa.replaceAll("0+$", "");
-            if (mantissa.endsWith(".")) {
-                mantissa = mantissa.substring(0, mantissa.length() - 1);
-            }
-        }
-        return mantissa + exponent;
+        return LuaNumbers.format(d);
     }
 
-    private static void table(LuaTable t, ByteArrayOutputStream out, int depth) {
-        if (depth > MAX_DEPTH) {
-            throw new LuaError("Cannot serialise, excessive nesting (" + (MAX_DEPTH + 1) + ")");
+    private static void table(LuaTable t, ByteArrayOutputStream out, int depth, Settings settings) {
+        if (depth > settings.encodeMaxDepth) {
+            throw new LuaError("Cannot serialise, excessive nesting (" + depth + ")");
         }
         int max = arrayLength(t);
         if (max > 0) {
@@ -117,7 +144,7 @@ final class CjsonLib {
                 if (i > 1) {
                     out.write(',');
                 }
-                encode(t.rawget(i), out, depth);
+                encode(t.rawget(i), out, depth, settings);
             }
             out.write(']');
             return;
@@ -138,7 +165,7 @@ final class CjsonLib {
                 throw new LuaError("Cannot serialise " + k.typename() + ": table key must be a number or string");
             }
             out.write(':');
-            encode(n.arg(2), out, depth);
+            encode(n.arg(2), out, depth, settings);
         }
         out.write('}');
     }
@@ -197,16 +224,26 @@ final class CjsonLib {
     /** A recursive-descent JSON reader over bytes, with lua-cjson's error words. */
     private static final class Decoder {
         private final byte[] in;
+        private final int maxDepth;
         private int at;
 
-        Decoder(byte[] in) {
+        Decoder(byte[] in, int maxDepth) {
             this.in = in;
+            this.maxDepth = maxDepth;
         }
 
         LuaError error(String expected) {
             String found = at >= in.length ? "'end'" : "'" + (char) in[at] + "'";
             return new LuaError("Expected " + expected + " but found invalid token at character " + (at + 1)
                     + (at >= in.length ? " (" + found + ")" : ""));
+        }
+
+        private boolean isSpaceThenAggregate() {
+            int i = at;
+            while (i < in.length && (in[i] == ' ' || in[i] == '\t' || in[i] == '\n' || in[i] == '\r')) {
+                i++;
+            }
+            return i < in.length && (in[i] == '{' || in[i] == '[');
         }
 
         void skipSpace() {
@@ -216,8 +253,8 @@ final class CjsonLib {
         }
 
         LuaValue value(int depth) {
-            if (depth > MAX_DEPTH) {
-                throw new LuaError("Found too many nested data structures (" + (MAX_DEPTH + 1) + ") at character " + (at + 1));
+            if (depth >= maxDepth && at < in.length && (in[at] == '{' || in[at] == '[' || isSpaceThenAggregate())) {
+                throw new LuaError("Found too many nested data structures (" + (depth + 1) + ") at character " + (at + 1));
             }
             skipSpace();
             if (at >= in.length) {

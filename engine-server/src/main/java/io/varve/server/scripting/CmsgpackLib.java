@@ -53,7 +53,40 @@ final class CmsgpackLib {
                 return LuaValue.varargsOf(values.toArray(new LuaValue[0]));
             }
         });
+        t.rawset("unpack_one", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                return unpackLimit(args.checkstring(1), 1, args.optint(2, 0));
+            }
+        });
+        t.rawset("unpack_limit", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                return unpackLimit(args.checkstring(1), args.checkint(2), args.optint(3, 0));
+            }
+        });
         return t;
+    }
+
+    /**
+     * lua-cmsgpack's unpack_limit: up to {@code limit} values (0: all) from byte {@code offset}, preceded by
+     * the offset of the next value, or -1 when none is left.
+     */
+    private static Varargs unpackLimit(LuaString s, int limit, int offset) {
+        byte[] in = new byte[s.length()];
+        s.copyInto(0, in, 0, in.length);
+        if (offset < 0 || offset > in.length) {
+            throw new LuaError("Start offset " + offset + " greater than input length " + in.length + ".");
+        }
+        Decoder d = new Decoder(in);
+        d.at = offset;
+        List<LuaValue> values = new ArrayList<>();
+        values.add(LuaValue.NIL);
+        while (d.at < in.length && (limit <= 0 || values.size() <= limit)) {
+            values.add(d.value());
+        }
+        values.set(0, LuaValue.valueOf(d.at < in.length ? d.at : -1));
+        return LuaValue.varargsOf(values.toArray(new LuaValue[0]));
     }
 
     private static void encode(LuaValue v, ByteArrayOutputStream out, int depth) {

@@ -109,7 +109,7 @@ public final class FunctionLibraries {
             if (!NAME.matcher(name).matches()) {
                 throw new LuaError("Function names can only contain letters, numbers, or underscores(_) and must be at least one character long");
             }
-            if (registered.containsKey(name)) {
+            if (registered.keySet().stream().anyMatch(name::equalsIgnoreCase)) {
                 throw new LuaError("Function already exists in the library");
             }
             registered.put(name, new Function(name, library, (LuaFunction) callback, description,
@@ -129,7 +129,7 @@ public final class FunctionLibraries {
         if (!NAME.matcher(name).matches()) {
             throw new RedisError("ERR Library names can only contain letters, numbers, or underscores(_) and must be at least one character long");
         }
-        Library existing = library(name);
+        Library existing = library(key(name));
         if (existing != null && !replace) {
             throw new RedisError("ERR Library '" + name + "' already exists");
         }
@@ -154,17 +154,17 @@ public final class FunctionLibraries {
         }
         for (String f : loading.registered.keySet()) {
             Function other = function(f);
-            if (other != null && !other.library().equals(name)) {
+            if (other != null && !key(other.library()).equals(key(name))) {
                 throw new RedisError("ERR Function " + f + " already exists");
             }
         }
         synchronized (this) {
             if (existing != null) {
-                existing.functions().keySet().forEach(functions::remove);
+                existing.functions().keySet().forEach(f -> functions.remove(key(f)));
             }
-            libraries.put(name, new Library(name, new String(code, StandardCharsets.UTF_8),
+            libraries.put(key(name), new Library(name, new String(code, StandardCharsets.UTF_8),
                     Collections.unmodifiableMap(loading.registered)));
-            functions.putAll(loading.registered);
+            loading.registered.forEach((f, function) -> functions.put(key(f), function));
         }
         return name;
     }
@@ -175,11 +175,11 @@ public final class FunctionLibraries {
 
     /** FUNCTION DELETE: whether the library existed. */
     public synchronized boolean delete(String library) {
-        Library removed = libraries.remove(library);
+        Library removed = libraries.remove(key(library));
         if (removed == null) {
             return false;
         }
-        removed.functions().keySet().forEach(functions::remove);
+        removed.functions().keySet().forEach(f -> functions.remove(key(f)));
         return true;
     }
 
@@ -193,7 +193,12 @@ public final class FunctionLibraries {
     }
 
     public synchronized Function function(String name) {
-        return functions.get(name);
+        return functions.get(key(name));
+    }
+
+    /** Library and function names are case-insensitive, as in Redis. */
+    private static String key(String name) {
+        return name.toLowerCase(java.util.Locale.ROOT);
     }
 
     public synchronized int functionCount() {
@@ -210,7 +215,7 @@ public final class FunctionLibraries {
         flush();
         libraries.putAll((Map<String, Library>) snapshot);
         for (Library l : libraries.values()) {
-            functions.putAll(l.functions());
+            l.functions().forEach((f, function) -> functions.put(key(f), function));
         }
     }
 

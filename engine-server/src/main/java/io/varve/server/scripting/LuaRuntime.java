@@ -5,6 +5,7 @@ import io.varve.server.resp.Reply;
 import org.luaj.vm2.Globals;
 import org.luaj.vm2.LuaError;
 import org.luaj.vm2.LuaFunction;
+import org.luaj.vm2.LuaString;
 import org.luaj.vm2.LuaTable;
 import org.luaj.vm2.LuaValue;
 import org.luaj.vm2.Varargs;
@@ -48,6 +49,9 @@ public final class LuaRuntime {
     private final LuaTable functionGlobals = new LuaTable();
     private final LuaTable functionEnv;
     private final RedisLib redis;
+    /** The read-only views handed to scripts, by identity: setmetatable on one is refused in Redis's words. */
+    private final java.util.Set<LuaValue> protectedViews =
+            java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     private volatile ScriptRun current;
 
     public LuaRuntime() {
@@ -66,12 +70,38 @@ public final class LuaRuntime {
         globals.set("cmsgpack", CmsgpackLib.create());
         redis = new RedisLib(this);
         globals.set("redis", redis.runtimeTable());
+        for (String library : new String[] {"string", "table", "math", "bit", "cjson", "struct", "cmsgpack"}) {
+            globals.rawset(library, readOnlyView((LuaTable) globals.get(library)));
+        }
+        LuaValue luajPcall = globals.get("pcall");
+        globals.rawset("pcall", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                Varargs result = luajPcall.invoke(args);
+                if (result.arg1().toboolean() || result.arg(2).type() != LuaValue.TSTRING) {
+                    return result;
+                }
+                return LuaValue.varargsOf(LuaValue.FALSE, LuaValue.valueOf(lua51Message(result.arg(2).tojstring())));
+            }
+        });
+        LuaValue luajSetMetatable = globals.get("setmetatable");
+        globals.rawset("setmetatable", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                if (args.arg1().istable() && protectedViews.contains(args.arg1())) {
+                    throw new LuaError("Attempt to modify a readonly table");
+                }
+                return luajSetMetatable.invoke(args);
+            }
+        });
 
         for (LuaValue k = globals.next(LuaValue.NIL).arg1(); !k.isnil(); k = globals.next(k).arg1()) {
             functionGlobals.rawset(k, globals.rawget(k));
         }
         evalEnv = protect(globals);
         functionEnv = protect(functionGlobals);
+        protectedViews.add(evalEnv);
+        protectedViews.add(functionEnv);
         globals.rawset("_G", evalEnv);
         functionGlobals.rawset("_G", functionEnv);
         LuaValue loadstring = new LoadString(evalEnv);
@@ -118,6 +148,46 @@ public final class LuaRuntime {
         });
         LuaTable math = (LuaTable) globals.get("math");
         math.rawset("mod", math.get("fmod"));
+        LuaValue luajToString = globals.get("tostring");
+        globals.rawset("tostring", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                LuaValue v = args.checkvalue(1);
+                return v.type() == LuaValue.TNUMBER ? LuaValue.valueOf(LuaNumbers.format(v.todouble()))
+                        : luajToString.call(v);
+            }
+        });
+        table.rawset("concat", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                LuaTable t = args.checktable(1);
+                LuaString sep = args.isnoneornil(2) ? LuaValue.EMPTYSTRING : args.checkstring(2);
+                int from = args.optint(3, 1);
+                int to = args.isnoneornil(4) ? t.length() : args.checkint(4);
+                java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+                for (int i = from; i <= to; i++) {
+                    LuaValue v = t.get(i);
+                    LuaString piece;
+                    if (v.type() == LuaValue.TNUMBER) {
+                        piece = LuaValue.valueOf(LuaNumbers.format(v.todouble()));
+                    } else if (v.type() == LuaValue.TSTRING) {
+                        piece = v.checkstring();
+                    } else {
+                        throw new LuaError("invalid value (at index " + i + ") in table for 'concat'");
+                    }
+                    out.write(piece.m_bytes, piece.m_offset, piece.m_length);
+                    if (i < to) {
+                        out.write(sep.m_bytes, sep.m_offset, sep.m_length);
+                    }
+                }
+                return LuaString.valueUsing(out.toByteArray());
+            }
+        });
+    }
+
+    /** LuaJ's "@chunk:line message" as Lua 5.1 words an error message: "chunk:line: message". */
+    static String lua51Message(String luaj) {
+        return luaj.strip().replaceFirst("^@([^ :]+:\\d+) ", "$1: ");
     }
 
     /** A read-only view of {@code real}: reads fall through, missing names and every write raise errors. */
@@ -138,8 +208,30 @@ public final class LuaRuntime {
         LuaTable meta = new LuaTable();
         meta.rawset(LuaValue.INDEX, real);
         meta.rawset(LuaValue.NEWINDEX, ReadOnly.INSTANCE);
-        meta.rawset(LuaValue.METATABLE, LuaValue.FALSE);
+        meta.rawset(LuaValue.METATABLE, readOnlyView(new LuaTable()));
         view.setmetatable(meta);
+        return view;
+    }
+
+    /**
+     * A library table as scripts see it (Redis 7 makes every global table read-only): reads fall through to
+     * {@code real}, writes raise "Attempt to modify a readonly table", and {@code getmetatable} gives
+     * another such view, so the metatable cannot be edited either.
+     */
+    private LuaTable readOnlyView(LuaTable real) {
+        LuaTable view = new LuaTable();
+        LuaTable meta = new LuaTable();
+        meta.rawset(LuaValue.INDEX, real);
+        meta.rawset(LuaValue.NEWINDEX, ReadOnly.INSTANCE);
+        LuaTable shownMeta = new LuaTable();
+        LuaTable shownMetaMeta = new LuaTable();
+        shownMetaMeta.rawset(LuaValue.NEWINDEX, ReadOnly.INSTANCE);
+        shownMetaMeta.rawset(LuaValue.METATABLE, LuaValue.FALSE);
+        shownMeta.setmetatable(shownMetaMeta);
+        meta.rawset(LuaValue.METATABLE, shownMeta);
+        view.setmetatable(meta);
+        protectedViews.add(view);
+        protectedViews.add(shownMeta);
         return view;
     }
 
@@ -230,6 +322,10 @@ public final class LuaRuntime {
         budget.start(run.busyAfterMillis());
         try {
             LuaValue result = body.invoke(args).arg1();
+            if (result.istable() && result.rawget(RespToLua.ERR).isstring()) {
+                // thrown, not written, so the server counts it among its error replies as Redis does
+                throw new RedisError(ScriptErrors.replyText(result.rawget(RespToLua.ERR).tojstring()));
+            }
             if (reply != null) {
                 LuaToResp.write(result, reply, run.protocol());
             }

@@ -50,10 +50,14 @@ final class RedisLib {
                 return tableWith(RespToLua.OK, message.checkstring());
             }
         });
-        real.rawset("sha1hex", new OneArgFunction() {
+        real.rawset("sha1hex", new VarArgFunction() {
             @Override
-            public LuaValue call(LuaValue s) {
-                return LuaValue.valueOf(sha1(s.checkstring().m_bytes, s.checkstring().m_offset, s.checkstring().m_length));
+            public Varargs invoke(Varargs args) {
+                if (args.narg() != 1) {
+                    throw new LuaError("wrong number of arguments");
+                }
+                LuaString s = args.checkstring(1);
+                return LuaValue.valueOf(sha1(s.m_bytes, s.m_offset, s.m_length));
             }
         });
         real.rawset("setresp", new OneArgFunction() {

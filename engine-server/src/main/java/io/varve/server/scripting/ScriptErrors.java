@@ -37,12 +37,17 @@ final class ScriptErrors {
             if (where != null && text.startsWith("@" + where + " ")) {
                 text = text.substring(where.length() + 2); // LuaJ's own "@chunk:line " in front of the text
             }
-            message = "ERR " + (where == null || text.startsWith(where) ? "" : where + ": ") + text;
+            message = "ERR " + (where == null || text.startsWith(where) ? "" : where + ": ") + lua51Words(text);
         }
         if (where != null) {
             message += " script: " + scriptName + ", on " + source + where.substring(where.lastIndexOf(':')) + ".";
         }
         return new RedisError(message);
+    }
+
+    /** LuaJ's "attempt to call nil" in Lua 5.1's words, "attempt to call a nil value", which clients match. */
+    private static String lua51Words(String text) {
+        return text.replaceFirst("attempt to call (nil|boolean|number|string|table|userdata)$", "attempt to call a $1 value");
     }
 
     /**

@@ -62,7 +62,7 @@ public enum ScriptFlags {
         String engine = parts.get(0);
         if (!engine.equalsIgnoreCase("lua")) {
             throw new RedisError(library ? "ERR Engine '" + engine + "' not found"
-                    : "ERR Could not find scripting engine '" + engine + "'");
+                    : "ERR Unexpected engine in script shebang: " + engine);
         }
         Set<ScriptFlags> flags = EnumSet.noneOf(ScriptFlags.class);
         String name = null;

@@ -137,4 +137,34 @@ class LuaRuntimeTest {
                 () -> scripting.scripts().run(script, new byte[0][], new byte[0][], run, new Reply(Unpooled.buffer(), 2)));
         killer.join();
     }
+
+    @Test
+    void numbersPrintAsLua51PrintsThem() {
+        assertEquals("$26\r\n0 -5000 -1 0.0003 1023.2 0\r\n",
+                eval("return table.concat(cjson.decode('[0.0, -5e3, -1, 0.3e-3, 1023.2, 0e10]'), ' ')"));
+        assertEquals("$5\r\n1e+20\r\n", eval("return tostring(1e20)"));
+        assertEquals("$16\r\n0.33333333333333\r\n", eval("return tostring(1/3)"));
+    }
+
+    @Test
+    void libraryTablesAndGlobalsAreReadOnly() {
+        for (String trick : new String[] {"cjson.encode = function() return 1 end", "bit.band = nil",
+                "cmsgpack.pack = nil", "string.rep = nil", "setmetatable(_G, {})",
+                "local g = getmetatable(_G) g.__index = {}"}) {
+            String e = error(trick);
+            assertTrue(e.contains("Attempt to modify a readonly table"), trick + ": " + e);
+        }
+        assertEquals("$3\r\nABC\r\n", eval("return string.upper('abc')"), "reads still work");
+    }
+
+    @Test
+    void cjsonDepthLimitsAndCmsgpackPartialUnpacking() {
+        assertEquals(":0\r\n", eval("cjson.encode_max_depth(1) local ok = pcall(cjson.encode, {a={1}}) "
+                + "cjson.encode_max_depth(1000) return ok and 1 or 0"));
+        assertEquals(":0\r\n", eval("cjson.decode_max_depth(1) local ok = pcall(cjson.decode, '{\"o\":{}}') "
+                + "cjson.decode_max_depth(1000) return ok and 1 or 0"));
+        assertEquals("*3\r\n:2\r\n$1\r\na\r\n:-1\r\n", eval(
+                "local s = cmsgpack.pack('a', 'b') local off, v = cmsgpack.unpack_one(s, 0) "
+                        + "local off2 = cmsgpack.unpack_one(s, off) return {off, v, off2}"));
+    }
 }
