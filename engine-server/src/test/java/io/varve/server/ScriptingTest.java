@@ -198,6 +198,11 @@ class ScriptingTest extends OneServerPerClass {
             assertTrue(loadCall instanceof RespClient.Err e && e.text().contains("attempted to access nonexistent global variable 'call'"),
                     String.valueOf(loadCall));
             assertEquals(err("ERR No functions registered"), c.call("FUNCTION", "LOAD", "#!lua name=empty\nlocal x = 1"));
+            Object loadMath = c.call("FUNCTION", "LOAD", "#!lua name=m\nreturn math.random()");
+            assertTrue(loadMath instanceof RespClient.Err e && e.text().contains("nonexistent global variable 'math'"),
+                    "a library's code sees only redis while it loads: " + loadMath);
+            assertEquals(err("ERR FUNCTION LOAD timeout"), c.call("FUNCTION", "LOAD", "#!lua name=slow\nwhile true do end"));
+            assertEquals("v1", c.call("FCALL", "SET_GET", "1", "k", "v1"), "function names are case-insensitive");
             assertEquals(err("ERR Missing library metadata"), c.call("FUNCTION", "LOAD", "return 1"));
 
             assertEquals("OK", c.call("FUNCTION", "DELETE", "mylib"));
@@ -222,7 +227,7 @@ class ScriptingTest extends OneServerPerClass {
             Exception e = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> sync.functionRestore(damaged));
             assertTrue(e.getMessage().contains("ERR payload version or checksum are wrong"), e.getMessage());
             Exception exists = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> sync.functionRestore(dump));
-            assertTrue(exists.getMessage().contains("ERR Library 'lib' already exists"), exists.getMessage());
+            assertTrue(exists.getMessage().contains("ERR Library lib already exists"), exists.getMessage());
             assertEquals("OK", sync.functionRestore(dump, io.lettuce.core.FunctionRestoreMode.REPLACE));
             assertEquals(Long.valueOf(7), sync.eval("return 7", ScriptOutputType.INTEGER));
             String sha = sync.scriptLoad("return KEYS[1]");

@@ -41,6 +41,9 @@ final class FunctionCommands {
     }
 
     private static void fcall(CommandCall c, Dispatcher d, boolean readOnlyCommand) {
+        if (Args.tryParseLong(c.arg(2)) == null) {
+            throw new RedisError("ERR Bad number of keys provided");
+        }
         ScriptCommands.KeysAndArgs ka = ScriptCommands.KeysAndArgs.of(c);
         Scripting scripting = d.scripting();
         long busyAfter = ScriptExecution.busyThresholdMillis(c.server());
@@ -87,7 +90,10 @@ final class FunctionCommands {
                 c.reply().ok();
             }
             case "flush" -> {
-                if (c.argCount() > 3 || (c.argCount() == 3 && !c.argIs(2, "sync") && !c.argIs(2, "async"))) {
+                if (c.argCount() > 3) {
+                    throw new RedisError("ERR unknown subcommand or wrong number of arguments for 'flush'. Try FUNCTION HELP.");
+                }
+                if (c.argCount() == 3 && !c.argIs(2, "sync") && !c.argIs(2, "async")) {
                     throw new RedisError("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
                 }
                 try (CommandGate.Held exclusive = d.gate().exclusive()) {
@@ -156,7 +162,10 @@ final class FunctionCommands {
         for (int i = 2; i < c.argCount(); i++) {
             if (c.argIs(i, "withcode") && !withCode) {
                 withCode = true;
-            } else if (c.argIs(i, "libraryname") && pattern == null && i + 1 < c.argCount()) {
+            } else if (c.argIs(i, "libraryname") && pattern == null) {
+                if (i + 1 >= c.argCount()) {
+                    throw new RedisError("ERR library name argument was not given");
+                }
                 pattern = c.argText(++i);
             } else {
                 throw new RedisError("ERR Unknown argument " + c.argText(i));
@@ -196,8 +205,11 @@ final class FunctionCommands {
     }
 
     private static void restore(CommandCall c, Dispatcher d, FunctionLibraries libraries) {
+        if (c.argCount() > 4) {
+            throw new RedisError("ERR unknown subcommand or wrong number of arguments for 'restore'. Try FUNCTION HELP.");
+        }
         String policy = c.argCount() > 3 ? c.argText(3).toUpperCase(java.util.Locale.ROOT) : "APPEND";
-        if (c.argCount() > 4 || !List.of("APPEND", "REPLACE", "FLUSH").contains(policy)) {
+        if (!List.of("APPEND", "REPLACE", "FLUSH").contains(policy)) {
             throw new RedisError("ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.");
         }
         List<byte[]> codes = FunctionDump.read(c.arg(2));
@@ -212,7 +224,8 @@ final class FunctionCommands {
                 }
             } catch (RedisError e) {
                 libraries.restore(before);
-                throw e;
+                // RESTORE words a library collision without the quotes LOAD uses
+                throw new RedisError(e.getMessage().replaceFirst("^ERR Library '(.*)' already exists$", "ERR Library $1 already exists"));
             }
             persist(c, libraries);
         }

@@ -31,6 +31,8 @@ import java.util.regex.Pattern;
 public final class FunctionLibraries {
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_]+");
+    /** How long a library's code may run while it loads, as in Redis (which refuses slower ones). */
+    private static final long LOAD_TIMEOUT_MILLIS = 500;
 
     public record Function(String name, String library, LuaFunction callback, String description,
                            Set<ScriptFlags> flags) {
@@ -64,7 +66,10 @@ public final class FunctionLibraries {
             LuaValue callback;
             String description = null;
             Set<ScriptFlags> flags = EnumSet.noneOf(ScriptFlags.class);
-            if (args.narg() == 1 && args.arg1().istable()) {
+            if (args.narg() == 1) {
+                if (!args.arg1().istable()) {
+                    throw new LuaError("calling redis.register_function with a single argument is only applicable to Lua table (representing named arguments).");
+                }
                 LuaTable t = (LuaTable) args.arg1();
                 LuaValue n = LuaValue.NIL;
                 callback = LuaValue.NIL;
@@ -72,15 +77,30 @@ public final class FunctionLibraries {
                     String key = e.arg1().tojstring();
                     LuaValue v = e.arg(2);
                     switch (key) {
-                        case "function_name" -> n = v;
-                        case "callback" -> callback = v;
-                        case "description" -> description = v.tojstring();
+                        case "function_name" -> {
+                            if (v.type() != LuaValue.TSTRING) {
+                                throw new LuaError("function_name argument given to redis.register_function must be a string");
+                            }
+                            n = v;
+                        }
+                        case "callback" -> {
+                            if (!v.isfunction()) {
+                                throw new LuaError("callback argument given to redis.register_function must be a function");
+                            }
+                            callback = v;
+                        }
+                        case "description" -> {
+                            if (v.type() != LuaValue.TSTRING) {
+                                throw new LuaError("description argument given to redis.register_function must be a string");
+                            }
+                            description = v.tojstring();
+                        }
                         case "flags" -> {
                             if (!v.istable()) {
                                 throw new LuaError("flags argument to redis.register_function must be a table representing function flags");
                             }
                             for (int i = 1; !v.get(i).isnil(); i++) {
-                                ScriptFlags f = ScriptFlags.named(v.get(i).tojstring());
+                                ScriptFlags f = v.get(i).type() == LuaValue.TSTRING ? ScriptFlags.named(v.get(i).tojstring()) : null;
                                 if (f == null) {
                                     throw new LuaError("unknown flag given");
                                 }
@@ -90,24 +110,28 @@ public final class FunctionLibraries {
                         default -> throw new LuaError("unknown argument given to redis.register_function");
                     }
                 }
-                if (!n.isstring()) {
+                if (n.isnil()) {
                     throw new LuaError("redis.register_function must get a function name argument");
+                }
+                if (callback.isnil()) {
+                    throw new LuaError("redis.register_function must get a callback argument");
                 }
                 name = n.tojstring();
             } else if (args.narg() == 2) {
-                if (!args.arg1().isstring()) {
+                if (args.arg1().type() != LuaValue.TSTRING) {
                     throw new LuaError("first argument to redis.register_function must be a string");
+                }
+                if (!args.arg(2).isfunction()) {
+                    throw new LuaError("second argument to redis.register_function must be a function");
                 }
                 name = args.arg1().tojstring();
                 callback = args.arg(2);
             } else {
                 throw new LuaError("wrong number of arguments to redis.register_function");
             }
-            if (!callback.isfunction()) {
-                throw new LuaError("redis.register_function must get a callback argument");
-            }
             if (!NAME.matcher(name).matches()) {
-                throw new LuaError("Function names can only contain letters, numbers, or underscores(_) and must be at least one character long");
+                // Redis 7.0 words a bad function name as it words a bad library name
+                throw new LuaError("Library names can only contain letters, numbers, or underscores(_) and must be at least one character long");
             }
             if (registered.keySet().stream().anyMatch(name::equalsIgnoreCase)) {
                 throw new LuaError("Function already exists in the library");
@@ -137,17 +161,18 @@ public final class FunctionLibraries {
         java.util.Arrays.fill(source, 0, shebang.bodyStart() - 1, (byte) ' ');
         LuaFunction body = runtime.compile(source, "user_function", true, "ERR Error compiling function: ");
         Loading loading = new Loading(name);
-        runtime.functionsRedisTable(true);
+        runtime.functionsLoading(true);
         runtime.redisLib().loading(loading);
         try {
-            runtime.run(new ScriptRun(name, true, true, (args, protocol) -> {
-                throw new IllegalStateException("no command runs while a library loads");
-            }, Long.MAX_VALUE / 2_000_000L), body, LuaValue.NONE, null);
+            runtime.run(ScriptRun.libraryLoad(name, LOAD_TIMEOUT_MILLIS), body, LuaValue.NONE, null);
         } catch (RedisError e) {
+            if (e.getMessage().startsWith("ERR FUNCTION LOAD timeout")) {
+                throw e;
+            }
             throw new RedisError("ERR Error registering functions: " + e.getMessage().replaceFirst("^ERR ", ""));
         } finally {
             runtime.redisLib().loading(null);
-            runtime.functionsRedisTable(false);
+            runtime.functionsLoading(false);
         }
         if (loading.registered.isEmpty()) {
             throw new RedisError("ERR No functions registered");

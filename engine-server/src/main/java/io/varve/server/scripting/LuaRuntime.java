@@ -48,6 +48,9 @@ public final class LuaRuntime {
     private final LuaTable evalEnv;
     private final LuaTable functionGlobals = new LuaTable();
     private final LuaTable functionEnv;
+    private final LuaTable functionEnvMeta;
+    /** What a library's code sees while it loads: only the load-time {@code redis}. */
+    private final LuaTable loadGlobals = new LuaTable();
     private final RedisLib redis;
     /** The read-only views handed to scripts, by identity: setmetatable on one is refused in Redis's words. */
     private final java.util.Set<LuaValue> protectedViews =
@@ -102,6 +105,9 @@ public final class LuaRuntime {
         functionEnv = protect(functionGlobals);
         protectedViews.add(evalEnv);
         protectedViews.add(functionEnv);
+        functionEnvMeta = (LuaTable) functionEnv.getmetatable();
+        loadGlobals.rawset("redis", redis.loadTable());
+        protect(loadGlobals);
         globals.rawset("_G", evalEnv);
         functionGlobals.rawset("_G", functionEnv);
         LuaValue loadstring = new LoadString(evalEnv);
@@ -208,7 +214,10 @@ public final class LuaRuntime {
         LuaTable meta = new LuaTable();
         meta.rawset(LuaValue.INDEX, real);
         meta.rawset(LuaValue.NEWINDEX, ReadOnly.INSTANCE);
-        meta.rawset(LuaValue.METATABLE, readOnlyView(new LuaTable()));
+        // getmetatable(_G) shows a read-only metatable whose __index is a read-only view of the globals
+        LuaTable shown = new LuaTable();
+        shown.rawset(LuaValue.INDEX, readOnlyView(real));
+        meta.rawset(LuaValue.METATABLE, readOnlyView(shown));
         view.setmetatable(meta);
         return view;
     }
@@ -308,9 +317,13 @@ public final class LuaRuntime {
         globals.rawset(name, value);
     }
 
-    /** The {@code redis} table the functions' code sees: the load-time one while a library loads. */
-    void functionsRedisTable(boolean loading) {
-        functionGlobals.rawset("redis", loading ? redis.loadTable() : redis.runtimeTable());
+    /**
+     * Swaps what the functions' globals resolve to: while a library loads, only {@code redis} with the
+     * load-time API (Redis hides every other global then); afterwards the full set, which the registered
+     * callbacks, compiled against the same environment, find when they run.
+     */
+    void functionsLoading(boolean loading) {
+        functionEnvMeta.rawset(LuaValue.INDEX, loading ? loadGlobals : functionGlobals);
     }
 
     /**
@@ -319,7 +332,7 @@ public final class LuaRuntime {
      */
     void run(ScriptRun run, LuaFunction body, Varargs args, Reply reply) {
         current = run;
-        budget.start(run.busyAfterMillis());
+        budget.start(run.busyAfterMillis(), run.libraryLoad());
         try {
             LuaValue result = body.invoke(args).arg1();
             if (result.istable() && result.rawget(RespToLua.ERR).isstring()) {
@@ -334,6 +347,8 @@ public final class LuaRuntime {
         } catch (ScriptBudget.Killed e) {
             throw new RedisError("ERR Script killed by user with " + (run.function() ? "FUNCTION" : "SCRIPT")
                     + " KILL...");
+        } catch (ScriptBudget.TimedOut e) {
+            throw new RedisError("ERR FUNCTION LOAD timeout");
         } catch (StackOverflowError e) {
             throw new RedisError("ERR Error running script " + run.name() + ", stack overflow");
         } finally {

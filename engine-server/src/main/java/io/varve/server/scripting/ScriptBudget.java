@@ -30,15 +30,25 @@ final class ScriptBudget extends DebugLib {
         }
     }
 
+    /** Thrown through a library's code that ran past its load timeout. */
+    static final class TimedOut extends Error {
+        TimedOut() {
+            super("timed out", null, false, false);
+        }
+    }
+
     private int countdown = CHECK_EVERY;
     private long startedNanos;
     private long busyAfterNanos;
     private volatile boolean running;
     private volatile boolean busy;
     private volatile boolean killRequested;
+    /** Stop, rather than turn busy, at the threshold (a library load's timeout). */
+    private boolean stopWhenBusy;
 
     /** A script starts: it becomes busy once it has run longer than {@code busyAfterMillis}. */
-    void start(long busyAfterMillis) {
+    void start(long busyAfterMillis, boolean stopWhenBusy) {
+        this.stopWhenBusy = stopWhenBusy;
         startedNanos = System.nanoTime();
         busyAfterNanos = busyAfterMillis * 1_000_000L;
         countdown = CHECK_EVERY;
@@ -86,6 +96,9 @@ final class ScriptBudget extends DebugLib {
             throw new Killed();
         }
         if (!busy && System.nanoTime() - startedNanos > busyAfterNanos) {
+            if (stopWhenBusy) {
+                throw new TimedOut();
+            }
             busy = true;
         }
     }

@@ -57,8 +57,8 @@ public enum ScriptFlags {
         while (end < body.length && body[end] != '\n') {
             end++;
         }
-        String line = new String(body, 2, end - 2, StandardCharsets.UTF_8).strip();
-        List<String> parts = List.of(line.split(" +"));
+        String line = new String(body, 2, end - 2, StandardCharsets.UTF_8).stripTrailing();
+        List<String> parts = List.of(line.split(" +", -1));
         String engine = parts.get(0);
         if (!engine.equalsIgnoreCase("lua")) {
             throw new RedisError(library ? "ERR Engine '" + engine + "' not found"
@@ -68,7 +68,13 @@ public enum ScriptFlags {
         String name = null;
         for (String part : parts.subList(1, parts.size())) {
             if (library && part.startsWith("name=")) {
+                if (name != null) {
+                    throw new RedisError("ERR Invalid metadata value, name argument was given multiple times");
+                }
                 name = part.substring("name=".length());
+                if (name.length() >= 2 && name.startsWith("\"") && name.endsWith("\"")) {
+                    name = name.substring(1, name.length() - 1);
+                }
             } else if (!library && part.startsWith("flags=")) {
                 String list = part.substring("flags=".length());
                 for (String f : list.isEmpty() ? new String[0] : list.split(",")) {

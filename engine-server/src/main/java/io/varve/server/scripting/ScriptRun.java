@@ -12,6 +12,7 @@ public final class ScriptRun {
     private final boolean readOnly;
     private final ScriptHost host;
     private final long busyAfterMillis;
+    private final boolean libraryLoad;
     private int protocol = 2;
     private volatile boolean wrote;
 
@@ -22,11 +23,29 @@ public final class ScriptRun {
      * @param busyAfterMillis after this long the script is busy (busy-reply-threshold)
      */
     public ScriptRun(String name, boolean function, boolean readOnly, ScriptHost host, long busyAfterMillis) {
+        this(name, function, readOnly, host, busyAfterMillis, false);
+    }
+
+    private ScriptRun(String name, boolean function, boolean readOnly, ScriptHost host, long busyAfterMillis,
+                      boolean libraryLoad) {
+        this.libraryLoad = libraryLoad;
         this.name = name;
         this.function = function;
         this.readOnly = readOnly;
         this.host = host;
         this.busyAfterMillis = busyAfterMillis;
+    }
+
+    /** A library's code running at FUNCTION LOAD: it runs no command and is stopped after {@code timeoutMillis}. */
+    static ScriptRun libraryLoad(String library, long timeoutMillis) {
+        return new ScriptRun(library, true, true, (args, protocol) -> {
+            throw new IllegalStateException("no command runs while a library loads");
+        }, timeoutMillis, true);
+    }
+
+    /** A library load, which its budget stops once it is busy instead of letting others see BUSY. */
+    boolean libraryLoad() {
+        return libraryLoad;
     }
 
     public String name() {

@@ -63,7 +63,8 @@ class LuaRuntimeTest {
         assertEquals("$-1\r\n", eval("return false"));
         assertEquals(":1\r\n", eval("return true"));
         assertEquals("*1\r\n:1\r\n", eval("return {1,nil,3}"));
-        assertEquals("-My Error\r\n", eval("return {err='My Error'}"));
+        assertEquals("My Error", assertThrows(RedisError.class, () -> eval("return {err='My Error'}")).getMessage(),
+                "an error result is thrown, so the server counts it as an error reply");
         assertEquals("+FINE\r\n", eval("return redis.status_reply('FINE')"));
         assertEquals("$2\r\nk1\r\n", eval("return KEYS[1]"));
         assertEquals("$2\r\na1\r\n", eval("return ARGV[1]"));
