@@ -30,8 +30,9 @@ import java.io.ByteArrayInputStream;
  * <p>Globals: scripts see a proxy table whose reads fall through to the real global table and whose writes
  * raise "Attempt to modify a readonly table"; a read of a name the real table lacks raises "Script attempted
  * to access nonexistent global variable". The server itself sets {@code KEYS} and {@code ARGV} in the real
- * table before each EVAL. Functions (FCALL) get their own such pair, whose {@code redis} table is swapped
- * between the load-time API ({@code register_function}) and the run-time one.
+ * table before each EVAL. The library tables are read-only views the same way. Functions (FCALL) get
+ * their own such pair, whose proxy resolves, while a library loads, to a table holding only the load-time
+ * {@code redis} ({@code register_function}), and otherwise to the full globals.
  *
  * <p>Threads: one script runs at a time, the caller holding the server's command gate exclusively, so the
  * interpreter's state needs no lock; only {@link #budget()} is touched by other threads (SCRIPT KILL, the
