@@ -1,7 +1,6 @@
 package io.varve.kafka.streams;
 
 import org.apache.kafka.streams.DslStoreFormat;
-import org.apache.kafka.streams.state.BuiltInDslStoreSuppliers;
 import org.apache.kafka.streams.state.DslKeyValueParams;
 import org.apache.kafka.streams.state.DslSessionParams;
 import org.apache.kafka.streams.state.DslStoreSuppliers;
@@ -18,8 +17,6 @@ import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
  */
 public class VarveDslStoreSuppliers implements DslStoreSuppliers {
 
-    private final DslStoreSuppliers builtIn = new BuiltInDslStoreSuppliers.RocksDBDslStoreSuppliers();
-
     @Override
     public KeyValueBytesStoreSupplier keyValueStore(DslKeyValueParams params) {
         return params.dslStoreFormat() == DslStoreFormat.PLAIN
@@ -29,11 +26,15 @@ public class VarveDslStoreSuppliers implements DslStoreSuppliers {
 
     @Override
     public WindowBytesStoreSupplier windowStore(DslWindowParams params) {
-        return builtIn.windowStore(params);
+        return params.dslStoreFormat() == DslStoreFormat.PLAIN
+                ? VarveStores.windowStore(params.name(), params.retentionPeriod(), params.windowSize(),
+                        params.retainDuplicates())
+                : VarveStores.timestampedWindowStore(params.name(), params.retentionPeriod(), params.windowSize(),
+                        params.retainDuplicates());
     }
 
     @Override
     public SessionBytesStoreSupplier sessionStore(DslSessionParams params) {
-        return builtIn.sessionStore(params);
+        return VarveStores.sessionStore(params.name(), params.retentionPeriod());
     }
 }
