@@ -4,11 +4,11 @@ import io.varve.kafka.streams.VarveStores;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.streams.state.SessionStore;
 import org.apache.kafka.streams.state.Stores;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import org.junit.jupiter.api.Disabled;
 
 /**
  * Kafka's own session store contract against Varve's session store, holding it to the expectations the contract
@@ -39,6 +39,7 @@ class VarveSessionStoreContractTest extends AbstractSessionBytesStoreTest {
      * closed Varve store refuses every use, like Kafka's key-value stores. Restoration is covered by
      * {@code VarveSessionStoreProperties} and by the key-value contract's {@code testRestore}.
      */
+    @Test
     @Disabled("a closed store refuses use; see the comment on this method")
     @Override
     public void shouldRestore() {
