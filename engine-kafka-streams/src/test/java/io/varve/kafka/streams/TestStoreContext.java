@@ -65,9 +65,10 @@ final class TestStoreContext implements StateStoreContext {
         return stateDir;
     }
 
+    /** None: stores must work without Kafka's metrics (they then count nothing). */
     @Override
     public StreamsMetrics metrics() {
-        throw new UnsupportedOperationException("model tests run stores without metrics");
+        return null;
     }
 
     @Override
