@@ -26,9 +26,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * store has committed in a family of their own, and the iterators open on it.
  *
  * <p>Offsets and data share one write-ahead log, and recovery keeps a prefix of it, so an offset that survives
- * a crash implies every write made before it survived too (KIP-1035: a restart restores only what follows the
- * recovered offset). {@link #commit} writes the offsets with a synced write, which also makes every earlier
- * data write durable; data writes between commits are not synced.
+ * a crash implies every write made before it survived too (KIP-1035: a restart restores from the changelog only
+ * what follows the recovered offset). {@link #commit} therefore needs no fsync: a crash loses a suffix of data
+ * and offsets together, and the changelog restores from the older offset that survived, as with Kafka's RocksDB
+ * store, which runs with its log off. {@link #close()} makes everything durable.
  *
  * <p>Threads: the owning task's thread writes; interactive queries may read and open iterators from other
  * threads. The engine is thread-safe; this class adds only the set of open iterators (concurrent) and the
@@ -88,7 +89,7 @@ public final class StoreDatabase implements AutoCloseable {
         return storeName;
     }
 
-    /** Makes every write so far durable, together with {@code changelogOffsets} (which may be empty). */
+    /** Records {@code changelogOffsets} (which may be empty) after every write made so far. */
     public void commit(Map<TopicPartition, Long> changelogOffsets) {
         checkOpen();
         WriteBatch batch = new WriteBatch();
@@ -101,9 +102,7 @@ public final class StoreDatabase implements AutoCloseable {
             }
         }
         if (batch.count() > 0) {
-            db.write(batch, WriteOptions.SYNC);
-        } else {
-            db.syncWal();
+            db.write(batch, WriteOptions.DEFAULT);
         }
     }
 
@@ -128,7 +127,7 @@ public final class StoreDatabase implements AutoCloseable {
         openIterators.remove(iterator);
     }
 
-    /** Ends every open iterator, then closes the database. Idempotent. */
+    /** Ends every open iterator, makes every write durable and closes the database. Idempotent. */
     @Override
     public void close() {
         if (!open) {
@@ -145,6 +144,10 @@ public final class StoreDatabase implements AutoCloseable {
             }
         }
         openIterators.clear();
-        db.close();
+        try {
+            db.syncWal();
+        } finally {
+            db.close();
+        }
     }
 }
