@@ -45,7 +45,7 @@ class VarveKeyValueStoreProperties {
         }
     }
 
-    @Property(tries = 60)
+    @Property(tries = 40)
     void behavesLikeASortedMap(@ForAll("steps") List<Step> steps) {
         Path dir = TestDirs.create("varve-kv-model");
         NavigableMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);

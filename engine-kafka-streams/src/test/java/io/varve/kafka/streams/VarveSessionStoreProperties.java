@@ -117,7 +117,7 @@ class VarveSessionStoreProperties {
         return VarveKeyValueStoreProperties.hex(key) + "[" + start + "," + end + "]=" + VarveKeyValueStoreProperties.hex(value);
     }
 
-    @Property(tries = 50)
+    @Property(tries = 30)
     void behavesLikeKafkasSegmentedSessionStore(@ForAll("steps") List<Step> steps) {
         Path dir = TestDirs.create("varve-session-model");
         Model model = new Model();

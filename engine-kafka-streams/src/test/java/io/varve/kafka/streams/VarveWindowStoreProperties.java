@@ -44,6 +44,9 @@ class VarveWindowStoreProperties {
     private static final TopicPartition CHANGELOG = new TopicPartition("app-window-changelog", 0);
     private static final StoreOptions OPTIONS = VarveStoreConfig::options;
 
+    /** The restore callback the store registered at its last init. */
+    private BatchingStateRestoreCallback restoreCallback;
+
     enum Kind { PUT, DELETE, FETCH_ONE, FETCH, BACKWARD_FETCH, FETCH_RANGE, FETCH_ALL, ALL, BACKWARD_ALL, COMMIT,
         REOPEN, RESTORE }
 
@@ -113,7 +116,7 @@ class VarveWindowStoreProperties {
         }
     }
 
-    @Property(tries = 50)
+    @Property(tries = 30)
     void behavesLikeKafkasSegmentedWindowStore(@ForAll("steps") List<Step> steps) {
         Path dir = TestDirs.create("varve-window-model");
         Model model = new Model();
@@ -182,7 +185,7 @@ class VarveWindowStoreProperties {
                     }
                     case RESTORE -> {
                         byte[] storeKey = WindowKeySchema.toStoreKeyBinary(key, s.time(), 0).get();
-                        restorer.callback.restoreAll(List.of(KeyValue.pair(storeKey, s.value())));
+                        restoreCallback.restoreAll(List.of(KeyValue.pair(storeKey, s.value())));
                         model.put(s.key(), s.time(), s.value());
                     }
                 }
@@ -193,18 +196,11 @@ class VarveWindowStoreProperties {
         }
     }
 
-    private final Restorer restorer = new Restorer();
-
-    /** Holds the restore callback the store registered at init. */
-    private static final class Restorer {
-        BatchingStateRestoreCallback callback;
-    }
-
     private VarveWindowStore open(Path dir) {
         VarveWindowStore store = new VarveWindowStore("window-model", RETENTION, SEGMENT, WINDOW, false, OPTIONS);
         TestStoreContext context = new TestStoreContext(dir);
         store.init(context, store);
-        restorer.callback = (BatchingStateRestoreCallback) Objects.requireNonNull(context.restoreCallback);
+        restoreCallback = (BatchingStateRestoreCallback) Objects.requireNonNull(context.restoreCallback);
         return store;
     }
 

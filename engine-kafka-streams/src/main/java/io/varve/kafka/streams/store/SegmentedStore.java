@@ -7,6 +7,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.processor.BatchingStateRestoreCallback;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
@@ -108,7 +109,7 @@ public final class SegmentedStore implements BatchingStateRestoreCallback {
     public StoreDatabase database() {
         StoreDatabase db = database;
         if (db == null) {
-            throw new org.apache.kafka.streams.errors.InvalidStateStoreException("Store " + name + " is not initialized");
+            throw new InvalidStateStoreException("Store " + name + " is not initialized");
         }
         return db;
     }

@@ -6,6 +6,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.processor.BatchingStateRestoreCallback;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
@@ -66,7 +67,7 @@ public class VarveKeyValueStore implements KeyValueStore<Bytes, byte[]>, Batchin
     private StoreDatabase open() {
         StoreDatabase db = database;
         if (db == null) {
-            throw new org.apache.kafka.streams.errors.InvalidStateStoreException("Store " + name + " is not initialized");
+            throw new InvalidStateStoreException("Store " + name + " is not initialized");
         }
         db.checkOpen();
         return db;
