@@ -9,8 +9,10 @@
 # Environment:
 #   VARVE_SUITE_UNIT_TIMEOUT  seconds one unit may run against one server before it is killed (default 600)
 #   VARVE_SUITE_CACHE         where the suite's source is unpacked and kept (default ~/.cache/varve-redis-suite)
+#   VARVE_SUITE_OUT           where the table and logs go (default engine-server/target/redis-suite)
 #   VARVE_SUITE_ONLY          "varve" or "redis" to run one side only
-#   VARVE_SUITE_JAR           run this engine-server jar instead of bin/varve
+#   VARVE_SUITE_JAR           the engine-server jar to run (default engine-server/target/varve-server.jar, built
+#                             if missing)
 # Output: the table on stdout and in engine-server/target/redis-suite/table.md; per unit and server the harness's
 # log (<server>-<unit>.log) and, for Varve, the tests redis-server passed that Varve did not (missing-<unit>.txt).
 #
@@ -22,7 +24,7 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 unit_timeout="${VARVE_SUITE_UNIT_TIMEOUT:-600}"
 cache="${VARVE_SUITE_CACHE:-$HOME/.cache/varve-redis-suite}"
 only="${VARVE_SUITE_ONLY:-}"
-out="$root/engine-server/target/redis-suite"
+out="${VARVE_SUITE_OUT:-$root/engine-server/target/redis-suite}"
 all_units=(type/string type/incr type/hash type/list type/list-2 type/list-3 type/set type/zset type/stream
   type/stream-cgroups keyspace expire scan dump multi pubsub pubsubshard scripting functions bitops bitfield
   hyperloglog geo sort info info-command introspection introspection-2 latency-monitor slowlog tracking protocol
@@ -85,16 +87,32 @@ wait_ready() {
   return 1
 }
 
+# The jar is copied, so a rebuild while the suite runs does not change the classes of the running server.
+prepare_varve() {
+  local jar="${VARVE_SUITE_JAR:-$root/engine-server/target/varve-server.jar}"
+  if [ ! -f "$jar" ]; then
+    (cd "$root" && mvn -B -q -DskipTests package -pl engine-server -am)
+  fi
+  cp "$jar" "$work/varve-server.jar"
+  for candidate in ${JAVA_HOME:+"$JAVA_HOME/bin/java"} "$(command -v java || true)" /usr/lib/jvm/*/bin/java; do
+    [ -x "$candidate" ] || continue
+    local major
+    major="$("$candidate" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')"
+    if [ "${major%%.*}" -ge 25 ] 2>/dev/null; then
+      java_bin="$candidate"
+      return 0
+    fi
+  done
+  echo "no JDK 25 or newer found" >&2
+  exit 1
+}
+
 start_varve() {
   varve_port="$(free_port)"
   rm -rf "$work/varve-data"
   mkdir -p "$work/varve-data"
-  if [ -n "${VARVE_SUITE_JAR:-}" ]; then
-    java --enable-native-access=ALL-UNNAMED -jar "$VARVE_SUITE_JAR" --port "$varve_port" --dir "$work/varve-data" \
-      >>"$out/varve-server.log" 2>&1 &
-  else
-    "$root/bin/varve" --port "$varve_port" --dir "$work/varve-data" >>"$out/varve-server.log" 2>&1 &
-  fi
+  "$java_bin" --enable-native-access=ALL-UNNAMED -jar "$work/varve-server.jar" --port "$varve_port" \
+    --dir "$work/varve-data" >>"$out/varve-server.log" 2>&1 &
   varve_pid=$!
   wait_ready "$varve_port" "$varve_pid" || { echo "varve did not start; see $out/varve-server.log" >&2; exit 1; }
 }
@@ -140,6 +158,7 @@ for u in "$@"; do
   units+=("$u")
 done
 
+[ "$only" = redis ] || prepare_varve
 rm -f "$out"/*.log "$out"/*.ok "$out"/missing-*.txt
 total_varve=0
 total_redis=0
