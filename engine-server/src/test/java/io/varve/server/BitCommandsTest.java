@@ -192,7 +192,7 @@ class BitCommandsTest extends OneServerPerClass {
             assertEquals("raw", r.objectEncoding("raw"));
             assertEquals("listpack", r.objectEncoding("h"));
             assertEquals("listpack", r.objectEncoding("z"));
-            for (int i = 0; i < 130; i++) {
+            for (int i = 0; i < 513; i++) { // past zset-max-listpack-entries (128) and hash-max-... (512)
                 r.zadd("bigz", i, "m" + i);
                 r.hset("bigh", "f" + i, "v");
             }

@@ -1,0 +1,89 @@
+package io.varve.server;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What Redis's own test suite (engine-server/bench/redis-suite.sh) expects of commands Varve answered
+ * differently: Redis's replies and Redis's error words, never an internal error.
+ */
+class SuiteFindingsTest extends OneServerPerClass {
+
+    private RespClient c;
+
+    @BeforeEach
+    void connectClean() throws Exception {
+        c = RespClient.connect(server.port());
+        c.call("FLUSHALL");
+    }
+
+    @org.junit.jupiter.api.AfterEach
+    void disconnect() throws Exception {
+        c.close();
+    }
+
+    @Test
+    void setrangeWithAHugeOffsetIsRefusedAsTooLarge() throws Exception {
+        RespClient.Err tooLarge = new RespClient.Err("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+        assertEquals(tooLarge, c.call("SETRANGE", "k", "9223372036854775807", "A"));
+        assertEquals(tooLarge, c.call("SETRANGE", "k", "9223372036854775806", "AB"));
+        assertEquals(tooLarge, c.call("SETRANGE", "k", "2147483647", "A"));
+        assertEquals(0L, c.call("EXISTS", "k"));
+    }
+
+    @Test
+    void expiretimeAnswersTheAbsoluteExpiry() throws Exception {
+        assertEquals(-2L, c.call("EXPIRETIME", "k"));
+        c.call("SET", "k", "v");
+        assertEquals(-1L, c.call("PEXPIRETIME", "k"));
+        c.call("PEXPIREAT", "k", "4102444800123");
+        assertEquals(4102444800123L, c.call("PEXPIRETIME", "k"));
+        assertEquals(4102444800L, c.call("EXPIRETIME", "k"));
+    }
+
+    @Test
+    void memoryUsageEstimatesAKeyAndIsNilForAMissingOne() throws Exception {
+        assertNull(c.call("MEMORY", "USAGE", "k"));
+        c.call("SET", "k", "x".repeat(33000));
+        long usage = (Long) c.call("MEMORY", "USAGE", "k", "SAMPLES", "5");
+        assertTrue(usage > 33000 && usage < 42000, Long.toString(usage));
+        c.call("HSET", "h", "f", "v");
+        assertTrue((Long) c.call("MEMORY", "USAGE", "h") > 0);
+        assertEquals(new RespClient.Err("ERR syntax error"), c.call("MEMORY", "USAGE", "k", "SAMPLES"));
+        assertTrue(c.call("MEMORY", "STATS") instanceof List<?> stats && stats.contains("keys.count"));
+        assertTrue(c.call("MEMORY", "DOCTOR") instanceof String);
+    }
+
+    @Test
+    void objectEncodingFollowsTheConfiguredThresholds() throws Exception {
+        try {
+            c.call("HSET", "h", "a", "1", "b", "2", "c", "3");
+            c.call("ZADD", "z", "1", "a", "2", "b", "3", "c");
+            c.call("RPUSH", "l", "a", "b", "c");
+            c.call("SADD", "ints", "1", "2", "3");
+            c.call("SADD", "words", "a", "b", "c");
+            assertEquals("listpack", c.call("OBJECT", "ENCODING", "h"));
+            assertEquals("intset", c.call("OBJECT", "ENCODING", "ints"));
+            c.call("CONFIG", "SET", "hash-max-ziplist-entries", "2", "zset-max-listpack-entries", "2",
+                    "list-max-listpack-size", "2", "set-max-intset-entries", "2", "set-max-listpack-entries", "2");
+            assertEquals("hashtable", c.call("OBJECT", "ENCODING", "h"));
+            assertEquals("skiplist", c.call("OBJECT", "ENCODING", "z"));
+            assertEquals("quicklist", c.call("OBJECT", "ENCODING", "l"));
+            assertEquals("hashtable", c.call("OBJECT", "ENCODING", "ints"));
+            assertEquals("hashtable", c.call("OBJECT", "ENCODING", "words"));
+            c.call("CONFIG", "SET", "hash-max-listpack-entries", "512", "hash-max-listpack-value", "1");
+            c.call("HSET", "h2", "f", "vv");
+            assertEquals("hashtable", c.call("OBJECT", "ENCODING", "h2"), "a value longer than the limit");
+        } finally {
+            c.call("CONFIG", "SET", "hash-max-listpack-entries", "512", "hash-max-listpack-value", "64",
+                    "zset-max-listpack-entries", "128", "list-max-listpack-size", "-2", "set-max-intset-entries",
+                    "512", "set-max-listpack-entries", "128");
+        }
+    }
+}
