@@ -183,8 +183,8 @@ class BitCommandsTest extends OneServerPerClass {
             assertEquals(Set.of("1", "2"), r.smembers("set2"));
             assertEquals("intset", r.objectEncoding("set2"));
             r.sadd("set2", "word");
-            assertEquals("listpack", r.objectEncoding("set2"));
-            assertEquals("listpack", r.objectEncoding("list2"));
+            assertEquals("hashtable", r.objectEncoding("set2"));
+            assertEquals("quicklist", r.objectEncoding("list2"));
             assertEquals("int", r.objectEncoding("s"));
             r.set("e", "hello");
             assertEquals("embstr", r.objectEncoding("e"));

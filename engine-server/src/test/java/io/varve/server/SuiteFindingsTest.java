@@ -69,21 +69,71 @@ class SuiteFindingsTest extends OneServerPerClass {
             c.call("SADD", "ints", "1", "2", "3");
             c.call("SADD", "words", "a", "b", "c");
             assertEquals("listpack", c.call("OBJECT", "ENCODING", "h"));
+            assertEquals("listpack", c.call("OBJECT", "ENCODING", "z"));
             assertEquals("intset", c.call("OBJECT", "ENCODING", "ints"));
+            assertEquals("hashtable", c.call("OBJECT", "ENCODING", "words"), "Redis 7.0 has no listpack sets");
+            assertEquals("quicklist", c.call("OBJECT", "ENCODING", "l"), "nor listpack lists");
             c.call("CONFIG", "SET", "hash-max-ziplist-entries", "2", "zset-max-listpack-entries", "2",
-                    "list-max-listpack-size", "2", "set-max-intset-entries", "2", "set-max-listpack-entries", "2");
+                    "set-max-intset-entries", "2");
             assertEquals("hashtable", c.call("OBJECT", "ENCODING", "h"));
             assertEquals("skiplist", c.call("OBJECT", "ENCODING", "z"));
-            assertEquals("quicklist", c.call("OBJECT", "ENCODING", "l"));
             assertEquals("hashtable", c.call("OBJECT", "ENCODING", "ints"));
-            assertEquals("hashtable", c.call("OBJECT", "ENCODING", "words"));
             c.call("CONFIG", "SET", "hash-max-listpack-entries", "512", "hash-max-listpack-value", "1");
             c.call("HSET", "h2", "f", "vv");
             assertEquals("hashtable", c.call("OBJECT", "ENCODING", "h2"), "a value longer than the limit");
         } finally {
             c.call("CONFIG", "SET", "hash-max-listpack-entries", "512", "hash-max-listpack-value", "64",
-                    "zset-max-listpack-entries", "128", "list-max-listpack-size", "-2", "set-max-intset-entries",
-                    "512", "set-max-listpack-entries", "128");
+                    "zset-max-listpack-entries", "128", "set-max-intset-entries", "512");
         }
+    }
+
+    @Test
+    void popWithTooManyArgumentsIsAnArityError() throws Exception {
+        assertEquals(new RespClient.Err("ERR wrong number of arguments for 'lpop' command"),
+                c.call("LPOP", "k", "1", "1"));
+        assertEquals(new RespClient.Err("ERR wrong number of arguments for 'rpop' command"),
+                c.call("RPOP", "k", "2", "2"));
+    }
+
+    @Test
+    void hrandfieldPicksDistinctOrRepeatedFields() throws Exception {
+        assertNull(c.call("HRANDFIELD", "h"));
+        assertEquals(List.of(), c.call("HRANDFIELD", "h", "5"));
+        c.call("HSET", "h", "a", "1", "b", "2", "c", "3");
+        assertTrue(List.of("a", "b", "c").contains(c.call("HRANDFIELD", "h")));
+        assertEquals(java.util.Set.of("a", "b", "c"), new java.util.HashSet<>((List<?>) c.call("HRANDFIELD", "h", "10")));
+        assertEquals(7, ((List<?>) c.call("HRANDFIELD", "h", "-7")).size());
+        List<?> pairs = (List<?>) c.call("HRANDFIELD", "h", "2", "WITHVALUES");
+        assertEquals(4, pairs.size());
+        assertEquals(Integer.toString("abc".indexOf((String) pairs.get(0)) + 1), pairs.get(1));
+        assertEquals(List.of(), c.call("HRANDFIELD", "h", "0"));
+        assertTrue(c.call("HRANDFIELD", "h", "-9223372036854775808") instanceof RespClient.Err e
+                && e.text().startsWith("ERR value is out of range"));
+    }
+
+    @Test
+    void aBlockedPopWaitsOnWhenItsKeyBecomesAnotherType() throws Exception {
+        try (Lettuce blocked = connect(io.lettuce.core.protocol.ProtocolVersion.RESP2)) {
+            var pop = blocked.async().bzpopmin(0, "z");
+            assertTrue(server.server.keyspace().blocking()
+                    .awaitWaiting("z".getBytes(java.nio.charset.StandardCharsets.UTF_8), 1, 10_000));
+            c.call("MULTI");
+            c.call("ZADD", "z", "0", "foo");
+            c.call("DEL", "z");
+            c.call("SET", "z", "foo");
+            assertEquals(List.of(1L, 1L, "OK"), c.call("EXEC"));
+            c.call("DEL", "z");
+            c.call("ZADD", "z", "1", "bar");
+            var got = pop.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertEquals("z", got.getKey());
+            assertEquals(io.lettuce.core.ScoredValue.just(1, "bar"), got.getValue());
+        }
+    }
+
+    @Test
+    void multiKeyCommandsUseRedisWordsForBadCountsAndLimits() throws Exception {
+        assertEquals(new RespClient.Err("ERR numkeys should be greater than 0"), c.call("ZMPOP", "a", "z", "MIN"));
+        assertEquals(new RespClient.Err("ERR LIMIT can't be negative"),
+                c.call("ZINTERCARD", "1", "z", "LIMIT", "a"));
     }
 }

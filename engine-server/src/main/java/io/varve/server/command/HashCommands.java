@@ -39,6 +39,7 @@ final class HashCommands {
         b.add("hincrby", 4, "write denyoom fast", 1, 1, 1, HashCommands::hincrBy);
         b.add("hincrbyfloat", 4, "write denyoom fast", 1, 1, 1, HashCommands::hincrByFloat);
         b.add("hscan", -3, "readonly", 1, 1, 1, HashCommands::hscan);
+        HashRandomField.register(b);
     }
 
     /** HSET/HMSET/HSETNX; returns how many fields were added (not updated). */

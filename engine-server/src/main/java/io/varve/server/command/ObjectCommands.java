@@ -18,10 +18,12 @@ import java.util.Map;
 
 /**
  * COPY and OBJECT. COPY works on any type through {@link KeyCopier} (a collection's subkeys are copied
- * under a fresh version). OBJECT ENCODING names the encoding Redis 7.2 would pick for the value under the
+ * under a fresh version). OBJECT ENCODING names the encoding Redis 7.0 would pick for the value under the
  * configured thresholds (hash-max-listpack-entries and the others), so clients and tools that branch on it see
  * the familiar names; Varve's own layout is the same for every size, so a collection that shrinks back under a
- * threshold is reported compact again, where Redis would keep the larger encoding. There is no LRU/LFU bookkeeping, so IDLETIME is 0, REFCOUNT 1, and FREQ
+ * threshold is reported compact again, where Redis would keep the larger encoding. Redis 7.0's names are the
+ * ones its test suite checks (engine-server/bench/redis-suite.sh): every list is a quicklist and a set is an
+ * intset or a hashtable, where Redis 7.2 reports a listpack for small lists and sets. There is no LRU/LFU bookkeeping, so IDLETIME is 0, REFCOUNT 1, and FREQ
  * fails as Redis's does under the reported maxmemory-policy (noeviction).
  */
 final class ObjectCommands {
@@ -153,8 +155,7 @@ final class ObjectCommands {
                     threshold(config, "hash-max-listpack-value", 64)) ? "listpack" : "hashtable";
             case ZSET -> compactFields(c, key, meta, true, threshold(config, "zset-max-listpack-entries", 128),
                     threshold(config, "zset-max-listpack-value", 64)) ? "listpack" : "skiplist";
-            case LIST -> listFitsOneNode(c, key, meta, threshold(config, "list-max-listpack-size", -2))
-                    ? "listpack" : "quicklist";
+            case LIST -> "quicklist";
             case SET -> setEncoding(c, key, meta, config);
         };
     }
@@ -190,48 +191,18 @@ final class ObjectCommands {
         return small[0];
     }
 
-    /**
-     * Redis keeps a list in one listpack while it would fit one quicklist node: list-max-listpack-size entries
-     * when positive, or -1..-5 for 4, 8, 16, 32 or 64 KiB of elements (each costing its bytes and about two
-     * bytes of header).
-     */
-    private static boolean listFitsOneNode(CommandCall c, byte[] key, Metadata meta, long nodeSize) {
-        if (nodeSize > 0) {
-            return meta.size() <= nodeSize;
-        }
-        long bytes = 4096L << (Math.min(5, Math.max(1, -nodeSize)) - 1);
-        if (meta.size() * 3 > bytes) {
-            return false;
-        }
-        long used = 0;
-        for (byte[] element : c.types().lists().elements(key)) {
-            used += element.length + 2;
-        }
-        return used <= bytes;
-    }
-
-    /**
-     * Sets: all integers and at most set-max-intset-entries is an intset; then at most set-max-listpack-entries
-     * members of at most set-max-listpack-value bytes is a listpack (Redis 7.2); the rest a hashtable.
-     */
+    /** Sets: all integers and at most set-max-intset-entries members is an intset, the rest a hashtable. */
     private static String setEncoding(CommandCall c, byte[] key, Metadata meta, Map<String, String> config) {
         long intsetEntries = threshold(config, "set-max-intset-entries", 512);
-        long listpackEntries = threshold(config, "set-max-listpack-entries", 128);
-        long listpackValue = threshold(config, "set-max-listpack-value", 64);
-        if (meta.size() > Math.max(intsetEntries, listpackEntries)) {
+        if (meta.size() > intsetEntries) {
             return "hashtable";
         }
         boolean[] integers = {true};
-        boolean[] small = {true};
         c.types().sets().forEach(key, null, member -> {
-            integers[0] &= Args.tryParseLong(member) != null;
-            small[0] &= member.length <= listpackValue;
-            return true;
+            integers[0] = Args.tryParseLong(member) != null;
+            return integers[0];
         });
-        if (integers[0] && meta.size() <= intsetEntries) {
-            return "intset";
-        }
-        return small[0] && meta.size() <= listpackEntries ? "listpack" : "hashtable";
+        return integers[0] ? "intset" : "hashtable";
     }
 
     private static void help(Reply r) {

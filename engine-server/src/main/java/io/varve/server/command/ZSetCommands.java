@@ -177,10 +177,7 @@ final class ZSetCommands {
         /** Parses from the numkeys argument at {@code numKeysIndex}, with Redis's error words. */
         static MultiPop parse(CommandCall c, int numKeysIndex) {
             Long numKeys = Args.tryParseLong(c.arg(numKeysIndex));
-            if (numKeys == null) {
-                throw RedisError.notInteger();
-            }
-            if (numKeys < 1) {
+            if (numKeys == null || numKeys < 1) {
                 throw new RedisError("ERR numkeys should be greater than 0");
             }
             if (numKeys >= c.argCount()) {
