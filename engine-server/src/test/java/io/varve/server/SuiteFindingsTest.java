@@ -136,4 +136,45 @@ class SuiteFindingsTest extends OneServerPerClass {
         assertEquals(new RespClient.Err("ERR LIMIT can't be negative"),
                 c.call("ZINTERCARD", "1", "z", "LIMIT", "a"));
     }
+
+    @Test
+    void clientReplyOffAndSkipSilenceCommands() throws Exception {
+        c.send("CLIENT", "REPLY", "OFF");
+        c.send("SET", "k", "1");
+        c.send("PING", "silenced");
+        c.send("CLIENT", "REPLY", "ON");
+        assertEquals("OK", c.read());
+        assertEquals("1", c.call("GET", "k"));
+        c.send("CLIENT", "REPLY", "SKIP");
+        c.send("PING", "skipped");
+        assertEquals("heard", c.call("PING", "heard"));
+        c.send("CLIENT", "REPLY", "SKIP");
+        assertEquals("OK", c.call("CLIENT", "REPLY", "ON"), "ON clears a pending SKIP and answers");
+        assertEquals("PONG", c.call("PING"));
+    }
+
+    @Test
+    void subscribingAnswersEvenWithRepliesOff() throws Exception {
+        c.send("CLIENT", "REPLY", "OFF");
+        assertEquals(List.of("subscribe", "ch", 1L), c.call("SUBSCRIBE", "ch"));
+        try (RespClient publisher = RespClient.connect(server.port())) {
+            assertEquals(1L, publisher.call("PUBLISH", "ch", "hi"));
+        }
+        assertEquals(List.of("message", "ch", "hi"), c.read());
+    }
+
+    @Test
+    void clientKillRefusesANonPositiveId() throws Exception {
+        assertEquals(new RespClient.Err("ERR client-id should be greater than 0"),
+                c.call("CLIENT", "KILL", "ID", "-1"));
+    }
+
+    @Test
+    void infoCarriesTheFieldsClientsRead() throws Exception {
+        String info = (String) c.call("INFO");
+        assertTrue(info.contains("\r\nmaster_repl_offset:0\r\n"), info);
+        assertTrue(info.contains("# Cluster\r\ncluster_enabled:0\r\n"), info);
+        String cpu = (String) c.call("INFO", "cpu");
+        assertTrue(!cpu.contains("master_repl_offset") && !cpu.contains("cluster_enabled"), cpu);
+    }
 }

@@ -14,6 +14,7 @@ final class ClientAdminCommands {
     static boolean handle(String sub, CommandCall c, Dispatcher d) {
         switch (sub) {
             case "kill" -> kill(c);
+            case "reply" -> ClientReplyMode.clientReply(c);
             case "pause" -> {
                 if (c.argCount() != 3 && c.argCount() != 4) {
                     throw RedisError.wrongArity("client|pause");
@@ -85,6 +86,9 @@ final class ClientAdminCommands {
                 try {
                     id = c.argLong(i + 1);
                 } catch (RedisError e) {
+                    throw new RedisError("ERR client-id should be greater than 0");
+                }
+                if (id <= 0) {
                     throw new RedisError("ERR client-id should be greater than 0");
                 }
                 which = which.and(x -> x.id() == id);

@@ -90,6 +90,14 @@ public final class Dispatcher {
     }
 
     public void execute(Connection connection, byte[][] args, Reply reply) {
+        if (!connection.repliesAltered()) {
+            executeReplying(connection, args, reply);
+            return;
+        }
+        ClientReplyMode.executeSilenced(connection, args, reply, this::executeReplying);
+    }
+
+    private void executeReplying(Connection connection, byte[][] args, Reply reply) {
         MultiState tx = connection.transaction();
         Admission.Decision decision = admission.admit(connection, args);
         CommandSpec spec = decision.spec();
