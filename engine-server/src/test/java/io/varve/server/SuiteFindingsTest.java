@@ -177,4 +177,43 @@ class SuiteFindingsTest extends OneServerPerClass {
         String cpu = (String) c.call("INFO", "cpu");
         assertTrue(!cpu.contains("master_repl_offset") && !cpu.contains("cluster_enabled"), cpu);
     }
+
+    @Test
+    void touchCountsExistingKeys() throws Exception {
+        c.call("SET", "a", "1");
+        c.call("SET", "b", "2");
+        assertEquals(2L, c.call("TOUCH", "a", "b", "missing"));
+    }
+
+    @Test
+    void randomkeyReturnsEveryKeySometimesAndNilWhenEmpty() throws Exception {
+        assertNull(c.call("RANDOMKEY"));
+        c.call("SET", "bar", "1");
+        c.call("SET", "foo", "2");
+        java.util.Set<Object> seen = new java.util.HashSet<>();
+        for (int i = 0; i < 200 && seen.size() < 2; i++) {
+            seen.add(c.call("RANDOMKEY"));
+        }
+        assertEquals(java.util.Set.of("bar", "foo"), seen);
+    }
+
+    @Test
+    void randomkeyOfALargeDatabaseIsOneOfItsKeys() throws Exception {
+        String[] mset = new String[1 + 2 * 1500];
+        mset[0] = "MSET";
+        java.util.Set<String> keys = new java.util.HashSet<>();
+        for (int i = 0; i < 1500; i++) {
+            mset[1 + 2 * i] = "key:" + i;
+            mset[2 + 2 * i] = "v";
+            keys.add("key:" + i);
+        }
+        c.call(mset);
+        java.util.Set<Object> seen = new java.util.HashSet<>();
+        for (int i = 0; i < 50; i++) {
+            Object key = c.call("RANDOMKEY");
+            assertTrue(keys.contains(key), String.valueOf(key));
+            seen.add(key);
+        }
+        assertTrue(seen.size() > 1, "a seek to a random point, not always the first key: " + seen);
+    }
 }
