@@ -133,6 +133,8 @@ class SuiteFindingsTest extends OneServerPerClass {
     @Test
     void multiKeyCommandsUseRedisWordsForBadCountsAndLimits() throws Exception {
         assertEquals(new RespClient.Err("ERR numkeys should be greater than 0"), c.call("ZMPOP", "a", "z", "MIN"));
+        assertEquals(new RespClient.Err("ERR count should be greater than 0"),
+                c.call("ZMPOP", "1", "z", "MAX", "COUNT", "a"));
         assertEquals(new RespClient.Err("ERR LIMIT can't be negative"),
                 c.call("ZINTERCARD", "1", "z", "LIMIT", "a"));
     }
@@ -215,5 +217,50 @@ class SuiteFindingsTest extends OneServerPerClass {
             seen.add(key);
         }
         assertTrue(seen.size() > 1, "a seek to a random point, not always the first key: " + seen);
+    }
+
+    @Test
+    void dumpAndRestoreEveryTypeWithItsExpiry() throws Exception {
+        c.call("SET", "s", "text");
+        c.call("RPUSH", "l", "a", "b", "a");
+        c.call("SADD", "set", "x", "y");
+        c.call("HSET", "h", "f", "v", "g", "w");
+        c.call("ZADD", "z", "1.5", "m", "-2", "n");
+        c.call("PEXPIRE", "h", "100000000");
+        try (Lettuce l = Lettuce.connect(server.port(), io.lettuce.core.protocol.ProtocolVersion.RESP2)) {
+            var r = l.sync();
+            for (String key : List.of("s", "l", "set", "h", "z")) {
+                assertEquals("OK", r.restore(key + "2", 0, r.dump(key)));
+            }
+            assertNull(r.dump("missing"));
+        }
+        assertEquals("text", c.call("GET", "s2"));
+        assertEquals(List.of("a", "b", "a"), c.call("LRANGE", "l2", "0", "-1"));
+        assertEquals(2L, c.call("SCARD", "set2"));
+        assertEquals(List.of("f", "v", "g", "w"), c.call("HGETALL", "h2"));
+        assertEquals(List.of("n", "-2", "m", "1.5"), c.call("ZRANGE", "z2", "0", "-1", "WITHSCORES"));
+        assertEquals(-1L, c.call("PTTL", "h2"), "RESTORE's ttl, not the dumped key's, applies");
+    }
+
+    @Test
+    void restoreRefusesAsRedisDoes() throws Exception {
+        c.call("SET", "s", "text");
+        try (Lettuce l = Lettuce.connect(server.port(), io.lettuce.core.protocol.ProtocolVersion.RESP2)) {
+            var r = l.sync();
+            byte[] payload = r.dump("s");
+            var busy = org.junit.jupiter.api.Assertions.assertThrows(
+                    io.lettuce.core.RedisCommandExecutionException.class, () -> r.restore("s", 0, payload));
+            assertEquals("BUSYKEY Target key name already exists.", busy.getMessage());
+            assertEquals("OK", r.restore("s", payload, io.lettuce.core.RestoreArgs.Builder.ttl(100_000).replace()));
+            assertTrue(r.pttl("s") > 0);
+            var badTtl = org.junit.jupiter.api.Assertions.assertThrows(
+                    io.lettuce.core.RedisCommandExecutionException.class, () -> r.restore("t", -1, payload));
+            assertEquals("ERR Invalid TTL value, must be >= 0", badTtl.getMessage());
+            assertEquals("OK", r.restore("s", payload, io.lettuce.core.RestoreArgs.Builder.ttl(1).replace().absttl()));
+            assertEquals(0L, r.exists("s"), "an absolute expiry in the past deletes and creates nothing");
+        }
+        assertEquals(new RespClient.Err("ERR DUMP payload version or checksum are wrong"),
+                c.call("RESTORE", "t", "0", "garbage"));
+        assertEquals(new RespClient.Err("ERR syntax error"), c.call("RESTORE", "t", "0", "garbage", "NOPE"));
     }
 }

@@ -59,6 +59,7 @@ public final class CommandTable {
         b.group("generic", ObjectCommands::register);
         b.group("cluster", ClusterCommands::register);
         b.group("server", MemoryCommands::register);
+        b.group("generic", DumpCommands::register);
         return b.build();
     }
 

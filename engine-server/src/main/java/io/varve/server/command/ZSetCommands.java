@@ -199,10 +199,7 @@ final class ZSetCommands {
             for (int i = (int) whereIndex + 1; i < c.argCount(); i++) {
                 if (count == -1 && c.argIs(i, "count") && i + 1 < c.argCount()) {
                     Long n = Args.tryParseLong(c.arg(++i));
-                    if (n == null) {
-                        throw RedisError.notInteger();
-                    }
-                    if (n < 1) {
+                    if (n == null || n < 1) {
                         throw new RedisError("ERR count should be greater than 0");
                     }
                     count = n;
