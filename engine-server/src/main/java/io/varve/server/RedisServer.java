@@ -539,6 +539,7 @@ public final class RedisServer implements AutoCloseable {
     void resetStats() {
         stats.reset();
         commandStats.reset();
+        dispatcher.latency().reset();
         keyspace.resetStats();
     }
 

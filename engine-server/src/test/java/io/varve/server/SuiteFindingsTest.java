@@ -263,4 +263,45 @@ class SuiteFindingsTest extends OneServerPerClass {
                 c.call("RESTORE", "t", "0", "garbage"));
         assertEquals(new RespClient.Err("ERR syntax error"), c.call("RESTORE", "t", "0", "garbage", "NOPE"));
     }
+
+    @Test
+    void latencyHistogramCountsCallsPerCommandAndSubcommand() throws Exception {
+        c.call("CONFIG", "RESETSTAT");
+        c.call("SET", "a", "b");
+        c.call("SET", "c", "d");
+        c.call("CLIENT", "ID");
+        List<?> all = (List<?>) c.call("LATENCY", "HISTOGRAM");
+        java.util.Map<Object, Object> byName = new java.util.HashMap<>();
+        for (int i = 0; i < all.size(); i += 2) {
+            byName.put(all.get(i), all.get(i + 1));
+        }
+        assertEquals(java.util.Set.of("config|resetstat", "set", "client|id"), byName.keySet());
+        assertEquals(List.of("calls", 2L), ((List<?>) byName.get("set")).subList(0, 2));
+        List<?> client = (List<?>) c.call("LATENCY", "HISTOGRAM", "client", "nosuch");
+        assertEquals(2, client.size());
+        assertEquals("client|id", client.get(0));
+        assertEquals(List.of(), c.call("LATENCY", "LATEST"));
+        assertEquals(0L, c.call("LATENCY", "RESET"));
+    }
+
+    @Test
+    void clientUnblockEndsABlockedCommandAsATimeoutOrAnError() throws Exception {
+        try (RespClient blocked = RespClient.connect(server.port())) {
+            long id = (Long) blocked.call("CLIENT", "ID");
+            assertEquals(0L, c.call("CLIENT", "UNBLOCK", Long.toString(id)), "not blocked yet");
+            blocked.send("BLPOP", "list", "0");
+            assertTrue(server.server.keyspace().blocking()
+                    .awaitWaiting("list".getBytes(java.nio.charset.StandardCharsets.UTF_8), 1, 10_000));
+            assertEquals(1L, c.call("CLIENT", "UNBLOCK", Long.toString(id)));
+            assertNull(blocked.read(), "as if its timeout had passed");
+            blocked.send("BLPOP", "list", "0");
+            assertTrue(server.server.keyspace().blocking()
+                    .awaitWaiting("list".getBytes(java.nio.charset.StandardCharsets.UTF_8), 1, 10_000));
+            assertEquals(1L, c.call("CLIENT", "UNBLOCK", Long.toString(id), "ERROR"));
+            assertEquals(new RespClient.Err("UNBLOCKED client unblocked via CLIENT UNBLOCK"), blocked.read());
+            assertEquals(0L, c.call("CLIENT", "UNBLOCK", Long.toString(id)));
+        }
+        assertEquals(new RespClient.Err("ERR value is not an integer or out of range"),
+                c.call("CLIENT", "UNBLOCK", "asd"));
+    }
 }

@@ -47,6 +47,7 @@ final class BlockedClient implements BlockingKeys.Waiter {
         BlockedClient blocked = new BlockedClient(parking, attempt, onTimeout);
         // Registered first: a disconnect reported by park() must find it registered.
         blocked.registration = c.keyspace().blocking().register(blocked, keys);
+        c.connection().blocked(blocked);
         parking.park(blocked::disconnected);
         if (timeoutNanos > 0) {
             blocked.cancelTimer = parking.schedule(blocked::expire, timeoutNanos);
@@ -85,6 +86,25 @@ final class BlockedClient implements BlockingKeys.Waiter {
     @Override
     public void unblocked(String error) {
         finish(r -> r.error(error));
+    }
+
+    /**
+     * CLIENT UNBLOCK: ends the wait as its timeout would, or with Redis's UNBLOCKED error; returns whether the
+     * command was still waiting (a serve under way wins if it finds something).
+     */
+    boolean unblock(boolean withError) {
+        if (!registration.waiting()) {
+            return false;
+        }
+        if (withError) {
+            registration.end(() -> unblocked("UNBLOCKED client unblocked via CLIENT UNBLOCK"));
+        } else {
+            registration.end(() -> {
+                cancelTimer();
+                parking.resume(onTimeout);
+            });
+        }
+        return true;
     }
 
     /** Event loop: the timeout passed. */

@@ -15,6 +15,7 @@ final class ClientAdminCommands {
         switch (sub) {
             case "kill" -> kill(c);
             case "reply" -> ClientReplyMode.clientReply(c);
+            case "unblock" -> unblock(c);
             case "pause" -> {
                 if (c.argCount() != 3 && c.argCount() != 4) {
                     throw RedisError.wrongArity("client|pause");
@@ -57,6 +58,29 @@ final class ClientAdminCommands {
             }
         }
         return true;
+    }
+
+    /** CLIENT UNBLOCK id [TIMEOUT|ERROR]: 1 when that client's blocking command was waiting, else 0. */
+    private static void unblock(CommandCall c) {
+        if (c.argCount() != 3 && c.argCount() != 4) {
+            throw RedisError.wrongArity("client|unblock");
+        }
+        long id = c.argLong(2);
+        boolean withError = false;
+        if (c.argCount() == 4) {
+            if (c.argIs(3, "error")) {
+                withError = true;
+            } else if (!c.argIs(3, "timeout")) {
+                throw new RedisError("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+            }
+        }
+        boolean unblocked = false;
+        for (Connection other : c.server().clients()) {
+            if (other.id() == id) {
+                unblocked = other.unblock(withError);
+            }
+        }
+        c.reply().integer(unblocked ? 1 : 0);
     }
 
     /**

@@ -60,6 +60,7 @@ public final class CommandTable {
         b.group("cluster", ClusterCommands::register);
         b.group("server", MemoryCommands::register);
         b.group("generic", DumpCommands::register);
+        b.group("server", LatencyCommands::register);
         return b.build();
     }
 

@@ -34,6 +34,8 @@ public final class Connection {
     private volatile int database;
     /** READONLY: this connection accepts stale reads from a replica that is not the leader. */
     private volatile boolean replicaReads;
+    /** The blocking command this connection parked last, for CLIENT UNBLOCK; its wait may be over. */
+    private volatile BlockedClient blocked;
     /** CLIENT REPLY OFF: commands run without replies until CLIENT REPLY ON. */
     private volatile boolean repliesOff;
     /** CLIENT REPLY SKIP: the next command runs without its reply. */
@@ -201,6 +203,16 @@ public final class Connection {
     /** Whether CLIENT REPLY OFF or SKIP is in force, so replies must pass the one place that can drop them. */
     boolean repliesAltered() {
         return repliesOff || skipNextReply;
+    }
+
+    void blocked(BlockedClient command) {
+        blocked = command;
+    }
+
+    /** CLIENT UNBLOCK of this connection: whether a blocking command of it was waiting and now is not. */
+    boolean unblock(boolean withError) {
+        BlockedClient command = blocked;
+        return command != null && command.unblock(withError);
     }
 
     boolean repliesOff() {

@@ -72,6 +72,7 @@ public final class Dispatcher {
     private final CommandSpec get;
     private final CommandGate gate = new CommandGate();
     private final SlowLog slowLog = new SlowLog();
+    private final LatencyHistogram latency = new LatencyHistogram();
     private final ClientPause pause = new ClientPause();
     private final WatchRegistry watches = new WatchRegistry();
     private final Admission admission;
@@ -191,6 +192,7 @@ public final class Dispatcher {
         if (timed) {
             long nanos = System.nanoTime() - started;
             observer.executed(spec, nanos, failed);
+            latency.record(effective.name(), nanos);
             if (slowLog.isSlow(nanos) && !effective.has(CommandFlag.SKIP_SLOWLOG)) {
                 slowLog.record(args, nanos, connection);
             }
@@ -288,6 +290,10 @@ public final class Dispatcher {
         return pubSub;
     }
 
+    public LatencyHistogram latency() {
+        return latency;
+    }
+
     public SlowLog slowLog() {
         return slowLog;
     }
@@ -352,7 +358,9 @@ public final class Dispatcher {
             reply.bulk(meta == null ? null : meta.value());
         }
         if (timed) {
-            observer.executed(get, System.nanoTime() - started, wrongType);
+            long nanos = System.nanoTime() - started;
+            observer.executed(get, nanos, wrongType);
+            latency.record("get", nanos);
         }
         return true;
     }

@@ -162,6 +162,7 @@ public final class SetCommandRun {
         long nanos = System.nanoTime() - started;
         for (int i = 0; i < keys.size(); i++) {
             dispatcher.observer().executed(set, nanos, failure != null);
+            dispatcher.latency().record("set", nanos);
         }
         keys.clear();
         batch = new WriteBatch();
