@@ -304,4 +304,27 @@ class SuiteFindingsTest extends OneServerPerClass {
         assertEquals(new RespClient.Err("ERR value is not an integer or out of range"),
                 c.call("CLIENT", "UNBLOCK", "asd"));
     }
+
+    @Test
+    void monitorSeesExecutedCommandsInOrderUntilReset() throws Exception {
+        try (RespClient monitor = RespClient.connect(server.port())) {
+            assertEquals("OK", monitor.call("MONITOR"));
+            c.call("set", "foo", "bar"); // as sent: the line keeps the client's spelling
+            c.call("get", "foo");
+            c.call("multi");
+            c.call("set", "foo", "q\"uote");
+            c.call("exec");
+            c.call("auth", "secret");
+            String set = (String) monitor.read();
+            assertTrue(set.matches("\\d+\\.\\d{6} \\[0 127\\.0\\.0\\.1:\\d+\\] \"set\" \"foo\" \"bar\""), set);
+            assertTrue(((String) monitor.read()).endsWith("\"get\" \"foo\""));
+            assertTrue(((String) monitor.read()).endsWith("\"multi\""));
+            assertTrue(((String) monitor.read()).endsWith("\"set\" \"foo\" \"q\\\"uote\""));
+            assertTrue(((String) monitor.read()).endsWith("\"exec\""));
+            assertTrue(((String) monitor.read()).endsWith("\"auth\" \"(redacted)\""));
+            assertEquals("RESET", monitor.call("RESET"));
+            c.call("PING");
+            assertEquals("PONG", monitor.call("PING"), "no line for the PING after RESET");
+        }
+    }
 }

@@ -61,6 +61,7 @@ public final class CommandTable {
         b.group("server", MemoryCommands::register);
         b.group("generic", DumpCommands::register);
         b.group("server", LatencyCommands::register);
+        b.group("server", MonitorCommand::register);
         return b.build();
     }
 

@@ -73,6 +73,7 @@ public final class Dispatcher {
     private final CommandGate gate = new CommandGate();
     private final SlowLog slowLog = new SlowLog();
     private final LatencyHistogram latency = new LatencyHistogram();
+    private final Monitors monitors = new Monitors();
     private final ClientPause pause = new ClientPause();
     private final WatchRegistry watches = new WatchRegistry();
     private final Admission admission;
@@ -189,6 +190,7 @@ public final class Dispatcher {
         if (!failed && effective.isWrite() && !(spec.handler() instanceof BlockingHandler)) {
             touchWritten(effective, connection, args); // a blocking command marks what it writes, when it writes
         }
+        monitors.executed(effective, connection, args);
         if (timed) {
             long nanos = System.nanoTime() - started;
             observer.executed(spec, nanos, failed);
@@ -284,10 +286,15 @@ public final class Dispatcher {
     public void connectionClosed(Connection connection) {
         TransactionCommands.unwatchAll(connection, this);
         PubSubCommands.unsubscribeAll(connection, this);
+        monitors.remove(connection);
     }
 
     public PubSubRegistry pubSub() {
         return pubSub;
+    }
+
+    Monitors monitors() {
+        return monitors;
     }
 
     public LatencyHistogram latency() {
@@ -328,7 +335,7 @@ public final class Dispatcher {
      * so event loops may call it.
      */
     public boolean executeFromMemory(Connection connection, byte[][] args, Reply reply) {
-        if (get == null || args.length != 2 || !Args.isKeyword(args[0], "get")
+        if (get == null || args.length != 2 || !Args.isKeyword(args[0], "get") || monitors.active()
                 || !admission.runsAtOnce(connection, get)
                 || server.keyspace().databases().physical(connection.database()) != 0) {
             return false; // the event loop answers only database 0, where no binding is needed
