@@ -166,9 +166,12 @@ class SuiteFindingsTest extends OneServerPerClass {
     }
 
     @Test
-    void clientKillRefusesANonPositiveId() throws Exception {
+    void clientKillFiltersAnswerInRedisWords() throws Exception {
         assertEquals(new RespClient.Err("ERR client-id should be greater than 0"),
                 c.call("CLIENT", "KILL", "ID", "-1"));
+        assertEquals(new RespClient.Err("ERR Unknown client type 'wrong_type'"),
+                c.call("CLIENT", "KILL", "TYPE", "wrong_type"));
+        assertEquals(0L, c.call("CLIENT", "KILL", "TYPE", "replica"));
     }
 
     @Test
@@ -326,5 +329,11 @@ class SuiteFindingsTest extends OneServerPerClass {
             c.call("PING");
             assertEquals("PONG", monitor.call("PING"), "no line for the PING after RESET");
         }
+    }
+
+    @Test
+    void hincrbyfloatRefusesAnInfiniteIncrementInRedisWords() throws Exception {
+        assertEquals(new RespClient.Err("ERR value is NaN or Infinity"), c.call("HINCRBYFLOAT", "h", "f", "+inf"));
+        assertEquals(0L, c.call("EXISTS", "h"));
     }
 }

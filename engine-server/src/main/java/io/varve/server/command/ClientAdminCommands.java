@@ -60,6 +60,16 @@ final class ClientAdminCommands {
         return true;
     }
 
+    /** CLIENT KILL TYPE: Varve has normal and pub/sub clients only, no replica or master connections. */
+    private static Predicate<Connection> ofType(String type) {
+        return switch (type.toLowerCase(java.util.Locale.ROOT)) {
+            case "normal" -> x -> !x.inSubscriberMode();
+            case "pubsub" -> Connection::inSubscriberMode;
+            case "master", "replica", "slave" -> x -> false;
+            default -> throw new RedisError("ERR Unknown client type '" + type + "'");
+        };
+    }
+
     /** CLIENT UNBLOCK id [TIMEOUT|ERROR]: 1 when that client's blocking command was waiting, else 0. */
     private static void unblock(CommandCall c) {
         if (c.argCount() != 3 && c.argCount() != 4) {
@@ -85,7 +95,7 @@ final class ClientAdminCommands {
 
     /**
      * {@code CLIENT KILL addr:port} (the old form: OK or an error) or {@code CLIENT KILL <filter> <value> ...}
-     * with ID, ADDR, LADDR, USER and SKIPME filters (the new form: how many were killed).
+     * with ID, ADDR, LADDR, TYPE, USER and SKIPME filters (the new form: how many were killed).
      */
     private static void kill(CommandCall c) {
         Connection me = c.connection();
@@ -120,6 +130,8 @@ final class ClientAdminCommands {
                 which = which.and(x -> Connection.address(x.remote()).equals(value));
             } else if (c.argIs(i, "laddr")) {
                 which = which.and(x -> Connection.address(x.local()).equals(value));
+            } else if (c.argIs(i, "type")) {
+                which = which.and(ofType(value));
             } else if (c.argIs(i, "user")) {
                 if (!value.equals("default")) {
                     throw new RedisError("ERR No such user '" + value + "'");

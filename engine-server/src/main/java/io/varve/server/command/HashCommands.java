@@ -110,6 +110,9 @@ final class HashCommands {
 
     private static void hincrByFloat(CommandCall c) {
         double delta = Args.parseDouble(c.arg(3));
+        if (Double.isNaN(delta) || Double.isInfinite(delta)) {
+            throw new RedisError("ERR value is NaN or Infinity");
+        }
         byte[][] text = new byte[1][];
         updateField(c, current -> {
             double value = 0;
