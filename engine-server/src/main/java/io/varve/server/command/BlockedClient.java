@@ -46,8 +46,12 @@ final class BlockedClient implements BlockingKeys.Waiter {
         Parking parking = c.connection().parking();
         BlockedClient blocked = new BlockedClient(parking, attempt, onTimeout);
         // Registered first: a disconnect reported by park() must find it registered.
-        blocked.registration = c.keyspace().blocking().register(blocked, keys);
+        // CLIENT UNBLOCK finds the command through its connection before the registry shows it waiting, and
+        // reads the registration under this monitor, so it never sees a waiting command without one.
         c.connection().blocked(blocked);
+        synchronized (blocked) {
+            blocked.registration = c.keyspace().blocking().register(blocked, keys);
+        }
         parking.park(blocked::disconnected);
         if (timeoutNanos > 0) {
             blocked.cancelTimer = parking.schedule(blocked::expire, timeoutNanos);
@@ -93,7 +97,11 @@ final class BlockedClient implements BlockingKeys.Waiter {
      * command was still waiting (a serve under way wins if it finds something).
      */
     boolean unblock(boolean withError) {
-        if (!registration.waiting()) {
+        BlockingKeys.Registration registration;
+        synchronized (this) {
+            registration = this.registration;
+        }
+        if (registration == null || !registration.waiting()) {
             return false;
         }
         if (withError) {
