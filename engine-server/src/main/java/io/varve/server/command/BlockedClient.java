@@ -46,7 +46,12 @@ final class BlockedClient implements BlockingKeys.Waiter {
         Parking parking = c.connection().parking();
         BlockedClient blocked = new BlockedClient(parking, attempt, onTimeout);
         // Registered first: a disconnect reported by park() must find it registered.
-        blocked.registration = c.keyspace().blocking().register(blocked, keys);
+        // CLIENT UNBLOCK finds the command through its connection before the registry shows it waiting, and
+        // reads the registration under this monitor, so it never sees a waiting command without one.
+        c.connection().blocked(blocked);
+        synchronized (blocked) {
+            blocked.registration = c.keyspace().blocking().register(blocked, keys);
+        }
         parking.park(blocked::disconnected);
         if (timeoutNanos > 0) {
             blocked.cancelTimer = parking.schedule(blocked::expire, timeoutNanos);
@@ -85,6 +90,29 @@ final class BlockedClient implements BlockingKeys.Waiter {
     @Override
     public void unblocked(String error) {
         finish(r -> r.error(error));
+    }
+
+    /**
+     * CLIENT UNBLOCK: ends the wait as its timeout would, or with Redis's UNBLOCKED error; returns whether the
+     * command was still waiting (a serve under way wins if it finds something).
+     */
+    boolean unblock(boolean withError) {
+        BlockingKeys.Registration registration;
+        synchronized (this) {
+            registration = this.registration;
+        }
+        if (registration == null || !registration.waiting()) {
+            return false;
+        }
+        if (withError) {
+            registration.end(() -> unblocked("UNBLOCKED client unblocked via CLIENT UNBLOCK"));
+        } else {
+            registration.end(() -> {
+                cancelTimer();
+                parking.resume(onTimeout);
+            });
+        }
+        return true;
     }
 
     /** Event loop: the timeout passed. */

@@ -60,6 +60,10 @@ public final class CommandTable {
         b.group("cluster", ClusterCommands::register);
         b.group("scripting", ScriptCommands::register);
         b.group("scripting", FunctionCommands::register);
+        b.group("server", MemoryCommands::register);
+        b.group("generic", DumpCommands::register);
+        b.group("server", LatencyCommands::register);
+        b.group("server", MonitorCommand::register);
         return b.build();
     }
 

@@ -73,6 +73,8 @@ public final class Dispatcher {
     private final CommandSpec get;
     private final CommandGate gate = new CommandGate();
     private final SlowLog slowLog = new SlowLog();
+    private final LatencyHistogram latency = new LatencyHistogram();
+    private final Monitors monitors = new Monitors();
     private final ClientPause pause = new ClientPause();
     private final WatchRegistry watches = new WatchRegistry();
     private final Admission admission;
@@ -95,6 +97,14 @@ public final class Dispatcher {
     }
 
     public void execute(Connection connection, byte[][] args, Reply reply) {
+        if (!connection.repliesAltered()) {
+            executeReplying(connection, args, reply);
+            return;
+        }
+        ClientReplyMode.executeSilenced(connection, args, reply, this::executeReplying);
+    }
+
+    private void executeReplying(Connection connection, byte[][] args, Reply reply) {
         MultiState tx = connection.transaction();
         Admission.Decision decision = admission.admit(connection, args);
         CommandSpec spec = decision.spec();
@@ -196,9 +206,11 @@ public final class Dispatcher {
         if (!failed && effective.isWrite() && !(spec.handler() instanceof BlockingHandler)) {
             touchWritten(effective, connection, args); // a blocking command marks what it writes, when it writes
         }
+        monitors.executed(effective, connection, args);
         if (timed) {
             long nanos = System.nanoTime() - started;
             observer.executed(spec, nanos, failed);
+            latency.record(effective.name(), nanos);
             if (slowLog.isSlow(nanos) && !effective.has(CommandFlag.SKIP_SLOWLOG)) {
                 slowLog.record(args, nanos, connection);
             }
@@ -290,6 +302,7 @@ public final class Dispatcher {
     public void connectionClosed(Connection connection) {
         TransactionCommands.unwatchAll(connection, this);
         PubSubCommands.unsubscribeAll(connection, this);
+        monitors.remove(connection);
     }
 
     /** The server's scripting, made on first use. */
@@ -315,6 +328,14 @@ public final class Dispatcher {
 
     public PubSubRegistry pubSub() {
         return pubSub;
+    }
+
+    Monitors monitors() {
+        return monitors;
+    }
+
+    public LatencyHistogram latency() {
+        return latency;
     }
 
     public SlowLog slowLog() {
@@ -351,7 +372,7 @@ public final class Dispatcher {
      * so event loops may call it.
      */
     public boolean executeFromMemory(Connection connection, byte[][] args, Reply reply) {
-        if (get == null || args.length != 2 || !Args.isKeyword(args[0], "get")
+        if (get == null || args.length != 2 || !Args.isKeyword(args[0], "get") || monitors.active()
                 || !admission.runsAtOnce(connection, get)
                 || server.keyspace().databases().physical(connection.database()) != 0) {
             return false; // the event loop answers only database 0, where no binding is needed
@@ -381,7 +402,9 @@ public final class Dispatcher {
             reply.bulk(meta == null ? null : meta.value());
         }
         if (timed) {
-            observer.executed(get, System.nanoTime() - started, wrongType);
+            long nanos = System.nanoTime() - started;
+            observer.executed(get, nanos, wrongType);
+            latency.record("get", nanos);
         }
         return true;
     }

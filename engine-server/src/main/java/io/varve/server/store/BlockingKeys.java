@@ -125,6 +125,11 @@ public final class BlockingKeys {
             }
         }
 
+        /** Whether the wait has not ended yet (it may be being served right now). */
+        public boolean waiting() {
+            return state.get() != DONE;
+        }
+
         private void finish() {
             remove(this);
             ending.get().run();
