@@ -58,6 +58,10 @@ public final class CommandTable {
         b.group("bitmap", BitCommands::register);
         b.group("generic", ObjectCommands::register);
         b.group("cluster", ClusterCommands::register);
+        b.group("stream", StreamCommands::register);
+        b.group("stream", StreamReadCommands::register);
+        b.group("stream", StreamGroupCommands::register);
+        b.group("stream", StreamInfoCommand::register);
         return b.build();
     }
 

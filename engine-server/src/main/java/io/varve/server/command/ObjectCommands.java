@@ -153,6 +153,7 @@ final class ObjectCommands {
             case ZSET -> compactFields(c, key, meta, true) ? "listpack" : "skiplist";
             case LIST -> meta.size() <= LISTPACK_ENTRIES ? "listpack" : "quicklist";
             case SET -> setEncoding(c, key, meta);
+            case STREAM -> "stream";
         };
     }
 
