@@ -110,7 +110,7 @@ final class StreamGroupCommands {
             "SETID <key> <groupname> <id|$> [ENTRIESREAD entries_read]",
             "    Set the current group ID and entries_read counter.",
             "HELP",
-            "    Print this help."};
+            "    Prints this help."};
         r.arrayHeader(lines.length);
         for (String line : lines) {
             r.simple(line);

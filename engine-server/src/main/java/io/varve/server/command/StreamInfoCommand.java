@@ -40,7 +40,7 @@ final class StreamInfoCommand {
                     "CONSUMERS <key> <groupname>", "    Show consumers of <groupname>.",
                     "GROUPS <key>", "    Show the stream consumer groups.",
                     "STREAM <key> [FULL [COUNT <count>]", "    Show information about the stream.",
-                    "HELP", "    Print this help."};
+                    "HELP", "    Prints this help."};
                 r.arrayHeader(lines.length);
                 for (String line : lines) {
                     r.simple(line);

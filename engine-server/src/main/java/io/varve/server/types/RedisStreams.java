@@ -122,12 +122,12 @@ public final class RedisStreams {
         long candidates;
         if (trim.byLength()) {
             candidates = Math.max(0, length - trim.maxLength());
-            long take = trim.allowed(candidates);
+            long take = trim.allowed(candidates, length);
             head = headIds(key, meta, pending, take + 1, null);
             candidates = take;
         } else {
             List<StreamId> below = headIds(key, meta, pending, 0, trim.minId());
-            candidates = trim.allowed(below.size());
+            candidates = trim.allowed(below.size(), length);
             head = headIds(key, meta, pending, candidates + 1, null);
         }
         if (candidates == 0) {

@@ -18,15 +18,23 @@ public record StreamTrim(boolean byLength, long maxLength, StreamId minId, boole
     /** The work limit of {@code ~} without LIMIT: a hundred nodes. */
     public static final long DEFAULT_APPROXIMATE_LIMIT = 100L * NODE_ENTRIES;
 
-    /** How many of the {@code candidates} head entries that the strategy would remove it does remove. */
-    long allowed(long candidates) {
+    /**
+     * How many of the {@code candidates} head entries (of a stream of {@code length}) that the strategy would
+     * remove it does remove: all when exact; when approximate, whole runs of {@value #NODE_ENTRIES} from the
+     * head (the last run may be shorter, as Redis's tail node is), within {@code limit}.
+     */
+    long allowed(long candidates, long length) {
         if (!approximate) {
             return candidates;
         }
-        long nodes = candidates / NODE_ENTRIES;
-        if (limit > 0) {
-            nodes = Math.min(nodes, limit / NODE_ENTRIES);
+        long removed = 0;
+        while (removed < length) {
+            long node = Math.min(NODE_ENTRIES, length - removed);
+            if (removed + node > candidates || (limit > 0 && removed + node > limit)) {
+                break;
+            }
+            removed += node;
         }
-        return nodes * NODE_ENTRIES;
+        return removed;
     }
 }
