@@ -64,6 +64,10 @@ public final class CommandTable {
         b.group("generic", DumpCommands::register);
         b.group("server", LatencyCommands::register);
         b.group("server", MonitorCommand::register);
+        b.group("stream", StreamCommands::register);
+        b.group("stream", StreamReadCommands::register);
+        b.group("stream", StreamGroupCommands::register);
+        b.group("stream", StreamInfoCommand::register);
         return b.build();
     }
 

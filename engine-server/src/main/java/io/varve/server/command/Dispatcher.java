@@ -14,6 +14,7 @@ import io.varve.server.store.WrongTypeException;
 import io.varve.server.types.IndexOutOfRangeException;
 import io.varve.server.types.NoSuchKeyException;
 import io.varve.server.types.NotANumberScoreException;
+import io.varve.server.types.StreamError;
 import io.varve.server.types.ValueTooLargeException;
 
 import java.nio.charset.StandardCharsets;
@@ -431,6 +432,9 @@ public final class Dispatcher {
         }
         if (e instanceof IndexOutOfRangeException) {
             return "ERR index out of range";
+        }
+        if (e instanceof StreamError) {
+            return e.getMessage();
         }
         return null;
     }

@@ -157,6 +157,7 @@ final class ObjectCommands {
                     threshold(config, "zset-max-listpack-value", 64)) ? "listpack" : "skiplist";
             case LIST -> "quicklist";
             case SET -> setEncoding(c, key, meta, config);
+            case STREAM -> "stream";
         };
     }
 
