@@ -1,9 +1,6 @@
 package io.varve.server.command;
 
-import io.varve.core.DbIterator;
-import io.varve.core.ReadOptions;
 import io.varve.server.resp.RedisError;
-import io.varve.server.store.KeyEncoding;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -85,20 +82,11 @@ final class ClusterCommands {
 
     /**
      * Up to {@code limit} live keys of {@code slot} in this node's state. The keyspace is not laid out by
-     * slot, so this walks every metadata record (docs/cluster.md says what a slot prefix would change).
+     * slot, so this walks every key (docs/cluster.md says what a slot prefix would change).
      */
     private static List<byte[]> keysInSlot(CommandCall c, int slot, long limit) {
-        List<byte[]> keys = new ArrayList<>();
-        long now = c.keyspace().now();
-        try (DbIterator it = c.keyspace().metadataIterator(ReadOptions.DEFAULT)) {
-            for (it.seekToFirst(); it.valid() && keys.size() < limit; it.next()) {
-                byte[] key = KeyEncoding.userKeyOfMetadata(it.key());
-                if (KeySlot.of(key) == slot && !io.varve.server.store.Metadata.decodeHeader(it.value()).isExpired(now)) {
-                    keys.add(key);
-                }
-            }
-        }
-        return keys;
+        List<byte[]> keys = c.types().keys().keys(new byte[0], key -> KeySlot.of(key) == slot);
+        return keys.size() > limit ? keys.subList(0, (int) limit) : keys;
     }
 
     /** Each range whose group has a known leader: the leader first, then the group's other members. */
