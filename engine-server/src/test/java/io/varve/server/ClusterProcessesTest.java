@@ -11,6 +11,7 @@ import io.lettuce.core.protocol.ProtocolVersion;
 import io.varve.base.LoopbackPorts;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -21,8 +22,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -35,6 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code process} ({@code -DexcludedGroups=process} skips it).
  */
 @Tag("process")
+@Timeout(value = 400, unit = TimeUnit.SECONDS)
 class ClusterProcessesTest {
 
     private static final int SIZE = 3;
@@ -67,15 +71,17 @@ class ClusterProcessesTest {
                             .enableAllAdaptiveRefreshTriggers().build())
                     .build());
             List<RedisFuture<String>> writes = new ArrayList<>();
-            CountDownLatch someAcknowledged = new CountDownLatch(100);
+            CountDownLatch someAcknowledged = new CountDownLatch(40);
             try (StatefulRedisClusterConnection<String, String> connection = cluster.connect()) {
                 RedisAdvancedClusterAsyncCommands<String, String> async = connection.async();
-                for (int i = 0; i < 400; i++) {
+                for (int i = 0; i < 200; i++) {
                     RedisFuture<String> f = async.set("key:" + i, "value-" + i);
                     f.thenRun(someAcknowledged::countDown);
                     writes.add(f);
                 }
-                assertTrue(someAcknowledged.await(ReplicatedCluster.WAIT_MILLIS, TimeUnit.MILLISECONDS));
+                assertTrue(someAcknowledged.await(240, TimeUnit.SECONDS), () -> "40 writes acknowledged; failures: "
+                        + writes.stream().filter(w -> w.state() == Future.State.FAILED)
+                        .map(w -> w.exceptionNow().toString()).distinct().limit(3).toList());
                 processes[1].destroyForcibly(); // SIGKILL: no shutdown hook, nothing flushed
                 processes[1].waitFor(ReplicatedCluster.WAIT_MILLIS, TimeUnit.MILLISECONDS);
                 for (RedisFuture<String> f : writes) {
@@ -85,11 +91,11 @@ class ClusterProcessesTest {
             List<Integer> acknowledged = new ArrayList<>();
             for (int i = 0; i < writes.size(); i++) {
                 RedisFuture<String> f = writes.get(i);
-                if (f.isDone() && !f.isCompletedExceptionally() && "OK".equals(f.getNow(null))) {
+                if (f.state() == Future.State.SUCCESS && "OK".equals(f.resultNow())) {
                     acknowledged.add(i);
                 }
             }
-            assertTrue(acknowledged.size() >= 100, "acknowledged: " + acknowledged.size());
+            assertTrue(acknowledged.size() >= 40, "acknowledged: " + acknowledged.size());
 
             try (StatefulRedisClusterConnection<String, String> connection = cluster.connect()) {
                 for (int i : acknowledged) {
@@ -102,8 +108,8 @@ class ClusterProcessesTest {
             awaitGroupsLed(client[1], processes[1], GROUPS / SIZE);
             try (Lettuce back = Lettuce.connect(client[1], ProtocolVersion.RESP2)) {
                 back.sync().readOnly();
-                ReplicatedCluster.await(() -> "kill".equals(back.sync().get("after")),
-                        "catch-up of the restarted node");
+                // It leads two groups again, so it applied everything they committed before.
+                assertEquals("kill", back.sync().get("after"));
                 for (int i : acknowledged) {
                     assertEquals("value-" + i, back.sync().get("key:" + i), "key:" + i + " on the restarted node");
                 }
@@ -153,18 +159,29 @@ class ClusterProcessesTest {
                 .start();
     }
 
-    /** Waits until the node serves and leads {@code groups} groups (the balancer's spread). */
+    /**
+     * Waits until the node serves and leads {@code groups} groups (the balancer's spread). Starting a JVM and
+     * six groups, electing and then balancing their leaders takes long on a loaded machine: the deadline,
+     * which only detects a hang, is generous.
+     */
     private static void awaitGroupsLed(int port, Process process, int groups) throws TimeoutException {
-        ReplicatedCluster.await(() -> {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+        while (true) {
             if (!process.isAlive()) {
                 throw new IllegalStateException("node on " + port + " exited: " + process.exitValue());
             }
             try (Lettuce l = Lettuce.connect(port, ProtocolVersion.RESP2)) {
                 Map<String, String> info = ReplicatedServerTest.parse(l.sync().info("replication"));
-                return Integer.toString(groups).equals(info.get("cluster_groups_led"));
+                if (Integer.toString(groups).equals(info.get("cluster_groups_led"))) {
+                    return;
+                }
             } catch (RuntimeException notYet) {
-                return false;
+                // not listening yet
             }
-        }, "node on port " + port + " leading " + groups + " groups");
+            if (System.nanoTime() > deadline) {
+                throw new TimeoutException("node on port " + port + " does not lead " + groups + " groups");
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+        }
     }
 }
