@@ -51,8 +51,9 @@ final class LeaderBalancer implements AutoCloseable {
             long now = System.nanoTime();
             for (int g = 0; g < members.length; g++) {
                 String preferred = topology.preferredLeader(g).raft();
-                if (preferred.equals(self) || !members[g].isLeader()
-                        || now - lastTried[g] < TimeUnit.MILLISECONDS.toNanos(RETRY_MS) && lastTried[g] != 0) {
+                boolean triedLately = lastTried[g] != 0
+                        && now - lastTried[g] < TimeUnit.MILLISECONDS.toNanos(RETRY_MS);
+                if (preferred.equals(self) || !members[g].isLeader() || triedLately) {
                     continue;
                 }
                 if (members[g].replicated().alivePeers().contains(preferred)) {
