@@ -58,6 +58,8 @@ public final class CommandTable {
         b.group("bitmap", BitCommands::register);
         b.group("generic", ObjectCommands::register);
         b.group("cluster", ClusterCommands::register);
+        b.group("scripting", ScriptCommands::register);
+        b.group("scripting", FunctionCommands::register);
         return b.build();
     }
 
