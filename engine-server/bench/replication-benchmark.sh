@@ -96,7 +96,7 @@ echo
 echo "| server | clients | SET/s | p50 ms | p99 ms |"
 echo "|---|---|---:|---:|---:|"
 
-"${cluster[@]}" start --dir "$work/cluster" --port "$base" >/dev/null
+"${cluster[@]}" start --dir "$work/cluster" --port "$base" --groups 0 >/dev/null
 leader="$(wait_for_leader)"
 measure "3-member cluster (leader)" "$leader"
 
@@ -142,6 +142,6 @@ for round in $(seq 1 "$failovers"); do
   done
   echo "| $round | $leader | $acked | $(($(now_ms) - start)) | $attempts |"
   # Bring the killed member back as a follower before the next round, so every round starts with three.
-  "${cluster[@]}" start --dir "$work/cluster" --port "$base" >/dev/null
+  "${cluster[@]}" start --dir "$work/cluster" --port "$base" --groups 0 >/dev/null
   wait_ready "$leader"
 done

@@ -97,6 +97,10 @@ final class DbStateMachine extends StateMachineAdapter {
     private final Db db;
     private final LoadProbe probe;
     private final ColumnFamily state;
+    /** Where the applied index is stored: {@link #APPLIED_KEY}, or a key of the group's own in a shared database. */
+    private final byte[] appliedKey;
+    /** The database is shared with other groups: snapshots, which would cover all of it, are refused. */
+    private final boolean shared;
     private final ReadWriteLock loadLock = new ReentrantReadWriteLock();
     private final String name;
     private volatile long appliedIndex;
@@ -119,12 +123,27 @@ final class DbStateMachine extends StateMachineAdapter {
     }
 
     DbStateMachine(Db db, String name, LoadProbe probe) {
+        this(db, name, probe, APPLIED_KEY, false);
+    }
+
+    /**
+     * The state machine of group {@code group} in a database other groups apply to as well: its applied
+     * index is stored under {@code applied/<group>}, and it takes and loads no snapshots.
+     */
+    static DbStateMachine shared(Db db, String group, String name) {
+        byte[] key = ("applied/" + group).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        return new DbStateMachine(db, name, LoadProbe.NONE, key, true);
+    }
+
+    private DbStateMachine(Db db, String name, LoadProbe probe, byte[] appliedKey, boolean shared) {
         this.db = db;
         this.name = name;
         this.probe = probe;
+        this.appliedKey = appliedKey;
+        this.shared = shared;
         this.state = db.columnFamily(STATE_FAMILY)
                 .orElseGet(() -> db.createColumnFamily(STATE_FAMILY, ColumnFamilyOptions.defaults()));
-        byte[] stored = db.get(state, APPLIED_KEY);
+        byte[] stored = db.get(state, appliedKey);
         this.appliedIndex = stored == null ? 0 : ByteBuffer.wrap(stored).getLong();
     }
 
@@ -233,7 +252,7 @@ final class DbStateMachine extends StateMachineAdapter {
         if (last < 0) {
             return;
         }
-        batch.put(state, APPLIED_KEY, longBytes(last));
+        batch.put(state, appliedKey, longBytes(last));
         db.write(batch, WriteOptions.DEFAULT);
         ApplyListener told = listener;
         for (ReplicatedBatch.Op op : pending) {
@@ -260,6 +279,11 @@ final class DbStateMachine extends StateMachineAdapter {
 
     @Override
     public void onSnapshotSave(SnapshotWriter writer, Closure done) {
+        if (shared) {
+            done.run(new Status(RaftError.EINVAL, "%s: snapshots of a group sharing its database are not built",
+                    name));
+            return;
+        }
         Path dir = Path.of(writer.getPath());
         try (Snapshot snapshot = db.snapshot()) {
             List<SnapshotManifest.Family> families = new ArrayList<>();
@@ -298,6 +322,11 @@ final class DbStateMachine extends StateMachineAdapter {
             if (manifest.appliedIndex() <= appliedIndex) {
                 // The database already holds this state or a later one of the same log: a restart.
                 return true;
+            }
+            if (shared) {
+                // Loading clears the whole database, which holds other groups' state too.
+                LOG.log(Level.ERROR, name + ": a group sharing its database cannot install a snapshot");
+                return false;
             }
             setApplied(0, WriteOptions.SYNC);
             probe.reached(LoadStep.APPLIED_ZERO_STORED);
@@ -362,7 +391,7 @@ final class DbStateMachine extends StateMachineAdapter {
     }
 
     private void setApplied(long index, WriteOptions options) {
-        db.put(options, state, APPLIED_KEY, longBytes(index));
+        db.put(options, state, appliedKey, longBytes(index));
         appliedIndex = index;
     }
 

@@ -53,19 +53,22 @@ public final class ReplicatedDb implements AutoCloseable {
     private final String group;
     private final ReplicatedDbOptions options;
     private final Db db;
+    /** Whether {@link #db} belongs to the caller, shared with other groups: this member never closes it. */
+    private final boolean sharedDb;
     private final DbStateMachine stateMachine;
     private final RaftGroupService service;
     private final Node node;
     private boolean closed;
 
     private ReplicatedDb(ReplicationProcess process, boolean ownsProcess, String group,
-                         ReplicatedDbOptions options, Db db, DbStateMachine stateMachine,
+                         ReplicatedDbOptions options, Db db, boolean sharedDb, DbStateMachine stateMachine,
                          RaftGroupService service) {
         this.process = process;
         this.ownsProcess = ownsProcess;
         this.group = group;
         this.options = options;
         this.db = db;
+        this.sharedDb = sharedDb;
         this.stateMachine = stateMachine;
         this.service = service;
         this.node = service.getRaftNode();
@@ -82,7 +85,7 @@ public final class ReplicatedDb implements AutoCloseable {
                                     ReplicatedDbOptions options) throws IOException {
         ReplicationProcess process = ReplicationProcess.open(dataDir, address, RaftLogOptions.defaults());
         try {
-            return open(process, true, group, peers, options, DbStateMachine.LoadProbe.NONE);
+            return open(process, true, group, peers, options, null, DbStateMachine.LoadProbe.NONE);
         } catch (IOException | RuntimeException e) {
             process.close();
             throw e;
@@ -92,17 +95,36 @@ public final class ReplicatedDb implements AutoCloseable {
     /** Opens a member of {@code group} in {@code process}, sharing its log and port with the process's other groups. */
     public static ReplicatedDb open(ReplicationProcess process, String group, List<String> peers,
                                     ReplicatedDbOptions options) throws IOException {
-        return open(process, false, group, peers, options, DbStateMachine.LoadProbe.NONE);
+        return open(process, false, group, peers, options, null, DbStateMachine.LoadProbe.NONE);
+    }
+
+    /**
+     * Opens a member of {@code group} in {@code process} whose state lives in {@code shared}, a database the
+     * caller owns and that other groups of the process apply to as well (docs/cluster.md): the groups must
+     * write disjoint keys. The group's applied index is its own key in the database, written with each
+     * batch it applies, so every group replays its own log idempotently after a crash. Snapshots are not
+     * taken (a snapshot of the whole database would carry other groups' data, and loading one would clear
+     * it): periodic snapshots are off whatever {@code options} says, and {@link #snapshot()} fails. Closing
+     * the member leaves the database open. Open the groups sharing a database one at a time (the first
+     * creates the internal family they share).
+     */
+    public static ReplicatedDb openShared(ReplicationProcess process, String group, List<String> peers,
+                                          ReplicatedDbOptions options, Db shared) throws IOException {
+        if (shared == null) {
+            throw new IllegalArgumentException("openShared needs the shared database");
+        }
+        return open(process, false, group, peers, options.withSnapshotIntervalSecs(0), shared,
+                DbStateMachine.LoadProbe.NONE);
     }
 
     /** For tests: {@link #open(ReplicationProcess, String, List, ReplicatedDbOptions)} reporting loads to a probe. */
     static ReplicatedDb open(ReplicationProcess process, String group, List<String> peers,
                              ReplicatedDbOptions options, DbStateMachine.LoadProbe probe) throws IOException {
-        return open(process, false, group, peers, options, probe);
+        return open(process, false, group, peers, options, null, probe);
     }
 
     private static ReplicatedDb open(ReplicationProcess process, boolean ownsProcess, String group,
-                                     List<String> peers, ReplicatedDbOptions options,
+                                     List<String> peers, ReplicatedDbOptions options, Db shared,
                                      DbStateMachine.LoadProbe probe) throws IOException {
         if (group == null || !GROUP_NAME.matcher(group).matches() || group.startsWith(".")) {
             throw new IllegalArgumentException("group ids are 1-128 letters, digits, '_', '-', '.': " + group);
@@ -117,8 +139,10 @@ public final class ReplicatedDb implements AutoCloseable {
             Path home = process.groupDir(group);
             Path snapshots = home.resolve("snapshot");
             Files.createDirectories(snapshots);
-            db = Db.open(home.resolve("db"), options.dbOptions());
-            DbStateMachine stateMachine = new DbStateMachine(db, group + "@" + process.address(), probe);
+            db = shared != null ? shared : Db.open(home.resolve("db"), options.dbOptions());
+            DbStateMachine stateMachine = shared != null
+                    ? DbStateMachine.shared(db, group, group + "@" + process.address())
+                    : new DbStateMachine(db, group + "@" + process.address(), probe);
             NodeOptions nodeOptions = new NodeOptions();
             nodeOptions.setElectionTimeoutMs(options.electionTimeoutMs());
             nodeOptions.setInitialConf(conf);
@@ -140,9 +164,10 @@ public final class ReplicatedDb implements AutoCloseable {
             if (service.start(false) == null) {
                 throw new IOException("the raft node of group " + group + " did not start");
             }
-            return new ReplicatedDb(process, ownsProcess, group, options, db, stateMachine, service);
+            return new ReplicatedDb(process, ownsProcess, group, options, db, shared != null, stateMachine,
+                    service);
         } catch (IOException | RuntimeException e) {
-            if (db != null) {
+            if (db != null && shared == null) {
                 db.close();
             }
             process.release(group);
@@ -390,6 +415,31 @@ public final class ReplicatedDb implements AutoCloseable {
         });
     }
 
+    /**
+     * Asks jraft to make {@code address}, a member of the group, the leader (on the leader; jraft's
+     * leadership transfer: the leader stops taking writes, brings the target's log up to date and tells it
+     * to stand for election at once). Returns whether the transfer started; it completes asynchronously, and
+     * if the target does not win within an election timeout this member resumes leading.
+     */
+    public boolean transferLeadershipTo(String address) {
+        return node.transferLeadershipTo(ReplicationProcess.parsePeer(address)).isOk();
+    }
+
+    /**
+     * The members the leader heard from within its lease (itself included); empty on a follower, which
+     * does not track the others.
+     */
+    public List<String> alivePeers() {
+        if (!node.isLeader()) {
+            return List.of();
+        }
+        List<String> alive = new ArrayList<>();
+        for (PeerId peer : node.listAlivePeers()) {
+            alive.add(peer.getEndpoint().toString());
+        }
+        return alive;
+    }
+
     /** Takes a snapshot of this member's state now; jraft then drops the log entries it covers. */
     public void snapshot() {
         CompletableFuture<Status> status = new CompletableFuture<>();
@@ -480,7 +530,9 @@ public final class ReplicatedDb implements AutoCloseable {
             Thread.currentThread().interrupt();
         } finally {
             try {
-                db.close();
+                if (!sharedDb) {
+                    db.close();
+                }
             } finally {
                 process.release(group);
                 if (ownsProcess) {

@@ -68,6 +68,8 @@ public final class ServerConfig {
         d.put("raft-snapshot-interval", "600");
         d.put("raft-election-timeout", "1000");
         d.put("raft-listen-port", "0");
+        // Cluster mode (docs/cluster.md): the slots split among this many Raft groups; 0 runs one group.
+        d.put("cluster-groups", "0");
         // The rest of Redis 7's parameters: accepted and reported back (RedisParameters says which apply).
         RedisParameters.defaults().forEach(d::putIfAbsent);
         return Collections.unmodifiableMap(d);
@@ -208,6 +210,21 @@ public final class ServerConfig {
         slowlogSlowerThan();
         slowlogMaxLength();
         replication();
+        clusterGroups();
+    }
+
+    /**
+     * Cluster mode's number of Raft groups the hash slots are split among, 0 for the single group of
+     * replicated mode.
+     *
+     * @throws IllegalArgumentException if set without raft-address, or out of range
+     */
+    public int clusterGroups() {
+        int groups = intIn("cluster-groups", 0, 16384);
+        if (groups > 0 && values.get("raft-address").isBlank()) {
+            throw new IllegalArgumentException("cluster-groups needs raft-address (cluster mode is replicated)");
+        }
+        return groups;
     }
 
     /** The replicated mode's settings, or empty for a standalone server (no raft-address). */
@@ -413,6 +430,7 @@ public final class ServerConfig {
                   --raft-snapshot-interval S seconds between snapshots, which let the Raft log be purged (default 600)
                   --raft-election-timeout MS (default 1000)
                   --raft-listen-port N       listen for Raft on N when peers reach raft-address through a proxy
+                  --cluster-groups N         cluster mode: split the slots among N Raft groups (docs/cluster.md)
                   --help                     this text
                 """;
     }

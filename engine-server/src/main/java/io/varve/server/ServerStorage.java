@@ -3,6 +3,7 @@ package io.varve.server;
 import io.varve.core.Db;
 import io.varve.core.Options;
 import io.varve.server.command.ReplicaRouting;
+import io.varve.server.cluster.ClusterNode;
 import io.varve.server.replica.RaftReplica;
 import io.varve.server.replica.ReplicaNode;
 import io.varve.server.replica.ReplicationSettings;
@@ -18,8 +19,9 @@ import java.util.function.LongSupplier;
 /**
  * Where a server keeps its keyspace, chosen by the configuration at start: its own database, or in replicated
  * mode its member of a Raft group, whose database it reads and whose log its commits go through
- * (docs/replication.md). {@link RaftReplica} is referred to only on the replicated path, so a standalone
- * server never loads it, engine-replication or jraft.
+ * (docs/replication.md), or in cluster mode its members of several groups sharing one database
+ * (docs/cluster.md). {@link RaftReplica} and {@link ClusterNode} are referred to only on the replicated path,
+ * so a standalone server never loads them, engine-replication or jraft.
  */
 final class ServerStorage implements AutoCloseable {
 
@@ -41,7 +43,9 @@ final class ServerStorage implements AutoCloseable {
         if (replication.isEmpty()) {
             return new ServerStorage(Db.open(config.dir(), options), null);
         }
-        ReplicaNode replica = RaftReplica.open(replication.get(), config.dir(), options);
+        ReplicaNode replica = config.clusterGroups() > 0
+                ? ClusterNode.open(replication.get(), config.clusterGroups(), config.dir(), options)
+                : RaftReplica.open(replication.get(), config.dir(), options);
         return new ServerStorage(replica.database(), replica);
     }
 

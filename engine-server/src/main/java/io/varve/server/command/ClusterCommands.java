@@ -2,12 +2,18 @@ package io.varve.server.command;
 
 import io.varve.server.resp.RedisError;
 
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
 /**
  * The Redis Cluster commands a replicated server answers: READONLY and READWRITE (whether this connection
- * may read from a replica that is not the leader) and CLUSTER KEYSLOT, SLOTS, NODES, MYID and INFO, which
- * describe the group as one shard: the leader serves slots 0-16383 and the other members replicate it, so
- * cluster clients (Lettuce's, Jedis's) find the leader themselves. A standalone server refuses them as Redis
- * does without cluster support.
+ * may read from a replica that is not the leader) and CLUSTER KEYSLOT, COUNTKEYSINSLOT, GETKEYSINSLOT,
+ * SLOTS, SHARDS, NODES, MYID and INFO, rendered from the {@link ClusterView} routing gives: each range is
+ * served by the leader of the group owning it, the group's other members are its replicas, and a node is
+ * the master of the ranges of the groups it leads (docs/cluster.md). So cluster clients (Lettuce's, Jedis's,
+ * redis-cli -c) find the leaders themselves. A standalone server refuses them as Redis does without
+ * cluster support.
  */
 final class ClusterCommands {
 
@@ -41,68 +47,129 @@ final class ClusterCommands {
         }
         if (c.argCount() == 2 && c.argIs(1, "slots")) {
             slots(c, view);
+        } else if (c.argCount() == 2 && c.argIs(1, "shards")) {
+            ClusterShardsReply.write(c.reply(), view);
         } else if (c.argCount() == 2 && c.argIs(1, "nodes")) {
             c.reply().bulk(nodes(view));
         } else if (c.argCount() == 2 && c.argIs(1, "myid")) {
             c.reply().bulk(view.myself().id());
         } else if (c.argCount() == 2 && c.argIs(1, "info")) {
             c.reply().bulk(info(view));
+        } else if (c.argCount() == 3 && c.argIs(1, "countkeysinslot")) {
+            c.reply().integer(keysInSlot(c, slotArgument(c), Long.MAX_VALUE).size());
+        } else if (c.argCount() == 4 && c.argIs(1, "getkeysinslot")) {
+            int slot = slotArgument(c);
+            long count = Args.parseLong(c.arg(3));
+            if (count < 0) {
+                throw new RedisError("ERR Invalid number of keys");
+            }
+            List<byte[]> keys = keysInSlot(c, slot, count);
+            c.reply().arrayHeader(keys.size());
+            keys.forEach(c.reply()::bulk);
         } else {
             throw new RedisError("ERR unknown subcommand '" + c.argText(1)
-                    + "'. Try CLUSTER KEYSLOT, SLOTS, NODES, MYID or INFO.");
+                    + "'. Try CLUSTER HELP.");
         }
     }
 
-    /** One range, 0-16383, served by the leader with the others as its replicas; empty with no leader. */
+    private static int slotArgument(CommandCall c) {
+        Long slot = Args.tryParseLong(c.arg(2));
+        if (slot == null || slot < 0 || slot >= KeySlot.SLOTS) {
+            throw new RedisError("ERR Invalid slot");
+        }
+        return slot.intValue();
+    }
+
+    /**
+     * Up to {@code limit} live keys of {@code slot} in this node's state. The keyspace is not laid out by
+     * slot, so this walks every key (docs/cluster.md says what a slot prefix would change).
+     */
+    private static List<byte[]> keysInSlot(CommandCall c, int slot, long limit) {
+        List<byte[]> keys = c.types().keys().keys(new byte[0], key -> KeySlot.of(key) == slot);
+        return keys.size() > limit ? keys.subList(0, (int) limit) : keys;
+    }
+
+    /** Each range whose group has a known leader: the leader first, then the group's other members. */
     private static void slots(CommandCall c, ClusterView view) {
-        ClusterView.Member leader = view.leader();
-        if (leader == null) {
-            c.reply().arrayHeader(0);
-            return;
+        record Served(ClusterView.SlotRange range, ClusterView.Shard shard) {
         }
-        c.reply().arrayHeader(1);
-        c.reply().arrayHeader(2 + view.members().size());
-        c.reply().integer(0);
-        c.reply().integer(KeySlot.SLOTS - 1);
-        node(c, leader);
-        for (ClusterView.Member m : view.members()) {
-            if (m != leader) {
-                node(c, m);
+        List<Served> served = new ArrayList<>();
+        for (ClusterView.Shard shard : view.shards()) {
+            if (shard.leaderId() != null && view.node(shard.leaderId()) != null) {
+                shard.ranges().forEach(r -> served.add(new Served(r, shard)));
+            }
+        }
+        served.sort(Comparator.comparingInt(s -> s.range().first()));
+        c.reply().arrayHeader(served.size());
+        for (Served s : served) {
+            List<String> members = s.shard().memberIds();
+            c.reply().arrayHeader(2 + members.size());
+            c.reply().integer(s.range().first());
+            c.reply().integer(s.range().last());
+            node(c, view.node(s.shard().leaderId()));
+            for (String id : members) {
+                if (!id.equals(s.shard().leaderId()) && view.node(id) != null) {
+                    node(c, view.node(id));
+                }
             }
         }
     }
 
-    private static void node(CommandCall c, ClusterView.Member m) {
+    private static void node(CommandCall c, ClusterView.Node n) {
         c.reply().arrayHeader(3);
-        c.reply().bulk(m.host());
-        c.reply().integer(m.port());
-        c.reply().bulk(m.id());
+        c.reply().bulk(n.host());
+        c.reply().integer(n.port());
+        c.reply().bulk(n.id());
     }
 
-    /** Redis's CLUSTER NODES lines: id, address, flags, master, ping/pong times, epoch, link, slots. */
+    /**
+     * Redis's CLUSTER NODES lines: id, address, flags, master, ping/pong times, epoch, link, slots. A node
+     * leading groups is the master of their ranges; one leading none is shown as a replica of the leader of
+     * its first group (Redis Cluster's model has each node either a master or one master's replica).
+     */
     private static String nodes(ClusterView view) {
-        ClusterView.Member leader = view.leader();
         StringBuilder out = new StringBuilder();
-        for (ClusterView.Member m : view.members()) {
-            String flags = (m.myself() ? "myself," : "") + (m.leader() ? "master" : "slave");
-            String master = m.leader() || leader == null ? "-" : leader.id();
-            out.append(m.id()).append(' ').append(m.host()).append(':').append(m.port()).append('@').append(0)
-                    .append(' ').append(flags).append(' ').append(master).append(" 0 0 0 connected");
-            if (m.leader()) {
-                out.append(" 0-").append(KeySlot.SLOTS - 1);
-            }
+        for (ClusterView.Node n : view.nodes()) {
+            List<ClusterView.Shard> led = view.ledBy(n);
+            String masterId = led.isEmpty() ? masterOf(view, n) : null;
+            boolean master = masterId == null;
+            String flags = (n.myself() ? "myself," : "") + (master ? "master" : "slave");
+            out.append(n.id()).append(' ').append(n.host()).append(':').append(n.port()).append('@').append(0)
+                    .append(' ').append(flags).append(' ').append(master ? "-" : masterId)
+                    .append(" 0 0 ").append(view.epoch()).append(" connected");
+            led.stream().flatMap(s -> s.ranges().stream())
+                    .sorted(Comparator.comparingInt(ClusterView.SlotRange::first))
+                    .forEach(r -> out.append(' ').append(r.first() == r.last() ? Integer.toString(r.first())
+                            : r.first() + "-" + r.last()));
             out.append('\n');
         }
         return out.toString();
     }
 
+    private static String masterOf(ClusterView view, ClusterView.Node n) {
+        for (ClusterView.Shard s : view.shards()) {
+            if (s.memberIds().contains(n.id()) && s.leaderId() != null && view.node(s.leaderId()) != null) {
+                return s.leaderId();
+            }
+        }
+        return null;
+    }
+
     private static String info(ClusterView view) {
-        boolean up = view.leader() != null;
+        int assigned = view.shards().stream().mapToInt(ClusterView.Shard::slotCount).sum();
+        int ok = view.shards().stream().filter(s -> s.leaderId() != null)
+                .mapToInt(ClusterView.Shard::slotCount).sum();
+        long masters = view.nodes().stream().filter(n -> !view.ledBy(n).isEmpty()).count();
+        boolean up = ok == KeySlot.SLOTS;
         return "cluster_enabled:1\r\n"
                 + "cluster_state:" + (up ? "ok" : "fail") + "\r\n"
-                + "cluster_slots_assigned:" + (up ? KeySlot.SLOTS : 0) + "\r\n"
-                + "cluster_slots_ok:" + (up ? KeySlot.SLOTS : 0) + "\r\n"
-                + "cluster_known_nodes:" + view.members().size() + "\r\n"
-                + "cluster_size:" + (up ? 1 : 0) + "\r\n";
+                + "cluster_slots_assigned:" + (up ? assigned : ok) + "\r\n"
+                + "cluster_slots_ok:" + ok + "\r\n"
+                + "cluster_slots_pfail:0\r\n"
+                + "cluster_slots_fail:" + (up ? 0 : assigned - ok) + "\r\n"
+                + "cluster_known_nodes:" + view.nodes().size() + "\r\n"
+                + "cluster_size:" + masters + "\r\n"
+                + "cluster_current_epoch:" + view.epoch() + "\r\n"
+                + "cluster_my_epoch:" + view.epoch() + "\r\n";
     }
 }

@@ -23,6 +23,8 @@ public final class MultiState {
     /** A queued command may write or replicate (CLIENT PAUSE WRITE holds the EXEC). */
     private boolean queuedWrite;
     private volatile boolean dirty;
+    /** Cluster mode: the hash slot the watched and queued keys share; -1 while there are none. */
+    private int slot = -1;
 
     /** Inside MULTI: commands are queued, not run. */
     public boolean active() {
@@ -82,6 +84,9 @@ public final class MultiState {
         active = false;
         failed = false;
         queuedWrite = false;
+        if (watched.isEmpty()) {
+            slot = -1;
+        }
         return commands;
     }
 
@@ -109,6 +114,26 @@ public final class MultiState {
     synchronized void clearWatches() {
         watched.clear();
         dirty = false;
+        if (!active) {
+            slot = -1;
+        }
+    }
+
+    /**
+     * Cluster mode: ties the transaction (its watches and queued commands) to {@code slot}, as Redis Cluster
+     * confines a transaction to one slot. Returns false, changing nothing, if it is tied to another.
+     */
+    public synchronized boolean pinSlot(int slot) {
+        if (this.slot >= 0 && this.slot != slot) {
+            return false;
+        }
+        this.slot = slot;
+        return true;
+    }
+
+    /** The slot the transaction is tied to, or -1 if no key was watched or queued. */
+    public synchronized int pinnedSlot() {
+        return slot;
     }
 
     /** A watched key was written by someone: the next EXEC answers a null array. */

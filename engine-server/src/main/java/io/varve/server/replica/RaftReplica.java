@@ -4,11 +4,9 @@ import io.varve.core.Db;
 import io.varve.core.Options;
 import io.varve.core.WriteBatch;
 import io.varve.core.WriteOptions;
-import io.varve.replication.ApplyListener;
 import io.varve.replication.NotLeaderException;
 import io.varve.replication.ReplicatedDb;
 import io.varve.replication.ReplicatedDbOptions;
-import io.varve.replication.ReplicationException;
 import io.varve.replication.ReplicationProcess;
 import io.varve.raftlog.RaftLogOptions;
 import io.varve.server.command.ClusterView;
@@ -17,7 +15,6 @@ import io.varve.server.command.Connection;
 import io.varve.server.command.KeySlot;
 import io.varve.server.resp.RedisError;
 import io.varve.server.store.AppliedChanges;
-import io.varve.server.store.KeyEncoding;
 import io.varve.server.store.Keyspace;
 
 import java.io.IOException;
@@ -31,7 +28,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
 /**
@@ -43,15 +39,9 @@ import java.util.stream.Collectors;
  * to the leader's database; the locks are released after. Followers apply the same bytes and never run a
  * command's logic, so nothing time- or random-dependent is decided twice.
  *
- * <p><b>Leader readiness.</b> A new leader may not yet have applied everything committed in earlier terms.
- * Before its first write (or read) in a term it waits for a read index, which completes only once it has
- * committed an entry of its own term and applied everything before it; it then resumes the version clock
- * above the floor its predecessor replicated. A write whose outcome is unknown (timed out after proposing)
- * may still apply later, so no write may start from a state such an entry would overwrite afterwards:
- * writes (and EXEC, which runs queued writes without a write flag of its own) are admitted only once every
- * unknown outcome is settled — by a barrier entry proposed behind it and applied, or by a new term's read
- * index — and a write is refused at its commit if an outcome became unknown after its command was
- * admitted (it may have read while it waited for the timed-out write's locks). Both counts only grow.
+ * <p><b>Readiness and writes of unknown outcome.</b> A new leader first catches up with its term, and a
+ * write whose outcome is unknown holds later writes back until it is settled: {@link GroupMember}, which this
+ * class uses for its one group, keeps those rules.
  *
  * <p><b>EXEC.</b> A member that is not the leader refuses EXEC whole with the redirect its commands would
  * get, before running any of them, and discards the transaction, as Redis Cluster does. Watches are marked
@@ -68,39 +58,29 @@ import java.util.stream.Collectors;
  * answers clients blocked on a master that turns replica, and retries on the new leader; a blocking command
  * registering as the member steps down is refused the same way ({@link #refusesWaiting}).
  *
- * <p>Thread-safe: admission runs on many command threads; the fields it shares are volatile and monotonic
- * enough that a race only costs an extra read index.
+ * <p>Thread-safe: admission runs on many command threads; {@link GroupMember} keeps the shared state.
  */
 public final class RaftReplica implements ReplicaNode {
 
     static final String GROUP = "keyspace";
     /** How long a blocking Raft call (a write's commit, a read index) may take before the client is told. */
     private static final long REQUEST_TIMEOUT_MS = 5_000;
-    private static final String CLUSTER_DOWN = "CLUSTERDOWN The cluster is down";
     private static final String READ_ONLY = "READONLY You can't write against a read only replica.";
     private static final String UNBLOCKED =
             "UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)";
-    private static final String UNKNOWN_PENDING =
-            "TRYAGAIN an earlier write of unknown outcome is still being replicated; retry";
 
     private final ReplicationProcess process;
     private final ReplicatedDb replicated;
+    private final GroupMember member;
     private final ReplicationSettings settings;
-    private volatile Keyspace keyspace;
-    /** The leader term in which this member last confirmed it is caught up; -1 for none. */
-    private volatile long readyTerm = -1;
-    /** Writes whose outcome was unknown (timed out after proposing); only grows. */
-    private final AtomicLong unknownWrites = new AtomicLong();
-    /** How many of {@link #unknownWrites} are known decided (applied here, or never to apply); only grows. */
-    private final AtomicLong settledWrites = new AtomicLong();
-    /** {@link #unknownWrites} when the command running on this thread was admitted; -1 outside commands. */
-    private static final ThreadLocal<long[]> ADMITTED_AT = ThreadLocal.withInitial(() -> new long[] {-1});
-    /** The entry a barrier writes: an internal key no command reads. */
-    private static final byte[] BARRIER_KEY = KeyEncoding.internalKey("write-barrier");
+    /** The admission stamp of the command running on this thread ({@link GroupMember#admitOnLeader}). */
+    private static final ThreadLocal<long[]> ADMITTED_AT =
+            ThreadLocal.withInitial(() -> new long[] {GroupMember.BACKGROUND});
 
     private RaftReplica(ReplicationProcess process, ReplicatedDb replicated, ReplicationSettings settings) {
         this.process = process;
         this.replicated = replicated;
+        this.member = new GroupMember(replicated, "write-barrier");
         this.settings = settings;
     }
 
@@ -131,7 +111,7 @@ public final class RaftReplica implements ReplicaNode {
 
     @Override
     public void attach(Keyspace keyspace) {
-        this.keyspace = keyspace;
+        member.attach(keyspace);
         // Clients blocked here wait for writes only a leader makes: once deposed, tell them, as Redis does
         // when a master turns replica, so they retry on the new leader.
         replicated.onLeadershipLost(() -> keyspace.blocking().unblockAll(UNBLOCKED));
@@ -139,38 +119,14 @@ public final class RaftReplica implements ReplicaNode {
 
     @Override
     public void onApplied(AppliedChanges changes) {
-        replicated.onApplied(new ApplyListener() {
-            @Override
-            public void written(String family, byte[] key) {
-                changes.written(key);
-            }
-
-            @Override
-            public void replaced() {
-                changes.replaced();
-            }
-        });
+        member.onApplied(changes);
     }
 
     // ---- commits
 
     @Override
     public void write(WriteBatch batch, WriteOptions options) {
-        long admittedAt = ADMITTED_AT.get()[0];
-        long unknown = unknownWrites.get();
-        if (admittedAt >= 0 ? admittedAt != unknown : settledWrites.get() < unknown) {
-            // An earlier write's outcome became unknown after this command was admitted (it may have read
-            // while waiting for that write's locks), or is not yet settled: what it read may still change.
-            throw new RedisError(UNKNOWN_PENDING);
-        }
-        try {
-            replicated.write(batch);
-        } catch (NotLeaderException e) {
-            throw new RedisError("TRYAGAIN this member stopped leading before the write was proposed; retry");
-        } catch (ReplicationException e) {
-            unknownWrites.incrementAndGet();
-            throw new RedisError("ERR the write may or may not have been applied: " + e.getMessage());
-        }
+        member.write(batch, ADMITTED_AT.get()[0]);
     }
 
     @Override
@@ -211,21 +167,12 @@ public final class RaftReplica implements ReplicaNode {
             return redirect(KeySlot.of(key));
         }
         try {
-            ensureReady();
-            long unknown = unknownWrites.get();
-            if (write && !settle(unknown)) {
-                return UNKNOWN_PENDING;
-            }
-            // Writes too: one that ends up changing nothing (SET NX on an existing key, DEL of an absent one)
-            // answers from what it read, and a deposed leader must not answer from a stale state.
-            replicated.awaitReadIndex();
-            ADMITTED_AT.get()[0] = unknown;
+            ADMITTED_AT.get()[0] = member.admitOnLeader(write);
             return null;
         } catch (NotLeaderException e) {
             return redirect(key == null ? 0 : KeySlot.of(key));
-        } catch (ReplicationException e) {
-            return replicated.leaderTerm() < 0 ? "TRYAGAIN the leader is starting; retry"
-                    : CLUSTER_DOWN + " (no majority confirmed this leader)";
+        } catch (RedisError e) {
+            return e.getMessage();
         }
     }
 
@@ -236,53 +183,8 @@ public final class RaftReplica implements ReplicaNode {
 
     @Override
     public boolean readyToWrite() {
-        if (!replicated.isLeader()) {
-            return false;
-        }
-        try {
-            ensureReady();
-            ADMITTED_AT.get()[0] = -1; // a background writer: judged by the settled count when it writes
-            return settle(unknownWrites.get());
-        } catch (ReplicationException e) {
-            return false;
-        }
-    }
-
-    /**
-     * Whether the first {@code unknown} writes of unknown outcome are decided, proposing a barrier entry if
-     * they are not: jraft appends one leader's tasks in the order they were handed to it, so once a barrier
-     * handed over now is applied, every earlier task — including one still in jraft's queue when its write
-     * timed out — has been applied or has failed for good.
-     */
-    private boolean settle(long unknown) {
-        if (settledWrites.get() >= unknown) {
-            return true;
-        }
-        try {
-            replicated.write(new WriteBatch().put(BARRIER_KEY, new byte[0]));
-        } catch (ReplicationException e) {
-            return false;
-        }
-        settledWrites.accumulateAndGet(unknown, Math::max);
-        return true;
-    }
-
-    /** Once per leader term: waits until everything committed before the term is applied here. */
-    private void ensureReady() {
-        long term = replicated.leaderTerm();
-        if (term > 0 && term == readyTerm) {
-            return;
-        }
-        long unknown = unknownWrites.get();
-        replicated.awaitReadIndex();
-        // A read index of a new term is confirmed only once an entry of this term is committed: every entry
-        // of an earlier term is then applied or gone for good, so the writes that timed out before are decided.
-        settledWrites.accumulateAndGet(unknown, Math::max);
-        Keyspace ks = keyspace;
-        if (ks != null) {
-            ks.resumeAsWriter();
-        }
-        readyTerm = term;
+        ADMITTED_AT.get()[0] = GroupMember.BACKGROUND; // a background writer: judged by the settled count
+        return member.readyToWrite();
     }
 
     @Override
@@ -299,7 +201,7 @@ public final class RaftReplica implements ReplicaNode {
 
     private String redirect(int slot) {
         String leader = leaderClientAddress();
-        return leader == null ? CLUSTER_DOWN : "MOVED " + slot + " " + leader;
+        return leader == null ? GroupMember.CLUSTER_DOWN : "MOVED " + slot + " " + leader;
     }
 
     private String leaderClientAddress() {
@@ -309,19 +211,22 @@ public final class RaftReplica implements ReplicaNode {
     @Override
     public ClusterView cluster() {
         String leader = replicated.leader().orElse(null);
-        List<ClusterView.Member> members = new ArrayList<>();
+        List<ClusterView.Node> nodes = new ArrayList<>();
         for (String raft : new TreeSet<>(settings.peers().keySet())) {
             String client = settings.peers().get(raft);
             int colon = client.lastIndexOf(':');
-            members.add(new ClusterView.Member(nodeId(raft), client.substring(0, colon),
-                    Integer.parseInt(client.substring(colon + 1)), raft.equals(leader),
-                    raft.equals(settings.raftAddress())));
+            nodes.add(new ClusterView.Node(nodeId(raft), client.substring(0, colon),
+                    Integer.parseInt(client.substring(colon + 1)), raft.equals(settings.raftAddress())));
         }
-        return new ClusterView(members);
+        // One shard: the group over every slot.
+        ClusterView.Shard shard = new ClusterView.Shard(List.of(new ClusterView.SlotRange(0, KeySlot.SLOTS - 1)),
+                leader == null || !settings.peers().containsKey(leader) ? null : nodeId(leader),
+                nodes.stream().map(ClusterView.Node::id).toList());
+        return new ClusterView(nodes, List.of(shard), 0);
     }
 
     /** A Redis Cluster node id: 40 hex digits, here the SHA-1 of the member's Raft address (stable, unique). */
-    static String nodeId(String raftAddress) {
+    public static String nodeId(String raftAddress) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1")
                     .digest(raftAddress.getBytes(StandardCharsets.UTF_8)));

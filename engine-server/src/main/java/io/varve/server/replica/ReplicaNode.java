@@ -10,9 +10,10 @@ import java.io.IOException;
 import java.util.Map;
 
 /**
- * This server as one member of a Raft group holding the whole keyspace: the database it reads, the log its
- * commits go through, and which commands it runs or redirects. Only {@link RaftReplica} implements it, and a
- * standalone server never loads that class, so it never loads the Raft library either.
+ * This server as one member of a Raft group holding the whole keyspace ({@link RaftReplica}), or as a
+ * cluster node, a member of several groups each holding slot ranges ({@code cluster.ClusterNode}): the
+ * database it reads, the logs its commits go through, and which commands it runs or redirects. A standalone
+ * server never loads either class, so it never loads the Raft library either.
  */
 public interface ReplicaNode extends CommitTarget, ReplicaRouting, AutoCloseable {
 

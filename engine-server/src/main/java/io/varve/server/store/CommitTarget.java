@@ -21,6 +21,14 @@ public interface CommitTarget {
      */
     boolean local();
 
+    /**
+     * Whether a writer outside any command (the expiry sweep) may write {@code engineKey} here now. In
+     * cluster mode only the leader of the key's group may; elsewhere every key is this target's.
+     */
+    default boolean writesHere(byte[] engineKey) {
+        return true;
+    }
+
     /** Commits straight to {@code db}. */
     static CommitTarget local(Db db) {
         return new CommitTarget() {

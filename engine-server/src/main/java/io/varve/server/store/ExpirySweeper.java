@@ -64,7 +64,7 @@ public final class ExpirySweeper {
                 resumeAfter = metaKey;
                 Metadata header = Metadata.decodeHeader(it.value());
                 sawExpiry |= header.hasExpiry();
-                if (header.isExpired(now)) {
+                if (header.isExpired(now) && keyspace.writesHere(metaKey)) {
                     candidates.add(metaKey);
                 }
             }

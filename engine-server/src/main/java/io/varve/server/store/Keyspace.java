@@ -320,6 +320,11 @@ public final class Keyspace {
         writes.increment();
     }
 
+    /** Whether a background writer may write {@code engineKey} here now (see {@link CommitTarget#writesHere}). */
+    public boolean writesHere(byte[] engineKey) {
+        return target.writesHere(engineKey);
+    }
+
     /** Deletes the key if it is live; caller holds its lock. Returns whether it existed. */
     public boolean deleteIfLive(byte[] key) {
         if (header(key) == null) {

@@ -1,0 +1,60 @@
+package io.varve.server.command;
+
+import io.varve.server.resp.Reply;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * CLUSTER SHARDS in Redis 7's shape: one map per group with its {@code slots} (range bounds, flattened) and
+ * its {@code nodes}, the leader first as {@code master}, the other members as {@code replica}. A group with
+ * no known leader lists every member as a replica, so a client sees the range as unserved.
+ */
+final class ClusterShardsReply {
+
+    private ClusterShardsReply() {
+    }
+
+    static void write(Reply reply, ClusterView view) {
+        reply.arrayHeader(view.shards().size());
+        for (ClusterView.Shard shard : view.shards()) {
+            reply.mapHeader(2);
+            reply.bulk("slots");
+            reply.arrayHeader(2L * shard.ranges().size());
+            for (ClusterView.SlotRange r : shard.ranges()) {
+                reply.integer(r.first());
+                reply.integer(r.last());
+            }
+            reply.bulk("nodes");
+            List<ClusterView.Node> members = new ArrayList<>();
+            ClusterView.Node leader = shard.leaderId() == null ? null : view.node(shard.leaderId());
+            if (leader != null) {
+                members.add(leader);
+            }
+            for (String id : shard.memberIds()) {
+                ClusterView.Node n = view.node(id);
+                if (n != null && n != leader) {
+                    members.add(n);
+                }
+            }
+            reply.arrayHeader(members.size());
+            for (ClusterView.Node n : members) {
+                reply.mapHeader(7);
+                reply.bulk("id");
+                reply.bulk(n.id());
+                reply.bulk("port");
+                reply.integer(n.port());
+                reply.bulk("ip");
+                reply.bulk(n.host());
+                reply.bulk("endpoint");
+                reply.bulk(n.host());
+                reply.bulk("role");
+                reply.bulk(n == leader ? "master" : "replica");
+                reply.bulk("replication-offset");
+                reply.integer(0);
+                reply.bulk("health");
+                reply.bulk("online");
+            }
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package io.varve.server;
+
+import io.varve.base.LoopbackPorts;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Three cluster-mode servers in this JVM on loopback ports: {@code groups} Raft groups split the slots, every
+ * node a member of each, all of a node's groups on its one Raft log and database. Nodes can be stopped and
+ * restarted on their directories.
+ */
+final class ClusterNodes implements AutoCloseable {
+
+    static final int SIZE = 3;
+
+    final Path root;
+    final int groups;
+    final int[] clientPorts = new int[SIZE];
+    final int[] raftPorts = new int[SIZE];
+    private final RedisServer[] servers = new RedisServer[SIZE];
+    private final String peers;
+
+    private ClusterNodes(Path root, int groups) {
+        this.root = root;
+        this.groups = groups;
+        List<String> entries = new ArrayList<>();
+        for (int i = 0; i < SIZE; i++) {
+            clientPorts[i] = LoopbackPorts.next();
+            raftPorts[i] = LoopbackPorts.next();
+            entries.add("127.0.0.1:" + raftPorts[i] + "/127.0.0.1:" + clientPorts[i]);
+        }
+        this.peers = String.join(",", entries);
+    }
+
+    static ClusterNodes start(Path root, int groups) throws IOException {
+        ClusterNodes cluster = new ClusterNodes(root, groups);
+        try {
+            for (int i = 0; i < SIZE; i++) {
+                cluster.start(i);
+            }
+            return cluster;
+        } catch (IOException | RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    void start(int i) throws IOException {
+        ServerConfig config = ServerConfig.defaultConfig()
+                .with("port", Integer.toString(clientPorts[i]))
+                .with("dir", root.resolve("node" + i).toString())
+                .with("io-threads", "1")
+                .with("write-buffer-size", "4mb")
+                .with(Map.of("raft-address", "127.0.0.1:" + raftPorts[i],
+                        "raft-peers", peers,
+                        "raft-election-timeout", ReplicatedCluster.ELECTION_TIMEOUT,
+                        "cluster-groups", Integer.toString(groups)));
+        servers[i] = RedisServer.builder(config).loopbackPredicate(InetAddress::isLoopbackAddress).build().start();
+    }
+
+    void stop(int i) {
+        servers[i].close();
+        servers[i] = null;
+    }
+
+    boolean running(int i) {
+        return servers[i] != null;
+    }
+
+    Map<String, Object> replication(int i) {
+        return servers[i].replicationInfo();
+    }
+
+    /** How many groups node {@code i} leads now. */
+    int groupsLed(int i) {
+        return ((Number) replication(i).get("cluster_groups_led")).intValue();
+    }
+
+    @Override
+    public void close() {
+        for (int i = 0; i < SIZE; i++) {
+            if (servers[i] != null) {
+                stop(i);
+            }
+        }
+    }
+}
