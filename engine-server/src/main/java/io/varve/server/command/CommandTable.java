@@ -58,6 +58,7 @@ public final class CommandTable {
         b.group("bitmap", BitCommands::register);
         b.group("generic", ObjectCommands::register);
         b.group("cluster", ClusterCommands::register);
+        b.group("hyperloglog", HyperLogLogCommands::register);
         return b.build();
     }
 

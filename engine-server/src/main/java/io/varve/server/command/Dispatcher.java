@@ -13,6 +13,8 @@ import io.varve.server.store.WrongTypeException;
 import io.varve.server.types.IndexOutOfRangeException;
 import io.varve.server.types.NoSuchKeyException;
 import io.varve.server.types.NotANumberScoreException;
+import io.varve.server.types.hyperloglog.CorruptHyperLogLogException;
+import io.varve.server.types.hyperloglog.NotAHyperLogLogException;
 import io.varve.server.types.ValueTooLargeException;
 
 import java.nio.charset.StandardCharsets;
@@ -365,6 +367,9 @@ public final class Dispatcher {
         }
         if (e instanceof ValueTooLargeException || ValueTooLargeException.isEngineRefusal(e)) {
             return RedisError.STRING_TOO_LONG;
+        }
+        if (e instanceof NotAHyperLogLogException || e instanceof CorruptHyperLogLogException) {
+            return e.getMessage();
         }
         if (e instanceof NotANumberScoreException) {
             return RedisError.NAN_SCORE;

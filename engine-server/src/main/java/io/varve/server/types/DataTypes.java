@@ -17,6 +17,7 @@ public final class DataTypes {
     private final RedisSortedSets sortedSets;
     private final RedisLists lists;
     private final RedisKeys keys;
+    private final RedisHyperLogLogs hyperLogLogs;
 
     /**
      * @param maxBulkLength the largest string a client may send or create (proto-max-bulk-len), read at
@@ -29,6 +30,8 @@ public final class DataTypes {
         this.sortedSets = new RedisSortedSets(keyspace);
         this.lists = new RedisLists(keyspace);
         this.keys = new RedisKeys(keyspace);
+        this.hyperLogLogs = new RedisHyperLogLogs(keyspace, strings,
+                () -> io.varve.server.types.hyperloglog.HyperLogLog.DEFAULT_SPARSE_MAX_BYTES);
     }
 
     public RedisHashes hashes() {
@@ -54,5 +57,10 @@ public final class DataTypes {
     /** Operations on keys whatever their type. */
     public RedisKeys keys() {
         return keys;
+    }
+
+    /** HyperLogLogs (strings in Redis's HLL representation). */
+    public RedisHyperLogLogs hyperLogLogs() {
+        return hyperLogLogs;
     }
 }
