@@ -59,6 +59,7 @@ public final class CommandTable {
         b.group("generic", ObjectCommands::register);
         b.group("cluster", ClusterCommands::register);
         b.group("hyperloglog", HyperLogLogCommands::register);
+        b.group("generic", SortCommand::register);
         return b.build();
     }
 

@@ -17,7 +17,7 @@ import java.util.function.IntConsumer;
 public record KeySpec(int beginIndex, Find find) {
 
     /** How keys are found once the begin index is reached. */
-    public sealed interface Find permits Range, KeyCount {
+    public sealed interface Find permits Range, KeyCount, StoreOption {
     }
 
     /**
@@ -32,6 +32,14 @@ public record KeySpec(int beginIndex, Find find) {
      * {@code firstKeyOffset} after the begin index, every {@code step}-th argument.
      */
     public record KeyCount(int countOffset, int firstKeyOffset, int step) implements Find {
+    }
+
+    /**
+     * SORT's destination: the argument after its last {@code STORE} option, the other options skipped by their
+     * arity ({@code LIMIT} two, {@code BY} and {@code GET} one), so a pattern spelled "store" is no key. Redis
+     * reports such a spec's search and find as {@code unknown}.
+     */
+    public record StoreOption() implements Find {
     }
 
     /** The argument's count of keys is not a non-negative integer, or names more keys than there are arguments. */
@@ -87,12 +95,27 @@ public record KeySpec(int beginIndex, Find find) {
                     position.accept(i);
                 }
             }
+            case StoreOption ignored -> {
+                int destination = -1;
+                for (int i = first; i < argc; i++) {
+                    if (Args.isKeyword(args[i], "limit")) {
+                        i += 2;
+                    } else if (Args.isKeyword(args[i], "get") || Args.isKeyword(args[i], "by")) {
+                        i++;
+                    } else if (Args.isKeyword(args[i], "store") && i + 1 < argc) {
+                        destination = ++i;
+                    }
+                }
+                if (destination >= 0) {
+                    position.accept(destination);
+                }
+            }
         }
     }
 
     /** Whether the keys' positions depend on the arguments (COMMAND's {@code movablekeys}). */
     boolean movable() {
-        return find instanceof KeyCount;
+        return !(find instanceof Range);
     }
 
     /**
