@@ -60,6 +60,7 @@ public final class CommandTable {
         b.group("cluster", ClusterCommands::register);
         b.group("hyperloglog", HyperLogLogCommands::register);
         b.group("generic", SortCommand::register);
+        b.group("geo", GeoCommands::register);
         return b.build();
     }
 

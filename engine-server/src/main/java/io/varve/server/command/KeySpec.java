@@ -35,11 +35,12 @@ public record KeySpec(int beginIndex, Find find) {
     }
 
     /**
-     * SORT's destination: the argument after its last {@code STORE} option, the other options skipped by their
-     * arity ({@code LIMIT} two, {@code BY} and {@code GET} one), so a pattern spelled "store" is no key. Redis
-     * reports such a spec's search and find as {@code unknown}.
+     * A destination named by an option: the argument after the last of {@code words} (SORT's {@code STORE},
+     * GEORADIUS's {@code STORE} and {@code STOREDIST}), SORT's other options skipped by their arity
+     * ({@code LIMIT} two, {@code BY} and {@code GET} one) so a pattern spelled "store" is no key. Reported by
+     * COMMAND INFO as an {@code unknown} search, as Redis reports SORT's.
      */
-    public record StoreOption() implements Find {
+    public record StoreOption(List<String> words) implements Find {
     }
 
     /** The argument's count of keys is not a non-negative integer, or names more keys than there are arguments. */
@@ -95,14 +96,14 @@ public record KeySpec(int beginIndex, Find find) {
                     position.accept(i);
                 }
             }
-            case StoreOption ignored -> {
+            case StoreOption store -> {
                 int destination = -1;
                 for (int i = first; i < argc; i++) {
                     if (Args.isKeyword(args[i], "limit")) {
                         i += 2;
                     } else if (Args.isKeyword(args[i], "get") || Args.isKeyword(args[i], "by")) {
                         i++;
-                    } else if (Args.isKeyword(args[i], "store") && i + 1 < argc) {
+                    } else if (i + 1 < argc && isOneOf(args[i], store.words())) {
                         destination = ++i;
                     }
                 }
@@ -111,6 +112,15 @@ public record KeySpec(int beginIndex, Find find) {
                 }
             }
         }
+    }
+
+    private static boolean isOneOf(byte[] arg, List<String> words) {
+        for (String word : words) {
+            if (Args.isKeyword(arg, word)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether the keys' positions depend on the arguments (COMMAND's {@code movablekeys}). */

@@ -27,7 +27,7 @@ final class SortCommand {
 
     static void register(CommandTable.Builder b) {
         b.add("sort", -2, "write denyoom",
-                List.of(KeySpec.single(1), new KeySpec(2, new KeySpec.StoreOption())), c -> sort(c, false));
+                List.of(KeySpec.single(1), new KeySpec(2, new KeySpec.StoreOption(List.of("store")))), c -> sort(c, false));
         b.add("sort_ro", -2, "readonly", 1, 1, 1, c -> sort(c, true));
     }
 
