@@ -17,7 +17,8 @@ final class RuntimeConfig {
     /** Parameters CONFIG SET may change while the server runs; the rest need a restart. */
     private static final Set<String> MUTABLE = Set.of("timeout", "maxclients", "appendfsync",
             "requirepass", "client-output-buffer-limit", "slowlog-log-slower-than", "slowlog-max-len",
-            "proto-max-bulk-len", "client-query-buffer-limit", "protected-mode");
+            "proto-max-bulk-len", "client-query-buffer-limit", "protected-mode",
+            "notify-keyspace-events");
 
     private volatile ServerConfig current;
     /** Parsed once per configuration: each accepted connection's decoder keeps the limits it started with. */

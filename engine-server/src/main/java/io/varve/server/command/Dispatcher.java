@@ -1,5 +1,6 @@
 package io.varve.server.command;
 
+import io.varve.server.pubsub.KeyspaceNotifier;
 import io.varve.server.pubsub.PubSubRegistry;
 import io.varve.server.resp.RedisError;
 import io.varve.server.store.AppliedChanges;
@@ -78,6 +79,8 @@ public final class Dispatcher {
     private final WatchRegistry watches = new WatchRegistry();
     private final Admission admission;
     private final PubSubRegistry pubSub = new PubSubRegistry(pattern -> new Glob(pattern)::matches);
+    private final KeyspaceNotifier keyspaceNotifier = new KeyspaceNotifier(pubSub);
+    private final KeyspaceEvents keyspaceEvents = new KeyspaceEvents(keyspaceNotifier);
 
     public Dispatcher(CommandTable table, ServerContext server, Observer observer) {
         this.table = table;
@@ -166,6 +169,8 @@ public final class Dispatcher {
                 coordinated.handle(call, this);
             } else if (spec.handler() instanceof BlockingHandler blocking) {
                 blocking.handle(call, this);
+            } else if (keyspaceEvents.observes(spec)) {
+                keyspaceEvents.run(call);
             } else {
                 spec.handler().handle(call);
             }
@@ -276,6 +281,11 @@ public final class Dispatcher {
     public void connectionClosed(Connection connection) {
         TransactionCommands.unwatchAll(connection, this);
         PubSubCommands.unsubscribeAll(connection, this);
+    }
+
+    /** Keyspace notifications ({@code notify-keyspace-events}). */
+    public KeyspaceNotifier keyspaceNotifier() {
+        return keyspaceNotifier;
     }
 
     public PubSubRegistry pubSub() {
