@@ -1,5 +1,6 @@
 package io.varve.server;
 
+import io.varve.server.pubsub.KeyspaceNotifier;
 import io.varve.server.resp.DecoderLimits;
 import io.varve.server.resp.RedisError;
 
@@ -59,13 +60,28 @@ final class RuntimeConfig {
         }
         ServerConfig next;
         try {
-            next = current.with(settings);
+            next = current.with(canonicalEventClasses(settings));
         } catch (IllegalArgumentException e) {
             throw new RedisError("ERR CONFIG SET failed (possibly related to argument '"
                     + settings.keySet().iterator().next() + "') - " + e.getMessage());
         }
         publish(next);
         return next;
+    }
+
+    /** notify-keyspace-events as Redis reports it back (KEA becomes AKE); an invalid value is left for the check. */
+    private static Map<String, String> canonicalEventClasses(Map<String, String> settings) {
+        String classes = settings.get("notify-keyspace-events");
+        if (classes == null) {
+            return settings;
+        }
+        Map<String, String> copy = new java.util.LinkedHashMap<>(settings);
+        try {
+            copy.put("notify-keyspace-events", KeyspaceNotifier.canonical(classes));
+        } catch (IllegalArgumentException invalid) {
+            return settings;
+        }
+        return copy;
     }
 
     private void publish(ServerConfig config) {
