@@ -61,6 +61,8 @@ public final class CommandTable {
         b.group("hyperloglog", HyperLogLogCommands::register);
         b.group("generic", SortCommand::register);
         b.group("geo", GeoCommands::register);
+        b.group("scripting", ScriptCommands::register);
+        b.group("scripting", FunctionCommands::register);
         return b.build();
     }
 

@@ -7,6 +7,7 @@ import io.varve.server.store.AppliedChanges;
 import io.varve.server.store.Databases;
 import io.varve.server.store.KeyEncoding;
 import io.varve.server.resp.Reply;
+import io.varve.server.scripting.Scripting;
 import io.varve.server.store.Keyspace;
 import io.varve.server.store.Metadata;
 import io.varve.server.store.RedisType;
@@ -81,6 +82,10 @@ public final class Dispatcher {
     private final PubSubRegistry pubSub = new PubSubRegistry(pattern -> new Glob(pattern)::matches);
     private final KeyspaceNotifier keyspaceNotifier = new KeyspaceNotifier(pubSub);
     private final KeyspaceEvents keyspaceEvents = new KeyspaceEvents(keyspaceNotifier);
+    /** Made by the first script command: a server that runs none never builds a Lua interpreter. */
+    private volatile Scripting scripting;
+    /** Runs after each command a script runs; tests use it to force an interleaving there. */
+    volatile Runnable scriptCommandProbe = () -> { };
 
     public Dispatcher(CommandTable table, ServerContext server, Observer observer) {
         this.table = table;
@@ -110,12 +115,23 @@ public final class Dispatcher {
                 reply.simple("QUEUED");
             }
             case RUN -> {
+                String busy = ScriptExecution.busyRefusal(this, decision.effective());
+                if (busy != null) {
+                    reject(tx, reply, spec, busy);
+                    return;
+                }
                 if (spec.handler() instanceof CoordinatedHandler) {
                     // they take the side of the gate they need themselves
                     run(spec, decision.effective(), connection, args, reply);
                     return;
                 }
-                try (CommandGate.Held shared = gate.shared()) {
+                // a script that runs past the busy threshold turns the wait into a BUSY reply
+                try (CommandGate.Held shared = decision.effective().has(CommandFlag.ALLOW_BUSY) ? gate.shared()
+                        : gate.sharedUnless(() -> ScriptExecution.busyRefusal(this, decision.effective()) != null)) {
+                    if (shared == null) {
+                        reject(tx, reply, spec, scripting.busyError());
+                        return;
+                    }
                     run(spec, decision.effective(), connection, args, reply);
                 }
             }
@@ -286,6 +302,27 @@ public final class Dispatcher {
     /** Keyspace notifications ({@code notify-keyspace-events}). */
     public KeyspaceNotifier keyspaceNotifier() {
         return keyspaceNotifier;
+    }
+
+    /** The server's scripting, made on first use. */
+    Scripting scripting() {
+        Scripting s = scripting;
+        if (s == null) {
+            synchronized (this) {
+                s = scripting;
+                if (s == null) {
+                    s = new Scripting();
+                    FunctionCommands.loadStored(server.keyspace(), s.functions());
+                    scripting = s;
+                }
+            }
+        }
+        return s;
+    }
+
+    /** The scripting if a script command has run, else null (no script can be running). */
+    Scripting scriptingIfStarted() {
+        return scripting;
     }
 
     public PubSubRegistry pubSub() {
