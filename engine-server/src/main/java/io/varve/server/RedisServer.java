@@ -213,6 +213,7 @@ public final class RedisServer implements AutoCloseable {
         dispatcher = new Dispatcher(CommandTable.standard(), context, commandStats);
         storage.onApplied(dispatcher.watchMarker());
         dispatcher.slowLog().configure(config().slowlogSlowerThan(), config().slowlogMaxLength());
+        dispatcher.keyspaceNotifier().configure(config().notifyKeyspaceEvents());
         info = new InfoReport(new InfoSections(stats, this::config, engineOptions, storage, keyspace, dispatcher,
                 commandStats, compactionFilter, connected::get, this::listeningPort).all());
     }
@@ -318,7 +319,8 @@ public final class RedisServer implements AutoCloseable {
         background.scheduleWithFixedDelay(() -> guarded("idle clients", this::closeIdleClients),
                 1, 1, TimeUnit.SECONDS);
         if (activeExpiry) {
-            ExpirySweeper sweeper = new ExpirySweeper(keyspace);
+            ExpirySweeper sweeper = new ExpirySweeper(keyspace, (database, key) -> dispatcher.keyspaceNotifier()
+                    .notify(io.varve.server.pubsub.KeyspaceNotifier.EXPIRED, "expired", key, database));
             // Replicated, only the leader sweeps: its deletes go through the log like any write.
             background.scheduleWithFixedDelay(() -> guarded("active expiry", () -> {
                 if (storage.mayWrite()) {
@@ -519,6 +521,7 @@ public final class RedisServer implements AutoCloseable {
         ServerConfig next = runtimeConfig.set(settings);
         keyspace.syncEveryWrite(next.fsync() == ServerConfig.Fsync.ALWAYS);
         dispatcher.slowLog().configure(next.slowlogSlowerThan(), next.slowlogMaxLength());
+        dispatcher.keyspaceNotifier().configure(next.notifyKeyspaceEvents());
     }
 
     /** CONFIG REWRITE: the configuration file the server started with gets the running configuration. */

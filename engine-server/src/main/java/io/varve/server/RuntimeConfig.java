@@ -1,5 +1,6 @@
 package io.varve.server;
 
+import io.varve.server.pubsub.KeyspaceNotifier;
 import io.varve.server.resp.DecoderLimits;
 import io.varve.server.resp.RedisError;
 
@@ -65,7 +66,7 @@ final class RuntimeConfig {
             }
         }
         ServerConfig next = current;
-        for (Map.Entry<String, String> setting : settings.entrySet()) {
+        for (Map.Entry<String, String> setting : canonicalEventClasses(settings).entrySet()) {
             try {
                 RedisParameters.validate(setting.getKey(), setting.getValue());
                 next = next.with(setting.getKey(), setting.getValue());
@@ -76,6 +77,21 @@ final class RuntimeConfig {
         }
         publish(next);
         return next;
+    }
+
+    /** notify-keyspace-events as Redis reports it back (KEA becomes AKE); an invalid value is left for the check. */
+    private static Map<String, String> canonicalEventClasses(Map<String, String> settings) {
+        String classes = settings.get("notify-keyspace-events");
+        if (classes == null) {
+            return settings;
+        }
+        Map<String, String> copy = new java.util.LinkedHashMap<>(settings);
+        try {
+            copy.put("notify-keyspace-events", KeyspaceNotifier.canonical(classes));
+        } catch (IllegalArgumentException invalid) {
+            return settings;
+        }
+        return copy;
     }
 
     private void publish(ServerConfig config) {

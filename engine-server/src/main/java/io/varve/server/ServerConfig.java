@@ -51,6 +51,7 @@ public final class ServerConfig {
         d.put("client-output-buffer-limit", OutputBufferLimit.DEFAULT);
         d.put("slowlog-log-slower-than", "10000");
         d.put("slowlog-max-len", "128");
+        d.put("notify-keyspace-events", "");
         d.put("metrics-port", "0");
         d.put("tls-cert-file", "");
         d.put("tls-key-file", "");
@@ -209,6 +210,7 @@ public final class ServerConfig {
         databases();
         slowlogSlowerThan();
         slowlogMaxLength();
+        notifyKeyspaceEvents();
         replication();
         clusterGroups();
     }
@@ -225,6 +227,13 @@ public final class ServerConfig {
             throw new IllegalArgumentException("cluster-groups needs raft-address (cluster mode is replicated)");
         }
         return groups;
+    }
+
+    /** The keyspace notification classes, as Redis's letters (validated). */
+    public String notifyKeyspaceEvents() {
+        String letters = values.get("notify-keyspace-events");
+        io.varve.server.pubsub.KeyspaceNotifier.parse(letters);
+        return letters;
     }
 
     /** The replicated mode's settings, or empty for a standalone server (no raft-address). */

@@ -176,6 +176,10 @@ final class CommandIntrospection {
         r.bulk("begin_search");
         r.mapHeader(2);
         r.bulk("type");
+        if (keys.find() instanceof KeySpec.StoreOption) {
+            unknownSearch(r);
+            return;
+        }
         if (keys.keyword() != null) {
             r.bulk("keyword");
             r.bulk("spec");
@@ -206,6 +210,7 @@ final class CommandIntrospection {
                 r.bulk("limit");
                 r.integer(range.limit());
             }
+            case KeySpec.StoreOption unreachable -> throw new IllegalStateException("described above");
             case KeySpec.KeyCount count -> {
                 r.bulk("keynum");
                 r.bulk("spec");
@@ -218,6 +223,19 @@ final class CommandIntrospection {
                 r.integer(count.step());
             }
         }
+    }
+
+    /** Ends a spec Redis cannot describe (SORT's STORE): its begin_search and find_keys are {@code unknown}. */
+    private static void unknownSearch(Reply r) {
+        r.bulk("unknown");
+        r.bulk("spec");
+        r.mapHeader(0);
+        r.bulk("find_keys");
+        r.mapHeader(2);
+        r.bulk("type");
+        r.bulk("unknown");
+        r.bulk("spec");
+        r.mapHeader(0);
     }
 
     /** The access flags of a command's keys, from its own flags (see the class comment). */

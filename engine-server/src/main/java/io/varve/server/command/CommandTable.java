@@ -58,6 +58,9 @@ public final class CommandTable {
         b.group("bitmap", BitCommands::register);
         b.group("generic", ObjectCommands::register);
         b.group("cluster", ClusterCommands::register);
+        b.group("hyperloglog", HyperLogLogCommands::register);
+        b.group("generic", SortCommand::register);
+        b.group("geo", GeoCommands::register);
         b.group("scripting", ScriptCommands::register);
         b.group("scripting", FunctionCommands::register);
         b.group("server", MemoryCommands::register);

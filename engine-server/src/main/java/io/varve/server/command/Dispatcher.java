@@ -1,5 +1,6 @@
 package io.varve.server.command;
 
+import io.varve.server.pubsub.KeyspaceNotifier;
 import io.varve.server.pubsub.PubSubRegistry;
 import io.varve.server.resp.RedisError;
 import io.varve.server.store.AppliedChanges;
@@ -15,6 +16,8 @@ import io.varve.server.types.IndexOutOfRangeException;
 import io.varve.server.types.NoSuchKeyException;
 import io.varve.server.types.NotANumberScoreException;
 import io.varve.server.types.StreamError;
+import io.varve.server.types.hyperloglog.CorruptHyperLogLogException;
+import io.varve.server.types.hyperloglog.NotAHyperLogLogException;
 import io.varve.server.types.ValueTooLargeException;
 
 import java.nio.charset.StandardCharsets;
@@ -80,6 +83,8 @@ public final class Dispatcher {
     private final WatchRegistry watches = new WatchRegistry();
     private final Admission admission;
     private final PubSubRegistry pubSub = new PubSubRegistry(pattern -> new Glob(pattern)::matches);
+    private final KeyspaceNotifier keyspaceNotifier = new KeyspaceNotifier(pubSub);
+    private final KeyspaceEvents keyspaceEvents = new KeyspaceEvents(keyspaceNotifier);
     /** Made by the first script command: a server that runs none never builds a Lua interpreter. */
     private volatile Scripting scripting;
     /** Runs after each command a script runs; tests use it to force an interleaving there. */
@@ -191,6 +196,8 @@ public final class Dispatcher {
                 coordinated.handle(call, this);
             } else if (spec.handler() instanceof BlockingHandler blocking) {
                 blocking.handle(call, this);
+            } else if (keyspaceEvents.observes(spec)) {
+                keyspaceEvents.run(call);
             } else {
                 spec.handler().handle(call);
             }
@@ -304,6 +311,11 @@ public final class Dispatcher {
         TransactionCommands.unwatchAll(connection, this);
         PubSubCommands.unsubscribeAll(connection, this);
         monitors.remove(connection);
+    }
+
+    /** Keyspace notifications ({@code notify-keyspace-events}). */
+    public KeyspaceNotifier keyspaceNotifier() {
+        return keyspaceNotifier;
     }
 
     /** The server's scripting, made on first use. */
@@ -426,6 +438,9 @@ public final class Dispatcher {
         }
         if (e instanceof ValueTooLargeException || ValueTooLargeException.isEngineRefusal(e)) {
             return RedisError.STRING_TOO_LONG;
+        }
+        if (e instanceof NotAHyperLogLogException || e instanceof CorruptHyperLogLogException) {
+            return e.getMessage();
         }
         if (e instanceof NotANumberScoreException) {
             return RedisError.NAN_SCORE;

@@ -25,7 +25,7 @@ public record KeySpec(int beginIndex, Find find, String keyword) {
     }
 
     /** How keys are found once the begin index is reached. */
-    public sealed interface Find permits Range, KeyCount {
+    public sealed interface Find permits Range, KeyCount, StoreOption {
     }
 
     /**
@@ -48,6 +48,15 @@ public record KeySpec(int beginIndex, Find find, String keyword) {
      * {@code firstKeyOffset} after the begin index, every {@code step}-th argument.
      */
     public record KeyCount(int countOffset, int firstKeyOffset, int step) implements Find {
+    }
+
+    /**
+     * A destination named by an option: the argument after the last of {@code words} (SORT's {@code STORE},
+     * GEORADIUS's {@code STORE} and {@code STOREDIST}), SORT's other options skipped by their arity
+     * ({@code LIMIT} two, {@code BY} and {@code GET} one) so a pattern spelled "store" is no key. Reported by
+     * COMMAND INFO as an {@code unknown} search, as Redis reports SORT's.
+     */
+    public record StoreOption(List<String> words) implements Find {
     }
 
     /** The argument's count of keys is not a non-negative integer, or names more keys than there are arguments. */
@@ -120,12 +129,36 @@ public record KeySpec(int beginIndex, Find find, String keyword) {
                     position.accept(i);
                 }
             }
+            case StoreOption store -> {
+                int destination = -1;
+                for (int i = first; i < argc; i++) {
+                    if (Args.isKeyword(args[i], "limit")) {
+                        i += 2;
+                    } else if (Args.isKeyword(args[i], "get") || Args.isKeyword(args[i], "by")) {
+                        i++;
+                    } else if (i + 1 < argc && isOneOf(args[i], store.words())) {
+                        destination = ++i;
+                    }
+                }
+                if (destination >= 0) {
+                    position.accept(destination);
+                }
+            }
         }
+    }
+
+    private static boolean isOneOf(byte[] arg, List<String> words) {
+        for (String word : words) {
+            if (Args.isKeyword(arg, word)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether the keys' positions depend on the arguments (COMMAND's {@code movablekeys}). */
     boolean movable() {
-        return find instanceof KeyCount || keyword != null;
+        return !(find instanceof Range) || keyword != null;
     }
 
     /**

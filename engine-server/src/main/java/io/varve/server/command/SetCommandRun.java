@@ -55,6 +55,7 @@ public final class SetCommandRun {
     public boolean offer(Connection connection, byte[][] args) {
         if (args.length < 3 || dispatcher.table().lookup(args[0]) != set || dispatcher.monitors().active()
                 || !dispatcher.admission().runsAtOnce(connection, set)
+                || dispatcher.keyspaceNotifier().enabled() // the dispatcher publishes a SET's events
                 || dispatcher.server().keyspace().databases().physical(connection.database()) != 0) {
             return false;
         }

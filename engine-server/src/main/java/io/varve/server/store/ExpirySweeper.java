@@ -26,8 +26,20 @@ public final class ExpirySweeper {
     private long idleSince;
     private static final long MAX_REST_NANOS = 10_000_000_000L;
 
+    /** Told of each key the sweep deleted, with its logical database (keyspace notifications' "expired"). */
+    public interface Listener {
+        void expired(int database, byte[] key);
+    }
+
+    private final Listener listener;
+
     public ExpirySweeper(Keyspace keyspace) {
+        this(keyspace, (database, key) -> { });
+    }
+
+    public ExpirySweeper(Keyspace keyspace, Listener listener) {
         this.keyspace = keyspace;
+        this.listener = listener;
     }
 
     /**
@@ -87,6 +99,8 @@ public final class ExpirySweeper {
                     keyspace.commit(batch);
                     keyspace.countExpiredRemoval();
                     removed++;
+                    listener.expired(keyspace.databases().logical(KeyEncoding.databaseOfMetadata(metaKey)),
+                            KeyEncoding.userKeyOfMetadata(metaKey));
                 }
             }
         }

@@ -306,9 +306,22 @@ public final class Keyspace {
         return true;
     }
 
+    /** Bound by {@link #writesDuring}: how many batches the command wrote. */
+    private static final ScopedValue<int[]> WRITES_SEEN = ScopedValue.newInstance();
+
+    /** Runs {@code command} (on this thread) and returns whether it committed or gathered any write. */
+    public boolean writesDuring(Runnable command) {
+        int[] seen = new int[1];
+        ScopedValue.where(WRITES_SEEN, seen).run(command);
+        return seen[0] > 0;
+    }
+
     private void write(WriteBatch batch, WriteOptions options) {
         if (batch.count() == 0) {
             return;
+        }
+        if (WRITES_SEEN.isBound()) {
+            WRITES_SEEN.get()[0]++;
         }
         GatheredWrites gathered = GATHERED.isBound() ? GATHERED.get() : null;
         if (gathered != null) {

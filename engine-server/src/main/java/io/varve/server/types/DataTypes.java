@@ -18,6 +18,7 @@ public final class DataTypes {
     private final RedisLists lists;
     private final RedisKeys keys;
     private final RedisStreams streams;
+    private final RedisHyperLogLogs hyperLogLogs;
 
     /**
      * @param maxBulkLength the largest string a client may send or create (proto-max-bulk-len), read at
@@ -31,6 +32,8 @@ public final class DataTypes {
         this.lists = new RedisLists(keyspace);
         this.keys = new RedisKeys(keyspace);
         this.streams = new RedisStreams(keyspace);
+        this.hyperLogLogs = new RedisHyperLogLogs(keyspace, strings,
+                () -> io.varve.server.types.hyperloglog.HyperLogLog.DEFAULT_SPARSE_MAX_BYTES);
     }
 
     public RedisHashes hashes() {
@@ -60,5 +63,10 @@ public final class DataTypes {
     /** Operations on keys whatever their type. */
     public RedisKeys keys() {
         return keys;
+    }
+
+    /** HyperLogLogs (strings in Redis's HLL representation). */
+    public RedisHyperLogLogs hyperLogLogs() {
+        return hyperLogLogs;
     }
 }

@@ -66,6 +66,29 @@ public final class RedisLists {
         return length;
     }
 
+    /**
+     * Replaces whatever {@code key} holds (any type, its expiry too) with a list of {@code values}; no values
+     * delete the key (SORT ... STORE). Returns the list's length.
+     */
+    public long replaceWith(byte[] key, List<byte[]> values) {
+        try (LockStripes.Held held = keyspace.lock(key)) {
+            WriteBatch batch = new WriteBatch();
+            if (values.isEmpty()) {
+                if (keyspace.header(key) == null) {
+                    return 0;
+                }
+                keyspace.deleteMetadata(batch, key);
+            } else {
+                keyspace.putMetadata(batch, key, store.push(batch, key, store.create(), false, values));
+            }
+            keyspace.commit(batch);
+        }
+        if (!values.isEmpty()) {
+            keyspace.blocking().signal(key);
+        }
+        return values.size();
+    }
+
     /** LPOP/RPOP: up to {@code count} elements, or null when the key is absent. */
     public List<byte[]> pop(byte[] key, boolean left, long count) {
         List<byte[]> popped = new ArrayList<>();

@@ -14,6 +14,7 @@ import io.varve.server.store.ZSetStore;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * The sorted-set type ({@link ZSetStore} has the layout: a member subkey and a score-index subkey per
@@ -223,6 +224,21 @@ public final class RedisSortedSets {
             Metadata meta = keyspace.lookup(source, RedisType.ZSET);
             List<Scored> items = meta == null ? List.of()
                     : new ZRangeQuery(store, ReadOptions.DEFAULT, source, meta).select(range, reverse, offset, count);
+            replaceLocked(destination, items);
+            stored = items.size();
+        }
+        keyspace.blocking().signal(destination);
+        return stored;
+    }
+
+    /**
+     * Replaces {@code destination} with what {@code select} picks from every member of {@code source} (in
+     * score order), under both keys' locks (GEOSEARCHSTORE, GEORADIUS ... STORE); returns how many it stored.
+     */
+    public long selectInto(byte[] destination, byte[] source, UnaryOperator<List<Scored>> select) {
+        long stored;
+        try (LockStripes.Held held = keyspace.lockAll(destination, source)) {
+            List<Scored> items = select.apply(all(source));
             replaceLocked(destination, items);
             stored = items.size();
         }
