@@ -32,7 +32,7 @@ final class CommandIntrospection {
             Map.entry("sorted-set", "sortedset"), Map.entry("hash", "hash"), Map.entry("bitmap", "bitmap"),
             Map.entry("pubsub", "pubsub"), Map.entry("connection", "connection"),
             Map.entry("transactions", "transaction"), Map.entry("stream", "stream"),
-            Map.entry("scripting", "scripting"));
+            Map.entry("scripting", "scripting"), Map.entry("hyperloglog", "hyperloglog"), Map.entry("geo", "geo"));
 
     private static final String[] HELP = {
         "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
