@@ -10,7 +10,11 @@ import static org.junit.jupiter.api.Assertions.*;
 import io.varve.core.internal.keys.InternalIterator;
 import io.varve.core.internal.keys.InternalKey;
 import io.varve.base.fs.DiskFileSystem;
+import io.varve.base.CorruptionException;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -69,6 +73,30 @@ class TableDiskTest {
                 assertFalse(result.value().isNative(), "decompressed values live on the heap");
             }
             assertTrue(cache.hits() > cache.misses(), "point lookups reuse cached blocks");
+        } finally {
+            reader.release();
+        }
+    }
+
+    /**
+     * A block damaged on disk after its first load: a reader opened to verify every load finds it on the next
+     * load (no block cache, so every lookup loads from the mapping, which shares the file's pages).
+     */
+    @Test
+    void aReaderVerifyingEveryLoadFindsDamageDoneAfterTheFirstLoad() throws Exception {
+        Path path = dir.resolve("000003.sst");
+        List<Entry> entries = sampleEntries(500, 200, true, 5);
+        write(DiskFileSystem.INSTANCE, path, entries, TableOptions.defaults());
+        byte[] firstKey = entries.getFirst().userKey();
+        TableReader reader = TableReader.open(DiskFileSystem.INSTANCE.openReadable(path), path, 3, null,
+                TableReader.NO_GLOBAL_SEQUENCE, true);
+        try {
+            assertArrayEquals(entries.getFirst().value(),
+                    array(reader.get(segment(firstKey), InternalKey.MAX_SEQUENCE).value()));
+            try (FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE)) {
+                channel.write(ByteBuffer.wrap(new byte[] {(byte) 0xA5, 0x5A, (byte) 0xA5, 0x5A}), 40);
+            }
+            assertThrows(CorruptionException.class, () -> reader.get(segment(firstKey), InternalKey.MAX_SEQUENCE));
         } finally {
             reader.release();
         }
