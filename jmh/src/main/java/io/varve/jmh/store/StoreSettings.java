@@ -217,13 +217,14 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
 
     /**
      * RocksDB as a raft log, with the native objects to close after it. Compression off (see
-     * {@link #raftLogVarve}); statistics at their cheapest level that still counts tickers, because the
-     * benchmarks report the bytes RocksDB wrote (WAL, flushes, compactions) and only its statistics know them;
+     * {@link #raftLogVarve}); statistics at the cheapest level the Java API offers (EXCEPT_DETAILED_TIMERS, as
+     * for the key-value stores), because the benchmarks report the bytes RocksDB wrote (WAL, flushes,
+     * compactions) and only its statistics know them;
      * Varve's raft log always counts. Memtables in memory and level-0 triggers as for the key-value stores.
      */
     public static RaftLogRocks raftLogRocks() {
         Statistics statistics = new Statistics();
-        statistics.setStatsLevel(StatsLevel.EXCEPT_HISTOGRAM_OR_TIMERS);
+        statistics.setStatsLevel(StatsLevel.EXCEPT_DETAILED_TIMERS);
         org.rocksdb.Options options = new org.rocksdb.Options()
                 .setCreateIfMissing(true)
                 .setCompressionType(org.rocksdb.CompressionType.NO_COMPRESSION)
