@@ -18,7 +18,7 @@ import io.varve.core.ReadOptions;
 import io.varve.core.Snapshot;
 import io.varve.core.WriteBatch;
 import io.varve.core.WriteOptions;
-import io.varve.core.internal.backup.TableExport;
+import io.varve.core.backup.TableExport;
 import io.varve.core.ingest.IngestOptions;
 import io.varve.core.sst.TableOptions;
 import java.io.IOException;

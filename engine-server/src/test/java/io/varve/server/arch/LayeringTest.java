@@ -55,5 +55,10 @@ class LayeringTest {
             .because("the store throws typed exceptions and builds engine keys; it never speaks RESP");
 
     @ArchTest
+    static final ArchRule engineApiOnly = noClasses()
+            .should().dependOnClassesThat().resideInAPackage("io.varve.core.internal..")
+            .because("engine-core's internals are free to change; the server needs what a user gets");
+
+    @ArchTest
     static final ArchRule noPackageCycles = slices().matching("io.varve.server.(*)..").should().beFreeOfCycles();
 }

@@ -38,7 +38,10 @@ final class ConnectionModel {
         String value = "c" + id + "-" + cycle + "-" + sequence++;
         int choice = random.nextInt(100);
         ServerCommand c;
-        if (choice < 35) {
+        if (choice < 1) {
+            c = new ServerCommand(ServerCommand.Kind.OVERSIZED, List.of(key('s', random.nextInt(STRINGS))),
+                    List.of(), null, ServerCommand.SIZE_ERROR);
+        } else if (choice < 35) {
             c = new ServerCommand(ServerCommand.Kind.SET, List.of(key('s', random.nextInt(STRINGS))), List.of(value),
                     null, "OK");
         } else if (choice < 45) {

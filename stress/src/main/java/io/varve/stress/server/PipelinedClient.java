@@ -78,15 +78,22 @@ final class PipelinedClient {
                     futures.add(future);
                 }
                 future.whenComplete((reply, error) -> {
-                    if (error == null) {
+                    if (error == null && !command.expectsError()) {
                         if (Objects.equals(reply, command.expected())) {
                             s.acknowledged = true;
                             progress.acknowledged();
                         } else {
                             s.wrongReply = "replied " + reply + ", expected " + command.expected();
                         }
+                    } else if (error == null) {
+                        s.wrongReply = "replied " + reply + ", expected the error " + command.expected();
                     } else if (error instanceof RedisCommandExecutionException e) {
-                        s.wrongReply = "answered the error " + e.getMessage();
+                        if (command.expectsError() && e.getMessage().equals(command.expected())) {
+                            s.acknowledged = true;
+                            progress.acknowledged();
+                        } else {
+                            s.wrongReply = "answered the error " + e.getMessage();
+                        }
                     } else {
                         stop = true; // the connection is lost: what would follow could not be sent
                     }

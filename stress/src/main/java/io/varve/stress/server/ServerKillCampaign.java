@@ -30,7 +30,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Kill -9 against the server: {@code VarveMain} with {@code appendfsync always} in a child JVM, written to by
  * 4, 16 or {@value #CONNECTIONS} Lettuce connections (drawn per cycle) sending pipelined SET, MSET, RPUSH,
- * HSET, INCR and DEL, is killed
+ * HSET, INCR and DEL, and now and then a SETRANGE past the largest value the engine stores (which must be
+ * refused with Redis's size error and change nothing), is killed
  * with SIGKILL at a random moment, restarted on the same directory, and read back. Per connection (each owns
  * its keys, and the server executes a connection's commands in order) the state must be the one after a
  * prefix of the commands sent that holds every acknowledged one: under {@code appendfsync always} a reply

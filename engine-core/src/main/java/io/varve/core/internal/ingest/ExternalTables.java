@@ -7,6 +7,7 @@ import io.varve.base.fs.FileSystem;
 import io.varve.base.fs.ReadableFile;
 import io.varve.base.fs.WritableFile;
 import io.varve.core.internal.memtable.Memtable;
+import io.varve.core.internal.sst.CpuSlice;
 import io.varve.core.internal.sst.TableProperties;
 import io.varve.core.internal.sst.TableReader;
 

@@ -8,7 +8,6 @@ import io.varve.base.Varint;
 import io.varve.core.internal.keys.LookupResult;
 
 import io.varve.base.CorruptionException;
-import io.varve.core.internal.ingest.CpuSlice;
 import io.varve.core.internal.keys.InternalIterator;
 import io.varve.core.internal.keys.InternalKey;
 import io.varve.core.internal.keys.ValueKind;

@@ -31,11 +31,11 @@ class TableVerifyTest {
     void aSoundTableVerifies() throws Exception {
         MemFileSystem fs = memFs();
         write(fs, PATH, entries(), OPTIONS);
-        assertTrue(verifies(fs, new io.varve.core.internal.ingest.CpuSlice()) > 3);
+        assertTrue(verifies(fs, new CpuSlice()) > 3);
     }
 
     /** Checks the table at {@link #PATH} with {@code slice}; returns its data block count. */
-    private static int verifies(MemFileSystem fs, io.varve.core.internal.ingest.CpuSlice slice) throws java.io.IOException {
+    private static int verifies(MemFileSystem fs, CpuSlice slice) throws java.io.IOException {
         TableReader reader = open(fs, PATH, 1, null);
         try {
             reader.verifyContents(slice);
@@ -88,8 +88,8 @@ class TableVerifyTest {
         bytes[(int) offset2 + 7] ^= 0x40;
         overwrite(fs, PATH, bytes);
         // Yielding between blocks (here the second time at every block) changes when the check runs, not what it finds.
-        for (io.varve.core.internal.ingest.CpuSlice slice : List.of(new io.varve.core.internal.ingest.CpuSlice(),
-                new io.varve.core.internal.ingest.CpuSlice(1))) {
+        for (CpuSlice slice : List.of(new CpuSlice(),
+                new CpuSlice(1))) {
             TableReader damaged = open(fs, PATH, 1, null);
             try {
                 CorruptionException e = assertThrows(CorruptionException.class, () -> damaged.verifyContents(slice));
@@ -176,8 +176,8 @@ class TableVerifyTest {
     void aCheckSlicedAtEveryBlockPassesASoundTable() throws Exception {
         MemFileSystem fs = memFs();
         write(fs, PATH, entries(), OPTIONS);
-        assertTrue(verifies(fs, new io.varve.core.internal.ingest.CpuSlice(1)) > 3);
-        assertThrows(IllegalArgumentException.class, () -> new io.varve.core.internal.ingest.CpuSlice(0));
+        assertTrue(verifies(fs, new CpuSlice(1)) > 3);
+        assertThrows(IllegalArgumentException.class, () -> new CpuSlice(0));
     }
 
     /** Ingestion checks small files from a copy in memory and large ones through a mapping: same verdicts. */

@@ -1,4 +1,4 @@
-package io.varve.core.internal.ingest;
+package io.varve.core.internal.sst;
 
 /**
  * Cuts long CPU work that runs on a caller's thread into slices, yielding the processor between them.

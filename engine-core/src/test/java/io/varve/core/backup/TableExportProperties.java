@@ -1,4 +1,4 @@
-package io.varve.core.internal.backup;
+package io.varve.core.backup;
 
 import io.varve.base.fs.MemFileSystem;
 import io.varve.core.ColumnFamily;
