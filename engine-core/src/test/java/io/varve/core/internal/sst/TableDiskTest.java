@@ -79,8 +79,10 @@ class TableDiskTest {
     }
 
     /**
-     * A block damaged on disk after its first load: a reader opened to verify every load finds it on the next
-     * load (no block cache, so every lookup loads from the mapping, which shares the file's pages).
+     * A block's stored checksum damaged on disk after the block's first load: a reader opened to verify every
+     * load refuses the next load, while a default reader, which verified the block once, still decodes it (the
+     * block's contents are intact). No block cache, so every lookup loads from the mapping, which shares the
+     * file's pages.
      */
     @Test
     void aReaderVerifyingEveryLoadFindsDamageDoneAfterTheFirstLoad() throws Exception {
@@ -88,17 +90,27 @@ class TableDiskTest {
         List<Entry> entries = sampleEntries(500, 200, true, 5);
         write(DiskFileSystem.INSTANCE, path, entries, TableOptions.defaults());
         byte[] firstKey = entries.getFirst().userKey();
-        TableReader reader = TableReader.open(DiskFileSystem.INSTANCE.openReadable(path), path, 3, null,
+        byte[] firstValue = entries.getFirst().value();
+        TableReader verifying = TableReader.open(DiskFileSystem.INSTANCE.openReadable(path), path, 3, null,
                 TableReader.NO_GLOBAL_SEQUENCE, true);
+        TableReader once = TableReader.open(DiskFileSystem.INSTANCE.openReadable(path), path, 4, null,
+                TableReader.NO_GLOBAL_SEQUENCE, false);
         try {
-            assertArrayEquals(entries.getFirst().value(),
-                    array(reader.get(segment(firstKey), InternalKey.MAX_SEQUENCE).value()));
-            try (FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE)) {
-                channel.write(ByteBuffer.wrap(new byte[] {(byte) 0xA5, 0x5A, (byte) 0xA5, 0x5A}), 40);
+            assertArrayEquals(firstValue, array(verifying.get(segment(firstKey), InternalKey.MAX_SEQUENCE).value()));
+            assertArrayEquals(firstValue, array(once.get(segment(firstKey), InternalKey.MAX_SEQUENCE).value()));
+            long checksumAt = verifying.dataBlockOffset(0) + verifying.dataBlockSize(0) + 1;
+            try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                ByteBuffer b = ByteBuffer.allocate(1);
+                channel.read(b, checksumAt);
+                channel.write(ByteBuffer.wrap(new byte[] {(byte) (b.get(0) ^ 0x5A)}), checksumAt);
             }
-            assertThrows(CorruptionException.class, () -> reader.get(segment(firstKey), InternalKey.MAX_SEQUENCE));
+            assertThrows(CorruptionException.class,
+                    () -> verifying.get(segment(firstKey), InternalKey.MAX_SEQUENCE));
+            assertArrayEquals(firstValue, array(once.get(segment(firstKey), InternalKey.MAX_SEQUENCE).value()),
+                    "a reader that verified the block once does not verify it again");
         } finally {
-            reader.release();
+            verifying.release();
+            once.release();
         }
     }
 }
