@@ -87,6 +87,11 @@ final class CommandContext implements ServerContext {
         server.resetStats();
     }
 
+    @Override
+    public void configRewrite() {
+        server.configRewrite();
+    }
+
     /** Closes the selected connections; the caller's own only after its reply. */
     @Override
     public int killClients(Predicate<Connection> which, Connection caller) {

@@ -13,11 +13,11 @@ import java.util.Map;
 final class InfoReport {
 
     private static final List<String> DEFAULT_SECTIONS =
-            List.of("server", "clients", "memory", "persistence", "stats", "replication", "cpu", "keyspace",
-                    "varve");
+            List.of("server", "clients", "memory", "persistence", "stats", "replication", "cpu", "cluster",
+                    "keyspace", "varve");
     /** "all" adds the per-command and per-error sections, which are long. */
     private static final List<String> ALL_SECTIONS = List.of("server", "clients", "memory", "persistence", "stats",
-            "replication", "cpu", "commandstats", "errorstats", "keyspace", "varve");
+            "replication", "cpu", "commandstats", "errorstats", "cluster", "keyspace", "varve");
 
     private final Map<String, InfoSource> sources = new LinkedHashMap<>();
 

@@ -62,6 +62,21 @@ final class PushOutbox implements MessageSink {
         for (byte[] p : parts) {
             reply.bulk(p);
         }
+        send(out);
+    }
+
+    @Override
+    public void pushLine(String text) {
+        if (disconnected.get() || !channel.isActive()) {
+            return;
+        }
+        ByteBuf out = channel.alloc().buffer(text.length() + 3);
+        new Reply(out, connection.protocol()).simple(text);
+        send(out);
+    }
+
+    /** Hands an encoded message to the event loop, or disconnects the client past its output limit. */
+    private void send(ByteBuf out) {
         long size = out.readableBytes();
         long pending = queued.addAndGet(size) + outboundBytes();
         if (overLimit(pending)) {

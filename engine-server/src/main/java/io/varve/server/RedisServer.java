@@ -521,10 +521,25 @@ public final class RedisServer implements AutoCloseable {
         dispatcher.slowLog().configure(next.slowlogSlowerThan(), next.slowlogMaxLength());
     }
 
+    /** CONFIG REWRITE: the configuration file the server started with gets the running configuration. */
+    void configRewrite() {
+        ServerConfig current = config();
+        if (current.configFile() == null) {
+            throw new io.varve.server.resp.RedisError("ERR The server is running without a config file");
+        }
+        try {
+            ConfigRewrite.rewrite(java.nio.file.Path.of(current.configFile()), current.asMap(), ServerConfig.defaultValues());
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "CONFIG REWRITE failed: {0}", e.toString());
+            throw new io.varve.server.resp.RedisError("ERR Rewriting config file: " + e.getMessage());
+        }
+    }
+
     /** CONFIG RESETSTAT. */
     void resetStats() {
         stats.reset();
         commandStats.reset();
+        dispatcher.latency().reset();
         keyspace.resetStats();
     }
 

@@ -14,10 +14,14 @@ import java.util.Set;
  */
 final class RuntimeConfig {
 
-    /** Parameters CONFIG SET may change while the server runs; the rest need a restart. */
-    private static final Set<String> MUTABLE = Set.of("timeout", "maxclients", "appendfsync",
-            "requirepass", "client-output-buffer-limit", "slowlog-log-slower-than", "slowlog-max-len",
-            "proto-max-bulk-len", "client-query-buffer-limit", "protected-mode");
+    /**
+     * Varve's parameters that need a restart: the listeners, the data directory, the event loops, the engine and
+     * the replicated mode are set up once. Redis's own immutable and protected parameters are refused too
+     * ({@link RedisParameters}); every other parameter may change while the server runs.
+     */
+    private static final Set<String> IMMUTABLE = Set.of("bind", "port", "dir", "metrics-port", "tls-cert-file",
+            "tls-key-file", "io-threads", "tcp-backlog", "databases", "write-buffer-size", "raft-address",
+            "raft-peers", "raft-read-mode", "raft-snapshot-interval", "raft-election-timeout", "raft-listen-port");
 
     private volatile ServerConfig current;
     /** Parsed once per configuration: each accepted connection's decoder keeps the limits it started with. */
@@ -51,17 +55,24 @@ final class RuntimeConfig {
                 throw new RedisError(
                         "ERR Unknown option or number of arguments for CONFIG SET - '" + name + "'");
             }
-            if (!MUTABLE.contains(name)) {
+            if (RedisParameters.protectedConfig(name)) {
+                throw new RedisError("ERR CONFIG SET failed (possibly related to argument '"
+                        + name + "') - can't set protected config");
+            }
+            if (IMMUTABLE.contains(name) || RedisParameters.immutable(name)) {
                 throw new RedisError("ERR CONFIG SET failed (possibly related to argument '"
                         + name + "') - can't set immutable config");
             }
         }
-        ServerConfig next;
-        try {
-            next = current.with(settings);
-        } catch (IllegalArgumentException e) {
-            throw new RedisError("ERR CONFIG SET failed (possibly related to argument '"
-                    + settings.keySet().iterator().next() + "') - " + e.getMessage());
+        ServerConfig next = current;
+        for (Map.Entry<String, String> setting : settings.entrySet()) {
+            try {
+                RedisParameters.validate(setting.getKey(), setting.getValue());
+                next = next.with(setting.getKey(), setting.getValue());
+            } catch (IllegalArgumentException e) {
+                throw new RedisError("ERR CONFIG SET failed (possibly related to argument '"
+                        + setting.getKey() + "') - " + e.getMessage());
+            }
         }
         publish(next);
         return next;

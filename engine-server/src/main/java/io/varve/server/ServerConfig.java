@@ -68,6 +68,8 @@ public final class ServerConfig {
         d.put("raft-snapshot-interval", "600");
         d.put("raft-election-timeout", "1000");
         d.put("raft-listen-port", "0");
+        // The rest of Redis 7's parameters: accepted and reported back (RedisParameters says which apply).
+        RedisParameters.defaults().forEach(d::putIfAbsent);
         return Collections.unmodifiableMap(d);
     }
 
@@ -78,6 +80,11 @@ public final class ServerConfig {
         this.values = Collections.unmodifiableMap(new LinkedHashMap<>(values));
         this.configFile = configFile;
         validate();
+    }
+
+    /** Every parameter's default value (CONFIG REWRITE leaves out parameters at their default). */
+    static Map<String, String> defaultValues() {
+        return DEFAULTS;
     }
 
     public static ServerConfig defaultConfig() {
@@ -151,7 +158,15 @@ public final class ServerConfig {
         if (!DEFAULTS.containsKey(name)) {
             throw new IllegalArgumentException(where + ": unknown parameter '" + name + "'");
         }
+        try {
+            RedisParameters.validate(name, value);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(where + ": " + name + ": " + e.getMessage());
+        }
         values.put(name, value);
+        for (String alias : RedisParameters.aliasesOf(name)) {
+            values.put(alias, value);
+        }
     }
 
     /** Returns a copy with {@code name} set (for tests and embedding). */

@@ -24,6 +24,8 @@ import java.util.function.LongSupplier;
 final class ServerStorage implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(ServerStorage.class.getName());
+    /** Redis's replication id: 40 hex digits, new each time the process starts. */
+    private static final String STANDALONE_REPLID = newReplicationId();
 
     private final Db db;
     /** Null for a standalone server. */
@@ -84,6 +86,12 @@ final class ServerStorage implements AutoCloseable {
         return replica != null ? replica : ReplicaRouting.STANDALONE;
     }
 
+    private static String newReplicationId() {
+        byte[] bytes = new byte[20];
+        java.util.concurrent.ThreadLocalRandom.current().nextBytes(bytes);
+        return java.util.HexFormat.of().formatHex(bytes);
+    }
+
     /** INFO replication's fields. */
     Map<String, Object> replicationInfo() {
         if (replica != null) {
@@ -92,6 +100,16 @@ final class ServerStorage implements AutoCloseable {
         Map<String, Object> fields = new LinkedHashMap<>();
         fields.put("role", "master");
         fields.put("connected_slaves", 0);
+        // A standalone server has no replication stream; Redis without replicas reports these values.
+        fields.put("master_failover_state", "no-failover");
+        fields.put("master_replid", STANDALONE_REPLID);
+        fields.put("master_replid2", "0".repeat(40));
+        fields.put("master_repl_offset", 0);
+        fields.put("second_repl_offset", -1);
+        fields.put("repl_backlog_active", 0);
+        fields.put("repl_backlog_size", 1048576);
+        fields.put("repl_backlog_first_byte_offset", 0);
+        fields.put("repl_backlog_histlen", 0);
         return fields;
     }
 

@@ -183,8 +183,8 @@ class BitCommandsTest extends OneServerPerClass {
             assertEquals(Set.of("1", "2"), r.smembers("set2"));
             assertEquals("intset", r.objectEncoding("set2"));
             r.sadd("set2", "word");
-            assertEquals("listpack", r.objectEncoding("set2"));
-            assertEquals("listpack", r.objectEncoding("list2"));
+            assertEquals("hashtable", r.objectEncoding("set2"));
+            assertEquals("quicklist", r.objectEncoding("list2"));
             assertEquals("int", r.objectEncoding("s"));
             r.set("e", "hello");
             assertEquals("embstr", r.objectEncoding("e"));
@@ -192,7 +192,7 @@ class BitCommandsTest extends OneServerPerClass {
             assertEquals("raw", r.objectEncoding("raw"));
             assertEquals("listpack", r.objectEncoding("h"));
             assertEquals("listpack", r.objectEncoding("z"));
-            for (int i = 0; i < 130; i++) {
+            for (int i = 0; i < 513; i++) { // past zset-max-listpack-entries (128) and hash-max-... (512)
                 r.zadd("bigz", i, "m" + i);
                 r.hset("bigh", "f" + i, "v");
             }

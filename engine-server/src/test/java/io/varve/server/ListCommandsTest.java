@@ -79,7 +79,8 @@ class ListCommandsTest extends OneServerPerClass {
             error(() -> r.lpop("missing", -1), "ERR value is out of range, must be positive");
             error(() -> raw(r, "LPOP", "missing", "x"), "ERR value is out of range, must be positive");
             error(() -> r.dispatch(CommandType.LPOP, new StatusOutput<>(StringCodec.UTF8),
-                    new CommandArgs<>(StringCodec.UTF8).addKey("l").add(1).add(2)), "ERR syntax error");
+                    new CommandArgs<>(StringCodec.UTF8).addKey("l").add(1).add(2)),
+                    "ERR wrong number of arguments for 'lpop' command");
         }
     }
 

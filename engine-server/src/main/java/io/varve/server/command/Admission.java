@@ -90,6 +90,7 @@ final class Admission {
      */
     boolean runsAtOnce(Connection connection, CommandSpec spec) {
         return refusal(connection, spec) == null
+                && !connection.repliesAltered() // CLIENT REPLY OFF/SKIP: only the dispatcher drops replies
                 && !server.routing().replicated() // routing may redirect, or wait for a read index
                 && !connection.transaction().active()
                 && !pause.holds(spec, writes(connection, spec, spec));

@@ -31,10 +31,18 @@ final class BlockedClient implements BlockingKeys.Waiter {
     private volatile BlockingKeys.Registration registration;
     private volatile Runnable cancelTimer;
 
-    private BlockedClient(Parking parking, Attempt attempt, Consumer<Reply> onTimeout) {
+    private final boolean readsWithoutTaking;
+
+    private BlockedClient(Parking parking, Attempt attempt, Consumer<Reply> onTimeout, boolean readsWithoutTaking) {
         this.parking = parking;
         this.attempt = attempt;
         this.onTimeout = onTimeout;
+        this.readsWithoutTaking = readsWithoutTaking;
+    }
+
+    @Override
+    public boolean keyMayServeOthers() {
+        return readsWithoutTaking;
     }
 
     /**
@@ -43,10 +51,24 @@ final class BlockedClient implements BlockingKeys.Waiter {
      * found none of them ready.
      */
     static void park(CommandCall c, List<byte[]> keys, long timeoutNanos, Attempt attempt, Consumer<Reply> onTimeout) {
+        park(c, keys, timeoutNanos, attempt, onTimeout, false);
+    }
+
+    /**
+     * {@link #park} for a command that, when a key cannot serve it, leaves the key to the waiters behind it
+     * ({@code readsWithoutTaking}: stream readers, see {@link BlockingKeys.Waiter#keyMayServeOthers}).
+     */
+    static void park(CommandCall c, List<byte[]> keys, long timeoutNanos, Attempt attempt, Consumer<Reply> onTimeout,
+                     boolean readsWithoutTaking) {
         Parking parking = c.connection().parking();
-        BlockedClient blocked = new BlockedClient(parking, attempt, onTimeout);
+        BlockedClient blocked = new BlockedClient(parking, attempt, onTimeout, readsWithoutTaking);
         // Registered first: a disconnect reported by park() must find it registered.
-        blocked.registration = c.keyspace().blocking().register(blocked, keys);
+        // CLIENT UNBLOCK finds the command through its connection before the registry shows it waiting, and
+        // reads the registration under this monitor, so it never sees a waiting command without one.
+        c.connection().blocked(blocked);
+        synchronized (blocked) {
+            blocked.registration = c.keyspace().blocking().register(blocked, keys);
+        }
         parking.park(blocked::disconnected);
         if (timeoutNanos > 0) {
             blocked.cancelTimer = parking.schedule(blocked::expire, timeoutNanos);
@@ -85,6 +107,29 @@ final class BlockedClient implements BlockingKeys.Waiter {
     @Override
     public void unblocked(String error) {
         finish(r -> r.error(error));
+    }
+
+    /**
+     * CLIENT UNBLOCK: ends the wait as its timeout would, or with Redis's UNBLOCKED error; returns whether the
+     * command was still waiting (a serve under way wins if it finds something).
+     */
+    boolean unblock(boolean withError) {
+        BlockingKeys.Registration registration;
+        synchronized (this) {
+            registration = this.registration;
+        }
+        if (registration == null || !registration.waiting()) {
+            return false;
+        }
+        if (withError) {
+            registration.end(() -> unblocked("UNBLOCKED client unblocked via CLIENT UNBLOCK"));
+        } else {
+            registration.end(() -> {
+                cancelTimer();
+                parking.resume(onTimeout);
+            });
+        }
+        return true;
     }
 
     /** Event loop: the timeout passed. */

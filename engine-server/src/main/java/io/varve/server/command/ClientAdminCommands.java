@@ -14,6 +14,8 @@ final class ClientAdminCommands {
     static boolean handle(String sub, CommandCall c, Dispatcher d) {
         switch (sub) {
             case "kill" -> kill(c);
+            case "reply" -> ClientReplyMode.clientReply(c);
+            case "unblock" -> unblock(c);
             case "pause" -> {
                 if (c.argCount() != 3 && c.argCount() != 4) {
                     throw RedisError.wrongArity("client|pause");
@@ -58,9 +60,42 @@ final class ClientAdminCommands {
         return true;
     }
 
+    /** CLIENT KILL TYPE: Varve has normal and pub/sub clients only, no replica or master connections. */
+    private static Predicate<Connection> ofType(String type) {
+        return switch (type.toLowerCase(java.util.Locale.ROOT)) {
+            case "normal" -> x -> !x.inSubscriberMode();
+            case "pubsub" -> Connection::inSubscriberMode;
+            case "master", "replica", "slave" -> x -> false;
+            default -> throw new RedisError("ERR Unknown client type '" + type + "'");
+        };
+    }
+
+    /** CLIENT UNBLOCK id [TIMEOUT|ERROR]: 1 when that client's blocking command was waiting, else 0. */
+    private static void unblock(CommandCall c) {
+        if (c.argCount() != 3 && c.argCount() != 4) {
+            throw RedisError.wrongArity("client|unblock");
+        }
+        long id = c.argLong(2);
+        boolean withError = false;
+        if (c.argCount() == 4) {
+            if (c.argIs(3, "error")) {
+                withError = true;
+            } else if (!c.argIs(3, "timeout")) {
+                throw new RedisError("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+            }
+        }
+        boolean unblocked = false;
+        for (Connection other : c.server().clients()) {
+            if (other.id() == id) {
+                unblocked = other.unblock(withError);
+            }
+        }
+        c.reply().integer(unblocked ? 1 : 0);
+    }
+
     /**
      * {@code CLIENT KILL addr:port} (the old form: OK or an error) or {@code CLIENT KILL <filter> <value> ...}
-     * with ID, ADDR, LADDR, USER and SKIPME filters (the new form: how many were killed).
+     * with ID, ADDR, LADDR, TYPE, USER and SKIPME filters (the new form: how many were killed).
      */
     private static void kill(CommandCall c) {
         Connection me = c.connection();
@@ -87,11 +122,16 @@ final class ClientAdminCommands {
                 } catch (RedisError e) {
                     throw new RedisError("ERR client-id should be greater than 0");
                 }
+                if (id <= 0) {
+                    throw new RedisError("ERR client-id should be greater than 0");
+                }
                 which = which.and(x -> x.id() == id);
             } else if (c.argIs(i, "addr")) {
                 which = which.and(x -> Connection.address(x.remote()).equals(value));
             } else if (c.argIs(i, "laddr")) {
                 which = which.and(x -> Connection.address(x.local()).equals(value));
+            } else if (c.argIs(i, "type")) {
+                which = which.and(ofType(value));
             } else if (c.argIs(i, "user")) {
                 if (!value.equals("default")) {
                     throw new RedisError("ERR No such user '" + value + "'");

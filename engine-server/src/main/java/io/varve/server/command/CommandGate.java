@@ -6,7 +6,9 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 /**
  * The server-wide section that makes EXEC atomic. Every command runs in the gate's shared side (many at once,
  * as before); EXEC runs its queued commands in the exclusive side, so no other client's command — read or
- * write — runs between them, and no reader sees part of an EXEC's writes.
+ * write — runs between them, and no reader sees part of an EXEC's writes. A script (EVAL, FCALL) runs in
+ * the exclusive side the same way; one that runs past the busy threshold makes the waiters of
+ * {@link #sharedUnless} give up, so they answer BUSY instead of waiting for it.
  *
  * <p>Why one gate rather than the stripe locks of the queued commands' keys: readers take no stripe lock
  * (a commit is atomic, so a single-key reader needs none), so stripes alone would let a GET see the first
@@ -47,6 +49,28 @@ public final class CommandGate {
     boolean hasWaiters() {
         return lock.hasQueuedThreads();
     }
+
+    /**
+     * The shared side, waiting for it only until {@code giveUp} says to stop (a script has become busy);
+     * then null. The wait is taken in slices so the condition is looked at while an exclusive holder runs;
+     * a free gate is entered at once.
+     */
+    public Held sharedUnless(java.util.function.BooleanSupplier giveUp) {
+        try {
+            while (!shared.tryLock(GIVE_UP_CHECK_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                if (giveUp.getAsBoolean()) {
+                    return null;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return shared();
+        }
+        return shared::unlock;
+    }
+
+    /** How often a waiter of {@link #sharedUnless} looks at its condition while the gate is held. */
+    private static final long GIVE_UP_CHECK_MILLIS = 20;
 
     public Held exclusive() {
         exclusive.lock();

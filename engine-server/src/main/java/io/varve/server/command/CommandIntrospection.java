@@ -23,13 +23,16 @@ final class CommandIntrospection {
 
     /** Redis's ACL categories in the order it reports them. */
     private static final List<String> CATEGORY_ORDER = List.of("keyspace", "read", "write", "set", "sortedset",
-            "list", "hash", "string", "bitmap", "pubsub", "admin", "fast", "slow", "blocking", "dangerous",
+            "list", "hash", "string", "bitmap", "stream", "pubsub", "admin", "fast", "slow", "blocking", "dangerous",
             "connection", "transaction");
 
     /** The ACL category of each COMMAND DOCS group that has one. */
-    private static final Map<String, String> GROUP_CATEGORY = Map.of("generic", "keyspace", "string", "string",
-            "list", "list", "set", "set", "sorted-set", "sortedset", "hash", "hash", "bitmap", "bitmap",
-            "pubsub", "pubsub", "connection", "connection", "transactions", "transaction");
+    private static final Map<String, String> GROUP_CATEGORY = Map.ofEntries(Map.entry("generic", "keyspace"),
+            Map.entry("string", "string"), Map.entry("list", "list"), Map.entry("set", "set"),
+            Map.entry("sorted-set", "sortedset"), Map.entry("hash", "hash"), Map.entry("bitmap", "bitmap"),
+            Map.entry("pubsub", "pubsub"), Map.entry("connection", "connection"),
+            Map.entry("transactions", "transaction"), Map.entry("stream", "stream"),
+            Map.entry("scripting", "scripting"));
 
     private static final String[] HELP = {
         "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -173,11 +176,21 @@ final class CommandIntrospection {
         r.bulk("begin_search");
         r.mapHeader(2);
         r.bulk("type");
-        r.bulk("index");
-        r.bulk("spec");
-        r.mapHeader(1);
-        r.bulk("index");
-        r.integer(keys.beginIndex());
+        if (keys.keyword() != null) {
+            r.bulk("keyword");
+            r.bulk("spec");
+            r.mapHeader(2);
+            r.bulk("keyword");
+            r.bulk(keys.keyword());
+            r.bulk("startfrom");
+            r.integer(keys.beginIndex());
+        } else {
+            r.bulk("index");
+            r.bulk("spec");
+            r.mapHeader(1);
+            r.bulk("index");
+            r.integer(keys.beginIndex());
+        }
         r.bulk("find_keys");
         r.mapHeader(2);
         r.bulk("type");
@@ -191,7 +204,7 @@ final class CommandIntrospection {
                 r.bulk("keystep");
                 r.integer(range.step());
                 r.bulk("limit");
-                r.integer(0);
+                r.integer(range.limit());
             }
             case KeySpec.KeyCount count -> {
                 r.bulk("keynum");

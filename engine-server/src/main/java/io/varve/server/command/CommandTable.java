@@ -58,6 +58,16 @@ public final class CommandTable {
         b.group("bitmap", BitCommands::register);
         b.group("generic", ObjectCommands::register);
         b.group("cluster", ClusterCommands::register);
+        b.group("scripting", ScriptCommands::register);
+        b.group("scripting", FunctionCommands::register);
+        b.group("server", MemoryCommands::register);
+        b.group("generic", DumpCommands::register);
+        b.group("server", LatencyCommands::register);
+        b.group("server", MonitorCommand::register);
+        b.group("stream", StreamCommands::register);
+        b.group("stream", StreamReadCommands::register);
+        b.group("stream", StreamGroupCommands::register);
+        b.group("stream", StreamInfoCommand::register);
         return b.build();
     }
 

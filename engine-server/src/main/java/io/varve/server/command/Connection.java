@@ -34,6 +34,12 @@ public final class Connection {
     private volatile int database;
     /** READONLY: this connection accepts stale reads from a replica that is not the leader. */
     private volatile boolean replicaReads;
+    /** The blocking command this connection parked last, for CLIENT UNBLOCK; its wait may be over. */
+    private volatile BlockedClient blocked;
+    /** CLIENT REPLY OFF: commands run without replies until CLIENT REPLY ON. */
+    private volatile boolean repliesOff;
+    /** CLIENT REPLY SKIP: the next command runs without its reply. */
+    private volatile boolean skipNextReply;
 
     public Connection(InetSocketAddress remote, InetSocketAddress local, boolean authenticated) {
         this.remote = remote;
@@ -186,6 +192,40 @@ public final class Connection {
                 + " cmd=" + lastCommand + " user=default redir=-1 resp=" + protocol
                 + " lib-name=" + (libName == null ? "" : libName)
                 + " lib-ver=" + (libVersion == null ? "" : libVersion);
+    }
+
+    /** CLIENT REPLY ON, OFF or SKIP. */
+    void replyMode(boolean off, boolean skipNext) {
+        repliesOff = off;
+        skipNextReply = skipNext;
+    }
+
+    /** Whether CLIENT REPLY OFF or SKIP is in force, so replies must pass the one place that can drop them. */
+    boolean repliesAltered() {
+        return repliesOff || skipNextReply;
+    }
+
+    void blocked(BlockedClient command) {
+        blocked = command;
+    }
+
+    /** CLIENT UNBLOCK of this connection: whether a blocking command of it was waiting and now is not. */
+    boolean unblock(boolean withError) {
+        BlockedClient command = blocked;
+        return command != null && command.unblock(withError);
+    }
+
+    boolean repliesOff() {
+        return repliesOff;
+    }
+
+    /** Whether the command about to run is to run silently; takes a pending SKIP. */
+    boolean takeSilence() {
+        if (skipNextReply) {
+            skipNextReply = false;
+            return true;
+        }
+        return repliesOff;
     }
 
     public boolean replicaReads() {

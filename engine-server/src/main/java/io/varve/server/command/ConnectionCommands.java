@@ -35,6 +35,8 @@ final class ConnectionCommands {
         b.subcommand("client", "unpause", 2, "admin noscript loading stale");
         b.subcommand("client", "no-evict", 3, "admin noscript loading stale");
         b.subcommand("client", "no-touch", 3, "noscript loading stale");
+        b.subcommand("client", "reply", 3, "noscript loading stale");
+        b.subcommand("client", "unblock", -3, "admin noscript loading stale");
     }
 
     private static void ping(CommandCall c) {

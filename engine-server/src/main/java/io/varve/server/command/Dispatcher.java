@@ -6,6 +6,7 @@ import io.varve.server.store.AppliedChanges;
 import io.varve.server.store.Databases;
 import io.varve.server.store.KeyEncoding;
 import io.varve.server.resp.Reply;
+import io.varve.server.scripting.Scripting;
 import io.varve.server.store.Keyspace;
 import io.varve.server.store.Metadata;
 import io.varve.server.store.RedisType;
@@ -13,6 +14,7 @@ import io.varve.server.store.WrongTypeException;
 import io.varve.server.types.IndexOutOfRangeException;
 import io.varve.server.types.NoSuchKeyException;
 import io.varve.server.types.NotANumberScoreException;
+import io.varve.server.types.StreamError;
 import io.varve.server.types.ValueTooLargeException;
 
 import java.nio.charset.StandardCharsets;
@@ -72,10 +74,16 @@ public final class Dispatcher {
     private final CommandSpec get;
     private final CommandGate gate = new CommandGate();
     private final SlowLog slowLog = new SlowLog();
+    private final LatencyHistogram latency = new LatencyHistogram();
+    private final Monitors monitors = new Monitors();
     private final ClientPause pause = new ClientPause();
     private final WatchRegistry watches = new WatchRegistry();
     private final Admission admission;
     private final PubSubRegistry pubSub = new PubSubRegistry(pattern -> new Glob(pattern)::matches);
+    /** Made by the first script command: a server that runs none never builds a Lua interpreter. */
+    private volatile Scripting scripting;
+    /** Runs after each command a script runs; tests use it to force an interleaving there. */
+    volatile Runnable scriptCommandProbe = () -> { };
 
     public Dispatcher(CommandTable table, ServerContext server, Observer observer) {
         this.table = table;
@@ -90,6 +98,14 @@ public final class Dispatcher {
     }
 
     public void execute(Connection connection, byte[][] args, Reply reply) {
+        if (!connection.repliesAltered()) {
+            executeReplying(connection, args, reply);
+            return;
+        }
+        ClientReplyMode.executeSilenced(connection, args, reply, this::executeReplying);
+    }
+
+    private void executeReplying(Connection connection, byte[][] args, Reply reply) {
         MultiState tx = connection.transaction();
         Admission.Decision decision = admission.admit(connection, args);
         CommandSpec spec = decision.spec();
@@ -105,12 +121,23 @@ public final class Dispatcher {
                 reply.simple("QUEUED");
             }
             case RUN -> {
+                String busy = ScriptExecution.busyRefusal(this, decision.effective());
+                if (busy != null) {
+                    reject(tx, reply, spec, busy);
+                    return;
+                }
                 if (spec.handler() instanceof CoordinatedHandler) {
                     // they take the side of the gate they need themselves
                     run(spec, decision.effective(), connection, args, reply);
                     return;
                 }
-                try (CommandGate.Held shared = gate.shared()) {
+                // a script that runs past the busy threshold turns the wait into a BUSY reply
+                try (CommandGate.Held shared = decision.effective().has(CommandFlag.ALLOW_BUSY) ? gate.shared()
+                        : gate.sharedUnless(() -> ScriptExecution.busyRefusal(this, decision.effective()) != null)) {
+                    if (shared == null) {
+                        reject(tx, reply, spec, scripting.busyError());
+                        return;
+                    }
                     run(spec, decision.effective(), connection, args, reply);
                 }
             }
@@ -180,9 +207,11 @@ public final class Dispatcher {
         if (!failed && effective.isWrite() && !(spec.handler() instanceof BlockingHandler)) {
             touchWritten(effective, connection, args); // a blocking command marks what it writes, when it writes
         }
+        monitors.executed(effective, connection, args);
         if (timed) {
             long nanos = System.nanoTime() - started;
             observer.executed(spec, nanos, failed);
+            latency.record(effective.name(), nanos);
             if (slowLog.isSlow(nanos) && !effective.has(CommandFlag.SKIP_SLOWLOG)) {
                 slowLog.record(args, nanos, connection);
             }
@@ -274,10 +303,40 @@ public final class Dispatcher {
     public void connectionClosed(Connection connection) {
         TransactionCommands.unwatchAll(connection, this);
         PubSubCommands.unsubscribeAll(connection, this);
+        monitors.remove(connection);
+    }
+
+    /** The server's scripting, made on first use. */
+    Scripting scripting() {
+        Scripting s = scripting;
+        if (s == null) {
+            synchronized (this) {
+                s = scripting;
+                if (s == null) {
+                    s = new Scripting();
+                    FunctionCommands.loadStored(server.keyspace(), s.functions());
+                    scripting = s;
+                }
+            }
+        }
+        return s;
+    }
+
+    /** The scripting if a script command has run, else null (no script can be running). */
+    Scripting scriptingIfStarted() {
+        return scripting;
     }
 
     public PubSubRegistry pubSub() {
         return pubSub;
+    }
+
+    Monitors monitors() {
+        return monitors;
+    }
+
+    public LatencyHistogram latency() {
+        return latency;
     }
 
     public SlowLog slowLog() {
@@ -314,7 +373,7 @@ public final class Dispatcher {
      * so event loops may call it.
      */
     public boolean executeFromMemory(Connection connection, byte[][] args, Reply reply) {
-        if (get == null || args.length != 2 || !Args.isKeyword(args[0], "get")
+        if (get == null || args.length != 2 || !Args.isKeyword(args[0], "get") || monitors.active()
                 || !admission.runsAtOnce(connection, get)
                 || server.keyspace().databases().physical(connection.database()) != 0) {
             return false; // the event loop answers only database 0, where no binding is needed
@@ -344,7 +403,9 @@ public final class Dispatcher {
             reply.bulk(meta == null ? null : meta.value());
         }
         if (timed) {
-            observer.executed(get, System.nanoTime() - started, wrongType);
+            long nanos = System.nanoTime() - started;
+            observer.executed(get, nanos, wrongType);
+            latency.record("get", nanos);
         }
         return true;
     }
@@ -371,6 +432,9 @@ public final class Dispatcher {
         }
         if (e instanceof IndexOutOfRangeException) {
             return "ERR index out of range";
+        }
+        if (e instanceof StreamError) {
+            return e.getMessage();
         }
         return null;
     }

@@ -39,6 +39,7 @@ final class HashCommands {
         b.add("hincrby", 4, "write denyoom fast", 1, 1, 1, HashCommands::hincrBy);
         b.add("hincrbyfloat", 4, "write denyoom fast", 1, 1, 1, HashCommands::hincrByFloat);
         b.add("hscan", -3, "readonly", 1, 1, 1, HashCommands::hscan);
+        HashRandomField.register(b);
     }
 
     /** HSET/HMSET/HSETNX; returns how many fields were added (not updated). */
@@ -109,6 +110,9 @@ final class HashCommands {
 
     private static void hincrByFloat(CommandCall c) {
         double delta = Args.parseDouble(c.arg(3));
+        if (Double.isNaN(delta) || Double.isInfinite(delta)) {
+            throw new RedisError("ERR value is NaN or Infinity");
+        }
         byte[][] text = new byte[1][];
         updateField(c, current -> {
             double value = 0;

@@ -36,6 +36,10 @@ final class KeyCommands {
         b.add("pexpireat", -3, "write fast", 1, 1, 1, c -> expire(c, Expiry.Unit.UNIX_MILLISECONDS));
         b.add("ttl", 2, "readonly fast", 1, 1, 1, c -> ttl(c, false));
         b.add("pttl", 2, "readonly fast", 1, 1, 1, c -> ttl(c, true));
+        b.add("expiretime", 2, "readonly fast", 1, 1, 1, c -> expireTime(c, false));
+        b.add("pexpiretime", 2, "readonly fast", 1, 1, 1, c -> expireTime(c, true));
+        b.add("touch", -2, "readonly fast", 1, -1, 1, KeyCommands::touch);
+        b.add("randomkey", 1, "readonly random", c -> c.reply().bulk(io.varve.server.types.RandomKey.pick(c.keyspace())));
         b.add("persist", 2, "write fast", 1, 1, 1, KeyCommands::persist);
         b.add("rename", 3, "write", 1, 2, 1, c -> rename(c, false));
         b.add("renamenx", 3, "write fast", 1, 2, 1, c -> rename(c, true));
@@ -79,6 +83,20 @@ final class KeyCommands {
     private static void ttl(CommandCall c, boolean millis) {
         long left = c.types().keys().millisToLive(c.arg(1));
         c.reply().integer(left < 0 || millis ? left : (left + 500) / 1000);
+    }
+
+    private static void expireTime(CommandCall c, boolean millis) {
+        long at = c.types().keys().expireAtMillis(c.arg(1));
+        c.reply().integer(at < 0 || millis ? at : at / 1000);
+    }
+
+    /** TOUCH: how many of the keys exist (there is no access time to update). */
+    private static void touch(CommandCall c) {
+        long existing = 0;
+        for (int i = 1; i < c.argCount(); i++) {
+            existing += c.types().keys().exists(c.arg(i)) ? 1 : 0;
+        }
+        c.reply().integer(existing);
     }
 
     private static void persist(CommandCall c) {

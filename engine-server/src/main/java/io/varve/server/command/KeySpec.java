@@ -11,10 +11,18 @@ import java.util.function.IntConsumer;
  * destination, then a counted list of sources). WATCH invalidation, COMMAND GETKEYS and COMMAND INFO all read
  * keys through these, so a command declared here is a command whose writes are seen.
  *
- * @param beginIndex the argument the search starts at (1 = the first after the name)
+ * @param beginIndex the argument the search starts at (1 = the first after the name); for a keyword search,
+ *                   the argument the keyword is looked for from
  * @param find       how the keys are found from there
+ * @param keyword    null when the search begins at {@code beginIndex} itself; else the keys begin right after
+ *                   the first argument from {@code beginIndex} on that equals it, case-insensitively (XREAD's
+ *                   {@code STREAMS}), and a call without it has no keys
  */
-public record KeySpec(int beginIndex, Find find) {
+public record KeySpec(int beginIndex, Find find, String keyword) {
+
+    public KeySpec(int beginIndex, Find find) {
+        this(beginIndex, find, null);
+    }
 
     /** How keys are found once the begin index is reached. */
     public sealed interface Find permits Range, KeyCount {
@@ -24,7 +32,15 @@ public record KeySpec(int beginIndex, Find find) {
      * Keys from the begin index to {@code lastKey} (not negative: that many arguments after the begin index;
      * negative: counted from the end, -1 being the last argument), every {@code step}-th argument.
      */
-    public record Range(int lastKey, int step) implements Find {
+    public record Range(int lastKey, int step, int limit) implements Find {
+
+        /**
+         * With {@code limit} above 1 and {@code lastKey} -1, only the first 1/limit of the arguments from
+         * the begin index are keys (XREAD's keys, then as many IDs).
+         */
+        public Range(int lastKey, int step) {
+            this(lastKey, step, 0);
+        }
     }
 
     /**
@@ -56,16 +72,33 @@ public record KeySpec(int beginIndex, Find find) {
         return new KeySpec(index, new KeyCount(0, 1, 1));
     }
 
+    /** The keys after the first {@code keyword} from {@code startFrom} on, the first half of what follows. */
+    public static KeySpec afterKeyword(String keyword, int startFrom) {
+        return new KeySpec(startFrom, new Range(-1, 1, 2), keyword);
+    }
+
     /** Reports the positions of this spec's keys in {@code args} (name at 0), in order. */
     public void forEachKey(byte[][] args, IntConsumer position) {
         int argc = args.length;
         int first = beginIndex;
+        if (keyword != null) {
+            first = -1;
+            for (int i = beginIndex; i < argc && first < 0; i++) {
+                if (Args.isKeyword(args[i], keyword)) {
+                    first = i + 1;
+                }
+            }
+            if (first < 0) {
+                return;
+            }
+        }
         if (first >= argc) {
             return;
         }
         switch (find) {
             case Range r -> {
-                int last = r.lastKey() >= 0 ? first + r.lastKey() : argc + r.lastKey();
+                int last = r.lastKey() >= 0 ? first + r.lastKey()
+                        : r.limit() > 1 ? first + (argc - first) / r.limit() + r.lastKey() : argc + r.lastKey();
                 for (int i = first; i <= last; i += r.step()) {
                     if (i < argc) { // a short variadic call: the command itself reports the arity
                         position.accept(i);
@@ -92,7 +125,7 @@ public record KeySpec(int beginIndex, Find find) {
 
     /** Whether the keys' positions depend on the arguments (COMMAND's {@code movablekeys}). */
     boolean movable() {
-        return find instanceof KeyCount;
+        return find instanceof KeyCount || keyword != null;
     }
 
     /**
@@ -104,7 +137,7 @@ public record KeySpec(int beginIndex, Find find) {
         int last = 0;
         int step = 0;
         for (KeySpec spec : specs) {
-            if (!(spec.find instanceof Range r)) {
+            if (!(spec.find instanceof Range r) || spec.keyword != null) {
                 break; // what follows a counted group moves with it
             }
             int specLast = r.lastKey() < 0 ? r.lastKey() : spec.beginIndex + r.lastKey();

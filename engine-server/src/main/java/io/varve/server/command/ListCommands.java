@@ -50,7 +50,7 @@ final class ListCommands {
 
     private static void pop(CommandCall c, boolean left) {
         if (c.argCount() > 3) {
-            throw RedisError.syntax();
+            throw RedisError.wrongArity(c.spec().name());
         }
         boolean hasCount = c.argCount() == 3;
         long count = hasCount ? positive(c.arg(2)) : 1;

@@ -14,20 +14,21 @@ import io.varve.server.store.RedisType;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * COPY and OBJECT. COPY works on any type through {@link KeyCopier} (a collection's subkeys are copied
- * under a fresh version). OBJECT ENCODING names the encoding Redis 7.2 would pick for the value with its
- * default thresholds, so clients and tools that branch on it see the familiar names; Varve's own layout
- * is the same for every size. There is no LRU/LFU bookkeeping, so IDLETIME is 0, REFCOUNT 1, and FREQ
+ * under a fresh version). OBJECT ENCODING names the encoding Redis 7.0 would pick for the value under the
+ * configured thresholds (hash-max-listpack-entries and the others), so clients and tools that branch on it see
+ * the familiar names; Varve's own layout is the same for every size, so a collection that shrinks back under a
+ * threshold is reported compact again, where Redis would keep the larger encoding. Redis 7.0's names are the
+ * ones its test suite checks (engine-server/bench/redis-suite.sh): every list is a quicklist and a set is an
+ * intset or a hashtable, where Redis 7.2 reports a listpack for small lists and sets. There is no LRU/LFU bookkeeping, so IDLETIME is 0, REFCOUNT 1, and FREQ
  * fails as Redis's does under the reported maxmemory-policy (noeviction).
  */
 final class ObjectCommands {
 
-    /** Redis 7.2's defaults for the compact encodings. */
-    static final int LISTPACK_ENTRIES = 128;
-    static final int LISTPACK_VALUE = 64;
-    static final int INTSET_ENTRIES = 512;
+    /** Redis's longest string kept in one allocation with its object header. */
     static final int EMBSTR_LIMIT = 44;
 
     private ObjectCommands() {
@@ -139,8 +140,9 @@ final class ObjectCommands {
         }
     }
 
-    /** The encoding name Redis would report for this value. */
+    /** The encoding name Redis would report for this value under the configured thresholds. */
     static String encoding(CommandCall c, byte[] key, Metadata meta) {
+        Map<String, String> config = c.server().configuration();
         return switch (meta.type()) {
             case STRING -> {
                 byte[] v = meta.value();
@@ -149,52 +151,59 @@ final class ObjectCommands {
                 }
                 yield v.length <= EMBSTR_LIMIT ? "embstr" : "raw";
             }
-            case HASH -> compactFields(c, key, meta, false) ? "listpack" : "hashtable";
-            case ZSET -> compactFields(c, key, meta, true) ? "listpack" : "skiplist";
-            case LIST -> meta.size() <= LISTPACK_ENTRIES ? "listpack" : "quicklist";
-            case SET -> setEncoding(c, key, meta);
+            case HASH -> compactFields(c, key, meta, false, threshold(config, "hash-max-listpack-entries", 512),
+                    threshold(config, "hash-max-listpack-value", 64)) ? "listpack" : "hashtable";
+            case ZSET -> compactFields(c, key, meta, true, threshold(config, "zset-max-listpack-entries", 128),
+                    threshold(config, "zset-max-listpack-value", 64)) ? "listpack" : "skiplist";
+            case LIST -> "quicklist";
+            case SET -> setEncoding(c, key, meta, config);
+            case STREAM -> "stream";
         };
     }
 
+    private static long threshold(Map<String, String> config, String name, long fallback) {
+        Long value = config == null || config.get(name) == null ? null
+                : Args.tryParseLong(config.get(name).trim().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        return value == null ? fallback : value;
+    }
+
     /**
-     * Whether a hash or sorted set is small enough for a listpack: at most 128 elements, none longer than
-     * 64 bytes (hash fields and values; sorted-set members). Reads at most 128 elements.
+     * Whether a hash or sorted set is small enough for a listpack: at most {@code maxEntries} elements, none
+     * longer than {@code maxValue} bytes (hash fields and values; sorted-set members). Reads at most
+     * {@code maxEntries} elements.
      */
-    private static boolean compactFields(CommandCall c, byte[] key, Metadata meta, boolean zset) {
-        if (meta.size() > LISTPACK_ENTRIES) {
+    private static boolean compactFields(CommandCall c, byte[] key, Metadata meta, boolean zset, long maxEntries,
+                                         long maxValue) {
+        if (meta.size() > maxEntries) {
             return false;
         }
         boolean[] small = {true};
         if (zset) {
             c.types().sortedSets().forEachByMember(key, null, (m, s) -> {
-                small[0] = m.length <= LISTPACK_VALUE;
+                small[0] = m.length <= maxValue;
                 return small[0];
             });
         } else {
             c.types().hashes().forEach(key, null, (f, v) -> {
-                small[0] = f.length <= LISTPACK_VALUE && v.length <= LISTPACK_VALUE;
+                small[0] = f.length <= maxValue && v.length <= maxValue;
                 return small[0];
             });
         }
         return small[0];
     }
 
-    /** Sets keep members as subkey fields: all integers and at most 512 is an intset. */
-    private static String setEncoding(CommandCall c, byte[] key, Metadata meta) {
-        if (meta.size() > INTSET_ENTRIES) {
+    /** Sets: all integers and at most set-max-intset-entries members is an intset, the rest a hashtable. */
+    private static String setEncoding(CommandCall c, byte[] key, Metadata meta, Map<String, String> config) {
+        long intsetEntries = threshold(config, "set-max-intset-entries", 512);
+        if (meta.size() > intsetEntries) {
             return "hashtable";
         }
         boolean[] integers = {true};
-        boolean[] small = {true};
         c.types().sets().forEach(key, null, member -> {
-            integers[0] &= Args.tryParseLong(member) != null;
-            small[0] &= member.length <= LISTPACK_VALUE;
-            return true;
+            integers[0] = Args.tryParseLong(member) != null;
+            return integers[0];
         });
-        if (integers[0]) {
-            return "intset";
-        }
-        return small[0] && meta.size() <= LISTPACK_ENTRIES ? "listpack" : "hashtable";
+        return integers[0] ? "intset" : "hashtable";
     }
 
     private static void help(Reply r) {

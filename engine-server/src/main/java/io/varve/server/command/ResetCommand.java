@@ -2,7 +2,7 @@ package io.varve.server.command;
 
 /**
  * RESET: returns the connection to the state of a new one — MULTI discarded, keys unwatched, every
- * subscription dropped, database 0, RESP2, no name, and unauthenticated when a password is set — and
+ * subscription dropped, MONITOR stopped, database 0, RESP2, no name, and unauthenticated when a password is set — and
  * answers {@code +RESET}. Allowed in subscriber mode and inside MULTI (it is not queued).
  */
 final class ResetCommand {
@@ -21,6 +21,7 @@ final class ResetCommand {
         }
         TransactionCommands.unwatchAll(me, d);
         PubSubCommands.unsubscribeAll(me, d);
+        d.monitors().remove(me);
         me.database(0);
         me.name(null);
         me.protocol(2);

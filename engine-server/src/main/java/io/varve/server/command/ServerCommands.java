@@ -86,8 +86,10 @@ final class ServerCommands {
                 c.server().resetStats();
                 c.reply().ok();
             }
-            case "rewrite" -> throw new RedisError("ERR CONFIG REWRITE is not supported: settings changed at run"
-                    + " time last until the server restarts; put them in the configuration file to keep them");
+            case "rewrite" -> {
+                c.server().configRewrite();
+                c.reply().ok();
+            }
             default -> throw new RedisError("ERR unknown subcommand '" + c.argText(1) + "'. Try CONFIG HELP.");
         }
     }

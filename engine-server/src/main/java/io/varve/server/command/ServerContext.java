@@ -54,6 +54,11 @@ public interface ServerContext {
         throw new RedisError("ERR CONFIG SET is not supported by this server");
     }
 
+    /** CONFIG REWRITE: writes the running configuration to the file the server started with. */
+    default void configRewrite() {
+        throw new RedisError("ERR The server is running without a config file");
+    }
+
     /** CONFIG RESETSTAT: zeroes the statistics INFO reports. */
     default void resetStats() {
     }

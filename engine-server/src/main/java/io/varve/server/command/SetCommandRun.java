@@ -53,7 +53,7 @@ public final class SetCommandRun {
      * the request through {@link Dispatcher#execute}.
      */
     public boolean offer(Connection connection, byte[][] args) {
-        if (args.length < 3 || dispatcher.table().lookup(args[0]) != set
+        if (args.length < 3 || dispatcher.table().lookup(args[0]) != set || dispatcher.monitors().active()
                 || !dispatcher.admission().runsAtOnce(connection, set)
                 || dispatcher.server().keyspace().databases().physical(connection.database()) != 0) {
             return false;
@@ -162,6 +162,7 @@ public final class SetCommandRun {
         long nanos = System.nanoTime() - started;
         for (int i = 0; i < keys.size(); i++) {
             dispatcher.observer().executed(set, nanos, failure != null);
+            dispatcher.latency().record("set", nanos);
         }
         keys.clear();
         batch = new WriteBatch();

@@ -78,10 +78,7 @@ final class ZSetAlgebra {
                 j++;
             } else if (cardinalityOnly && remaining >= 2 && c.argIs(j, "limit")) {
                 Long n = Args.tryParseLong(c.arg(j + 1));
-                if (n == null) {
-                    throw RedisError.notInteger();
-                }
-                if (n < 0) {
+                if (n == null || n < 0) {
                     throw new RedisError("ERR LIMIT can't be negative");
                 }
                 limit = n;

@@ -3,6 +3,7 @@ package io.varve.server.command;
 import io.varve.server.resp.Reply;
 import io.varve.server.store.Keyspace;
 import io.varve.server.store.LockStripes;
+import io.varve.server.store.WrongTypeException;
 import io.varve.server.types.Scored;
 
 import java.util.Arrays;
@@ -84,6 +85,9 @@ final class ZSetBlockingCommands {
             BlockedClient.park(c, keys, timeout, readyKey -> {
                 try (LockStripes.Held ready = ks.lock(readyKey)) {
                     return pop.popFirst(c, List.of(readyKey));
+                } catch (WrongTypeException notASortedSetNow) {
+                    // As in Redis: a key that became another type keeps the client blocked, not failed.
+                    return null;
                 }
             }, Reply::nullArray);
         }

@@ -177,10 +177,7 @@ final class ZSetCommands {
         /** Parses from the numkeys argument at {@code numKeysIndex}, with Redis's error words. */
         static MultiPop parse(CommandCall c, int numKeysIndex) {
             Long numKeys = Args.tryParseLong(c.arg(numKeysIndex));
-            if (numKeys == null) {
-                throw RedisError.notInteger();
-            }
-            if (numKeys < 1) {
+            if (numKeys == null || numKeys < 1) {
                 throw new RedisError("ERR numkeys should be greater than 0");
             }
             if (numKeys >= c.argCount()) {
@@ -202,10 +199,7 @@ final class ZSetCommands {
             for (int i = (int) whereIndex + 1; i < c.argCount(); i++) {
                 if (count == -1 && c.argIs(i, "count") && i + 1 < c.argCount()) {
                     Long n = Args.tryParseLong(c.arg(++i));
-                    if (n == null) {
-                        throw RedisError.notInteger();
-                    }
-                    if (n < 1) {
+                    if (n == null || n < 1) {
                         throw new RedisError("ERR count should be greater than 0");
                     }
                     count = n;

@@ -10,6 +10,10 @@ public interface MessageSink {
     /** Sends one message, e.g. {@code ["message", channel, payload]}; never blocks. */
     void push(byte[]... parts);
 
+    /** Sends one status line ({@code +text}), as MONITOR does; never blocks. */
+    default void pushLine(String text) {
+    }
+
     /** Drops everything: for connections without a network (tests of the command layer). */
     MessageSink DISCARD = parts -> {
     };

@@ -136,8 +136,8 @@ public final class RespDecoder extends ByteToMessageDecoder {
             return fail(out, "ERR Protocol error: too big mbulk count string");
         }
         long count = parseLength(in, in.readerIndex() + 1, eol);
-        // *-1 (a null array) is nothing, as in Redis; any other negative count is malformed.
-        if (count == BAD_NUMBER || count < -1 || count > limits.maxArguments()) {
+        // A count of zero or below (*-1 is a null array) is no command; Redis skips it without an error.
+        if (count == BAD_NUMBER || count > limits.maxArguments()) {
             return fail(out, "ERR Protocol error: invalid multibulk length");
         }
         boolean preAuth = !authenticated.getAsBoolean();

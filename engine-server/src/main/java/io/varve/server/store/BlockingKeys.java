@@ -77,6 +77,15 @@ public final class BlockingKeys {
 
         /** The server ended the wait ({@link #unblockAll}): reply {@code error}. Called at most once. */
         void unblocked(String error);
+
+        /**
+         * Whether a key that cannot serve this waiter may still serve the ones behind it: true for readers
+         * that take nothing (a stream reader waits for entries after its own ID, or for its own group), false
+         * for pops, where a key that cannot serve one waiter serves none.
+         */
+        default boolean keyMayServeOthers() {
+            return false;
+        }
     }
 
     /** What an offer of a key made of one waiter, for the signal's walk down the key's queue. */
@@ -125,6 +134,11 @@ public final class BlockingKeys {
             }
         }
 
+        /** Whether the wait has not ended yet (it may be being served right now). */
+        public boolean waiting() {
+            return state.get() != DONE;
+        }
+
         private void finish() {
             remove(this);
             ending.get().run();
@@ -150,7 +164,7 @@ public final class BlockingKeys {
                     return Outcome.PASSED;
                 }
                 if (offers.isEmpty()) {
-                    return attemptedOwn ? Outcome.NOT_READY : Outcome.PASSED;
+                    return attemptedOwn && !waiter.keyMayServeOthers() ? Outcome.NOT_READY : Outcome.PASSED;
                 }
             }
             return Outcome.PASSED;

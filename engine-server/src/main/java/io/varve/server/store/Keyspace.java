@@ -115,6 +115,19 @@ public final class Keyspace {
         write(gathered.batch(), writeOptions);
     }
 
+    /**
+     * A value the server keeps in the engine beside the keyspace under {@code name} (the function
+     * libraries): never a user's key, left alone by FLUSHALL, replicated like any commit. Null if absent.
+     */
+    public byte[] internalValue(String name) {
+        return reads().get(KeyEncoding.internalKey(name));
+    }
+
+    /** Stores {@link #internalValue}; inside {@link #commitTogether} it joins the gathered batch. */
+    public void putInternalValue(String name, byte[] value) {
+        write(new WriteBatch().put(KeyEncoding.internalKey(name), value), writeOptions);
+    }
+
     public Databases databases() {
         return databases;
     }

@@ -193,7 +193,7 @@ public final class KeyspaceCompactionFilter implements CompactionFilter {
         if (typeCode == RedisType.STRING.code()) {
             return false;
         }
-        if (typeCode > RedisType.ZSET.code()) {
+        if (typeCode > RedisType.STREAM.code()) {
             return true; // a type this server does not know
         }
         if (meta.length < KeyEncoding.COLLECTION_HEADER) {

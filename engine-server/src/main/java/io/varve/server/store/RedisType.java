@@ -10,7 +10,8 @@ public enum RedisType {
     HASH(1, "hash"),
     LIST(2, "list"),
     SET(3, "set"),
-    ZSET(4, "zset");
+    ZSET(4, "zset"),
+    STREAM(5, "stream");
 
     private static final RedisType[] BY_CODE = values();
 

@@ -17,6 +17,7 @@ public final class DataTypes {
     private final RedisSortedSets sortedSets;
     private final RedisLists lists;
     private final RedisKeys keys;
+    private final RedisStreams streams;
 
     /**
      * @param maxBulkLength the largest string a client may send or create (proto-max-bulk-len), read at
@@ -29,6 +30,7 @@ public final class DataTypes {
         this.sortedSets = new RedisSortedSets(keyspace);
         this.lists = new RedisLists(keyspace);
         this.keys = new RedisKeys(keyspace);
+        this.streams = new RedisStreams(keyspace);
     }
 
     public RedisHashes hashes() {
@@ -49,6 +51,10 @@ public final class DataTypes {
 
     public RedisLists lists() {
         return lists;
+    }
+
+    public RedisStreams streams() {
+        return streams;
     }
 
     /** Operations on keys whatever their type. */

@@ -137,6 +137,15 @@ public final class RedisKeys {
         return Math.max(0, meta.expireAt() - keyspace.now());
     }
 
+    /** EXPIRETIME/PEXPIRETIME: the key's expiry as Unix time in milliseconds; -2 when absent, -1 without one. */
+    public long expireAtMillis(byte[] key) {
+        Metadata meta = keyspace.header(key);
+        if (meta == null) {
+            return -2;
+        }
+        return meta.hasExpiry() ? meta.expireAt() : -1;
+    }
+
     /** PERSIST: removes the key's expiry; returns whether it had one. */
     public boolean persist(byte[] key) {
         try (LockStripes.Held held = keyspace.lock(key)) {

@@ -47,7 +47,7 @@ public final class RedisStrings {
 
     private void checkFits(byte[] key, long length) {
         // The overhead is at most the key plus 12 bytes: most values pass here without the database lookup.
-        if (length + key.length + 12 <= Math.min(maxBulkLength.getAsLong(), WriteBatch.MAX_ENTRY_BYTES)) {
+        if (length <= Math.min(maxBulkLength.getAsLong(), WriteBatch.MAX_ENTRY_BYTES) - key.length - 12) {
             return;
         }
         if (length > maxValueLength(key)) {
@@ -244,7 +244,9 @@ public final class RedisStrings {
             return length(key);
         }
         byte[][] result = new byte[1][];
-        edit(key, offset + patch.length, value -> {
+        // Saturates: an offset near Long.MAX_VALUE must be refused as too large, not wrap to a small length.
+        long end = offset > Long.MAX_VALUE - patch.length ? Long.MAX_VALUE : offset + patch.length;
+        edit(key, end, value -> {
             System.arraycopy(patch, 0, value, (int) offset, patch.length);
             result[0] = value;
         });

@@ -32,6 +32,8 @@ final class InProcessServer implements AutoCloseable {
     Keyspace keyspace;
     Dispatcher dispatcher;
     final Connection connection = new Connection(null, null, true);
+    /** What CONFIG GET reports; tests put the settings commands read here. */
+    final Map<String, String> configuration = new java.util.concurrent.ConcurrentHashMap<>();
 
     private final int databases;
 
@@ -51,7 +53,7 @@ final class InProcessServer implements AutoCloseable {
         filter.attach(db);
         keyspace = new Keyspace(db, false, clock::get, databases);
         filter.physicalDatabases(keyspace.databases().physicalCount());
-        dispatcher = new Dispatcher(CommandTable.standard(), new Context(keyspace), Dispatcher.Observer.NONE);
+        dispatcher = new Dispatcher(CommandTable.standard(), new Context(keyspace, configuration), Dispatcher.Observer.NONE);
     }
 
     /** Closes the database and opens it again from the same in-memory files, as a server restart does. */
@@ -97,9 +99,11 @@ final class InProcessServer implements AutoCloseable {
         private final Keyspace keyspace;
         private final DataTypes types;
         private final ScanCursors cursors = new ScanCursors();
+        private final Map<String, String> configuration;
 
-        Context(Keyspace keyspace) {
+        Context(Keyspace keyspace, Map<String, String> configuration) {
             this.keyspace = keyspace;
+            this.configuration = configuration;
             this.types = new DataTypes(keyspace, () -> 512L << 20);
         }
 
@@ -130,7 +134,7 @@ final class InProcessServer implements AutoCloseable {
 
         @Override
         public Map<String, String> configuration() {
-            return Map.of();
+            return configuration;
         }
 
         @Override

@@ -1,0 +1,75 @@
+package io.varve.kafka.streams;
+
+import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
+import org.apache.kafka.streams.state.SessionBytesStoreSupplier;
+import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
+
+import java.time.Duration;
+
+/**
+ * Factory of Varve store suppliers, the counterpart of Kafka's {@code Stores.persistent...Store} methods: pass
+ * what these return to {@code Stores.keyValueStoreBuilder} and its siblings. To move every store of a DSL
+ * topology at once, configure {@link VarveDslStoreSuppliers} instead.
+ */
+public final class VarveStores {
+
+    /** The scope under which Kafka's metered layers report these stores' metrics. */
+    public static final String METRICS_SCOPE = "varve";
+
+    private VarveStores() {
+    }
+
+    /** A persistent key-value store of raw bytes. */
+    public static KeyValueBytesStoreSupplier keyValueStore(String name) {
+        return new VarveKeyValueBytesStoreSupplier(name, false);
+    }
+
+    /** A persistent key-value store whose values carry Kafka's timestamped format. */
+    public static KeyValueBytesStoreSupplier timestampedKeyValueStore(String name) {
+        return new VarveKeyValueBytesStoreSupplier(name, true);
+    }
+
+    /**
+     * A persistent window store keeping windows for {@code retentionPeriod}, in segments of half that (at least
+     * a minute), as Kafka's RocksDB window store; {@code retainDuplicates} for stream-stream joins.
+     */
+    public static WindowBytesStoreSupplier windowStore(String name, Duration retentionPeriod, Duration windowSize,
+                                                       boolean retainDuplicates) {
+        return window(name, retentionPeriod, windowSize, retainDuplicates, false);
+    }
+
+    /** {@link #windowStore} whose values carry Kafka's timestamped format. */
+    public static WindowBytesStoreSupplier timestampedWindowStore(String name, Duration retentionPeriod,
+                                                                  Duration windowSize, boolean retainDuplicates) {
+        return window(name, retentionPeriod, windowSize, retainDuplicates, true);
+    }
+
+    private static WindowBytesStoreSupplier window(String name, Duration retentionPeriod, Duration windowSize,
+                                                   boolean retainDuplicates, boolean timestamped) {
+        long retention = retentionPeriod.toMillis();
+        long size = windowSize.toMillis();
+        if (retention < 0 || size < 0) {
+            throw new IllegalArgumentException("retentionPeriod and windowSize cannot be negative");
+        }
+        if (size > retention) {
+            throw new IllegalArgumentException("The retention period of the window store " + name
+                    + " must be no smaller than its window size. Got size=[" + size + "], retention=["
+                    + retention + "]");
+        }
+        return new VarveWindowBytesStoreSupplier(name, retention, segmentInterval(retention), size,
+                retainDuplicates, timestamped);
+    }
+
+    /** A persistent session store keeping sessions for {@code retentionPeriod} after they end. */
+    public static SessionBytesStoreSupplier sessionStore(String name, Duration retentionPeriod) {
+        long retention = retentionPeriod.toMillis();
+        if (retention < 0) {
+            throw new IllegalArgumentException("retentionPeriod cannot be negative");
+        }
+        return new VarveSessionBytesStoreSupplier(name, retention, segmentInterval(retention));
+    }
+
+    private static long segmentInterval(long retention) {
+        return Math.max(retention / 2, 60_000L);
+    }
+}

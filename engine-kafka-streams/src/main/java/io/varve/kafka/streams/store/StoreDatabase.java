@@ -1,0 +1,153 @@
+package io.varve.kafka.streams.store;
+
+import io.varve.core.ColumnFamily;
+import io.varve.core.ColumnFamilyOptions;
+import io.varve.core.Db;
+import io.varve.core.Options;
+import io.varve.core.WriteBatch;
+import io.varve.core.WriteOptions;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.errors.ProcessorStateException;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The Varve database under one state store: its data in the default column family, the changelog offsets the
+ * store has committed in a family of their own, and the iterators open on it.
+ *
+ * <p>Offsets and data share one write-ahead log, and recovery keeps a prefix of it, so an offset that survives
+ * a crash implies every write made before it survived too (KIP-1035: a restart restores from the changelog only
+ * what follows the recovered offset). {@link #commit} therefore needs no fsync: a crash loses a suffix of data
+ * and offsets together, and the changelog restores from the older offset that survived, as with Kafka's RocksDB
+ * store, which runs with its log off. {@link #close()} makes everything durable.
+ *
+ * <p>Threads: the owning task's thread writes; interactive queries may read and open iterators from other
+ * threads. The engine is thread-safe; this class adds only the set of open iterators (concurrent) and the
+ * open flag (volatile), so {@link #close()} can end iterators a query thread still holds.
+ */
+public final class StoreDatabase implements AutoCloseable {
+
+    static final String OFFSETS_FAMILY = "kafka-streams.offsets";
+
+    private final String storeName;
+    private final Db db;
+    private final ColumnFamily offsets;
+    private final Set<AutoCloseable> openIterators = ConcurrentHashMap.newKeySet();
+    private volatile boolean open = true;
+
+    private StoreDatabase(String storeName, Db db, ColumnFamily offsets) {
+        this.storeName = storeName;
+        this.db = db;
+        this.offsets = offsets;
+    }
+
+    /** Opens (creating if missing) the database of store {@code storeName} in {@code dir}. */
+    public static StoreDatabase open(String storeName, Path dir, Options options) {
+        try {
+            Files.createDirectories(dir);
+            Db db = Db.open(dir, options);
+            try {
+                ColumnFamily offsets = db.columnFamily(OFFSETS_FAMILY)
+                        .orElseGet(() -> db.createColumnFamily(OFFSETS_FAMILY, ColumnFamilyOptions.from(options)));
+                return new StoreDatabase(storeName, db, offsets);
+            } catch (RuntimeException e) {
+                db.close();
+                throw e;
+            }
+        } catch (IOException | RuntimeException e) {
+            throw new ProcessorStateException("Error opening store " + storeName + " at location " + dir, e);
+        }
+    }
+
+    public Db db() {
+        checkOpen();
+        return db;
+    }
+
+    public boolean isOpen() {
+        return open;
+    }
+
+    /** Throws Kafka's exception for a closed store, as every store operation must after close. */
+    public void checkOpen() {
+        if (!open) {
+            throw new InvalidStateStoreException("Store " + storeName + " is currently closed");
+        }
+    }
+
+    public String storeName() {
+        return storeName;
+    }
+
+    /** Records {@code changelogOffsets} (which may be empty) after every write made so far. */
+    public void commit(Map<TopicPartition, Long> changelogOffsets) {
+        checkOpen();
+        WriteBatch batch = new WriteBatch();
+        for (Map.Entry<TopicPartition, Long> entry : changelogOffsets.entrySet()) {
+            byte[] key = offsetKey(entry.getKey());
+            if (entry.getValue() == null) {
+                batch.delete(offsets, key);
+            } else {
+                batch.put(offsets, key, ByteBuffer.allocate(Long.BYTES).putLong(entry.getValue()).array());
+            }
+        }
+        if (batch.count() > 0) {
+            db.write(batch, WriteOptions.DEFAULT);
+        }
+    }
+
+    /** The offset last committed for {@code partition}, or null if none was. */
+    public Long committedOffset(TopicPartition partition) {
+        checkOpen();
+        byte[] value = db.get(offsets, offsetKey(partition));
+        return value == null ? null : ByteBuffer.wrap(value).getLong();
+    }
+
+    private static byte[] offsetKey(TopicPartition partition) {
+        byte[] topic = partition.topic().getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(topic.length + Integer.BYTES).put(topic).putInt(partition.partition()).array();
+    }
+
+    /** Registers an iterator for {@link #close()} to end; the iterator unregisters itself when it closes. */
+    public void track(AutoCloseable iterator) {
+        openIterators.add(iterator);
+    }
+
+    public void untrack(AutoCloseable iterator) {
+        openIterators.remove(iterator);
+    }
+
+    /** Ends every open iterator, makes every write durable and closes the database. Idempotent. */
+    @Override
+    public void close() {
+        if (!open) {
+            return;
+        }
+        open = false;
+        List<AutoCloseable> iterators = new ArrayList<>(openIterators);
+        for (AutoCloseable iterator : iterators) {
+            try {
+                iterator.close();
+            } catch (Exception e) {
+                System.getLogger(StoreDatabase.class.getName()).log(System.Logger.Level.WARNING,
+                        "closing an iterator of store " + storeName + " failed", e);
+            }
+        }
+        openIterators.clear();
+        try {
+            db.syncWal();
+        } finally {
+            db.close();
+        }
+    }
+}

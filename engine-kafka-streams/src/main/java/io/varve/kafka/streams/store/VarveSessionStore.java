@@ -1,0 +1,177 @@
+package io.varve.kafka.streams.store;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.kstream.Windowed;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.query.Position;
+import org.apache.kafka.streams.query.PositionBound;
+import org.apache.kafka.streams.query.Query;
+import org.apache.kafka.streams.query.QueryConfig;
+import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.SessionStore;
+import org.apache.kafka.streams.state.internals.SessionKeySchema;
+import org.apache.kafka.streams.state.internals.StoreQueryUtils;
+
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Kafka Streams' persistent session store of raw bytes on Varve: keys in Kafka's session key layout
+ * ({@code key | end (8 bytes) | start (8 bytes)}) inside time segments of a {@link SegmentedStore}, segmented by
+ * session end. Finding the sessions that may merge with a new record searches from the segment of the earliest
+ * end on, since a session ending late may have started early.
+ */
+public class VarveSessionStore implements SessionStore<Bytes, byte[]> {
+
+    private final String name;
+    private final SegmentedStore segments;
+    private final Position position = Position.emptyPosition();
+    private StateStoreContext context;
+
+    public VarveSessionStore(String name, long retentionPeriod, long segmentInterval, StoreOptions options) {
+        this.name = Objects.requireNonNull(name, "name");
+        this.segments = new SegmentedStore(name, retentionPeriod, segmentInterval, new SessionKeySchema(), true,
+                options);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public void init(StateStoreContext context, StateStore root) {
+        this.context = context;
+        segments.init(context, root);
+    }
+
+    @Override
+    public void put(Windowed<Bytes> sessionKey, byte[] aggregate) {
+        Objects.requireNonNull(sessionKey, "sessionKey cannot be null");
+        segments.put(SessionKeySchema.toBinary(sessionKey), aggregate);
+        StoreQueryUtils.updatePosition(position, context);
+    }
+
+    @Override
+    public void remove(Windowed<Bytes> sessionKey) {
+        Objects.requireNonNull(sessionKey, "sessionKey cannot be null");
+        segments.remove(SessionKeySchema.toBinary(sessionKey));
+        StoreQueryUtils.updatePosition(position, context);
+    }
+
+    @Override
+    public byte[] fetchSession(Bytes key, long sessionStartTime, long sessionEndTime) {
+        Objects.requireNonNull(key, "key cannot be null");
+        return segments.get(SessionKeySchema.toBinary(key, sessionStartTime, sessionEndTime));
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(Bytes key, long earliestSessionEndTime,
+                                                                 long latestSessionStartTime) {
+        Objects.requireNonNull(key, "key cannot be null");
+        return sessions(segments.fetch(key, earliestSessionEndTime, latestSessionStartTime, true));
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFindSessions(Bytes key, long earliestSessionEndTime,
+                                                                         long latestSessionStartTime) {
+        Objects.requireNonNull(key, "key cannot be null");
+        return sessions(segments.fetch(key, earliestSessionEndTime, latestSessionStartTime, false));
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(Bytes keyFrom, Bytes keyTo,
+                                                                 long earliestSessionEndTime,
+                                                                 long latestSessionStartTime) {
+        return sessions(segments.fetch(keyFrom, keyTo, earliestSessionEndTime, latestSessionStartTime, true));
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFindSessions(Bytes keyFrom, Bytes keyTo,
+                                                                         long earliestSessionEndTime,
+                                                                         long latestSessionStartTime) {
+        return sessions(segments.fetch(keyFrom, keyTo, earliestSessionEndTime, latestSessionStartTime, false));
+    }
+
+    /**
+     * Not supported, as by Kafka's key-ordered RocksDB session store: sessions of all keys in end-time order
+     * need a time-ordered layout, which Kafka reserves for emit-on-window-close aggregations.
+     */
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(long earliestSessionEndTime,
+                                                                 long latestSessionEndTime) {
+        throw new UnsupportedOperationException("This API is not supported by this implementation of SessionStore.");
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> fetch(Bytes key) {
+        return findSessions(key, 0, Long.MAX_VALUE);
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFetch(Bytes key) {
+        return backwardFindSessions(key, 0, Long.MAX_VALUE);
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> fetch(Bytes keyFrom, Bytes keyTo) {
+        return findSessions(keyFrom, keyTo, 0, Long.MAX_VALUE);
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFetch(Bytes keyFrom, Bytes keyTo) {
+        return backwardFindSessions(keyFrom, keyTo, 0, Long.MAX_VALUE);
+    }
+
+    private static KeyValueIterator<Windowed<Bytes>, byte[]> sessions(KeyValueIterator<Bytes, byte[]> raw) {
+        return new MappedIterator<>(raw, SessionKeySchema::from);
+    }
+
+    @Override
+    public void flush() {
+        segments.commit(Map.of());
+    }
+
+    @Override
+    public void commit(Map<TopicPartition, Long> changelogOffsets) {
+        segments.commit(changelogOffsets);
+    }
+
+    @Override
+    public boolean managesOffsets() {
+        return true;
+    }
+
+    @Override
+    public Long committedOffset(TopicPartition partition) {
+        return segments.committedOffset(partition);
+    }
+
+    @Override
+    public void close() {
+        segments.close();
+    }
+
+    @Override
+    public boolean persistent() {
+        return true;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return segments.isOpen();
+    }
+
+    @Override
+    public <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
+        return StoreQueryUtils.handleBasicQueries(query, positionBound, config, this, position, context);
+    }
+
+    @Override
+    public Position getPosition() {
+        return position;
+    }
+}

@@ -1,0 +1,176 @@
+package io.varve.kafka.streams.store;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.kstream.Windowed;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.query.Position;
+import org.apache.kafka.streams.query.PositionBound;
+import org.apache.kafka.streams.query.Query;
+import org.apache.kafka.streams.query.QueryConfig;
+import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.WindowStore;
+import org.apache.kafka.streams.state.WindowStoreIterator;
+import org.apache.kafka.streams.state.internals.StoreQueryUtils;
+import org.apache.kafka.streams.state.internals.WindowKeySchema;
+
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Kafka Streams' persistent window store of raw bytes on Varve: keys in Kafka's window key layout
+ * ({@code key | window start (8 bytes) | sequence number (4 bytes)}, ordered by key, then start) inside
+ * time segments of a {@link SegmentedStore}. With {@code retainDuplicates} (stream-stream joins) every put gets
+ * a new sequence number so equal keys and starts are all kept, and a null value writes nothing, as in Kafka.
+ */
+public class VarveWindowStore implements WindowStore<Bytes, byte[]> {
+
+    private static final int SUFFIX = Long.BYTES + Integer.BYTES;
+
+    private final String name;
+    private final long windowSize;
+    private final boolean retainDuplicates;
+    private final SegmentedStore segments;
+    private final Position position = Position.emptyPosition();
+    private StateStoreContext context;
+    private int sequence;
+
+    public VarveWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
+                            boolean retainDuplicates, StoreOptions options) {
+        this.name = Objects.requireNonNull(name, "name");
+        this.windowSize = windowSize;
+        this.retainDuplicates = retainDuplicates;
+        this.segments = new SegmentedStore(name, retentionPeriod, segmentInterval, new WindowKeySchema(), false,
+                options);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public void init(StateStoreContext context, StateStore root) {
+        this.context = context;
+        segments.init(context, root);
+    }
+
+    @Override
+    public void put(Bytes key, byte[] value, long windowStartTimestamp) {
+        Objects.requireNonNull(key, "key cannot be null");
+        if (value == null && retainDuplicates) {
+            return;
+        }
+        if (retainDuplicates) {
+            sequence = (sequence + 1) & Integer.MAX_VALUE;
+        }
+        segments.put(WindowKeySchema.toStoreKeyBinary(key, windowStartTimestamp, sequence), value);
+        StoreQueryUtils.updatePosition(position, context);
+    }
+
+    @Override
+    public byte[] fetch(Bytes key, long time) {
+        Objects.requireNonNull(key, "key cannot be null");
+        return segments.get(WindowKeySchema.toStoreKeyBinary(key, time, sequence));
+    }
+
+    @Override
+    public WindowStoreIterator<byte[]> fetch(Bytes key, long timeFrom, long timeTo) {
+        Objects.requireNonNull(key, "key cannot be null");
+        return new MappedIterator.Timestamps(segments.fetch(key, timeFrom, timeTo, true), VarveWindowStore::windowStart);
+    }
+
+    @Override
+    public WindowStoreIterator<byte[]> backwardFetch(Bytes key, long timeFrom, long timeTo) {
+        Objects.requireNonNull(key, "key cannot be null");
+        return new MappedIterator.Timestamps(segments.fetch(key, timeFrom, timeTo, false), VarveWindowStore::windowStart);
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> fetch(Bytes keyFrom, Bytes keyTo, long timeFrom, long timeTo) {
+        return windowed(segments.fetch(keyFrom, keyTo, timeFrom, timeTo, true));
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFetch(Bytes keyFrom, Bytes keyTo, long timeFrom,
+                                                                   long timeTo) {
+        return windowed(segments.fetch(keyFrom, keyTo, timeFrom, timeTo, false));
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> fetchAll(long timeFrom, long timeTo) {
+        return windowed(segments.fetchAll(timeFrom, timeTo, true));
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFetchAll(long timeFrom, long timeTo) {
+        return windowed(segments.fetchAll(timeFrom, timeTo, false));
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> all() {
+        return windowed(segments.all(true));
+    }
+
+    @Override
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardAll() {
+        return windowed(segments.all(false));
+    }
+
+    private KeyValueIterator<Windowed<Bytes>, byte[]> windowed(KeyValueIterator<Bytes, byte[]> raw) {
+        return new MappedIterator<>(raw, key -> WindowKeySchema.fromStoreBytesKey(key.get(), windowSize));
+    }
+
+    private static long windowStart(Bytes storeKey) {
+        byte[] key = storeKey.get();
+        return ByteBuffer.wrap(key, key.length - SUFFIX, Long.BYTES).getLong();
+    }
+
+    @Override
+    public void flush() {
+        segments.commit(Map.of());
+    }
+
+    @Override
+    public void commit(Map<TopicPartition, Long> changelogOffsets) {
+        segments.commit(changelogOffsets);
+    }
+
+    @Override
+    public boolean managesOffsets() {
+        return true;
+    }
+
+    @Override
+    public Long committedOffset(TopicPartition partition) {
+        return segments.committedOffset(partition);
+    }
+
+    @Override
+    public void close() {
+        segments.close();
+    }
+
+    @Override
+    public boolean persistent() {
+        return true;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return segments.isOpen();
+    }
+
+    @Override
+    public <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
+        return StoreQueryUtils.handleBasicQueries(query, positionBound, config, this, position, context);
+    }
+
+    @Override
+    public Position getPosition() {
+        return position;
+    }
+}
