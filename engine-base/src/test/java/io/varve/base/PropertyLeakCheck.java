@@ -16,6 +16,10 @@ import java.util.Set;
  * {@link LeakCheck} for jqwik properties: a property whose tries, taken together, leave open a resource they
  * acquired fails. Registered for every property of a module that has this test-jar on its test class path
  * (listed in {@code META-INF/services}); does nothing unless leak detection is on. {@link KnownLeak} exempts.
+ *
+ * <p>It wraps the property's {@code @BeforeProperty} and {@code @AfterProperty} methods too, so a fixture the
+ * property's container starts and stops around it counts as the property's: what the fixture opens while the
+ * tries run (a file a log reader opens on first use, say) must be closed when the fixture stops.
  */
 public final class PropertyLeakCheck implements AroundPropertyHook {
 
@@ -23,6 +27,12 @@ public final class PropertyLeakCheck implements AroundPropertyHook {
     @Override
     public PropagationMode propagateTo() {
         return PropagationMode.ALL_DESCENDANTS;
+    }
+
+    /** Outside jqwik's property lifecycle methods (-10), inside its statistics reporting (-50). */
+    @Override
+    public int aroundPropertyProximity() {
+        return -20;
     }
 
     @Override

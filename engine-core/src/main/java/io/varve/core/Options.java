@@ -31,6 +31,7 @@ public final class Options {
     private FileSystem fileSystem = DiskFileSystem.INSTANCE;
     private TableOptions tableOptions = TableOptions.defaults();
     private long blockCacheSize = 32L << 20;
+    private boolean verifyEveryBlockLoad;
     private CompactionSettings compactionSettings = CompactionSettings.defaults();
     private int maxBackgroundCompactions = 1;
     private CompactionFilter compactionFilter;
@@ -60,6 +61,7 @@ public final class Options {
         o.fileSystem = fileSystem;
         o.tableOptions = tableOptions;
         o.blockCacheSize = blockCacheSize;
+        o.verifyEveryBlockLoad = verifyEveryBlockLoad;
         o.compactionSettings = compactionSettings;
         o.maxBackgroundCompactions = maxBackgroundCompactions;
         o.compactionFilter = compactionFilter;
@@ -162,6 +164,18 @@ public final class Options {
         }
         Options o = copy();
         o.blockCacheSize = bytes;
+        return o;
+    }
+
+    /**
+     * Whether a data block's checksum is verified every time it is read from its table file (a block-cache
+     * miss), as RocksDB's {@code verify_checksums} read option does, instead of the first time each open
+     * table reads it (the default: a table's bytes never change, so one check per block and reader suffices
+     * against corruption at rest, and later loads skip the CRC). Benchmarks set it to compare like with like.
+     */
+    public Options withVerifyEveryBlockLoad(boolean enabled) {
+        Options o = copy();
+        o.verifyEveryBlockLoad = enabled;
         return o;
     }
 
@@ -374,6 +388,10 @@ public final class Options {
 
     public long blockCacheSize() {
         return blockCacheSize;
+    }
+
+    public boolean verifyEveryBlockLoad() {
+        return verifyEveryBlockLoad;
     }
 
     /** The registry given to {@link #withMeterRegistry}, or null; Object so that callers link without Micrometer. */

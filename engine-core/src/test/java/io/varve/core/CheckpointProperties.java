@@ -5,7 +5,6 @@ import io.varve.base.fs.FaultInjectingFileSystem;
 import io.varve.base.fs.MemFileSystem;
 import io.varve.core.compaction.CompactionSettings;
 import net.jqwik.api.ForAll;
-import io.varve.base.KnownLeak;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.LongRange;
@@ -107,8 +106,6 @@ class CheckpointProperties {
     }
 
     @Property(tries = 40)
-    @KnownLeak("a memtable a rotation created for the checkpoint's flush stays open when the injected failure"
-            + " fails the database and the simulated crash follows")
     void crashDuringCheckpointLeavesSourceIntactAndTargetRefusedOrRight(
             @ForAll long seed, @ForAll @IntRange(min = 1, max = 120) int failAfter, @ForAll boolean flushFirst)
             throws Exception {

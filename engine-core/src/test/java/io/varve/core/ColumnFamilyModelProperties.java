@@ -1,7 +1,6 @@
 package io.varve.core;
 
 import io.varve.core.internal.DbImpl;
-import io.varve.base.KnownLeak;
 import io.varve.core.compaction.CompactionSettings;
 import io.varve.base.fs.MemFileSystem;
 import net.jqwik.api.Arbitraries;
@@ -28,7 +27,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * clean reopens and crashes. Every write is synced, so a crash — landing anywhere, including between the
  * manifest records of one flush — must lose nothing: after it each family must equal its model exactly.
  */
-@KnownLeak("now and then a first memtable DbImpl made at open (DbImpl.<init>) is never released")
 class ColumnFamilyModelProperties {
 
     private static final Path DIR = Path.of("/cf");

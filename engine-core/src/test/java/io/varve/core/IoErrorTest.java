@@ -1,7 +1,6 @@
 package io.varve.core;
 
 import io.varve.core.internal.DbImpl;
-import io.varve.base.KnownLeak;
 import io.varve.base.fs.FaultInjectingFileSystem;
 import io.varve.base.fs.MemFileSystem;
 import org.junit.jupiter.api.Test;
@@ -22,8 +21,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * crash, reopening must give a prefix of the attempted writes (the acknowledged ones, then the one that failed,
  * whose durability is unknown) that holds every synced one.
  */
-@KnownLeak("VersionSet.close() releases no read view if closing the manifest throws"
-        + "; an open failing after DbImpl made its first memtables leaks them")
 class IoErrorTest {
 
     private static final Path DIR = Path.of("/io");

@@ -7,6 +7,7 @@ import io.varve.raftlog.file.FileReaders;
 import io.varve.raftlog.file.IoCounters;
 import io.varve.raftlog.file.LogQueue;
 import io.varve.raftlog.file.QueueWriter;
+import io.varve.raftlog.file.TrackedFileSystem;
 import io.varve.raftlog.file.RecyclePool;
 import io.varve.raftlog.format.LogFileFormat;
 import io.varve.raftlog.format.BatchBuilder;
@@ -58,10 +59,9 @@ public final class RaftLogEngine implements AutoCloseable {
     private final Purger purger;
     private volatile boolean closed;
 
-    private RaftLogEngine(Path dir, RaftLogOptions options, FileSystem.FileLock lock, MemIndex index,
+    private RaftLogEngine(Path dir, FileSystem fs, RaftLogOptions options, FileSystem.FileLock lock, MemIndex index,
             FileCatalog catalog, IoCounters counters, QueueWriter appendWriter, QueueWriter rewriteWriter,
             RecyclePool pool, RecoveredLog recovered) {
-        FileSystem fs = options.fileSystem();
         this.dir = dir;
         this.options = options;
         this.lock = lock;
@@ -95,7 +95,7 @@ public final class RaftLogEngine implements AutoCloseable {
     public static RaftLogEngine open(Path dir, RaftLogOptions options) throws IOException {
         Objects.requireNonNull(dir, "dir");
         Objects.requireNonNull(options, "options");
-        FileSystem fs = options.fileSystem();
+        FileSystem fs = TrackedFileSystem.of(options.fileSystem());
         fs.createDirectories(dir);
         if (dir.toAbsolutePath().getParent() != null) {
             fs.syncDirectory(dir.toAbsolutePath().getParent());
@@ -131,7 +131,7 @@ public final class RaftLogEngine implements AutoCloseable {
             }
             rewriteWriter = new QueueWriter(fs, dir, LogQueue.REWRITE, options.targetFileSize(), catalog, counters,
                     recovered.nextRewriteSeq());
-            engine = new RaftLogEngine(dir, options, lock, index, catalog, counters, appendWriter,
+            engine = new RaftLogEngine(dir, fs, options, lock, index, catalog, counters, appendWriter,
                     rewriteWriter, pool, recovered);
             long millis = (System.nanoTime() - started) / 1_000_000;
             LOG.log(System.Logger.Level.DEBUG, () -> "opened raft log " + dir + " in " + millis + " ms: "

@@ -68,13 +68,13 @@ class CrashProperties {
                 }
                 case Workload.Purge p -> engine.purgeExpiredFiles();
                 case Crash c -> {
-                    // The engine is abandoned, not closed: closing would sync.
                     recycledFiles += engine.stats().filesRecycled();
                     if (c.tearWrites()) {
                         mem.crash(new Random(c.seed()));
                     } else {
                         mem.crash();
                     }
+                    EngineChecks.closeCrashed(engine);
                     crashes++;
                     engine = RaftLogEngine.open(dir, options);
                     RefModel actual = RefModel.readFrom(engine, Workload.KEYS);

@@ -93,6 +93,9 @@ class FaultProperties {
         Statistics.label("failed in").collect(error == null ? "no failure" : where(error));
         fs.heal();
         mem.crash(new Random(crashSeed));
+        if (engine != null) {
+            EngineChecks.closeCrashed(engine);
+        }
         try (RaftLogEngine reopened = RaftLogEngine.open(dir, options.withFileSystem(mem))) {
             RefModel actual = RefModel.readFrom(reopened, Workload.KEYS);
             RefModel state = new RefModel();

@@ -83,6 +83,7 @@ class GroupCommitTest {
         assertTrue(syncs < (long) threads * writes, "grouping: " + syncs + " fsyncs for " + threads * writes + " writes");
         System.out.printf("group commit: %d fsyncs for %d synced writes%n", syncs, threads * writes);
         mem.crash(); // every write was acknowledged as synced: all of it must be there
+        EngineChecks.closeCrashed(engine);
         try (RaftLogEngine reopened = RaftLogEngine.open(DIR, options)) {
             for (int t = 0; t < threads; t++) {
                 assertEquals(OptionalLong.of(writes), reopened.lastIndex(t));
@@ -181,6 +182,7 @@ class GroupCommitTest {
             pool.shutdownNow();
         }
         mem.crash(); // all acknowledged as synced
+        EngineChecks.closeCrashed(engine);
         try (RaftLogEngine reopened = RaftLogEngine.open(DIR, options)) {
             assertEquals(OptionalLong.of(1), reopened.lastIndex(0));
             for (int t = 1; t <= 6; t++) {

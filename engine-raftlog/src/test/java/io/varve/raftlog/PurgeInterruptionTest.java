@@ -81,6 +81,7 @@ class PurgeInterruptionTest {
                 }
                 fs.heal();
                 mem.crash(new Random(n));
+                EngineChecks.closeCrashed(engine);
                 try (RaftLogEngine reopened = RaftLogEngine.open(DIR, options(fs))) {
                     assertEquals(model, RefModel.readFrom(reopened, Workload.KEYS),
                             "purge failed at its operation " + n + (forever ? " and after" : ""));

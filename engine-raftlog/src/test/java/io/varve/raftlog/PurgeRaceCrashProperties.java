@@ -116,12 +116,12 @@ class PurgeRaceCrashProperties {
                         history.acknowledge(ops, acknowledged[0]);
                     }
                     if (crashed) {
-                        engine = crashAndCheck(mem, faults, options, history, p.seed());
+                        engine = crashAndCheck(engine, mem, faults, options, history, p.seed());
                         crashes++;
                     }
                 }
                 case Crash c -> {
-                    engine = crashAndCheck(mem, faults, options, history, c.seed());
+                    engine = crashAndCheck(engine, mem, faults, options, history, c.seed());
                     crashes++;
                 }
                 default -> throw new AssertionError(action);
@@ -133,10 +133,11 @@ class PurgeRaceCrashProperties {
         Statistics.label("a purge was raced").coverage(c -> c.check(true).percentage(p -> p >= 30));
     }
 
-    /** Crashes the machine (the engine is abandoned), reopens, and checks the recovered state. */
-    private static RaftLogEngine crashAndCheck(MemFileSystem mem, FaultInjectingFileSystem faults,
+    /** Crashes the machine under {@code crashed}, reopens, and checks the recovered state. */
+    private static RaftLogEngine crashAndCheck(RaftLogEngine crashed, MemFileSystem mem, FaultInjectingFileSystem faults,
             RaftLogOptions options, History history, long seed) throws Exception {
         mem.crashKeepingSomeNames(new Random(seed));
+        EngineChecks.closeCrashed(crashed);
         faults.heal();
         RaftLogEngine engine = RaftLogEngine.open(DIR, options);
         history.recovered(RefModel.readFrom(engine, Workload.KEYS));

@@ -71,6 +71,7 @@ class PurgeRecycleCrashTest {
         assertThrows(IOException.class, engine::purgeExpiredFiles);
         assertTrue(crashed[0], "the purge never synced its recycle renames");
         fs.beforeNextReuseRename(null);
+        EngineChecks.closeCrashed(engine);
 
         try (RaftLogEngine reopened = RaftLogEngine.open(DIR, options)) {
             assertEquals(8, reopened.firstIndex(1).orElseThrow());

@@ -124,7 +124,8 @@ class RecyclingTest {
                 run.write(engine, false);
             }
             assertTrue(run.isRecycled(run.lastAppendFile()));
-            fs.crash(new Random(seed)); // the engine is abandoned: closing would sync
+            fs.crash(new Random(seed));
+            EngineChecks.closeCrashed(engine);
             RefModel actual = run.recovered(RecoveryMode.TOLERATE_TAIL_CORRUPTION);
             boolean matched = false;
             for (int k = synced; k <= run.written && !matched; k++) {

@@ -134,7 +134,8 @@ class TruncateAfterProperties {
                         engine = RaftLogEngine.open(dir, options(fs));
                     }
                     case Crash c -> {
-                        fs.crash(); // the engine is abandoned: closing would sync
+                        fs.crash();
+                        EngineChecks.closeCrashed(engine);
                         engine = RaftLogEngine.open(dir, options(fs));
                     }
                 }

@@ -5,8 +5,8 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
-import net.jqwik.api.lifecycle.AfterContainer;
-import net.jqwik.api.lifecycle.BeforeContainer;
+import net.jqwik.api.lifecycle.AfterProperty;
+import net.jqwik.api.lifecycle.BeforeProperty;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -36,15 +36,16 @@ class ReplicatedModelProperties {
     private static ReplicatedCluster cluster;
     private static TestServer oracle;
 
-    @BeforeContainer
-    static void start() throws IOException {
+    /** Around the property (one per class), so the leak check holds the cluster to closing what it opened. */
+    @BeforeProperty
+    void start() throws IOException {
         dir = Files.createTempDirectory("replicated-model");
         cluster = ReplicatedCluster.start(dir.resolve("cluster"), false);
         oracle = TestServer.start(dir.resolve("oracle"), c -> c, InetAddress::isLoopbackAddress, cluster.clock);
     }
 
-    @AfterContainer
-    static void stop() throws IOException {
+    @AfterProperty
+    void stop() throws IOException {
         if (cluster != null) {
             cluster.close();
         }

@@ -17,7 +17,9 @@ import java.util.concurrent.TimeUnit;
  * synced. Each iteration is a single shot on a fresh store, so every engine writes exactly the same data
  * whatever its speed (a time-bound iteration would hand the faster engine a bigger data set and more
  * compaction). The score is milliseconds per whole fill; the report divides by the entry count to get
- * operations per second. The warm-up fill writes an eighth of the keys but at least 100,000 (or all of them if
+ * operations per second. A shot ends with a flush that waits until every memtable is written, so an engine
+ * that holds more written data in memory cannot leave its flushes outside the timed window (the settings also
+ * give every engine the same number of memtables). The warm-up fill writes an eighth of the keys but at least 100,000 (or all of them if
  * fewer): enough for the JIT, cheap in time. Secondary results ({@link WriteCounters}): bytes the engine wrote
  * (log, flushes, compactions) per byte put, and time writers were stalled, with compaction running as usual.
  */
@@ -62,6 +64,7 @@ public class FillBenchmark extends StoreBenchmark {
         for (int i = 0; i < ops; i++) {
             db.put(Keys.key(i), values.get(i), false);
         }
+        db.flush();
         recordWrites(counters, (long) ops * (Keys.KEY_SIZE + valueSize));
     }
 
@@ -71,6 +74,7 @@ public class FillBenchmark extends StoreBenchmark {
             int k = order[i];
             db.put(Keys.key(k), values.get(k), false);
         }
+        db.flush();
         recordWrites(counters, (long) ops * (Keys.KEY_SIZE + valueSize));
     }
 }

@@ -66,6 +66,7 @@ public class OverwriteBenchmark extends StoreBenchmark {
             int k = t[i];
             db.put(Keys.key(k), values.get(k + i), false);
         }
+        db.flush(); // the shot pays for its flushes, as FillBenchmark's do
         recordWrites(counters, (long) t.length * (Keys.KEY_SIZE + valueSize));
     }
 }

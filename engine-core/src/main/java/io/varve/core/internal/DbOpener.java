@@ -57,7 +57,8 @@ public final class DbOpener {
         Deque<AutoCloseable> started = new ArrayDeque<>();
         try {
             BlockCache blockCache = options.blockCacheSize() > 0 ? new BlockCache(options.blockCacheSize(), 16) : null;
-            TableCache tables = new TableCache(fs, n -> DbFiles.table(dir, n), blockCache);
+            TableCache tables = new TableCache(fs, n -> DbFiles.table(dir, n), blockCache,
+                    options.verifyEveryBlockLoad());
             started.push(tables);
             // The thread's name carries the whole path: the leak detector finds a database's threads by it.
             Reclaimer reclaimer = new Reclaimer("varve-reclaimer " + dir);

@@ -146,7 +146,8 @@ public final class ReadOnlyOpener {
         Deque<AutoCloseable> started = new ArrayDeque<>();
         try {
             BlockCache blockCache = options.blockCacheSize() > 0 ? new BlockCache(options.blockCacheSize(), 16) : null;
-            TableCache tables = new TableCache(fs, n -> DbFiles.table(dir, n), blockCache);
+            TableCache tables = new TableCache(fs, n -> DbFiles.table(dir, n), blockCache,
+                    options.verifyEveryBlockLoad());
             started.push(tables);
             Reclaimer reclaimer = new Reclaimer("varve-reclaimer " + dir);
             started.push(reclaimer);

@@ -1,6 +1,7 @@
 package io.varve.raftlog.recovery;
 
 import io.varve.base.CorruptionException;
+import io.varve.base.LeakDetector;
 import io.varve.base.fs.FileSystem;
 import io.varve.base.fs.ReadableFile;
 import io.varve.raftlog.file.FileId;
@@ -45,7 +46,8 @@ final class FileScanner {
 
     static ScannedFile scan(FileSystem fs, Path dir, long fileId) throws IOException {
         Path path = LogFileName.path(dir, fileId);
-        try (ReadableFile file = fs.openReadable(path); Arena arena = Arena.ofConfined()) {
+        try (ReadableFile file = fs.openReadable(path); Arena arena = Arena.ofConfined();
+                LeakDetector.Handle ignored = LeakDetector.track("mapping", path)) {
             FileScanner scanner = new FileScanner(file.map(arena), path);
             return scanner.scan(fileId, () -> recordedEnd(fs, dir, fileId));
         }

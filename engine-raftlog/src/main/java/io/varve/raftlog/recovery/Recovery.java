@@ -1,6 +1,7 @@
 package io.varve.raftlog.recovery;
 
 import io.varve.base.CorruptionException;
+import io.varve.base.LeakDetector;
 import io.varve.base.fs.FileSystem;
 import io.varve.base.fs.ReadableFile;
 import io.varve.base.fs.WritableFile;
@@ -20,6 +21,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -97,9 +99,16 @@ public final class Recovery {
         long resumeFirstBatch = 0;
         boolean resumable = false;
         AtomicInteger threadNumber = new AtomicInteger();
+        List<Thread> scanners = new CopyOnWriteArrayList<>();
+        String owner = dir.toString();
         ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, "raftlog-recovery-" + threadNumber.incrementAndGet());
+            Thread t = new Thread(() -> {
+                try (LeakDetector.Handle ignored = LeakDetector.track("thread", owner)) {
+                    r.run();
+                }
+            }, "raftlog-recovery-" + threadNumber.incrementAndGet());
             t.setDaemon(true);
+            scanners.add(t);
             return t;
         });
         try {
@@ -146,6 +155,9 @@ public final class Recovery {
             // through mappings (a caller that then repairs or replaces a file would crash them with SIGBUS).
             pool.shutdownNow();
             pool.close();
+            // The pool's termination is signalled from inside its last worker: join the threads themselves,
+            // so none outlives the open.
+            joinAll(scanners);
         }
         List<ScannedFile> damagedRewrites = new ArrayList<>();
         for (ScannedFile f : toRepair) {
@@ -185,6 +197,23 @@ public final class Recovery {
         return new RecoveredLog(resumeSeq, resumeSize, resumeFirstBatch, resumable, nextAppend, nextRewrite,
                 rewrites.groups(), List.copyOf(problems), Map.copyOf(holeRepairs), List.copyOf(recycled),
                 bounds.violated());
+    }
+
+    private static void joinAll(List<Thread> threads) {
+        boolean interrupted = false;
+        for (Thread t : threads) {
+            while (true) {
+                try {
+                    t.join();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**

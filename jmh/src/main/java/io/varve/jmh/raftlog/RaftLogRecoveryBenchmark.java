@@ -2,7 +2,7 @@ package io.varve.jmh.raftlog;
 
 import io.varve.raftlog.EngineStats;
 import io.varve.raftlog.RaftLogEngine;
-import io.varve.raftlog.RaftLogOptions;
+import io.varve.jmh.store.StoreSettings;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
@@ -126,7 +126,7 @@ public class RaftLogRecoveryBenchmark {
         MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
         System.gc();
         long before = memory.getHeapMemoryUsage().getUsed();
-        try (RaftLogEngine engine = RaftLogEngine.open(dir, RaftLogOptions.defaults())) {
+        try (RaftLogEngine engine = RaftLogEngine.open(dir, StoreSettings.raftLogVarve())) {
             System.gc();
             long after = memory.getHeapMemoryUsage().getUsed();
             EngineStats s = engine.stats();

@@ -1,5 +1,6 @@
 package io.varve.jmh.raftlog;
 
+import io.varve.jmh.store.StoreSettings;
 import io.varve.raftlog.RaftLogOptions;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -67,7 +68,7 @@ public class RaftLogRecycleBenchmark {
     @Setup(Level.Trial)
     public void open() throws IOException {
         dir = BenchDirs.create("raftlog-recycle-" + store);
-        RaftLogOptions varve = RaftLogOptions.defaults().withTargetFileSize(4L << 20);
+        RaftLogOptions varve = StoreSettings.raftLogVarveSmallFiles();
         raft = switch (store) {
             case "varve-recycling" -> new VarveRaftStore(dir, varve.withRecycledFiles(4));
             case "varve-deleting" -> new VarveRaftStore(dir, varve.withRecycledFiles(0));

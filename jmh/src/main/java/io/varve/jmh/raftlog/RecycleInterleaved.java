@@ -1,5 +1,6 @@
 package io.varve.jmh.raftlog;
 
+import io.varve.jmh.store.StoreSettings;
 import io.varve.raftlog.RaftLogOptions;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -26,7 +27,7 @@ public final class RecycleInterleaved {
         int perRound = Integer.parseInt(args[2]);
         String[] names = {"varve-deleting", "varve-recycling", "rocksdb"};
         Writer[] writers = new Writer[names.length];
-        RaftLogOptions varve = RaftLogOptions.defaults().withTargetFileSize(4L << 20);
+        RaftLogOptions varve = StoreSettings.raftLogVarveSmallFiles();
         for (int s = 0; s < names.length; s++) {
             Path dir = BenchDirs.create("raftlog-interleaved-" + names[s]);
             RaftStore store = switch (names[s]) {

@@ -1,9 +1,11 @@
 package io.varve.jmh.raftlog;
 
+import io.varve.jmh.store.StoreSettings;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import org.rocksdb.Options;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.Statistics;
@@ -21,19 +23,27 @@ final class RocksRaftStore implements RaftStore {
         RocksDB.loadLibrary();
     }
 
-    private final Options options;
+    private final StoreSettings.RaftLogRocks settings;
     private final Statistics statistics;
+    /** One batch per writing thread, cleared and refilled for each append, as VarveRaftStore reuses its own. */
+    private final ThreadLocal<WriteBatch> batches;
+    private final Queue<WriteBatch> allBatches = new ConcurrentLinkedQueue<>();
     private final WriteOptions syncWrites;
     private final WriteOptions plainWrites;
     final RocksDB db;
 
     RocksRaftStore(Path dir) throws IOException {
-        statistics = new Statistics();
-        options = new Options().setCreateIfMissing(true).setStatistics(statistics);
+        settings = StoreSettings.raftLogRocks();
+        statistics = settings.statistics();
+        batches = ThreadLocal.withInitial(() -> {
+            WriteBatch batch = new WriteBatch();
+            allBatches.add(batch);
+            return batch;
+        });
         syncWrites = new WriteOptions().setSync(true);
         plainWrites = new WriteOptions().setSync(false);
         try {
-            db = RocksDB.open(options, dir.toString());
+            db = RocksDB.open(settings.options(), dir.toString());
         } catch (RocksDBException e) {
             throw new IOException(e);
         }
@@ -50,7 +60,9 @@ final class RocksRaftStore implements RaftStore {
     @Override
     public void append(long[] groups, long[] indexes, byte[][] entries, byte[] hardState, boolean sync)
             throws IOException {
-        try (WriteBatch batch = new WriteBatch()) {
+        WriteBatch batch = batches.get();
+        try {
+            batch.clear();
             for (int i = 0; i < groups.length; i++) {
                 batch.put(entryKey(groups[i], indexes[i]), entries[i]);
                 batch.put(stateKey(groups[i]), hardState);
@@ -63,9 +75,8 @@ final class RocksRaftStore implements RaftStore {
 
     @Override
     public void compact(long group, long index) throws IOException {
-        try (WriteBatch batch = new WriteBatch()) {
-            batch.deleteRange(entryKey(group, 0), entryKey(group, index));
-            db.write(plainWrites, batch);
+        try {
+            db.deleteRange(plainWrites, entryKey(group, 0), entryKey(group, index));
         } catch (RocksDBException e) {
             throw new IOException(e);
         }
@@ -91,9 +102,9 @@ final class RocksRaftStore implements RaftStore {
     @Override
     public void close() {
         db.close();
+        allBatches.forEach(WriteBatch::close);
         syncWrites.close();
         plainWrites.close();
-        options.close();
-        statistics.close();
+        settings.close();
     }
 }

@@ -3,6 +3,7 @@ package io.varve.jmh.raftlog;
 import io.varve.raftlog.EngineStats;
 import io.varve.raftlog.LogBatch;
 import io.varve.raftlog.RaftLogEngine;
+import io.varve.jmh.store.StoreSettings;
 import io.varve.raftlog.RaftLogOptions;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -17,9 +18,7 @@ final class VarveRaftStore implements RaftStore {
     private final ThreadLocal<LogBatch> batches = ThreadLocal.withInitial(LogBatch::new);
 
     VarveRaftStore(Path dir) throws IOException {
-        this(dir, RaftLogOptions.defaults()
-                .withTargetFileSize(64L << 20)
-                .withPurgeThreshold(1L << 30));
+        this(dir, StoreSettings.raftLogVarve());
     }
 
     VarveRaftStore(Path dir, RaftLogOptions options) throws IOException {

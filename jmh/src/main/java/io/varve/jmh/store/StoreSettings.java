@@ -19,6 +19,9 @@ import java.util.Locale;
  * The one place where each engine's configuration is derived from the same numbers, so that fairness can be
  * audited in a single file (docs/benchmarks.md lists the same table).
  *
+ * <p>The raft-log benchmarks take their settings from here too ({@link #raftLogVarve}, {@link #raftLogVarveSmallFiles}, {@link #raftLogRocks}),
+ * and both raft stores reuse one write batch per writing thread.
+ *
  * <p>Defaults follow db_bench and can be changed for a whole run with system properties on the {@code java}
  * command (JMH forks inherit them): {@code -Dvarve.bench.memtableMiB=64}, {@code -Dvarve.bench.cacheMiB=64}.
  * The quick profile of bin/bench uses a small memtable so that even its small data set reaches tables and
@@ -43,6 +46,16 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
 
     private static final long MIB = 1L << 20;
 
+    /**
+     * Memtables a store may hold in memory, the mutable one included: LevelDB-java's fixed one mutable plus one
+     * immutable, which RocksDB's {@code max_write_buffer_number} (its default, 2) and Varve's immutable-memtable
+     * stall trigger are set to. More would let a store defer flushes past the end of a timed shot.
+     */
+    public static final int MEMTABLES_IN_MEMORY = 2;
+    /** Level-0 table counts that slow and stop writes: RocksDB's defaults, set alike on Varve. */
+    public static final int LEVEL0_SLOWDOWN = 20;
+    public static final int LEVEL0_STOP = 36;
+
     /** The settings of every benchmark unless it overrides one: see the class comment for the properties. */
     public static StoreSettings defaults() {
         return new StoreSettings(Long.getLong("varve.bench.memtableMiB", 64) * MIB, 4096,
@@ -66,6 +79,14 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
                 the raw data + 64 MiB; readrandom small and manycallers: a fraction of it, see their class comments)
                 - bloom filter: %d bits per key on Varve and RocksDB (full filter); LevelDB-java has none
                 - compression: %s on every level for Varve and RocksDB; %s on LevelDB-java (its only codec)
+                - memtables in memory: %d (one mutable, one immutable) on every engine: RocksDB \
+                max_write_buffer_number, Varve's immutable-memtable stall trigger, LevelDB-java's fixed pair; \
+                level-0 slowdown/stop at %d/%d tables on Varve and RocksDB
+                - block checksums: verified on every read of a block from its file (a block-cache miss) on Varve \
+                (withVerifyEveryBlockLoad) and RocksDB (verify_checksums, its default); LevelDB-java as its \
+                defaults have it
+                - fills and overwrites: each shot ends with a flush that waits for the memtables to be written, \
+                so the flush backlog is paid inside the timed window on every engine
                 - write-ahead log: on for every engine; sync only where a benchmark asks (syncwrite), then per write
                 - background work: Varve 1 flush + 1 compaction thread, RocksDB max_background_jobs=2, \
                 LevelDB-java its single thread
@@ -73,6 +94,7 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
                 - merge operator: 64-bit little-endian add on Varve and RocksDB (its built-in uint64add)
                 """, memtableBytes / MIB, blockSize, blockCacheBytes / MIB, bloomBitsPerKey,
                 compression ? "LZ4" : "none", compression ? "Snappy" : "none",
+                MEMTABLES_IN_MEMORY, LEVEL0_SLOWDOWN, LEVEL0_STOP,
                 unorderedWrite ? "on" : "off unless the benchmark compares modes");
     }
 
@@ -109,6 +131,8 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
                         .withCompression(compression))
                 .withBlockCacheSize(blockCacheBytes)
                 .withMaxBackgroundCompactions(1)
+                .withWriteStallTriggers(MEMTABLES_IN_MEMORY - 1, LEVEL0_SLOWDOWN, LEVEL0_STOP)
+                .withVerifyEveryBlockLoad(true)
                 // Only MergeCounterBenchmark merges; an operator that is never used costs nothing.
                 .withMergeOperator(MergeOperators.int64Add(ByteOrder.LITTLE_ENDIAN));
     }
@@ -132,6 +156,9 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
                 .setFilterPolicy(bloom);
         options.setCreateIfMissing(true)
                 .setWriteBufferSize(memtableBytes)
+                .setMaxWriteBufferNumber(MEMTABLES_IN_MEMORY)
+                .setLevel0SlowdownWritesTrigger(LEVEL0_SLOWDOWN)
+                .setLevel0StopWritesTrigger(LEVEL0_STOP)
                 .setCompressionType(compression ? org.rocksdb.CompressionType.LZ4_COMPRESSION
                         : org.rocksdb.CompressionType.NO_COMPRESSION)
                 .setTableFormatConfig(table)
@@ -161,6 +188,61 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
                     throw new IllegalStateException("closing " + natives.get(i), e);
                 }
             }
+        }
+    }
+
+    // ---- Raft logs (RaftLog*Benchmark): Varve's engine-raftlog against RocksDB used as a raft log
+
+    /**
+     * Varve's raft log for the append and recovery benchmarks: 64 MiB files, purging only past 1 GiB of files.
+     * Compression off, as on RocksDB below: the benchmarks' entries are random bytes, which neither codec can
+     * shrink, so trying would only cost CPU on one side or the other.
+     */
+    public static io.varve.raftlog.RaftLogOptions raftLogVarve() {
+        return io.varve.raftlog.RaftLogOptions.defaults()
+                .withTargetFileSize(64L << 20)
+                .withPurgeThreshold(1L << 30)
+                .withCompressionThreshold(Integer.MAX_VALUE);
+    }
+
+    /**
+     * Varve's raft log for the recycling benchmarks: 4 MiB files so purges retire files often, the default
+     * purge threshold, compression off as above; the benchmark chooses how many files to recycle.
+     */
+    public static io.varve.raftlog.RaftLogOptions raftLogVarveSmallFiles() {
+        return io.varve.raftlog.RaftLogOptions.defaults()
+                .withTargetFileSize(4L << 20)
+                .withCompressionThreshold(Integer.MAX_VALUE);
+    }
+
+    /**
+     * RocksDB as a raft log, with the native objects to close after it. Compression off (see
+     * {@link #raftLogVarve}); statistics at the cheapest level the Java API offers (EXCEPT_DETAILED_TIMERS, as
+     * for the key-value stores), because the benchmarks report the bytes RocksDB wrote (WAL, flushes,
+     * compactions) and only its statistics know them;
+     * Varve's raft log always counts. Memtables in memory and level-0 triggers as for the key-value stores.
+     */
+    public static RaftLogRocks raftLogRocks() {
+        Statistics statistics = new Statistics();
+        statistics.setStatsLevel(StatsLevel.EXCEPT_DETAILED_TIMERS);
+        org.rocksdb.Options options = new org.rocksdb.Options()
+                .setCreateIfMissing(true)
+                .setCompressionType(org.rocksdb.CompressionType.NO_COMPRESSION)
+                .setMaxWriteBufferNumber(MEMTABLES_IN_MEMORY)
+                .setLevel0SlowdownWritesTrigger(LEVEL0_SLOWDOWN)
+                .setLevel0StopWritesTrigger(LEVEL0_STOP)
+                .setMaxBackgroundJobs(2)
+                .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
+                .setStatistics(statistics);
+        return new RaftLogRocks(options, statistics);
+    }
+
+    /** RocksDB's raft-log options and the statistics they report to; close after the database. */
+    public record RaftLogRocks(org.rocksdb.Options options, Statistics statistics) implements AutoCloseable {
+        @Override
+        public void close() {
+            options.close();
+            statistics.close();
         }
     }
 

@@ -54,7 +54,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * <h2>Integrity</h2>
  * The footer, properties, filter and index blocks are checked (checksum and structure) at open. A data
  * block's checksum is verified the first time this reader loads it; a per-reader bitmap remembers verified
- * blocks so later loads of the same mapped bytes skip the CRC (the bytes of a table never change). Any
+ * blocks so later loads of the same mapped bytes skip the CRC (the bytes of a table never change), unless
+ * the reader was opened to verify every load (RocksDB's behaviour, for like-for-like benchmarks). Any
  * mismatch or malformed structure raises {@link CorruptionException} naming the file and the offset of the
  * damaged block (from iterators, wrapped in {@link UncheckedIOException}). No decoded length or offset is
  * used before it is checked against its block.
@@ -88,6 +89,8 @@ public final class TableReader {
     private final IndexBlock index;
     /** Bit i set: data block i's stored bytes matched their checksum. */
     private final AtomicLongArray verified;
+    /** Verify a data block's checksum on every load from the mapping, not only on the first. */
+    private final boolean verifyEveryLoad;
     /**
      * Data block i, if it is stored uncompressed and was loaded before: its contents are a slice of the
      * mapping, so keeping the parsed {@link Block} (a small object) saves re-checking its restart array and
@@ -118,7 +121,16 @@ public final class TableReader {
      */
     public static TableReader open(ReadableFile file, Path path, long fileNumber, BlockCache cache,
                                    long globalSequence) throws IOException {
-        return open(file, path, fileNumber, cache, globalSequence, Arena.ofShared(), -1);
+        return open(file, path, fileNumber, cache, globalSequence, false);
+    }
+
+    /**
+     * As above; with {@code verifyEveryLoad} a data block's checksum is verified every time the block is read
+     * from the file (not found in {@code cache}), not only the first time.
+     */
+    public static TableReader open(ReadableFile file, Path path, long fileNumber, BlockCache cache,
+                                   long globalSequence, boolean verifyEveryLoad) throws IOException {
+        return open(file, path, fileNumber, cache, globalSequence, Arena.ofShared(), -1, verifyEveryLoad);
     }
 
     /**
@@ -143,11 +155,12 @@ public final class TableReader {
      * the file once costs neither. {@code readUpTo} bounds the memory held until the reader is released.
      */
     public static TableReader openConfined(ReadableFile file, Path path, long readUpTo) throws IOException {
-        return open(file, path, 0, null, NO_GLOBAL_SEQUENCE, Arena.ofConfined(), readUpTo);
+        return open(file, path, 0, null, NO_GLOBAL_SEQUENCE, Arena.ofConfined(), readUpTo, false);
     }
 
     private static TableReader open(ReadableFile file, Path path, long fileNumber, BlockCache cache,
-                                    long globalSequence, Arena arena, long readUpTo) throws IOException {
+                                    long globalSequence, Arena arena, long readUpTo, boolean verifyEveryLoad)
+            throws IOException {
         LeakDetector.Handle leak = null;
         try {
             Objects.requireNonNull(file, "file");
@@ -158,7 +171,7 @@ public final class TableReader {
             }
             MemorySegment map = (file.size() <= readUpTo ? read(file, arena) : file.map(arena)).asReadOnly();
             leak = LeakDetector.track("mapping", path);
-            return new TableReader(file, path, fileNumber, cache, arena, map, globalSequence, leak);
+            return new TableReader(file, path, fileNumber, cache, arena, map, globalSequence, leak, verifyEveryLoad);
         } catch (Throwable t) {
             if (leak != null) {
                 leak.close();
@@ -186,7 +199,9 @@ public final class TableReader {
     }
 
     private TableReader(ReadableFile file, Path path, long fileNumber, BlockCache cache, Arena arena,
-                        MemorySegment map, long globalSequence, LeakDetector.Handle leak) throws CorruptionException {
+                        MemorySegment map, long globalSequence, LeakDetector.Handle leak, boolean verifyEveryLoad)
+            throws CorruptionException {
+        this.verifyEveryLoad = verifyEveryLoad;
         this.file = file;
         this.leak = leak;
         this.path = path;
@@ -490,7 +505,7 @@ public final class TableReader {
         if (cache != null && type != TableFormat.COMPRESSION_NONE) {
             cache.recordMiss();
         }
-        if (!isVerified(ordinal)) {
+        if (verifyEveryLoad || !isVerified(ordinal)) {
             verifyChecksum(offset, size);
             markVerified(ordinal);
         }

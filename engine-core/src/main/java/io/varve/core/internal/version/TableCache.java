@@ -23,10 +23,17 @@ public final class TableCache implements AutoCloseable {
     private final FileSystem fs;
     private final LongFunction<Path> pathOf;
     private final BlockCache blockCache;
+    private final boolean verifyEveryBlockLoad;
     private final ConcurrentHashMap<Long, TableReader> open = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     public TableCache(FileSystem fs, LongFunction<Path> pathOf, BlockCache blockCache) {
+        this(fs, pathOf, blockCache, false);
+    }
+
+    /** @param verifyEveryBlockLoad see {@link io.varve.core.Options#withVerifyEveryBlockLoad} */
+    public TableCache(FileSystem fs, LongFunction<Path> pathOf, BlockCache blockCache, boolean verifyEveryBlockLoad) {
+        this.verifyEveryBlockLoad = verifyEveryBlockLoad;
         this.fs = fs;
         this.pathOf = pathOf;
         this.blockCache = blockCache;
@@ -91,7 +98,7 @@ public final class TableCache implements AutoCloseable {
         try {
             file = fs.openReadable(path);
             long global = table.globalSequence() >= 0 ? table.globalSequence() : TableReader.NO_GLOBAL_SEQUENCE;
-            return TableReader.open(file, path, table.fileNumber(), blockCache, global);
+            return TableReader.open(file, path, table.fileNumber(), blockCache, global, verifyEveryBlockLoad);
         } catch (IOException e) {
             if (file != null) {
                 try {

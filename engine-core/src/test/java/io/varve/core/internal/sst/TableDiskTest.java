@@ -10,7 +10,11 @@ import static org.junit.jupiter.api.Assertions.*;
 import io.varve.core.internal.keys.InternalIterator;
 import io.varve.core.internal.keys.InternalKey;
 import io.varve.base.fs.DiskFileSystem;
+import io.varve.base.CorruptionException;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -71,6 +75,42 @@ class TableDiskTest {
             assertTrue(cache.hits() > cache.misses(), "point lookups reuse cached blocks");
         } finally {
             reader.release();
+        }
+    }
+
+    /**
+     * A block's stored checksum damaged on disk after the block's first load: a reader opened to verify every
+     * load refuses the next load, while a default reader, which verified the block once, still decodes it (the
+     * block's contents are intact). No block cache, so every lookup loads from the mapping, which shares the
+     * file's pages.
+     */
+    @Test
+    void aReaderVerifyingEveryLoadFindsDamageDoneAfterTheFirstLoad() throws Exception {
+        Path path = dir.resolve("000003.sst");
+        List<Entry> entries = sampleEntries(500, 200, true, 5);
+        write(DiskFileSystem.INSTANCE, path, entries, TableOptions.defaults());
+        byte[] firstKey = entries.getFirst().userKey();
+        byte[] firstValue = entries.getFirst().value();
+        TableReader verifying = TableReader.open(DiskFileSystem.INSTANCE.openReadable(path), path, 3, null,
+                TableReader.NO_GLOBAL_SEQUENCE, true);
+        TableReader once = TableReader.open(DiskFileSystem.INSTANCE.openReadable(path), path, 4, null,
+                TableReader.NO_GLOBAL_SEQUENCE, false);
+        try {
+            assertArrayEquals(firstValue, array(verifying.get(segment(firstKey), InternalKey.MAX_SEQUENCE).value()));
+            assertArrayEquals(firstValue, array(once.get(segment(firstKey), InternalKey.MAX_SEQUENCE).value()));
+            long checksumAt = verifying.dataBlockOffset(0) + verifying.dataBlockSize(0) + 1;
+            try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                ByteBuffer b = ByteBuffer.allocate(1);
+                channel.read(b, checksumAt);
+                channel.write(ByteBuffer.wrap(new byte[] {(byte) (b.get(0) ^ 0x5A)}), checksumAt);
+            }
+            assertThrows(CorruptionException.class,
+                    () -> verifying.get(segment(firstKey), InternalKey.MAX_SEQUENCE));
+            assertArrayEquals(firstValue, array(once.get(segment(firstKey), InternalKey.MAX_SEQUENCE).value()),
+                    "a reader that verified the block once does not verify it again");
+        } finally {
+            verifying.release();
+            once.release();
         }
     }
 }
