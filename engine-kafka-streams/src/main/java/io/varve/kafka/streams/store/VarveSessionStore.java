@@ -1,21 +1,11 @@
 package io.varve.kafka.streams.store;
 
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.kstream.Windowed;
-import org.apache.kafka.streams.processor.StateStore;
-import org.apache.kafka.streams.processor.StateStoreContext;
-import org.apache.kafka.streams.query.Position;
-import org.apache.kafka.streams.query.PositionBound;
-import org.apache.kafka.streams.query.Query;
-import org.apache.kafka.streams.query.QueryConfig;
-import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.SessionStore;
 import org.apache.kafka.streams.state.internals.SessionKeySchema;
-import org.apache.kafka.streams.state.internals.StoreQueryUtils;
 
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -24,42 +14,25 @@ import java.util.Objects;
  * session end. Finding the sessions that may merge with a new record searches from the segment of the earliest
  * end on, since a session ending late may have started early.
  */
-public class VarveSessionStore implements SessionStore<Bytes, byte[]> {
-
-    private final String name;
-    private final SegmentedStore segments;
-    private final Position position = Position.emptyPosition();
-    private StateStoreContext context;
+public class VarveSessionStore extends SegmentedStateStore implements SessionStore<Bytes, byte[]> {
 
     public VarveSessionStore(String name, long retentionPeriod, long segmentInterval, StoreOptions options) {
-        this.name = Objects.requireNonNull(name, "name");
-        this.segments = new SegmentedStore(name, retentionPeriod, segmentInterval, new SessionKeySchema(), true,
-                options);
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public void init(StateStoreContext context, StateStore root) {
-        this.context = context;
-        segments.init(context, root);
+        super(name, new SegmentedStore(name, retentionPeriod, segmentInterval, new SessionKeySchema(), true,
+                options));
     }
 
     @Override
     public void put(Windowed<Bytes> sessionKey, byte[] aggregate) {
         Objects.requireNonNull(sessionKey, "sessionKey cannot be null");
         segments.put(SessionKeySchema.toBinary(sessionKey), aggregate);
-        StoreQueryUtils.updatePosition(position, context);
+        updatePosition();
     }
 
     @Override
     public void remove(Windowed<Bytes> sessionKey) {
         Objects.requireNonNull(sessionKey, "sessionKey cannot be null");
         segments.remove(SessionKeySchema.toBinary(sessionKey));
-        StoreQueryUtils.updatePosition(position, context);
+        updatePosition();
     }
 
     @Override
@@ -128,50 +101,5 @@ public class VarveSessionStore implements SessionStore<Bytes, byte[]> {
 
     private static KeyValueIterator<Windowed<Bytes>, byte[]> sessions(KeyValueIterator<Bytes, byte[]> raw) {
         return new MappedIterator<>(raw, SessionKeySchema::from);
-    }
-
-    @Override
-    public void flush() {
-        segments.commit(Map.of());
-    }
-
-    @Override
-    public void commit(Map<TopicPartition, Long> changelogOffsets) {
-        segments.commit(changelogOffsets);
-    }
-
-    @Override
-    public boolean managesOffsets() {
-        return true;
-    }
-
-    @Override
-    public Long committedOffset(TopicPartition partition) {
-        return segments.committedOffset(partition);
-    }
-
-    @Override
-    public void close() {
-        segments.close();
-    }
-
-    @Override
-    public boolean persistent() {
-        return true;
-    }
-
-    @Override
-    public boolean isOpen() {
-        return segments.isOpen();
-    }
-
-    @Override
-    public <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
-        return StoreQueryUtils.handleBasicQueries(query, positionBound, config, this, position, context);
-    }
-
-    @Override
-    public Position getPosition() {
-        return position;
     }
 }

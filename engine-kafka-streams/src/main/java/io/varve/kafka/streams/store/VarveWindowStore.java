@@ -1,23 +1,13 @@
 package io.varve.kafka.streams.store;
 
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.kstream.Windowed;
-import org.apache.kafka.streams.processor.StateStore;
-import org.apache.kafka.streams.processor.StateStoreContext;
-import org.apache.kafka.streams.query.Position;
-import org.apache.kafka.streams.query.PositionBound;
-import org.apache.kafka.streams.query.Query;
-import org.apache.kafka.streams.query.QueryConfig;
-import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
-import org.apache.kafka.streams.state.internals.StoreQueryUtils;
 import org.apache.kafka.streams.state.internals.WindowKeySchema;
 
 import java.nio.ByteBuffer;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -26,36 +16,20 @@ import java.util.Objects;
  * time segments of a {@link SegmentedStore}. With {@code retainDuplicates} (stream-stream joins) every put gets
  * a new sequence number so equal keys and starts are all kept, and a null value writes nothing, as in Kafka.
  */
-public class VarveWindowStore implements WindowStore<Bytes, byte[]> {
+public class VarveWindowStore extends SegmentedStateStore implements WindowStore<Bytes, byte[]> {
 
     private static final int SUFFIX = Long.BYTES + Integer.BYTES;
 
-    private final String name;
     private final long windowSize;
     private final boolean retainDuplicates;
-    private final SegmentedStore segments;
-    private final Position position = Position.emptyPosition();
-    private StateStoreContext context;
     private int sequence;
 
     public VarveWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
                             boolean retainDuplicates, StoreOptions options) {
-        this.name = Objects.requireNonNull(name, "name");
+        super(name, new SegmentedStore(name, retentionPeriod, segmentInterval, new WindowKeySchema(), false,
+                options));
         this.windowSize = windowSize;
         this.retainDuplicates = retainDuplicates;
-        this.segments = new SegmentedStore(name, retentionPeriod, segmentInterval, new WindowKeySchema(), false,
-                options);
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public void init(StateStoreContext context, StateStore root) {
-        this.context = context;
-        segments.init(context, root);
     }
 
     @Override
@@ -68,7 +42,7 @@ public class VarveWindowStore implements WindowStore<Bytes, byte[]> {
             sequence = (sequence + 1) & Integer.MAX_VALUE;
         }
         segments.put(WindowKeySchema.toStoreKeyBinary(key, windowStartTimestamp, sequence), value);
-        StoreQueryUtils.updatePosition(position, context);
+        updatePosition();
     }
 
     @Override
@@ -127,50 +101,5 @@ public class VarveWindowStore implements WindowStore<Bytes, byte[]> {
     private static long windowStart(Bytes storeKey) {
         byte[] key = storeKey.get();
         return ByteBuffer.wrap(key, key.length - SUFFIX, Long.BYTES).getLong();
-    }
-
-    @Override
-    public void flush() {
-        segments.commit(Map.of());
-    }
-
-    @Override
-    public void commit(Map<TopicPartition, Long> changelogOffsets) {
-        segments.commit(changelogOffsets);
-    }
-
-    @Override
-    public boolean managesOffsets() {
-        return true;
-    }
-
-    @Override
-    public Long committedOffset(TopicPartition partition) {
-        return segments.committedOffset(partition);
-    }
-
-    @Override
-    public void close() {
-        segments.close();
-    }
-
-    @Override
-    public boolean persistent() {
-        return true;
-    }
-
-    @Override
-    public boolean isOpen() {
-        return segments.isOpen();
-    }
-
-    @Override
-    public <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
-        return StoreQueryUtils.handleBasicQueries(query, positionBound, config, this, position, context);
-    }
-
-    @Override
-    public Position getPosition() {
-        return position;
     }
 }
