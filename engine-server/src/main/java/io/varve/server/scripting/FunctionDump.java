@@ -1,6 +1,7 @@
 package io.varve.server.scripting;
 
 import io.varve.server.resp.RedisError;
+import io.varve.server.types.DumpFormat;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -22,28 +23,7 @@ public final class FunctionDump {
     private static final int OPCODE_FUNCTION2 = 245;
     /** The RDB version Redis 7.0 writes; a newer one is refused, as Redis refuses it. */
     private static final int RDB_VERSION = 10;
-    private static final long[] CRC_TABLE = new long[256];
-
-    static {
-        long poly = 0x95ac9329ac4bc9b5L; // 0xad93d23594c935a9 bit-reversed
-        for (int i = 0; i < 256; i++) {
-            long crc = i;
-            for (int j = 0; j < 8; j++) {
-                crc = (crc & 1) != 0 ? (crc >>> 1) ^ poly : crc >>> 1;
-            }
-            CRC_TABLE[i] = crc;
-        }
-    }
-
     private FunctionDump() {
-    }
-
-    static long crc64(byte[] data, int length) {
-        long crc = 0;
-        for (int i = 0; i < length; i++) {
-            crc = CRC_TABLE[(int) ((crc ^ data[i]) & 0xff)] ^ (crc >>> 8);
-        }
-        return crc;
     }
 
     public static byte[] dump(List<String> codes) {
@@ -57,7 +37,7 @@ public final class FunctionDump {
         out.write(RDB_VERSION & 0xff);
         out.write(RDB_VERSION >>> 8);
         byte[] body = out.toByteArray();
-        long crc = crc64(body, body.length);
+        long crc = DumpFormat.crc64(body, body.length);
         for (int i = 0; i < 8; i++) {
             out.write((int) (crc >>> (8 * i)) & 0xff);
         }
@@ -93,7 +73,7 @@ public final class FunctionDump {
         for (int i = 0; i < 8; i++) {
             crc |= (payload[payload.length - 8 + i] & 0xffL) << (8 * i);
         }
-        if (version > RDB_VERSION || crc64(payload, payload.length - 8) != crc) {
+        if (version > RDB_VERSION || DumpFormat.crc64(payload, payload.length - 8) != crc) {
             throw wrong();
         }
         Reader r = new Reader(payload, payload.length - 10);
@@ -162,7 +142,11 @@ public final class FunctionDump {
             }
             int compressed = (int) length(encoded);
             int plain = (int) length(encoded);
-            return lzf(bytes(compressed), plain);
+            try {
+                return DumpFormat.lzfDecompress(bytes(compressed), plain);
+            } catch (DumpFormat.BadFormatException | IndexOutOfBoundsException e) {
+                throw new RedisError("ERR function restore failed, payload is corrupted");
+            }
         }
 
         private byte[] bytes(int n) {
@@ -173,40 +157,5 @@ public final class FunctionDump {
             at += n;
             return b;
         }
-    }
-
-    /** LZF decompression, as Redis stores long RDB strings. */
-    static byte[] lzf(byte[] in, int plainLength) {
-        byte[] out = new byte[plainLength];
-        int ip = 0;
-        int op = 0;
-        try {
-            while (ip < in.length) {
-                int ctrl = in[ip++] & 0xff;
-                if (ctrl < 32) {
-                    int run = ctrl + 1;
-                    System.arraycopy(in, ip, out, op, run);
-                    ip += run;
-                    op += run;
-                } else {
-                    int len = ctrl >>> 5;
-                    int ref = op - ((ctrl & 0x1f) << 8) - 1;
-                    if (len == 7) {
-                        len += in[ip++] & 0xff;
-                    }
-                    ref -= in[ip++] & 0xff;
-                    len += 2;
-                    for (int i = 0; i < len; i++) {
-                        out[op++] = out[ref++];
-                    }
-                }
-            }
-        } catch (IndexOutOfBoundsException e) {
-            throw new RedisError("ERR function restore failed, payload is corrupted");
-        }
-        if (op != plainLength) {
-            throw new RedisError("ERR function restore failed, payload is corrupted");
-        }
-        return out;
     }
 }

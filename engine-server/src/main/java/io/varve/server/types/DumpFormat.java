@@ -265,7 +265,7 @@ public final class DumpFormat {
     }
 
     /** LZF, as Redis compresses long strings in RDB files: literal runs and back references. */
-    static byte[] lzfDecompress(byte[] in, int length) {
+    public static byte[] lzfDecompress(byte[] in, int length) {
         byte[] out = new byte[length];
         int ip = 0;
         int op = 0;
@@ -297,7 +297,7 @@ public final class DumpFormat {
     }
 
     /** CRC-64/Jones (reflected, initial value 0), Redis's checksum of RDB files and DUMP payloads. */
-    static long crc64(byte[] data, int length) {
+    public static long crc64(byte[] data, int length) {
         long crc = 0;
         for (int i = 0; i < length; i++) {
             crc = CRC_TABLE[(int) ((crc ^ data[i]) & 0xff)] ^ (crc >>> 8);
