@@ -39,7 +39,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       failed read (which the engine retries when the entry moved) may go unseen;</li>
  *   <li>no hang: the open, the workload, each of its threads after it is told to stop, the close and the
  *       reopen end within a deadline ({@link Bounded});</li>
- *   <li>nothing leaks: after close no file handle or lock opened through {@link HandleTrackingFileSystem} is
+ *   <li>nothing leaks: after close no file handle or lock the log opened (it registers each with the leak
+ *       detector while detection is on, which the campaign turns on) is
  *       left open, and no recovery thread outlives the open;</li>
  *   <li>after healing the disk and a simulated machine crash (unsynced bytes, and in some cycles unsynced
  *       names, lost), the reopened log equals the state after a prefix of the cycle's batches that holds every
@@ -75,7 +76,7 @@ public final class RaftLogIoErrorCampaign extends IoErrorCampaign<RaftLogIoError
         MemFileSystem disk = new MemFileSystem();
         FaultInjectingFileSystem faults = new FaultInjectingFileSystem(disk);
         store = new Disk(disk, faults,
-                RaftLogStressOptions.options().withFileSystem(new HandleTrackingFileSystem(faults)));
+                RaftLogStressOptions.options().withFileSystem(faults));
         base = new LogModel();
         return faults;
     }

@@ -1,10 +1,11 @@
-package io.varve.stress.raftlog;
+package io.varve.raftlog.file;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.varve.base.LeakDetector;
 import io.varve.base.fs.FaultInjectingFileSystem;
+import io.varve.base.fs.FileSystem;
 import io.varve.base.fs.MemFileSystem;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -19,10 +20,10 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
 /**
- * The leak check of the raft-log I/O error campaign: against a list of the handles a sequence of opens,
- * failed opens, locks and closes left open, the leak detector holds exactly those, owned by their paths.
+ * The raft log's own leak tracking: against a list of the handles a sequence of opens, failed opens, locks
+ * and closes left open, the leak detector holds exactly those, owned by their paths.
  */
-class HandleTrackingFileSystemProperties {
+class TrackedFileSystemProperties {
     private static final AtomicLong TRIES = new AtomicLong();
 
     @Provide
@@ -37,7 +38,7 @@ class HandleTrackingFileSystemProperties {
         MemFileSystem disk = new MemFileSystem();
         disk.createDirectories(dir);
         FaultInjectingFileSystem faults = new FaultInjectingFileSystem(disk);
-        HandleTrackingFileSystem fs = new HandleTrackingFileSystem(faults);
+        FileSystem fs = TrackedFileSystem.of(faults);
         List<AutoCloseable> open = new ArrayList<>();
         int files = 0;
         boolean locked = false;
