@@ -50,6 +50,10 @@ final class DumpCommands {
                 });
                 scores[0] = collected.stream().mapToDouble(Double::doubleValue).toArray();
             }
+            case STREAM -> {
+                c.reply().error("ERR DUMP of a stream is not supported");
+                return;
+            }
         }
         if (items.isEmpty()) {
             c.reply().nil(); // went away between the lookup and the read

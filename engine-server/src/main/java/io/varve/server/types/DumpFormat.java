@@ -89,6 +89,7 @@ public final class DumpFormat {
                     writeString(out, item);
                 }
             }
+            case STREAM -> throw new IllegalArgumentException("DUMP has no stream encoding");
         }
         out.write(RDB_VERSION & 0xff);
         out.write(RDB_VERSION >>> 8);
