@@ -70,7 +70,8 @@ class StringHashModelProperties {
             }
         }
         Statistics.label("restarts").collect(Math.min(restarts, 3));
-        Statistics.label("restarts").coverage(c -> c.check(0).percentage(p -> p < 50));
+        // About half the programs restart at random; the check only guards against generation that never does.
+        Statistics.label("restarts").coverage(c -> c.check(0).percentage(p -> p < 85));
     }
 
     private void checkKey(InProcessServer s, String k, String where) {
