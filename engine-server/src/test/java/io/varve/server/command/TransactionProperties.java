@@ -107,17 +107,31 @@ class TransactionProperties {
             }
             case "INCR" -> {
                 String v = model.getOrDefault(key, "0");
-                long n;
-                try {
-                    n = Long.parseLong(v);
-                } catch (NumberFormatException e) {
+                Long parsed = redisInteger(v);
+                if (parsed == null) {
                     yield "-ERR value is not an integer or out of range\r\n";
                 }
+                long n = parsed;
                 model.put(key, Long.toString(n + 1));
                 yield ":" + (n + 1) + "\r\n";
             }
             default -> throw new IllegalArgumentException(c[0]);
         };
+    }
+
+    /**
+     * Redis's reading of a string as an integer: no leading zeros, no "+", no "-0" (APPEND can build "01",
+     * which Java's parser would take as 1).
+     */
+    private static Long redisInteger(String v) {
+        if (!v.matches("0|-?[1-9][0-9]*")) {
+            return null;
+        }
+        try {
+            return Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            return null;
+        }
     }
 
     private static String bulk(String v) {
