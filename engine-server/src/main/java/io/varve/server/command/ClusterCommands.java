@@ -56,7 +56,9 @@ final class ClusterCommands {
         } else if (c.argCount() == 2 && c.argIs(1, "info")) {
             c.reply().bulk(info(view));
         } else if (c.argCount() == 3 && c.argIs(1, "countkeysinslot")) {
-            c.reply().integer(keysInSlot(c, slotArgument(c), Long.MAX_VALUE).size());
+            int slot = slotArgument(c);
+            c.reply().integer(c.server().routing().servedSlots().serves(slot)
+                    ? ServedKeys.count(c.keyspace(), key -> KeySlot.of(key) == slot) : 0);
         } else if (c.argCount() == 4 && c.argIs(1, "getkeysinslot")) {
             int slot = slotArgument(c);
             long count = Args.parseLong(c.arg(3));
@@ -81,12 +83,15 @@ final class ClusterCommands {
     }
 
     /**
-     * Up to {@code limit} live keys of {@code slot} in this node's state. The keyspace is not laid out by
-     * slot, so this walks every key (docs/cluster.md says what a slot prefix would change).
+     * Up to {@code limit} live keys of {@code slot} in this node's state; none for a slot this node does not
+     * serve, as a Redis Cluster node holds none of them. The keyspace is not laid out by slot, so this walks
+     * every key (docs/cluster.md says what a slot prefix would change).
      */
     private static List<byte[]> keysInSlot(CommandCall c, int slot, long limit) {
-        List<byte[]> keys = c.types().keys().keys(new byte[0], key -> KeySlot.of(key) == slot);
-        return keys.size() > limit ? keys.subList(0, (int) limit) : keys;
+        if (!c.server().routing().servedSlots().serves(slot)) {
+            return List.of();
+        }
+        return ServedKeys.list(c.keyspace(), key -> KeySlot.of(key) == slot, limit);
     }
 
     /** Each range whose group has a known leader: the leader first, then the group's other members. */
