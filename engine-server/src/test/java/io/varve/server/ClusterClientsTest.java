@@ -3,11 +3,13 @@ package io.varve.server;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
-import io.lettuce.core.ScanCursor;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.models.partitions.Partitions;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.protocol.ProtocolVersion;
 import io.varve.server.command.KeySlot;
 import org.junit.jupiter.api.AfterAll;
@@ -31,13 +33,14 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Cluster mode's keyless commands, on three nodes in this JVM with six groups (two led by each node): a node
- * counts, lists and flushes only the keys of the slots it serves, as a Redis Cluster node does, so a cluster
- * client summing over the masters sees every key once; PUBLISH reaches subscribers on every node; a shard
- * channel's SPUBLISH is redirected to its slot's leader, which reaches the group's members.
+ * What cluster clients see of cluster mode, on three nodes in this JVM with six groups (two led by each
+ * node): a node counts, lists and flushes only the keys of the slots it serves, as a Redis Cluster node does,
+ * so a cluster client summing over the masters sees every key once; PUBLISH reaches subscribers on every
+ * node; a shard channel's SPUBLISH is redirected to its slot's leader, which reaches the group's members;
+ * Lettuce's {@link RedisClusterClient} follows MOVED from a stale view and runs MULTI within one slot.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
-class ClusterKeylessCommandsTest {
+class ClusterClientsTest {
 
     private static final int GROUPS = 6;
     private static final int KEYS = 60;
@@ -200,6 +203,53 @@ class ClusterKeylessCommandsTest {
             assertTrue(info.contains("cluster_groups:" + GROUPS + "\r\n"), info);
             assertTrue(info.contains("cluster_groups_led:2\r\n"), info);
             assertTrue(info.contains("cluster_group_0:name=slots-0,slots=0-2730,"), info);
+        }
+    }
+
+    @Test
+    void lettuceFollowsMovedFromAStaleViewAndRunsMultiWithinOneSlot() throws Exception {
+        try (StatefulRedisClusterConnection<String, String> connection = client.connect()) {
+            RedisAdvancedClusterCommands<String, String> redis = connection.sync();
+            String key = "{moved}:k";
+            int slot = KeySlot.of("moved".getBytes(StandardCharsets.UTF_8));
+            assertEquals("OK", redis.set(key, "here"));
+            // Make the client's view stale: it now believes another node masters the slot.
+            Partitions partitions = connection.getPartitions();
+            RedisClusterNode owner = partitions.getPartitionBySlot(slot);
+            RedisClusterNode wrong = partitions.stream().filter(n -> n != owner && !n.getSlots().isEmpty())
+                    .findFirst().orElseThrow();
+            owner.setSlots(owner.getSlots().stream().filter(s -> s != slot).toList());
+            List<Integer> wrongSlots = new ArrayList<>(wrong.getSlots());
+            wrongSlots.add(slot);
+            wrong.setSlots(wrongSlots);
+            partitions.updateCache();
+            assertEquals(wrong.getUri().getPort(), ownerOf(connection, slot));
+            long movedBefore = errorCount(wrong.getUri().getPort(), "MOVED");
+            // The wrong node answers MOVED and the client follows it to the leader.
+            assertEquals("here", redis.get(key));
+            assertEquals(movedBefore + 1, errorCount(wrong.getUri().getPort(), "MOVED"));
+
+            // MULTI on the connection to the slot's master: a transaction within one slot runs as one entry.
+            RedisCommands<String, String> node = connection.getConnection("127.0.0.1", owner.getUri().getPort()).sync();
+            assertEquals("OK", node.multi());
+            node.set("{moved}:a", "1");
+            node.incr("{moved}:a");
+            node.append(key, "!");
+            assertEquals(List.of("OK", 2L, 5L), node.exec().stream().toList());
+            assertEquals("2", redis.get("{moved}:a"));
+            assertEquals("here!", redis.get(key));
+        }
+    }
+
+    /** The node's count of error replies starting with {@code code} (INFO errorstats). */
+    private static long errorCount(int port, String code) throws Exception {
+        try (RespClient node = RespClient.connect(port)) {
+            for (String line : ((String) node.call("INFO", "errorstats")).split("\r\n")) {
+                if (line.startsWith("errorstat_" + code + ":count=")) {
+                    return Long.parseLong(line.substring(line.indexOf('=') + 1));
+                }
+            }
+            return 0;
         }
     }
 
