@@ -212,8 +212,8 @@ class ClusterClientsTest {
             RedisAdvancedClusterCommands<String, String> redis = connection.sync();
             String key = "{moved}:k";
             int slot = KeySlot.of("moved".getBytes(StandardCharsets.UTF_8));
-            assertEquals("OK", redis.set(key, "here"));
-            // Make the client's view stale: it now believes another node masters the slot.
+            // Make the client's view stale before the connection routes anything to the slot (it caches the
+            // route per slot once used): it now believes another node masters the slot.
             Partitions partitions = connection.getPartitions();
             RedisClusterNode owner = partitions.getPartitionBySlot(slot);
             RedisClusterNode wrong = partitions.stream().filter(n -> n != owner && !n.getSlots().isEmpty())
@@ -227,8 +227,9 @@ class ClusterClientsTest {
                 assertEquals(wrong.getUri().getPort(), ownerOf(connection, slot));
                 long movedBefore = errorCount(wrong.getUri().getPort(), "MOVED");
                 // The wrong node answers MOVED and the client follows it to the leader.
+                assertEquals("OK", redis.set(key, "here"));
                 assertEquals("here", redis.get(key));
-                assertEquals(movedBefore + 1, errorCount(wrong.getUri().getPort(), "MOVED"));
+                assertTrue(errorCount(wrong.getUri().getPort(), "MOVED") > movedBefore);
             } finally {
                 client.refreshPartitions(); // the view is the client's, shared by the other tests' connections
             }
