@@ -196,6 +196,13 @@ class ClusterClientsTest {
                     assertEquals(List.of("smessage", "orders", "o-1"), shardOnFollower.read());
                 }
             }
+            // CLUSTER SLOTS lists no node as a replica while it masters other ranges (redis-py would then
+            // take it for a replica everywhere): with every node leading groups, each range has its leader only.
+            List<?> slots = (List<?>) publisher.call("CLUSTER", "SLOTS");
+            assertEquals(GROUPS, slots.size());
+            for (Object range : slots) {
+                assertEquals(3, ((List<?>) range).size(), range.toString());
+            }
             // INFO cluster: the state, and a line per group naming its slots and leader.
             String info = (String) publisher.call("INFO", "cluster");
             assertTrue(info.contains("cluster_enabled:1\r\n"), info);

@@ -94,7 +94,10 @@ final class ClusterCommands {
         return ServedKeys.list(c.keyspace(), key -> KeySlot.of(key) == slot, limit);
     }
 
-    /** Each range whose group has a known leader: the leader first, then the group's other members. */
+    /**
+     * Each range whose group has a known leader: the leader first, then the group's members that lead no group
+     * (a client such as redis-py takes a node listed as a replica anywhere for a replica everywhere).
+     */
     private static void slots(CommandCall c, ClusterView view) {
         record Served(ClusterView.SlotRange range, ClusterView.Shard shard) {
         }
@@ -107,16 +110,14 @@ final class ClusterCommands {
         served.sort(Comparator.comparingInt(s -> s.range().first()));
         c.reply().arrayHeader(served.size());
         for (Served s : served) {
-            List<String> members = s.shard().memberIds();
-            c.reply().arrayHeader(2 + members.size());
+            List<ClusterView.Node> replicas = s.shard().memberIds().stream().map(view::node)
+                    .filter(n -> n != null && !n.id().equals(s.shard().leaderId()) && view.shownAsReplica(n))
+                    .toList();
+            c.reply().arrayHeader(2 + replicas.size());
             c.reply().integer(s.range().first());
             c.reply().integer(s.range().last());
             node(c, view.node(s.shard().leaderId()));
-            for (String id : members) {
-                if (!id.equals(s.shard().leaderId()) && view.node(id) != null) {
-                    node(c, view.node(id));
-                }
-            }
+            replicas.forEach(n -> node(c, n));
         }
     }
 
