@@ -1,6 +1,7 @@
 package io.varve.server.command;
 
 import io.varve.server.resp.RedisError;
+import io.varve.server.types.ServedKeys;
 
 import java.util.ArrayList;
 import java.util.Comparator;

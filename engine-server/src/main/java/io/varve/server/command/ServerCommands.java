@@ -2,6 +2,7 @@ package io.varve.server.command;
 
 import io.varve.server.resp.RedisError;
 import io.varve.server.resp.Reply;
+import io.varve.server.types.ServedKeys;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.varve.server.command;
+package io.varve.server.types;
 
 import io.varve.core.DbIterator;
 import io.varve.core.ReadOptions;
@@ -16,18 +16,18 @@ import java.util.function.Predicate;
  * a cluster node (the keys of its served slots) and CLUSTER COUNTKEYSINSLOT/GETKEYSINSLOT. The keyspace is
  * not laid out by slot, so each walks every metadata record at one snapshot; the list stops at its limit.
  */
-final class ServedKeys {
+public final class ServedKeys {
 
     private ServedKeys() {
     }
 
-    static long count(Keyspace keyspace, Predicate<byte[]> keys) {
+    public static long count(Keyspace keyspace, Predicate<byte[]> keys) {
         long[] counted = {0};
         walk(keyspace, keys, Long.MAX_VALUE, key -> counted[0]++);
         return counted[0];
     }
 
-    static List<byte[]> list(Keyspace keyspace, Predicate<byte[]> keys, long limit) {
+    public static List<byte[]> list(Keyspace keyspace, Predicate<byte[]> keys, long limit) {
         List<byte[]> found = new ArrayList<>();
         walk(keyspace, keys, limit, found::add);
         return found;
