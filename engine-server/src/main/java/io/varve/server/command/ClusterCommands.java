@@ -114,7 +114,7 @@ final class ClusterCommands {
             List<ClusterView.Node> replicas = s.shard().memberIds().stream().map(view::node)
                     .filter(n -> n != null && !n.id().equals(s.shard().leaderId()) && view.shownAsReplica(n))
                     .toList();
-            c.reply().arrayHeader(2 + replicas.size());
+            c.reply().arrayHeader(3 + replicas.size()); // first, last, the leader, its replicas
             c.reply().integer(s.range().first());
             c.reply().integer(s.range().last());
             node(c, view.node(s.shard().leaderId()));
