@@ -29,7 +29,15 @@ class GroupCommitTest {
         final Semaphore finishSync = new Semaphore(0);
         final AtomicBoolean syncing = new AtomicBoolean();
         volatile RuntimeException failNext;
-        final GroupCommit groupCommit = new GroupCommit(this::sync, 0);
+        final GroupCommit groupCommit;
+
+        GatedLog() {
+            this(average -> 0); // no gathering unless a test asks for it
+        }
+
+        GatedLog(java.util.function.LongUnaryOperator gatherNanos) {
+            groupCommit = new GroupCommit(this::sync, 0, gatherNanos);
+        }
 
         private long sync() {
             assertTrue(syncing.compareAndSet(false, true), "two syncs ran at once");
@@ -141,6 +149,68 @@ class GroupCommitTest {
         log.finishSync.release();
         assertTrue(uncovered.join());
         assertEquals(2, log.syncsStarted.get());
+    }
+
+    /** Gathering that never times out, so the outcome is the rule's, not the clock's. */
+    private static final java.util.function.LongUnaryOperator GATHER_UNTIL_COMPANY = average -> Long.MAX_VALUE / 4;
+
+    /** Runs one fsync that serves three writers, so that the next leader gathers for three. */
+    private static void fsyncForThree(GatedLog log) throws InterruptedException {
+        long first = log.appended.incrementAndGet();
+        long second = log.appended.incrementAndGet();
+        long third = log.appended.incrementAndGet();
+        Writer leader = log.write(first);
+        log.awaitSyncStarted(log.syncsStarted.get() + 1);
+        Writer b = log.write(second);
+        Writer c = log.write(third);
+        log.awaitQueued(2);
+        log.finishSync.release();
+        assertTrue(leader.join());
+        assertTrue(b.join());
+        assertTrue(c.join());
+    }
+
+    @Test
+    void aNewLeaderWaitsForAsManyWritersAsThePreviousFsyncServed() throws InterruptedException {
+        GatedLog log = new GatedLog(GATHER_UNTIL_COMPANY);
+        fsyncForThree(log);
+        Writer leader = log.write();
+        Writer second = log.write();
+        log.awaitQueued(1);
+        assertEquals(1, log.syncsStarted.get(), "two writers of three: the leader still gathers");
+        Writer third = log.write();
+        log.awaitSyncStarted(2);
+        log.finishSync.release();
+        assertTrue(leader.join());
+        assertTrue(second.join());
+        assertTrue(third.join());
+        assertEquals(2, log.syncsStarted.get(), "one fsync for the three");
+    }
+
+    @Test
+    void afterAnFsyncForOneWriterNobodyGathers() throws InterruptedException {
+        GatedLog log = new GatedLog(GATHER_UNTIL_COMPANY);
+        Writer alone = log.write();
+        log.awaitSyncStarted(1);
+        log.finishSync.release();
+        assertTrue(alone.join());
+        Writer next = log.write();
+        log.awaitSyncStarted(2); // would never start if the leader gathered: gathering here waits for good
+        log.finishSync.release();
+        assertTrue(next.join());
+    }
+
+    @Test
+    void stopEndsAGatheringLeadersWait() throws InterruptedException {
+        GatedLog log = new GatedLog(GATHER_UNTIL_COMPANY);
+        fsyncForThree(log);
+        Writer leader = log.write();
+        Writer second = log.write();
+        log.awaitQueued(1);
+        log.groupCommit.stop();
+        assertFalse(second.join());
+        assertFalse(leader.join(), "the gathering leader gives up without an fsync");
+        assertEquals(1, log.syncsStarted.get());
     }
 
     @Test
