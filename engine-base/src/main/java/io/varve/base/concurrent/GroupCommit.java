@@ -37,8 +37,8 @@ import java.util.function.LongUnaryOperator;
  * back within microseconds, and one fsync then serves them all again. The wait ends as soon as that many are
  * queued, else after a quarter of the recent fsyncs' average duration and at most {@value #MAX_GATHER_NANOS} ns,
  * so a writer that has lost its company pays that once; after an fsync that served one writer nobody waits.
- * (PostgreSQL's {@code commit_delay}, made adaptive.) Measured on the same disk with 64 writers, this takes
- * an fsync from about 31 commits to about 58.
+ * (PostgreSQL's {@code commit_delay}, made adaptive; the raft log's {@code WriteBarrier} gathers by the same
+ * rule.)
  *
  * <h2>Invariants</h2>
  * Guarded by {@code lock}: {@code pending}, {@code leading}, {@code stopped}, the gathering leader and its

@@ -41,7 +41,8 @@ import java.util.function.LongSupplier;
  * <h2>Group commit</h2>
  * Synced writers go through a {@link GroupCommit}: the first to find no fsync running leads one; every writer
  * arriving while it runs queues and rides the next fsync, which the finishing leader hands to one of them at
- * once; each covered writer is woken on its own. The leader's fsync is {@link #leadSync}.
+ * once, after briefly gathering company; each covered writer is woken on its own. The leader's fsync is
+ * {@link #leadSync}.
  *
  * <h2>Locks and invariants</h2>
  * <ul>
