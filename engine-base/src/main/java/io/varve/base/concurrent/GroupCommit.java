@@ -20,11 +20,11 @@ import java.util.function.LongUnaryOperator;
  * <h2>Design</h2>
  * At most one writer <em>leads</em>: it runs the syncer once, then hands over. Every writer that calls
  * {@link #await} while a sync runs joins the <em>pending queue</em> and parks, so the next sync, which starts
- * the moment the current one ends, carries every one of them: a writer never waits for two syncs after the one
+ * as soon as the current one ends (after the brief gathering below), carries every one of them: a writer never waits for two syncs after the one
  * in progress, and never competes to lead. When a sync returns, its leader, under the queue lock, takes out
  * every waiter the new durable position covers and promotes the oldest waiter it does not cover (one that
  * appended after the sync had taken its snapshot) to lead the next sync. Outside the lock it wakes the new
- * leader first, so the next fsync starts at once, then each covered waiter by its own unpark. A woken waiter
+ * leader first, so the next fsync is not held up, then each covered waiter by its own unpark. A woken waiter
  * reads its outcome from its own node without taking any lock: nobody is released through a shared lock one
  * at a time, and the released writers come back (to append again) while the next fsync runs, which is what
  * makes the groups large.
@@ -50,7 +50,8 @@ import java.util.function.LongUnaryOperator;
  *       waiter (leading stays true) or finds none left uncovered (leading becomes false). So no waiter is ever
  *       stranded without a leader to wake it.</li>
  *   <li>A waiter's node goes from WAITING to LEADS or DONE once, written by the thread that settles it after
- *       the durable position has been raised past it: a writer that sees DONE sees its record durable.</li>
+ *       the durable position has been raised past it (or the group commit has stopped): a writer that sees DONE
+ *       reads the durable position and so learns whether its record is durable.</li>
  *   <li>{@code durable} only grows. Besides the leaders, {@link #advance} raises it for durability won some
  *       other way (a log's final fsync on a background thread).</li>
  *   <li>A syncer that throws stops the group commit for good ({@link #stop} does the same from outside): every
