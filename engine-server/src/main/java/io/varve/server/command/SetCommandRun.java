@@ -3,7 +3,7 @@ package io.varve.server.command;
 import io.varve.core.WriteBatch;
 import io.varve.server.resp.Reply;
 import io.varve.server.store.Keyspace;
-import io.varve.server.store.LockStripes;
+import io.varve.base.concurrent.LockStripes;
 
 import java.util.ArrayList;
 import java.util.List;
