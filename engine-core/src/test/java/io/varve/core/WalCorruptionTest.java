@@ -130,6 +130,33 @@ class WalCorruptionTest {
                 () -> Db.open(dir, Options.defaults().withWalRecovery(WalRecoveryMode.TOLERATE_CORRUPTED_TAIL)));
     }
 
+    /**
+     * A crash that lost a middle sector of the log's unsynced bytes and kept later ones: the default mode keeps
+     * everything before the hole (every synced write precedes the first unsynced byte); the tail-tolerant mode
+     * cannot tell the hole from damage inside the log, which the format records no sync point to rule out, and
+     * refuses it, naming the log, as RocksDB's kTolerateCorruptedTailRecords does. The refusal changes nothing.
+     */
+    @Test
+    void aZeroFilledSectorBeforeKeptRecordsRecoversThePrefixInTheDefaultMode() throws IOException {
+        Path log = writeLog();
+        long hole = Files.size(log) / 2 / 512 * 512;
+        try (FileChannel ch = FileChannel.open(log, StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.allocate(512), hole);
+        }
+        CorruptionException e = assertThrows(CorruptionException.class,
+                () -> Db.open(dir, Options.defaults().withWalRecovery(WalRecoveryMode.TOLERATE_CORRUPTED_TAIL)));
+        assertEquals(log.getFileName(), e.file().getFileName());
+        assertTrue(e.offset() <= hole + 512, "offset " + e.offset() + ", hole at " + hole);
+        int kept;
+        try (Db db = Db.open(dir, Options.defaults())) {
+            kept = presentPrefix(db);
+            assertTrue(kept > 0 && kept < RECORDS, "kept " + kept);
+        }
+        try (Db db = Db.open(dir, Options.defaults().withWalRecovery(WalRecoveryMode.ABSOLUTE_CONSISTENCY))) {
+            assertEquals(kept, presentPrefix(db), "the log was cut at the hole");
+        }
+    }
+
     @Test
     void absoluteConsistencyRefusesATornTail() throws IOException {
         Path log = writeLog();
