@@ -23,6 +23,8 @@ class BystanderMeterTest {
         String problem = BystanderMeter.judge(ALONE, new BystanderMeter.Window(0, 1_000 * MS, 0, 1_000 * MS));
         assertNotNull(problem);
         assertTrue(problem.contains("starved"), problem);
+        assertNotNull(BystanderMeter.judge(ALONE, new BystanderMeter.Window(50, 1_000 * MS, MS, 200 * MS)),
+                "1/200 of the rate is starvation too");
     }
 
     @Test
