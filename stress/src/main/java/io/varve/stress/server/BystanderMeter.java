@@ -25,7 +25,7 @@ final class BystanderMeter {
     /** ...or than this, whichever is longer: a scheduling hiccup on a loaded machine is not starvation. */
     static final long LATENCY_FLOOR_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** A baseline with fewer answers says nothing about the client's speed. */
-    static final long BASELINE_MINIMUM = 50;
+    static final long BASELINE_MINIMUM = 20;
 
     /** What one window saw. */
     record Window(long answers, long nanos, long p99Nanos, long worstNanos) {
