@@ -16,7 +16,7 @@ final class BystanderMeter {
     /**
      * Under attack the client keeps at least this fraction of its answers per second without one. Low, because
      * the attacking threads share the machine's cores with the server and this client (on a loaded two-core
-     * machine the garbage attack alone cost the client 31 of every 32 answers); a client the server stalls for
+     * machine, other builds running, attacks divided its rate by up to 32); a client the server stalls for
      * the whole attack has none.
      */
     static final int RATE_DIVISOR = 100;
