@@ -85,6 +85,7 @@ public final class Dispatcher {
     private final PubSubRegistry pubSub = new PubSubRegistry(pattern -> new Glob(pattern)::matches);
     private final KeyspaceNotifier keyspaceNotifier = new KeyspaceNotifier(pubSub);
     private final KeyspaceEvents keyspaceEvents = new KeyspaceEvents(keyspaceNotifier);
+    private final TrackingTable tracking;
     /** Made by the first script command: a server that runs none never builds a Lua interpreter. */
     private volatile Scripting scripting;
     /** Runs after each command a script runs; tests use it to force an interleaving there. */
@@ -96,6 +97,7 @@ public final class Dispatcher {
         this.observer = observer;
         this.get = table.lookup("get");
         this.admission = new Admission(table, server, pause);
+        this.tracking = new TrackingTable(server::clients);
     }
 
     public CommandTable table() {
@@ -105,9 +107,13 @@ public final class Dispatcher {
     public void execute(Connection connection, byte[][] args, Reply reply) {
         if (!connection.repliesAltered()) {
             executeReplying(connection, args, reply);
-            return;
+        } else {
+            ClientReplyMode.executeSilenced(connection, args, reply, this::executeReplying);
         }
-        ClientReplyMode.executeSilenced(connection, args, reply, this::executeReplying);
+        if (tracking.active()) {
+            tracking.limit(trackingTableMaxKeys());
+            tracking.flushBroadcasts();
+        }
     }
 
     private void executeReplying(Connection connection, byte[][] args, Reply reply) {
@@ -214,6 +220,9 @@ public final class Dispatcher {
         if (!failed && effective.isWrite() && !(spec.handler() instanceof BlockingHandler)) {
             touchWritten(effective, connection, args); // a blocking command marks what it writes, when it writes
         }
+        if (tracking.active()) {
+            tracking.afterCommand(effective, connection, args, failed);
+        }
         monitors.executed(effective, connection, args);
         if (timed) {
             long nanos = System.nanoTime() - started;
@@ -232,16 +241,21 @@ public final class Dispatcher {
     private void touchWritten(CommandSpec spec, Connection connection, byte[][] args) {
         if (spec.has(CommandFlag.TOUCHES_ALL_DATABASES)) {
             watches.touchDatabase(-1);
+            tracking.invalidateAll();
             return;
         }
         int database = connection.database();
         if (spec.has(CommandFlag.TOUCHES_DATABASE)) {
             watches.touchDatabase(database);
+            tracking.invalidateAll();
             return;
         }
         try {
             for (KeySpec keys : spec.keySpecs()) {
-                keys.forEachKey(args, i -> watches.touch(database, args[i]));
+                keys.forEachKey(args, i -> {
+                    watches.touch(database, args[i]);
+                    tracking.invalidate(args[i], connection);
+                });
             }
         } catch (KeySpec.InvalidKeyArguments unreachable) {
             return; // the command succeeded, so its arguments parsed; nothing more to mark
@@ -270,6 +284,7 @@ public final class Dispatcher {
         }
         for (byte[] key : keys) {
             watches.touch(database, key);
+            tracking.invalidate(key, null);
         }
     }
 
@@ -311,6 +326,7 @@ public final class Dispatcher {
         TransactionCommands.unwatchAll(connection, this);
         PubSubCommands.unsubscribeAll(connection, this);
         monitors.remove(connection);
+        tracking.disable(connection);
     }
 
     /** Keyspace notifications ({@code notify-keyspace-events}). */
@@ -345,6 +361,18 @@ public final class Dispatcher {
 
     Monitors monitors() {
         return monitors;
+    }
+
+    /** Client-side caching: who tracks which keys (CLIENT TRACKING). */
+    public TrackingTable tracking() {
+        return tracking;
+    }
+
+    /** CONFIG's tracking-table-max-keys (0: no limit). */
+    private long trackingTableMaxKeys() {
+        String value = server.configuration().get("tracking-table-max-keys");
+        Long max = value == null ? null : Args.tryParseLong(value.getBytes(StandardCharsets.US_ASCII));
+        return max == null ? 0 : max;
     }
 
     public LatencyHistogram latency() {
@@ -385,7 +413,7 @@ public final class Dispatcher {
      * so event loops may call it.
      */
     public boolean executeFromMemory(Connection connection, byte[][] args, Reply reply) {
-        if (get == null || args.length != 2 || !Args.isKeyword(args[0], "get") || monitors.active()
+        if (get == null || args.length != 2 || !Args.isKeyword(args[0], "get") || monitors.active() || tracking.active()
                 || !admission.runsAtOnce(connection, get)
                 || server.keyspace().databases().physical(connection.database()) != 0) {
             return false; // the event loop answers only database 0, where no binding is needed
