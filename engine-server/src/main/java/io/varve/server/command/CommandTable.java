@@ -72,6 +72,8 @@ public final class CommandTable {
         b.group("stream", StreamGroupCommands::register);
         b.group("stream", StreamInfoCommand::register);
         b.group("connection", TrackingCommands::register);
+        b.group("server", AclCommands::register);
+        b.group("server", RoleCommands::register);
         return b.build();
     }
 

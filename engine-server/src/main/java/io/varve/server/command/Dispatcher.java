@@ -86,6 +86,7 @@ public final class Dispatcher {
     private final KeyspaceNotifier keyspaceNotifier = new KeyspaceNotifier(pubSub);
     private final KeyspaceEvents keyspaceEvents = new KeyspaceEvents(keyspaceNotifier);
     private final TrackingTable tracking;
+    private final AclRegistry acl = new AclRegistry();
     /** Made by the first script command: a server that runs none never builds a Lua interpreter. */
     private volatile Scripting scripting;
     /** Runs after each command a script runs; tests use it to force an interleaving there. */
@@ -96,7 +97,7 @@ public final class Dispatcher {
         this.server = server;
         this.observer = observer;
         this.get = table.lookup("get");
-        this.admission = new Admission(table, server, pause);
+        this.admission = new Admission(table, server, pause, acl);
         this.tracking = new TrackingTable(server::clients);
     }
 
@@ -327,6 +328,7 @@ public final class Dispatcher {
         PubSubCommands.unsubscribeAll(connection, this);
         monitors.remove(connection);
         tracking.disable(connection);
+        acl.forget(connection);
     }
 
     /** Keyspace notifications ({@code notify-keyspace-events}). */
@@ -361,6 +363,11 @@ public final class Dispatcher {
 
     Monitors monitors() {
         return monitors;
+    }
+
+    /** ACL users and the user each connection is authenticated as. */
+    AclRegistry acl() {
+        return acl;
     }
 
     /** Client-side caching: who tracks which keys (CLIENT TRACKING). */
