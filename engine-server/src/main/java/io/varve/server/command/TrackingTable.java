@@ -146,6 +146,15 @@ public final class TrackingTable {
         }
     }
 
+    /** The expiry sweep removed {@code key}: its readers and broadcast clients are told at once. */
+    public void expired(byte[] key) {
+        if (clients.isEmpty()) {
+            return;
+        }
+        invalidate(key, null);
+        flushBroadcasts();
+    }
+
     /** FLUSHDB/FLUSHALL: every tracking client drops its whole cache. */
     void invalidateAll() {
         if (clients.isEmpty()) {
