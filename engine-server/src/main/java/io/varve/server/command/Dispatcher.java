@@ -237,18 +237,21 @@ public final class Dispatcher {
 
     /**
      * Marks the transactions watching what a write command changed (see {@link WatchRegistry}): its keys as
-     * its key specs find them, and the databases its flags say it touches.
+     * its key specs find them, and the databases its flags say it touches; tells the clients tracking those
+     * keys ({@link TrackingTable}) and offers the keys to the clients blocked on them.
      */
     private void touchWritten(CommandSpec spec, Connection connection, byte[][] args) {
         if (spec.has(CommandFlag.TOUCHES_ALL_DATABASES)) {
             watches.touchDatabase(-1);
             tracking.invalidateAll();
+            server.keyspace().blocking().signalDatabase(-1);
             return;
         }
         int database = connection.database();
         if (spec.has(CommandFlag.TOUCHES_DATABASE)) {
             watches.touchDatabase(database);
             tracking.invalidateAll();
+            server.keyspace().blocking().signalDatabase(server.keyspace().databases().physical(database));
             return;
         }
         try {
@@ -256,6 +259,8 @@ public final class Dispatcher {
                 keys.forEachKey(args, i -> {
                     watches.touch(database, args[i]);
                     tracking.invalidate(args[i], connection);
+                    // a deleted or retyped key fails the stream group readers blocked on it
+                    server.keyspace().blocking().signal(args[i]);
                 });
             }
         } catch (KeySpec.InvalidKeyArguments unreachable) {
@@ -283,9 +288,11 @@ public final class Dispatcher {
         if (database < 0) {
             return;
         }
+        int physical = server.keyspace().databases().physical(database);
         for (byte[] key : keys) {
             watches.touch(database, key);
             tracking.invalidate(key, null);
+            server.keyspace().blocking().signal(physical, key);
         }
     }
 
