@@ -81,6 +81,23 @@ class AclTest {
     }
 
     @Test
+    void scriptsRunUnderTheCallersPermissions() throws Exception {
+        try (TestServer server = TestServer.start(dir); RespClient bob = RespClient.connect(server.port())) {
+            bob.call("ACL", "SETUSER", "bob", "on", ">123", "+@scripting", "+set", "~x*");
+            assertEquals("OK", bob.call("AUTH", "bob", "123"));
+            assertEquals(1L, bob.call("EVAL", "return redis.acl_check_cmd('set','xx',1)", "1", "xx"));
+            assertEquals(null, bob.call("EVAL", "return redis.acl_check_cmd('hset','xx','f',1)", "1", "xx"));
+            assertEquals(null, bob.call("EVAL", "return redis.acl_check_cmd('set','yy',1)", "0"));
+            Object invalid = bob.call("EVAL", "return redis.acl_check_cmd('invalid-cmd','arg')", "0");
+            assertTrue(((RespClient.Err) invalid).text().startsWith("ERR Invalid command passed to "
+                    + "redis.acl_check_cmd()"), invalid.toString());
+            Object denied = bob.call("EVAL", "return redis.call('get','xx')", "1", "xx");
+            assertTrue(((RespClient.Err) denied).text().startsWith("ERR The user executing the script can't run "
+                    + "this command or subcommand"), denied.toString());
+        }
+    }
+
+    @Test
     void helloAuthenticatesAndNamesTheConnection() throws Exception {
         try (TestServer server = TestServer.start(dir); RespClient c = RespClient.connect(server.port())) {
             c.call("ACL", "SETUSER", "carol", "on", ">secret", "allkeys", "+@all");

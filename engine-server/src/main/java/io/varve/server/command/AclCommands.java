@@ -184,11 +184,11 @@ final class AclCommands {
         }
         List<String> names = new ArrayList<>();
         for (CommandSpec spec : table.all()) {
-            if (CommandIntrospection.categories(spec).contains(category)) {
+            if (CommandIntrospection.categories(spec).contains(category) || spec.group().equals(category)) {
                 names.add(spec.name());
             }
             for (CommandSpec sub : spec.subcommands().values()) {
-                if (CommandIntrospection.categories(sub).contains(category)) {
+                if (CommandIntrospection.categories(sub).contains(category) || sub.group().equals(category)) {
                     names.add(sub.name());
                 }
             }

@@ -181,6 +181,7 @@ final class AclUser {
             String target = rule.substring(1);
             boolean matches = target.startsWith("@")
                     ? target.equals("@all") || categories.contains(target.substring(1))
+                            || target.substring(1).equals(effective.group()) // scripting, geo, hyperloglog
                     : target.equals(full) || target.equals(container);
             if (matches) {
                 allowed = grant;

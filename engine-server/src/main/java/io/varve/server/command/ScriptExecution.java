@@ -108,6 +108,16 @@ final class ScriptExecution implements ScriptHost {
         }
     }
 
+    @Override
+    public Boolean aclAllows(byte[][] args) {
+        CommandSpec spec = dispatcher.table().lookup(args[0]);
+        if (spec == null) {
+            return null;
+        }
+        CommandSpec effective = spec.subcommands().isEmpty() || args.length < 2 ? spec : spec.subcommand(args);
+        return effective != null && dispatcher.acl().refusal(call.connection(), effective, args) == null;
+    }
+
     /** Why a script may not run {@code args}, in Redis's words, or null if it may (and then notes a write). */
     private String refusal(byte[][] args) {
         CommandSpec spec = dispatcher.table().lookup(args[0]);
@@ -129,6 +139,13 @@ final class ScriptExecution implements ScriptHost {
         }
         if (spec.has(CommandFlag.NOSCRIPT) || effective.has(CommandFlag.NOSCRIPT)) {
             return "ERR This Redis command is not allowed from script";
+        }
+        String denied = dispatcher.acl().refusal(call.connection(), effective, args);
+        if (denied != null) {
+            return denied.contains("'" + effective.name() + "' command")
+                    ? "ERR The user executing the script can't run this command or subcommand"
+                    : "ERR The user executing the script can't access at least one of the keys mentioned in the "
+                            + "command arguments";
         }
         boolean writes = effective.isWrite();
         if (writes && run.readOnly()) {
