@@ -96,6 +96,22 @@ class ClientTrackingTest {
     }
 
     @Test
+    void aScriptThatReadsRecordsItsDeclaredKeys() throws Exception {
+        try (TestServer server = TestServer.start(dir); RespClient me = RespClient.connect(server.port());
+             RespClient other = RespClient.connect(server.port())) {
+            me.call("HELLO", "3");
+            me.call("CLIENT", "TRACKING", "on");
+            me.call("EVAL", "redis.call('set', 'k3', 'bar')", "2", "k1", "k2"); // no read: nothing recorded
+            other.call("MSET", "k2", "1", "k1", "1");
+            me.call("EVAL", "redis.call('get', 'k3')", "2", "k1", "k2");
+            other.call("MSET", "k2", "2", "k1", "2", "k3", "2");
+            assertEquals(List.of("invalidate", List.of("k2")), me.read());
+            assertEquals(List.of("invalidate", List.of("k1")), me.read());
+            assertEquals("PONG", me.call("PING"), "k3, read inside the script but not declared, is not recorded");
+        }
+    }
+
+    @Test
     void keysTheExpirySweepRemovesAreInvalidated() throws Exception {
         try (TestServer server = TestServer.start(dir); RespClient me = RespClient.connect(server.port())) {
             me.call("HELLO", "3");

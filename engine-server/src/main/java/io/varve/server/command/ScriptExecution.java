@@ -100,12 +100,18 @@ final class ScriptExecution implements ScriptHost {
         }
         ByteBuf out = Unpooled.buffer();
         try {
-            dispatcher.executeInsideExec(call.connection(), args, new Reply(out, protocol));
+            dispatcher.tracking().asScriptCommand(
+                    () -> dispatcher.executeInsideExec(call.connection(), args, new Reply(out, protocol)));
             dispatcher.scriptCommandProbe.run();
             return ByteBufUtil.getBytes(out);
         } finally {
             out.release();
         }
+    }
+
+    @Override
+    public byte[][] invokingCommand() {
+        return call.args();
     }
 
     @Override

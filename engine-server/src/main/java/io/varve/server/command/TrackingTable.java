@@ -88,11 +88,21 @@ public final class TrackingTable {
      * command but CLIENT CACHING ends the one-command CACHING choice.
      */
     void afterCommand(CommandSpec effective, Connection connection, byte[][] args, boolean failed) {
+        ScriptReads script = SCRIPT.get();
+        if (script != null && script.inside) {
+            script.read |= effective.has(CommandFlag.READONLY); // the script's declared keys stand for its reads
+            return;
+        }
+        boolean scriptRead = false;
+        if (script != null) {
+            scriptRead = script.read;
+            SCRIPT.remove();
+        }
         TrackedClient client = clients.get(connection.id());
         if (client == null) {
             return;
         }
-        if (!failed && effective.has(CommandFlag.READONLY) && client.tracksReads()) {
+        if (!failed && (effective.has(CommandFlag.READONLY) || scriptRead) && client.tracksReads()) {
             List<Key> read = new ArrayList<>();
             try {
                 for (KeySpec spec : effective.keySpecs()) {
@@ -109,6 +119,37 @@ public final class TrackingTable {
         }
         if (!effective.name().equals("client|caching")) {
             client.cachingChosen = false;
+        }
+    }
+
+    /** What the commands of the script running on this thread read: set by {@link #asScriptCommand}. */
+    private static final class ScriptReads {
+        boolean inside;
+        boolean read;
+    }
+
+    private static final ThreadLocal<ScriptReads> SCRIPT = new ThreadLocal<>();
+
+    /**
+     * Runs a command a script calls. Its reads record nothing themselves: as in Redis, a script that ran a
+     * read-only command records the keys the script declared, when the script command ends.
+     */
+    void asScriptCommand(Runnable command) {
+        if (!active()) {
+            command.run();
+            return;
+        }
+        ScriptReads script = SCRIPT.get();
+        if (script == null) {
+            script = new ScriptReads();
+            SCRIPT.set(script);
+        }
+        boolean was = script.inside;
+        script.inside = true;
+        try {
+            command.run();
+        } finally {
+            script.inside = was;
         }
     }
 

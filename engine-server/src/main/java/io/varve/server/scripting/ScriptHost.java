@@ -21,4 +21,9 @@ public interface ScriptHost {
     default Boolean aclAllows(byte[][] args) {
         return Boolean.TRUE;
     }
+
+    /** The command that started the script (FCALL and its arguments), as FUNCTION STATS shows it. */
+    default byte[][] invokingCommand() {
+        return new byte[0][];
+    }
 }
