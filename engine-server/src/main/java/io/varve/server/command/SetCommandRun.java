@@ -56,6 +56,7 @@ public final class SetCommandRun {
         if (args.length < 3 || dispatcher.table().lookup(args[0]) != set || dispatcher.monitors().active()
                 || !dispatcher.admission().runsAtOnce(connection, set)
                 || dispatcher.keyspaceNotifier().enabled() // the dispatcher publishes a SET's events
+                || dispatcher.tracking().active() // the dispatcher skips a NOLOOP client's own writes
                 || dispatcher.server().keyspace().databases().physical(connection.database()) != 0) {
             return false;
         }
