@@ -88,6 +88,27 @@ public final class KeyEncoding {
         return metadataKey(currentDatabase(), userKey);
     }
 
+    /**
+     * Writes the current database's metadata key of {@code userKey} into {@code destination}; its length,
+     * or -1, writing nothing, when it does not fit.
+     */
+    public static int metadataKeyInto(byte[] userKey, byte[] destination) {
+        int database = currentDatabase();
+        int prefix = database == 0 ? 1 : 3;
+        if (prefix + userKey.length > destination.length) {
+            return -1;
+        }
+        if (database == 0) {
+            destination[0] = METADATA_PREFIX;
+        } else {
+            destination[0] = OTHER_DATABASE_METADATA_PREFIX;
+            destination[1] = (byte) (database >>> 8);
+            destination[2] = (byte) database;
+        }
+        System.arraycopy(userKey, 0, destination, prefix, userKey.length);
+        return prefix + userKey.length;
+    }
+
     /** The metadata key of {@code userKey} in physical database {@code database}. */
     public static byte[] metadataKey(int database, byte[] userKey) {
         if (database == 0) {
