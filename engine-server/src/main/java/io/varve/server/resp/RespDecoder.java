@@ -198,7 +198,7 @@ public final class RespDecoder extends ByteToMessageDecoder {
             return fail(out, "ERR Protocol error: bulk string not terminated by CRLF");
         }
         byte[] arg = bulkLength == 0 ? EMPTY : new byte[(int) bulkLength];
-        in.readBytes(arg);
+        copyArgument(in, arg);
         in.skipBytes(2);
         if (argCount == args.length) {
             argBytes += growthCost();
@@ -216,6 +216,25 @@ public final class RespDecoder extends ByteToMessageDecoder {
     }
 
     private static final int FIRST_CAPACITY = 16;
+    /** Arguments up to this long are copied byte by byte out of a direct buffer. */
+    private static final int SMALL_ARGUMENT = 64;
+
+    /**
+     * Copies the argument at the reader index into {@code arg}. A bulk copy out of Netty's pooled direct
+     * buffers allocates a {@code ByteBuffer} view per call, which for the short keys and values of most
+     * commands outweighs the argument itself; copying those byte by byte allocates nothing.
+     */
+    private static void copyArgument(ByteBuf in, byte[] arg) {
+        if (arg.length > SMALL_ARGUMENT || in.hasArray()) {
+            in.readBytes(arg);
+            return;
+        }
+        int from = in.readerIndex();
+        for (int i = 0; i < arg.length; i++) {
+            arg[i] = in.getByte(from + i);
+        }
+        in.readerIndex(from + arg.length);
+    }
 
     private int nextCapacity() {
         return (int) Math.min(argsDeclared, 2L * args.length);
