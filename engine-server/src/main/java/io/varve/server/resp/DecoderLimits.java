@@ -37,11 +37,6 @@ public record DecoderLimits(long maxBulkLength, long queryBufferLimit, int maxIn
         return payloadLength == 0 ? 0 : (ARRAY_HEADER_BYTES + payloadLength + 7) & ~7L;
     }
 
-    /** What one decoded argument of {@code payloadLength} bytes costs: its payload array and its reference. */
-    public static long argumentCost(long payloadLength) {
-        return REFERENCE_BYTES + payloadCost(payloadLength);
-    }
-
     /** The array holding a request's arguments, without them: its header and {@code slots} references. */
     public static long argumentArrayCost(long slots) {
         return ARRAY_HEADER_BYTES + slots * REFERENCE_BYTES;
