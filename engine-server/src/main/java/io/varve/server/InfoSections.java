@@ -65,7 +65,10 @@ final class InfoSections {
                 InfoSource.of("cpu", InfoSections::cpuSection),
                 InfoSource.of("commandstats", f -> f.putAll(commandStats.commandLines())),
                 InfoSource.of("errorstats", f -> f.putAll(commandStats.errorLines())),
-                InfoSource.of("cluster", f -> f.put("cluster_enabled", storage.routing().replicated() ? 1 : 0)),
+                InfoSource.of("cluster", f -> {
+                    f.put("cluster_enabled", storage.routing().replicated() ? 1 : 0);
+                    f.putAll(storage.routing().clusterInfo());
+                }),
                 InfoSource.of("keyspace", this::keyspaceSection),
                 InfoSource.of("varve", this::engineSection),
                 InfoSource.of("engine", this::engineSection)); // the same fields, for those who ask by what they hold

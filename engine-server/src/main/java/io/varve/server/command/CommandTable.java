@@ -71,6 +71,7 @@ public final class CommandTable {
         b.group("stream", StreamReadCommands::register);
         b.group("stream", StreamGroupCommands::register);
         b.group("stream", StreamInfoCommand::register);
+        b.group("server", VarveCommands::register);
         return b.build();
     }
 

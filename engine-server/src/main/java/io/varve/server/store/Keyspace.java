@@ -393,6 +393,32 @@ public final class Keyspace {
         commit(batch);
     }
 
+    /**
+     * A cluster node's FLUSHALL/FLUSHDB of one group: deletes the current database's keys whose user key
+     * {@code keys} accepts, as seen at one snapshot, holding every write lock, in commits of 1024. Their
+     * subkeys go with their metadata, as after FLUSHDB.
+     */
+    public void flushKeys(java.util.function.Predicate<byte[]> keys) {
+        try (LockStripes.Held all = lockEverything()) {
+            WriteBatch batch = new WriteBatch();
+            try (Snapshot snapshot = db.snapshot(); DbIterator it = metadataIterator(ReadOptions.at(snapshot))) {
+                for (it.seekToFirst(); it.valid(); it.next()) {
+                    if (!keys.test(KeyEncoding.userKeyOfMetadata(it.key()))) {
+                        continue;
+                    }
+                    batch.delete(it.key());
+                    if (batch.count() >= 1024) {
+                        commit(batch);
+                        batch = new WriteBatch();
+                    }
+                }
+            }
+            if (batch.count() > 0) {
+                commit(batch);
+            }
+        }
+    }
+
     /** An iterator over the current database's metadata records (seek with {@link KeyEncoding#metadataKey}). */
     public DbIterator metadataIterator(ReadOptions base) {
         return reads().iterator(base.withLowerBound(KeyEncoding.metadataStart()).withUpperBound(KeyEncoding.metadataEnd()));
