@@ -216,11 +216,15 @@ public final class Keyspace {
      * {@link #lookup} counts), or {@link #IN_TABLES} (counted as nothing) when only a full lookup can tell.
      */
     public Metadata lookupInMemory(byte[] key) {
-        MemorySegment engineKey = MemorySegment.ofArray(KeyEncoding.metadataKey(key));
-        byte[] raw = new byte[64];
+        MetadataReadBuffers buffers = MetadataReadBuffers.forCurrentThread();
+        int keyLength = buffers == null ? -1 : KeyEncoding.metadataKeyInto(key, buffers.key);
+        MemorySegment engineKey = keyLength < 0 ? MemorySegment.ofArray(KeyEncoding.metadataKey(key))
+                : buffers.keySegment.asSlice(0, keyLength);
+        byte[] raw = buffers == null ? new byte[64] : buffers.record;
+        MemorySegment destination = buffers == null ? MemorySegment.ofArray(raw) : buffers.recordSegment;
         long length;
         while (true) {
-            length = reads().get(IN_MEMORY, engineKey, MemorySegment.ofArray(raw));
+            length = reads().get(IN_MEMORY, engineKey, destination);
             if (length == ReadOptions.INCOMPLETE) {
                 return IN_TABLES;
             }
@@ -229,6 +233,7 @@ public final class Keyspace {
             }
             // Larger than the guess: read again into an exact array (a newer write may answer this time).
             raw = new byte[(int) length];
+            destination = MemorySegment.ofArray(raw);
         }
         Metadata meta = length < 0 ? null : Metadata.decode(raw, (int) length);
         if (meta != null && meta.hasExpiry() && meta.isExpired(now())) {
