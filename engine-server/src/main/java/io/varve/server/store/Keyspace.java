@@ -121,6 +121,9 @@ public final class Keyspace {
 
     /** This keyspace bound to {@code database} (the same object for the same database). */
     public Keyspace in(Database database) {
+        if (database.physical() == this.database.physical()) {
+            return this;
+        }
         if (database.physical() >= views.length()) {
             return new Keyspace(root, database);
         }

@@ -57,6 +57,9 @@ public final class DataTypes {
 
     /** These types over {@code database} (the same object for the same database). */
     public DataTypes in(Database database) {
+        if (database.physical() == keyspace.database().physical()) {
+            return this;
+        }
         DataTypes found = views.get(database.physical());
         return found != null ? found : views.computeIfAbsent(database.physical(),
                 p -> new DataTypes(keyspace.in(database), maxBulkLength, views));
