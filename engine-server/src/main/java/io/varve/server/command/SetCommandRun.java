@@ -16,8 +16,8 @@ import io.varve.server.types.StagedStringWrites;
  * <p>Why Redis's semantics hold. Only <em>blind</em> SETs join a run (no NX, XX, GET or KEEPTTL): they read
  * nothing, so their outcome does not depend on when they run. {@link #commit} holds the stripe locks of every
  * key in the run (taken together, in the usual ascending order, by {@link StagedStringWrites}, which owns the
- * batch) across the one commit, exactly as a lone SET holds its lock across its commit, so read-modify-write commands of other connections see each key
- * before or after the run, never in between. The batch is atomic and applied in arrival order (a later SET
+ * batch) across the one commit, exactly as a lone SET holds its lock across its commit, so read-modify-write
+ * commands of other connections see each key before or after the run, never in between. The batch is atomic and applied in arrival order (a later SET
  * of the same key wins), and no reply is written before the commit. The caller commits the run before it
  * executes any other command of the connection, so that command sees every SET before it. The outcome is
  * therefore the one the SETs would have had executed one by one, at the instant of the commit.
