@@ -162,7 +162,7 @@ final class InfoSections {
     private void keyspaceSection(Map<String, Object> f) {
         Keyspace ks = keyspace;
         for (int i = 0; i < ks.databases().count(); i++) {
-            long[] counts = ks.databases().in(i, ks::countKeys);
+            long[] counts = ks.inLogical(i).countKeys();
             if (counts[0] > 0) {
                 f.put("db" + i, "keys=" + counts[0] + ",expires=" + counts[1] + ",avg_ttl=" + counts[2]);
             }

@@ -102,4 +102,26 @@ class InlineGetTest extends OneServerPerClass {
             }
         }
     }
+
+    @Test
+    void getsOfEveryDatabaseAreAnsweredInlineFromTheDatabaseSelected() throws Exception {
+        try (RespClient c = RespClient.connect(server.port()); RespClient other = RespClient.connect(server.port())) {
+            c.call("SET", "db:k", "zero");
+            c.call("SELECT", "7");
+            c.call("SET", "db:k", "seven");
+            c.call("SET", "db:only7", "x");
+            long before = inlineReads(c);
+            c.sendRaw(pipeline(List.of(new String[] {"GET", "db:k"}, new String[] {"GET", "db:only7"})));
+            assertEquals("seven", c.read());
+            assertEquals("x", c.read());
+            assertEquals(2, inlineReads(c) - before);
+            other.call("SWAPDB", "7", "0");
+            before = inlineReads(c);
+            c.sendRaw(pipeline(List.of(new String[] {"GET", "db:k"}, new String[] {"GET", "db:only7"})));
+            assertEquals("zero", c.read(), "SWAPDB moved database 0's keys under the number this connection selected");
+            assertEquals(null, c.read());
+            assertEquals(2, inlineReads(c) - before);
+            other.call("SWAPDB", "7", "0");
+        }
+    }
 }

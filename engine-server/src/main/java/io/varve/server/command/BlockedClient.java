@@ -3,6 +3,7 @@ package io.varve.server.command;
 import io.varve.server.resp.RedisError;
 import io.varve.server.resp.Reply;
 import io.varve.server.store.BlockingKeys;
+import io.varve.server.store.Keyspace;
 
 import java.util.List;
 import java.util.function.Consumer;
@@ -19,7 +20,13 @@ import java.util.function.Consumer;
  */
 final class BlockedClient implements BlockingKeys.Waiter {
 
-    /** Pops for the parked command from {@code readyKey}: the reply to send, or null when the key cannot serve. */
+    /**
+     * Pops for the parked command from {@code readyKey}: the reply to send, or null when the key cannot serve.
+     * It works in its command's database through the command's {@link CommandCall#types}, which resolves the
+     * connection's logical database when asked: the physical database the registry offers the key in, since
+     * SWAPDB moves the waiters with the map (both in the command gate's exclusive side) and a parked
+     * connection runs no SELECT.
+     */
     interface Attempt {
         Consumer<Reply> tryServe(byte[] readyKey);
     }
@@ -67,7 +74,8 @@ final class BlockedClient implements BlockingKeys.Waiter {
         // reads the registration under this monitor, so it never sees a waiting command without one.
         c.connection().blocked(blocked);
         synchronized (blocked) {
-            blocked.registration = c.keyspace().blocking().register(blocked, keys);
+            Keyspace keyspace = c.keyspace();
+            blocked.registration = keyspace.blocking().register(keyspace.database().physical(), blocked, keys);
         }
         parking.park(blocked::disconnected);
         if (timeoutNanos > 0) {
@@ -88,7 +96,7 @@ final class BlockedClient implements BlockingKeys.Waiter {
     }
 
     @Override
-    public boolean tryServe(byte[] readyKey) {
+    public boolean tryServe(int database, byte[] readyKey) {
         Consumer<Reply> reply;
         try {
             reply = attempt.tryServe(readyKey);

@@ -101,14 +101,14 @@ final class BlockingCommands {
                         return null;
                     }
                     BlockingHandler.touch(c, d, source, destination);
-                    ks.blocking().signal(destination);
+                    ks.signalWaiters(destination);
                     return r -> r.bulk(element);
                 }, Reply::nil);
                 return;
             }
         }
         BlockingHandler.touch(c, d, source, destination);
-        ks.blocking().signal(destination);
+        ks.signalWaiters(destination);
         c.reply().bulk(moved);
     }
 }

@@ -1,7 +1,5 @@
 package io.varve.server.command;
 
-import java.util.List;
-
 /**
  * A blocking command (BLPOP, BLMOVE, BZPOPMIN, ...). It runs in the command gate's shared side like any
  * command, but when it parks, its writes happen later, on the thread of the writer that serves it; so it
@@ -21,6 +19,8 @@ interface BlockingHandler extends CommandHandler {
 
     /** Marks the transactions watching {@code keys} of the blocked client's database: they were written. */
     static void touch(CommandCall call, Dispatcher dispatcher, byte[]... keys) {
-        dispatcher.touchWritten(call.connection().database(), List.of(keys));
+        for (byte[] key : keys) {
+            dispatcher.touchWritten(call.connection().database(), key);
+        }
     }
 }

@@ -30,12 +30,16 @@ public record CommandCall(CommandSpec spec, byte[][] args, Connection connection
         return Args.parseLong(args[i]);
     }
 
+    /**
+     * The keyspace of the database the connection selected: the physical database its logical number names
+     * now. Stable for the whole command, which holds the command gate that SWAPDB takes exclusively.
+     */
     public Keyspace keyspace() {
-        return server.keyspace();
+        return server.keyspace().inLogical(connection.database());
     }
 
-    /** The Redis types, through which commands read and write keys. */
+    /** The Redis types over {@link #keyspace()}, through which commands read and write keys. */
     public DataTypes types() {
-        return server.types();
+        return server.types().in(server.keyspace().databases().database(connection.database()));
     }
 }

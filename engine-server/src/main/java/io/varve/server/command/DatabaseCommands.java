@@ -1,16 +1,12 @@
 package io.varve.server.command;
 
-import io.varve.core.WriteBatch;
 import io.varve.server.resp.RedisError;
 import io.varve.server.store.Databases;
-import io.varve.server.store.KeyEncoding;
-import io.varve.server.store.Keyspace;
-import io.varve.base.concurrent.LockStripes;
-import io.varve.server.store.Metadata;
 
 /**
- * SELECT, SWAPDB and MOVE over the logical databases of {@link Databases}. The dispatcher binds each command
- * to its connection's physical database, so every other command works in the selected one unchanged.
+ * SELECT, SWAPDB and MOVE over the logical databases of {@link Databases}. A command reaches the physical
+ * database its connection selected through {@link CommandCall#types}, so every other command works in the
+ * selected one unchanged.
  * Clients blocked on a key stay in the logical database they selected: SWAPDB moves them with it and serves
  * those whose database now holds their key, and MOVE serves those waiting in the target database, as Redis
  * does ({@link io.varve.server.store.BlockingKeys}).
@@ -69,27 +65,7 @@ final class DatabaseCommands {
         if (target == c.connection().database()) {
             throw new RedisError("ERR source and destination objects are the same");
         }
-        Keyspace ks = c.keyspace();
-        byte[] key = c.arg(1);
-        int destination = ks.databases().physical(target);
-        try (LockStripes.Held held = ks.lock(key)) {
-            Metadata meta = ks.lookup(key);
-            if (meta == null) {
-                c.reply().integer(0);
-                return;
-            }
-            byte[] existing = ks.db().get(KeyEncoding.metadataKey(destination, key));
-            if (existing != null && !Metadata.decodeHeader(existing).isExpired(ks.now())) {
-                c.reply().integer(0);
-                return;
-            }
-            // A collection's subkeys carry no database: moving its metadata moves it whole.
-            WriteBatch batch = new WriteBatch();
-            ks.deleteMetadata(batch, key);
-            ScopedValue.where(KeyEncoding.DATABASE, destination).run(() -> ks.putMetadata(batch, key, meta));
-            ks.commit(batch);
-        }
-        ks.blocking().signal(destination, key);
-        c.reply().integer(1);
+        boolean moved = c.types().keys().move(c.arg(1), c.keyspace().databases().database(target));
+        c.reply().integer(moved ? 1 : 0);
     }
 }

@@ -21,12 +21,11 @@ import io.varve.server.types.hyperloglog.NotAHyperLogLogException;
 import io.varve.server.types.ValueTooLargeException;
 
 import java.nio.charset.StandardCharsets;
-import java.util.List;
-import java.util.function.Supplier;
 
 /**
  * Runs one request: asks {@link Admission} whether to refuse it, queue it inside MULTI or run it (having
- * waited out a CLIENT PAUSE), and runs the handler bound to the connection's physical database, inside
+ * waited out a CLIENT PAUSE), and runs the handler (which reaches its connection's database through
+ * {@link CommandCall#types}), inside
  * the {@link CommandGate}'s shared side and the replica routing's {@link ReplicaRouting#run} (a follower holds
  * off installing a snapshot meanwhile); turns a {@link RedisError} into an error reply. A handler that fails
  * after writing part of its reply has that part discarded, so the reply stream always stays one well-formed
@@ -180,17 +179,17 @@ public final class Dispatcher {
         run(spec, sub == null ? spec : sub, connection, args, reply);
     }
 
-    /** Runs the command bound to its connection's physical database (see {@link Databases}). */
+    /** Runs the command where its routing says it runs (see {@link ReplicaRouting#run}). */
     private void run(CommandSpec spec, CommandSpec effective, Connection connection, byte[][] args, Reply reply) {
-        server.routing().run(() -> server.keyspace().databases().in(connection.database(), () -> {
-            runInDatabase(spec, effective, connection, args, reply);
-            return null;
-        }));
+        server.routing().run(() -> runHere(spec, effective, connection, args, reply));
     }
 
-    /** Runs {@code spec}'s handler; {@code effective} is the subcommand it names, or {@code spec} itself. */
-    private void runInDatabase(CommandSpec spec, CommandSpec effective, Connection connection, byte[][] args,
-                               Reply reply) {
+    /**
+     * Runs {@code spec}'s handler; {@code effective} is the subcommand it names, or {@code spec} itself. The
+     * handler reaches its connection's database through {@link CommandCall#types}.
+     */
+    private void runHere(CommandSpec spec, CommandSpec effective, Connection connection, byte[][] args,
+                         Reply reply) {
         connection.commandStarted(spec.name());
         int mark = reply.buffer().writerIndex();
         // Two clock reads per command show in profiles of pipelined GETs: skip them unless someone observes.
@@ -254,13 +253,14 @@ public final class Dispatcher {
             server.keyspace().blocking().signalDatabase(server.keyspace().databases().physical(database));
             return;
         }
+        int physical = server.keyspace().databases().physical(database);
         try {
             for (KeySpec keys : spec.keySpecs()) {
                 keys.forEachKey(args, i -> {
                     watches.touch(database, args[i]);
                     tracking.invalidate(args[i], connection);
                     // a deleted or retyped key fails the stream group readers blocked on it
-                    server.keyspace().blocking().signal(args[i]);
+                    server.keyspace().blocking().signal(physical, args[i]);
                 });
             }
         } catch (KeySpec.InvalidKeyArguments unreachable) {
@@ -282,18 +282,15 @@ public final class Dispatcher {
 
     /**
      * Keys written outside {@link #execute} (runs of SETs) touch their watchers through here; {@code database}
-     * is the logical database the keys were written in (-1: one no client can select, so no watcher).
+     * is the logical database the key was written in (-1: one no client can select, so no watcher).
      */
-    void touchWritten(int database, List<byte[]> keys) {
+    void touchWritten(int database, byte[] key) {
         if (database < 0) {
             return;
         }
-        int physical = server.keyspace().databases().physical(database);
-        for (byte[] key : keys) {
-            watches.touch(database, key);
-            tracking.invalidate(key, null);
-            server.keyspace().blocking().signal(physical, key);
-        }
+        watches.touch(database, key);
+        tracking.invalidate(key, null);
+        server.keyspace().blocking().signal(server.keyspace().databases().physical(database), key);
     }
 
     /**
@@ -413,11 +410,6 @@ public final class Dispatcher {
         return watches;
     }
 
-    /** Runs {@code action} in the connection's database. */
-    <T> T inDatabase(Connection connection, Supplier<T> action) {
-        return server.keyspace().databases().in(connection.database(), action);
-    }
-
     /**
      * Runs a plain {@code GET key} of an authenticated connection from what the engine holds in memory
      * ({@link Keyspace#lookupInMemory}), on the calling thread, if that decides it; the reply and the bookkeeping are those {@link #execute} would give
@@ -428,21 +420,22 @@ public final class Dispatcher {
      */
     public boolean executeFromMemory(Connection connection, byte[][] args, Reply reply) {
         if (get == null || args.length != 2 || !Args.isKeyword(args[0], "get") || monitors.active() || tracking.active()
-                || !admission.runsAtOnce(connection, get)
-                || server.keyspace().databases().physical(connection.database()) != 0) {
-            return false; // the event loop answers only database 0, where no binding is needed
+                || !admission.runsAtOnce(connection, get)) {
+            return false;
         }
         try (CommandGate.Held shared = gate.tryShared()) {
-            return shared != null && getFromMemory(connection, args, reply);
+            // Inside the gate: the connection's logical database names the same physical one until it is left.
+            return shared != null && getFromMemory(server.keyspace().inLogical(connection.database()), connection,
+                    args, reply);
         }
     }
 
-    private boolean getFromMemory(Connection connection, byte[][] args, Reply reply) {
+    private boolean getFromMemory(Keyspace keyspace, Connection connection, byte[][] args, Reply reply) {
         boolean timed = observer != Observer.NONE;
         long started = timed ? System.nanoTime() : 0;
         Metadata meta;
         try {
-            meta = server.keyspace().lookupInMemory(args[1]);
+            meta = keyspace.lookupInMemory(args[1]);
         } catch (RuntimeException e) {
             return false; // a closing engine or a damaged record: the ordinary path reports it
         }

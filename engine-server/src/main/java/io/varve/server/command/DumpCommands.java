@@ -121,7 +121,7 @@ final class DumpCommands {
                 keys.expireAt(key, expireAt, new RedisKeys.ExpiryRules(false, false, false, false));
             }
         }
-        ks.blocking().signal(ks.databases().physical(c.connection().database()), key);
+        ks.signalWaiters(key);
         c.reply().ok();
     }
 

@@ -1,15 +1,8 @@
 package io.varve.server.command;
 
-import io.varve.core.ReadOptions;
-import io.varve.core.WriteBatch;
 import io.varve.server.resp.RedisError;
 import io.varve.server.resp.Reply;
-import io.varve.server.store.KeyCopier;
-import io.varve.server.store.KeyEncoding;
-import io.varve.server.store.Keyspace;
-import io.varve.base.concurrent.LockStripes;
 import io.varve.server.store.Metadata;
-import io.varve.server.store.RedisType;
 
 import java.util.Arrays;
 import java.util.List;
@@ -17,8 +10,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * COPY and OBJECT. COPY works on any type through {@link KeyCopier} (a collection's subkeys are copied
- * under a fresh version). OBJECT ENCODING names the encoding Redis 7.0 would pick for the value under the
+ * COPY and OBJECT. COPY works on any type ({@link io.varve.server.types.RedisKeys#copy}: a collection's
+ * subkeys are copied under a fresh version). OBJECT ENCODING names the encoding Redis 7.0 would pick for the value under the
  * configured thresholds (hash-max-listpack-entries and the others), so clients and tools that branch on it see
  * the familiar names; Varve's own layout is the same for every size, so a collection that shrinks back under a
  * threshold is reported compact again, where Redis would keep the larger encoding. Redis 7.0's names are the
@@ -66,27 +59,8 @@ final class ObjectCommands {
         if (target == current && Arrays.equals(from, to)) {
             throw new RedisError("ERR source and destination objects are the same");
         }
-        Keyspace ks = c.keyspace();
-        KeyCopier copier = new KeyCopier(ks);
-        int destination = ks.databases().physical(target);
-        boolean overwrite = replace;
-        try (LockStripes.Held held = ks.lockAll(from, to)) {
-            byte[] raw = copier.liveRawMetadata(ReadOptions.DEFAULT, from);
-            boolean copied = raw != null && ScopedValue.where(KeyEncoding.DATABASE, destination).call(() -> {
-                if (!overwrite && ks.header(to) != null) {
-                    return false;
-                }
-                WriteBatch batch = new WriteBatch();
-                copier.copy(ReadOptions.DEFAULT, batch, from, raw, to); // subkeys carry no database
-                ks.commit(batch);
-                return true;
-            });
-            c.reply().integer(copied ? 1 : 0);
-            if (!copied) {
-                return;
-            }
-        }
-        ks.blocking().signal(destination, to);
+        boolean copied = c.types().keys().copy(from, c.keyspace().databases().database(target), to, replace);
+        c.reply().integer(copied ? 1 : 0);
     }
 
     /** COPY's DB argument: a logical database index, with Redis's errors for anything else. */

@@ -13,9 +13,13 @@ import java.util.function.Predicate;
 /** What commands may ask of the server they run in. Implemented by the server; tests may fake it. */
 public interface ServerContext {
 
+    /**
+     * The keyspace bound to database 0; {@link Keyspace#in} binds it to another. Commands use
+     * {@link CommandCall#keyspace}, bound to their connection's database.
+     */
     Keyspace keyspace();
 
-    /** The Redis types over {@link #keyspace()}: how commands read and write keys. */
+    /** The Redis types over {@link #keyspace()} ({@link DataTypes#in} for another database). */
     DataTypes types();
 
     ScanCursors scanCursors();

@@ -1,12 +1,10 @@
 package io.varve.server.command;
 
-import io.varve.core.WriteBatch;
 import io.varve.server.resp.Reply;
+import io.varve.server.store.Databases;
 import io.varve.server.store.Keyspace;
-import io.varve.base.concurrent.LockStripes;
-
-import java.util.ArrayList;
-import java.util.List;
+import io.varve.server.types.DataTypes;
+import io.varve.server.types.StagedStringWrites;
 
 /**
  * Plain SETs committed as one engine batch: consecutive ones from one connection's pipeline, or lone ones
@@ -17,15 +15,17 @@ import java.util.List;
  *
  * <p>Why Redis's semantics hold. Only <em>blind</em> SETs join a run (no NX, XX, GET or KEEPTTL): they read
  * nothing, so their outcome does not depend on when they run. {@link #commit} holds the stripe locks of every
- * key in the run (taken together, in the usual ascending order) across the one commit, exactly as a lone
- * SET holds its lock across its commit, so read-modify-write commands of other connections see each key
- * before or after the run, never in between. The batch is atomic and applied in arrival order (a later SET
+ * key in the run (taken together, in the usual ascending order, by {@link StagedStringWrites}, which owns the
+ * batch) across the one commit, exactly as a lone SET holds its lock across its commit, so read-modify-write
+ * commands of other connections see each key before or after the run, never in between. The batch is atomic and applied in arrival order (a later SET
  * of the same key wins), and no reply is written before the commit. The caller commits the run before it
  * executes any other command of the connection, so that command sees every SET before it. The outcome is
  * therefore the one the SETs would have had executed one by one, at the instant of the commit.
  *
  * <p>The same reasoning covers a run whose SETs come from different connections ({@code EventLoopSets}):
- * each connection's SET is then the only command of that connection in flight.
+ * each connection's SET is then the only command of that connection in flight. The SETs of a run may be in
+ * different databases: each is staged in the physical database its connection's logical one names when it
+ * joins, and its watchers are those of the logical database stored there at the commit.
  *
  * <p>Not thread-safe: it belongs to one thread at a time (a connection's drainer, or an event loop that
  * fills it and then hands it to the thread that commits it).
@@ -37,14 +37,14 @@ public final class SetCommandRun {
 
     private final Dispatcher dispatcher;
     private final CommandSpec set;
-    private final List<byte[]> keys = new ArrayList<>();
-    private WriteBatch batch = new WriteBatch();
+    private final StagedStringWrites staged;
     private long bytes;
     private long started;
 
     SetCommandRun(Dispatcher dispatcher, CommandSpec set) {
         this.dispatcher = dispatcher;
         this.set = set;
+        this.staged = dispatcher.server().types().stagedStringWrites();
     }
 
     /**
@@ -56,15 +56,15 @@ public final class SetCommandRun {
         if (args.length < 3 || dispatcher.table().lookup(args[0]) != set || dispatcher.monitors().active()
                 || !dispatcher.admission().runsAtOnce(connection, set)
                 || dispatcher.keyspaceNotifier().enabled() // the dispatcher publishes a SET's events
-                || dispatcher.tracking().active() // the dispatcher skips a NOLOOP client's own writes
-                || dispatcher.server().keyspace().databases().physical(connection.database()) != 0) {
+                || dispatcher.tracking().active()) { // the dispatcher skips a NOLOOP client's own writes
             return false;
         }
         long size = args[1].length + args[2].length;
-        if (bytes + size > MAX_BYTES && !keys.isEmpty()) {
+        if (bytes + size > MAX_BYTES && !staged.isEmpty()) {
             return false;
         }
         Keyspace ks = dispatcher.server().keyspace();
+        DataTypes types = dispatcher.server().types().in(ks.databases().database(connection.database()));
         long expireAt;
         try {
             SetCommandOptions options = SetCommandOptions.parse(args);
@@ -72,29 +72,28 @@ public final class SetCommandRun {
                 return false;
             }
             expireAt = options.expireAt(ks.now());
-            if (!dispatcher.server().types().strings().fits(args[1], args[2].length)) {
+            if (!types.strings().fits(args[1], args[2].length)) {
                 return false; // the ordinary path refuses it
             }
         } catch (RuntimeException malformed) {
             return false; // the ordinary path gives the error reply
         }
-        if (keys.isEmpty()) {
+        if (staged.isEmpty()) {
             started = System.nanoTime();
         }
         connection.commandStarted(set.name());
-        dispatcher.server().types().strings().stage(batch, args[1], args[2], expireAt);
-        keys.add(args[1]);
+        staged.stage(types.strings(), args[1], args[2], expireAt);
         bytes += size;
         return true;
     }
 
     public boolean isEmpty() {
-        return keys.isEmpty();
+        return staged.isEmpty();
     }
 
     /** Commits the run and writes one reply per SET, in order; then the run is empty again. */
     public void commit(Reply reply) {
-        int count = keys.size();
+        int count = staged.size();
         String failure = commit();
         for (int i = 0; i < count; i++) {
             if (failure == null) {
@@ -110,7 +109,7 @@ public final class SetCommandRun {
      * gets. For callers that answer each SET somewhere else ({@code EventLoopSets}: one per connection).
      */
     public String commit() {
-        return keys.isEmpty() ? null : commit(false).failure();
+        return staged.isEmpty() ? null : commit(false).failure();
     }
 
     /** What {@link #tryCommit} did: nothing ({@link #NOT_NOW}), or committed with a failure reply or none. */
@@ -127,31 +126,23 @@ public final class SetCommandRun {
      * publication), never for file-system syncs.
      */
     public Attempt tryCommit() {
-        return keys.isEmpty() ? Attempt.SUCCEEDED : commit(true);
+        return staged.isEmpty() ? Attempt.SUCCEEDED : commit(true);
     }
 
     /** Commits a non-empty run, waiting for locks and the engine unless {@code withoutWaiting}. */
     private Attempt commit(boolean withoutWaiting) {
-        Keyspace ks = dispatcher.server().keyspace();
-        byte[][] locked = keys.toArray(new byte[0][]);
         String failure = null;
         // The gate's shared side, as every command holds it: an EXEC never sees part of the run.
         try (CommandGate.Held gate = withoutWaiting ? dispatcher.gate().tryShared() : dispatcher.gate().shared()) {
-            if (gate == null) {
+            if (gate == null || !staged.commit(withoutWaiting)) {
                 return Attempt.NOT_NOW;
             }
-            try (LockStripes.Held held = withoutWaiting ? ks.tryLockAll(locked) : ks.lockAll(locked)) {
-                if (withoutWaiting) {
-                    if (held == null || !ks.commitWithoutWaiting(batch)) {
-                        return Attempt.NOT_NOW;
-                    }
-                } else {
-                    ks.commit(batch);
-                }
+            // Watchers are keyed by the logical database stored in each key's physical one, which cannot
+            // change while the gate is held (SWAPDB takes it exclusively).
+            Databases databases = dispatcher.server().keyspace().databases();
+            for (int i = 0; i < staged.size(); i++) {
+                dispatcher.touchWritten(databases.logical(staged.physicalDatabase(i)), staged.key(i));
             }
-            // The run wrote physical database 0; its watchers are keyed by the logical database stored there,
-            // which cannot change while the gate is held (SWAPDB takes it exclusively).
-            dispatcher.touchWritten(ks.databases().logical(0), keys);
         } catch (RuntimeException e) {
             failure = Dispatcher.internalError(set, e);
         }
@@ -162,12 +153,11 @@ public final class SetCommandRun {
     /** Reports the committed SETs and empties the run. */
     private void finish(String failure) {
         long nanos = System.nanoTime() - started;
-        for (int i = 0; i < keys.size(); i++) {
+        for (int i = 0; i < staged.size(); i++) {
             dispatcher.observer().executed(set, nanos, failure != null);
             dispatcher.latency().record("set", nanos);
         }
-        keys.clear();
-        batch = new WriteBatch();
+        staged.clear();
         bytes = 0;
     }
 }

@@ -61,7 +61,7 @@ final class TransactionCommands {
             byte[] name = c.arg(i);
             WatchRegistry.Key key = new WatchRegistry.Key(database, name);
             d.watches().watch(key, tx); // before reading the expiry: a write after this point is seen
-            Metadata header = d.inDatabase(c.connection(), () -> c.keyspace().header(name));
+            Metadata header = c.keyspace().header(name);
             tx.watch(key, header == null ? 0 : header.expireAt());
         }
         c.reply().ok();

@@ -14,9 +14,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * makes the EXEC fail safe.
  *
  * <p>Keys are watched in <em>logical</em> databases (what SELECT numbers), as in Redis: a watch follows the
- * database the client named, not the storage under it. A write marks the logical database it was bound to
- * when it ran ({@link io.varve.server.store.Databases#logical} of the physical database it wrote, for writes
- * that were not bound through a connection); the map cannot change while a write holds the gate's shared side.
+ * database the client named, not the storage under it. A write marks the logical database its connection had
+ * selected when it ran ({@link io.varve.server.store.Databases#logical} of the physical database it wrote, for
+ * writes that were not made through one connection's command: SET runs, replicated entries); the map cannot change while a write holds the gate's shared side.
  * SWAPDB exchanges what two logical databases hold, so it marks every watcher of both, inside the gate's
  * exclusive side, before any EXEC can run on the swapped contents. FLUSHDB and FLUSHALL mark every watcher of
  * the databases they empty. Expiry marks nothing here: each watched key remembers the deadline it had when

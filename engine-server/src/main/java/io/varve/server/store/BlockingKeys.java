@@ -20,7 +20,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * <h2>Which database</h2>
  * A waiter waits for a key of one database: its place is a (physical database, key) pair, the same pair the
  * storage names the key's records by ({@link KeyEncoding}). A write therefore signals exactly what it wrote,
- * in the database bound while it ran, with no translation, and a waiter is served with that database bound.
+ * in the database its keyspace is bound to ({@link Keyspace#signalWaiters}), with no translation, and a
+ * waiter is told which database the key it is offered is in.
  * A client, though, selected a logical database, and SWAPDB changes which physical database that is: Redis
  * leaves blocked clients in the database number they selected and serves those whose database now holds
  * their key. {@link #swapDatabases} does the same here, moving the waiters of the two physical databases
@@ -63,17 +64,17 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class BlockingKeys {
 
     /**
-     * One blocked command. {@link #tryServe} is called with no lock held and with
-     * {@link KeyEncoding#DATABASE} bound to the ready key's database; it may take stripe locks and commit.
+     * One blocked command. {@link #tryServe} is called with no lock held; it may take stripe locks and commit.
      * The registry never calls it for one waiter on two threads at once, nor after its wait ended.
      */
     public interface Waiter {
 
         /**
-         * Takes what the command waits for from {@code readyKey} and replies; false, having changed nothing,
-         * when the key cannot serve it. Must not throw: a failure is the command's error reply.
+         * Takes what the command waits for from {@code readyKey} of physical database {@code database} and
+         * replies; false, having changed nothing, when the key cannot serve it. Must not throw: a failure is
+         * the command's error reply.
          */
-        boolean tryServe(byte[] readyKey);
+        boolean tryServe(int database, byte[] readyKey);
 
         /** The server ended the wait ({@link #unblockAll}): reply {@code error}. Called at most once. */
         void unblocked(String error);
@@ -172,8 +173,7 @@ public final class BlockingKeys {
 
         private boolean attempt(Slot slot) {
             try {
-                return ScopedValue.where(KeyEncoding.DATABASE, slot.database())
-                        .call(() -> waiter.tryServe(slot.key().array()));
+                return waiter.tryServe(slot.database(), slot.key().array());
             } catch (RuntimeException | Error e) {
                 state.set(DONE); // a waiter that broke its contract must not stay SERVING, deaf to every end
                 remove(this);
@@ -189,12 +189,10 @@ public final class BlockingKeys {
     private volatile int waiters;
 
     /**
-     * Adds {@code waiter} at the end of the queue of each of {@code keys} in the current database
-     * ({@link KeyEncoding#currentDatabase}), once per key however often the command named it. Caller holds
-     * the keys' stripe locks.
+     * Adds {@code waiter} at the end of the queue of each of {@code keys} in physical database
+     * {@code database}, once per key however often the command named it. Caller holds the keys' stripe locks.
      */
-    public synchronized Registration register(Waiter waiter, List<byte[]> keys) {
-        int database = KeyEncoding.currentDatabase();
+    public synchronized Registration register(int database, Waiter waiter, List<byte[]> keys) {
         Registration registration = new Registration(waiter);
         for (byte[] key : keys) {
             Slot slot = new Slot(database, key);
@@ -315,11 +313,14 @@ public final class BlockingKeys {
     }
 
     /**
-     * {@code key} of the current database may have become non-empty: serves its waiters, oldest first. Call
-     * after the write committed and with no stripe lock held (a waiter takes its own locks).
+     * {@code key} of physical database {@code database} may have become non-empty: serves its waiters, oldest
+     * first. Call after the write committed and with no stripe lock held (a waiter takes its own locks).
      */
-    public void signal(byte[] key) {
-        signal(KeyEncoding.currentDatabase(), key);
+    public void signal(int database, byte[] key) {
+        if (waiters == 0) {
+            return;
+        }
+        signal(new Slot(database, key));
     }
 
     /**
@@ -337,14 +338,6 @@ public final class BlockingKeys {
         for (Slot slot : slots) {
             signal(slot);
         }
-    }
-
-    /** {@link #signal(byte[])} for a key written in physical database {@code database} (MOVE, COPY ... DB). */
-    public void signal(int database, byte[] key) {
-        if (waiters == 0) {
-            return;
-        }
-        signal(new Slot(database, key));
     }
 
     /**

@@ -7,7 +7,6 @@ import io.varve.core.WriteOptions;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.BitSet;
-import java.util.function.Supplier;
 
 /**
  * The logical databases SELECT numbers (0 .. count-1) and the physical databases their keys are stored under
@@ -15,10 +14,10 @@ import java.util.function.Supplier;
  * synced write whatever the databases hold, and is persisted in an internal record so a restart finds every
  * key where the clients last saw it.
  *
- * <p>Concurrency: the map is an immutable array replaced on each swap; commands read it once, when the
- * dispatcher binds the physical database, and SWAPDB runs in the command gate's exclusive side, so no
- * command is between its lookup and its last key access during a swap. {@link #swap} is synchronized only
- * against itself.
+ * <p>Concurrency: the map is an immutable array replaced on each swap; commands read it (through
+ * {@link Keyspace#inLogical}) while they hold the command gate's shared side, and SWAPDB runs in its
+ * exclusive side, so no command is between a lookup and its last key access during a swap. {@link #swap} is
+ * synchronized only against itself.
  */
 public final class Databases {
 
@@ -27,11 +26,17 @@ public final class Databases {
     private final Db db;
     private final int count;
     private volatile int[] physicalOf;
+    /** One {@link Database} per physical number, made once. */
+    private final Database[] physicalDatabases;
 
     private Databases(Db db, int count, int[] physicalOf) {
         this.db = db;
         this.count = count;
         this.physicalOf = physicalOf;
+        this.physicalDatabases = new Database[physicalOf.length];
+        for (int p = 0; p < physicalOf.length; p++) {
+            physicalDatabases[p] = Database.of(p);
+        }
     }
 
     /**
@@ -87,13 +92,14 @@ public final class Databases {
         return -1;
     }
 
-    /** Runs {@code action} with {@link KeyEncoding#DATABASE} bound to {@code logical}'s physical database. */
-    public <T> T in(int logical, Supplier<T> action) {
-        int physical = physical(logical);
-        if (physical == 0 && !KeyEncoding.DATABASE.isBound()) {
-            return action.get();
-        }
-        return ScopedValue.where(KeyEncoding.DATABASE, physical).call(action::get);
+    /** The physical database {@code logical} names now. */
+    public Database database(int logical) {
+        return physicalDatabase(physical(logical));
+    }
+
+    /** Physical database {@code physical}. */
+    public Database physicalDatabase(int physical) {
+        return physical < physicalDatabases.length ? physicalDatabases[physical] : Database.of(physical);
     }
 
     /** SWAPDB: the two logical databases exchange their contents, durably, in O(1). */

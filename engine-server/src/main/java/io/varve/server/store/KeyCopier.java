@@ -23,14 +23,16 @@ public final class KeyCopier {
     }
 
     /**
-     * Adds to {@code batch} the records that make {@code to} a copy of the live key {@code from} (whose
-     * metadata record is {@code rawMetadata}), reading subkeys with {@code options}. Caller holds both keys'
-     * locks; whatever {@code to} held before is replaced, its old subkeys becoming garbage.
+     * Adds to {@code batch} the records that make {@code to} of {@code destination} a copy of the live key
+     * {@code from} (whose metadata record is {@code rawMetadata}), reading subkeys with {@code options}.
+     * Caller holds both keys' locks; whatever {@code to} held before is replaced, its old subkeys becoming
+     * garbage. Subkeys carry no database, so only the metadata record names {@code destination}.
      */
-    public void copy(ReadOptions options, WriteBatch batch, byte[] from, byte[] rawMetadata, byte[] to) {
+    public void copy(ReadOptions options, WriteBatch batch, byte[] from, byte[] rawMetadata, Database destination,
+                     byte[] to) {
         Metadata meta = Metadata.decodeHeader(rawMetadata);
         if (!meta.type().hasSubkeys()) {
-            batch.put(KeyEncoding.metadataKey(to), rawMetadata.clone());
+            batch.put(destination.metadataKey(to), rawMetadata.clone());
             return;
         }
         long oldVersion = ByteBuffer.wrap(rawMetadata).getLong(KeyEncoding.VERSION_OFFSET);
@@ -48,12 +50,15 @@ public final class KeyCopier {
                 batch.put(moved, it.value());
             }
         }
-        batch.put(KeyEncoding.metadataKey(to), copied);
+        batch.put(destination.metadataKey(to), copied);
     }
 
-    /** The raw metadata record of {@code key} if it is live (present and not expired), else null. */
+    /**
+     * The raw metadata record of {@code key} in the keyspace's database if it is live (present and not
+     * expired), else null.
+     */
     public byte[] liveRawMetadata(ReadOptions options, byte[] key) {
-        byte[] raw = keyspace.db().get(options, KeyEncoding.metadataKey(key));
+        byte[] raw = keyspace.db().get(options, keyspace.database().metadataKey(key));
         if (raw == null) {
             return null;
         }

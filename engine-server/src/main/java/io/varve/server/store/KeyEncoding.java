@@ -45,9 +45,9 @@ import java.util.Arrays;
  * drops (a subkey whose key's metadata is gone, expired, or carries another version).
  *
  * <p>Databases (SELECT): only metadata keys carry the database, and only for databases other than 0, whose
- * layout is the one every earlier release wrote. Which database a command works in is the scoped value
- * {@link #DATABASE}, bound by the dispatcher around each command (unbound means 0), so the per-type stores
- * build keys with {@link #metadataKey} unaware of databases. The number is a <em>physical</em> database:
+ * layout is the one every earlier release wrote. Which database a command works in is a {@link Database}
+ * (the number and its metadata-key prefix) that the command's {@link Keyspace} is bound to, so the per-type
+ * stores build keys through their keyspace unaware of databases. The number is a <em>physical</em> database:
  * {@link Databases} maps SELECT's logical numbers onto them, which makes SWAPDB a swap of two entries.
  * Subkeys need no database: a collection's version is unique server-wide, so a subkey's (key, version)
  * belongs to exactly one metadata record, in whatever database; MOVE of a collection rewrites only its
@@ -74,41 +74,12 @@ public final class KeyEncoding {
     private KeyEncoding() {
     }
 
-    /** The physical database of the running command; unbound (background work, database 0) means 0. */
-    public static final ScopedValue<Integer> DATABASE = ScopedValue.newInstance();
-
     /** Most physical databases: their number must fit the two bytes of a metadata key. */
     public static final int MAX_DATABASES = 1 << 16;
 
-    /** The physical database the calling command works in. */
-    public static int currentDatabase() {
-        return DATABASE.orElse(0);
-    }
-
-    /** The metadata key of {@code userKey} in the current database. */
+    /** The metadata key of {@code userKey} in database 0. */
     public static byte[] metadataKey(byte[] userKey) {
-        return metadataKey(currentDatabase(), userKey);
-    }
-
-    /**
-     * Writes the current database's metadata key of {@code userKey} into {@code destination}; its length,
-     * or -1, writing nothing, when it does not fit.
-     */
-    public static int metadataKeyInto(byte[] userKey, byte[] destination) {
-        int database = currentDatabase();
-        int prefix = database == 0 ? 1 : 3;
-        if (prefix + userKey.length > destination.length) {
-            return -1;
-        }
-        if (database == 0) {
-            destination[0] = METADATA_PREFIX;
-        } else {
-            destination[0] = OTHER_DATABASE_METADATA_PREFIX;
-            destination[1] = (byte) (database >>> 8);
-            destination[2] = (byte) database;
-        }
-        System.arraycopy(userKey, 0, destination, prefix, userKey.length);
-        return prefix + userKey.length;
+        return metadataKey(0, userKey);
     }
 
     /** The metadata key of {@code userKey} in physical database {@code database}. */
@@ -125,14 +96,6 @@ public final class KeyEncoding {
         k[2] = (byte) database;
         System.arraycopy(userKey, 0, k, 3, userKey.length);
         return k;
-    }
-
-    /**
-     * The bytes a string's engine entry adds to its value: the metadata key (prefix, database if not 0, user
-     * key) and the metadata record's header (type and expire-at) in front of the inline value.
-     */
-    public static long stringEntryOverhead(byte[] userKey) {
-        return (currentDatabase() == 0 ? 1 : 3) + userKey.length + STRING_VALUE_OFFSET;
     }
 
     /** Whether an engine key is a metadata key of any database. */
@@ -152,17 +115,8 @@ public final class KeyEncoding {
         return Arrays.copyOfRange(metadataKey, header, metadataKey.length);
     }
 
-    /** The first metadata key of the current database (inclusive lower bound for whole-database scans). */
-    public static byte[] metadataStart() {
-        return databaseStart(currentDatabase());
-    }
-
-    /** Exclusive upper bound of the current database's metadata keys. */
-    public static byte[] metadataEnd() {
-        return databaseStart(currentDatabase() + 1);
-    }
-
-    private static byte[] databaseStart(int database) {
+    /** The first metadata key of physical database {@code database}, or the end of all if it is past the last. */
+    static byte[] databaseStart(int database) {
         if (database == 0) {
             return new byte[] {METADATA_PREFIX};
         }
@@ -175,11 +129,6 @@ public final class KeyEncoding {
     /** Bounds [start, end) of every database's metadata keys (the expiry sweep visits them all). */
     public static byte[][] allMetadataBounds() {
         return new byte[][] {{METADATA_PREFIX}, {OTHER_DATABASE_METADATA_PREFIX + 1}};
-    }
-
-    /** Exclusive upper bound of all metadata keys whose user key starts with {@code userPrefix}. */
-    public static byte[] metadataPrefixEnd(byte[] userPrefix) {
-        return prefixEnd(metadataKey(userPrefix));
     }
 
     /** The common prefix of every subkey of {@code userKey} at {@code version}. */

@@ -10,6 +10,7 @@ import io.varve.core.WriteOptions;
 import io.varve.core.WriteStallException;
 
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
@@ -26,9 +27,13 @@ import java.util.function.LongSupplier;
  * <p>Expiry: a key whose expire-at has passed is invisible to every lookup here. Reads never delete it
  * (a read never turns into a write); the key is replaced by the next write to it, dropped by
  * {@link KeyspaceCompactionFilter} when compaction rewrites it, or deleted by the {@link ExpirySweeper}.
+ *
+ * <p>Databases: a keyspace is bound to one physical {@link Database}, whose metadata keys its lookups and
+ * writes build; the one a constructor returns is bound to database 0, and {@link #in} gives the same keyspace
+ * bound to another. Those views share everything else (engine, locks, versions, counters, blocked clients,
+ * durability), so a command uses the view of its connection's database exactly as it would the keyspace.
  */
 public final class Keyspace {
-
 
     private static final WriteOptions NO_WAITING = WriteOptions.DEFAULT.withNoSlowdown(true);
     /** How many stripe locks the keys hash onto. */
@@ -38,19 +43,24 @@ public final class Keyspace {
 
     private final Db db;
     private final CommitTarget target;
-    /** Changed at run time by CONFIG SET appendfsync. */
+    /** The keyspace bound to database 0, which owns the state its views share and the mutable settings. */
+    private final Keyspace root;
+    private final Database database;
+    /** Every view made so far, by physical number; shared by all views. */
+    private final AtomicReferenceArray<Keyspace> views;
+    /** Changed at run time by CONFIG SET appendfsync; read through {@link #root}. */
     private volatile WriteOptions writeOptions;
     private final LockStripes locks;
     private final VersionClock versions;
     private final LongSupplier clock;
-    private final BlockingKeys blocking = new BlockingKeys();
-    private final LongAdder hits = new LongAdder();
-    private final LongAdder misses = new LongAdder();
-    private final LongAdder expired = new LongAdder();
-    private final LongAdder writes = new LongAdder();
-    private final LongAdder expiringWrites = new LongAdder();
+    private final BlockingKeys blocking;
+    private final LongAdder hits;
+    private final LongAdder misses;
+    private final LongAdder expired;
+    private final LongAdder writes;
+    private final LongAdder expiringWrites;
     private final Databases databases;
-    private final SetPopHints setPopHints = new SetPopHints();
+    private final SetPopHints setPopHints;
 
     /**
      * @param syncEveryWrite whether each commit is fsynced before it returns (appendfsync always)
@@ -73,10 +83,69 @@ public final class Keyspace {
         this.db = db;
         this.target = target;
         this.databases = Databases.open(db, databases);
+        this.blocking = new BlockingKeys();
+        this.hits = new LongAdder();
+        this.misses = new LongAdder();
+        this.expired = new LongAdder();
+        this.writes = new LongAdder();
+        this.expiringWrites = new LongAdder();
+        this.setPopHints = new SetPopHints();
         this.writeOptions = syncEveryWrite ? WriteOptions.SYNC : WriteOptions.DEFAULT;
         this.locks = new LockStripes(LOCK_STRIPES);
         this.versions = new VersionClock(db, target);
         this.clock = clock;
+        this.root = this;
+        this.database = Database.ZERO;
+        this.views = new AtomicReferenceArray<>(this.databases.physicalCount());
+        this.views.set(0, this);
+    }
+
+    /** A view of {@code root} bound to {@code database}. */
+    private Keyspace(Keyspace root, Database database) {
+        this.db = root.db;
+        this.target = root.target;
+        this.root = root;
+        this.database = database;
+        this.views = root.views;
+        this.locks = root.locks;
+        this.versions = root.versions;
+        this.clock = root.clock;
+        this.blocking = root.blocking;
+        this.hits = root.hits;
+        this.misses = root.misses;
+        this.expired = root.expired;
+        this.writes = root.writes;
+        this.expiringWrites = root.expiringWrites;
+        this.databases = root.databases;
+        this.setPopHints = root.setPopHints;
+    }
+
+    /** This keyspace bound to {@code database} (the same object for the same database). */
+    public Keyspace in(Database database) {
+        if (database.physical() == this.database.physical()) {
+            return this;
+        }
+        if (database.physical() >= views.length()) {
+            return new Keyspace(root, database);
+        }
+        Keyspace view = views.get(database.physical());
+        if (view == null) {
+            view = new Keyspace(root, database);
+            if (!views.compareAndSet(database.physical(), null, view)) {
+                view = views.get(database.physical());
+            }
+        }
+        return view;
+    }
+
+    /** This keyspace bound to the physical database that logical database {@code logical} names now. */
+    public Keyspace inLogical(int logical) {
+        return in(databases.database(logical));
+    }
+
+    /** The database this keyspace's metadata lookups and writes are in. */
+    public Database database() {
+        return database;
     }
 
     /**
@@ -113,7 +182,7 @@ public final class Keyspace {
     public void commitTogether(Runnable commands) {
         GatheredWrites gathered = new GatheredWrites(db);
         ScopedValue.where(GATHERED, gathered).run(commands);
-        write(gathered.batch(), writeOptions);
+        write(gathered.batch(), root.writeOptions);
     }
 
     /**
@@ -126,7 +195,7 @@ public final class Keyspace {
 
     /** Stores {@link #internalValue}; inside {@link #commitTogether} it joins the gathered batch. */
     public void putInternalValue(String name, byte[] value) {
-        write(new WriteBatch().put(KeyEncoding.internalKey(name), value), writeOptions);
+        write(new WriteBatch().put(KeyEncoding.internalKey(name), value), root.writeOptions);
     }
 
     public Databases databases() {
@@ -135,7 +204,7 @@ public final class Keyspace {
 
     /** Whether each commit is fsynced before it returns, from now on (CONFIG SET appendfsync). */
     public void syncEveryWrite(boolean sync) {
-        this.writeOptions = sync ? WriteOptions.SYNC : WriteOptions.DEFAULT;
+        root.writeOptions = sync ? WriteOptions.SYNC : WriteOptions.DEFAULT;
     }
 
     /** CONFIG RESETSTAT: zeroes the hit, miss and expiry counters. */
@@ -152,6 +221,14 @@ public final class Keyspace {
     /** Clients blocked on keys of this keyspace, to {@link BlockingKeys#signal} after a write fills a key. */
     public BlockingKeys blocking() {
         return blocking;
+    }
+
+    /**
+     * {@code key} of this database may have become non-empty: serves the clients blocked on it
+     * ({@link BlockingKeys#signal}). Call after the write committed, with no stripe lock held.
+     */
+    public void signalWaiters(byte[] key) {
+        blocking.signal(database.physical(), key);
     }
 
     /** What SPOP learnt about the sets it popped from recently (see {@link SetPicker}). */
@@ -192,7 +269,7 @@ public final class Keyspace {
     }
 
     public Metadata lookup(ReadOptions options, byte[] key) {
-        byte[] raw = reads().get(options, KeyEncoding.metadataKey(key));
+        byte[] raw = reads().get(options, database.metadataKey(key));
         Metadata meta = raw == null ? null : Metadata.decode(raw);
         if (meta != null && meta.hasExpiry() && meta.isExpired(now())) { // most keys have no expiry: skip the clock
             meta = null;
@@ -217,8 +294,8 @@ public final class Keyspace {
      */
     public Metadata lookupInMemory(byte[] key) {
         MetadataReadBuffers buffers = MetadataReadBuffers.forCurrentThread();
-        int keyLength = buffers == null ? -1 : KeyEncoding.metadataKeyInto(key, buffers.key);
-        MemorySegment engineKey = keyLength < 0 ? MemorySegment.ofArray(KeyEncoding.metadataKey(key))
+        int keyLength = buffers == null ? -1 : database.metadataKeyInto(key, buffers.key);
+        MemorySegment engineKey = keyLength < 0 ? MemorySegment.ofArray(database.metadataKey(key))
                 : buffers.keySegment.asSlice(0, keyLength);
         byte[] raw = buffers == null ? new byte[64] : buffers.record;
         MemorySegment destination = buffers == null ? MemorySegment.ofArray(raw) : buffers.recordSegment;
@@ -258,7 +335,7 @@ public final class Keyspace {
 
     /** Type and expiry only (no value copy kept), or null if absent or expired. Does not count hits. */
     public Metadata header(byte[] key) {
-        byte[] raw = reads().get(KeyEncoding.metadataKey(key));
+        byte[] raw = reads().get(database.metadataKey(key));
         if (raw == null) {
             return null;
         }
@@ -272,7 +349,7 @@ public final class Keyspace {
         if (meta.hasExpiry()) {
             expiringWrites.increment();
         }
-        batch.put(KeyEncoding.metadataKey(key), meta.encode());
+        batch.put(database.metadataKey(key), meta.encode());
     }
 
     /**
@@ -280,7 +357,7 @@ public final class Keyspace {
      * become unreachable garbage because no metadata refers to their version any more.
      */
     public void deleteMetadata(WriteBatch batch, byte[] key) {
-        batch.delete(KeyEncoding.metadataKey(key));
+        batch.delete(database.metadataKey(key));
     }
 
     /**
@@ -292,7 +369,7 @@ public final class Keyspace {
     }
 
     public void commit(WriteBatch batch) {
-        write(batch, writeOptions);
+        write(batch, root.writeOptions);
     }
 
     /**
@@ -301,7 +378,7 @@ public final class Keyspace {
      * written nothing, in those cases, and always when commits are replicated. Caller holds the keys' locks.
      */
     public boolean commitWithoutWaiting(WriteBatch batch) {
-        if (writeOptions.sync() || !target.local()) {
+        if (root.writeOptions.sync() || !target.local()) {
             return false;
         }
         try {
@@ -364,14 +441,14 @@ public final class Keyspace {
     }
 
     /**
-     * FLUSHDB: deletes the current database's keys, holding every write lock so no write interleaves. Only
+     * FLUSHDB: deletes this database's keys, holding every write lock so no write interleaves. Only
      * metadata is deleted; the subkeys of its collections become garbage that compaction drops (their
      * versions are referenced by no metadata any more), so other databases are untouched.
      */
     public void flushDatabase() {
         try (LockStripes.Held all = lockEverything()) {
-            deleteAll(ReadOptions.DEFAULT.withLowerBound(KeyEncoding.metadataStart())
-                    .withUpperBound(KeyEncoding.metadataEnd()));
+            deleteAll(ReadOptions.DEFAULT.withLowerBound(database.metadataStart())
+                    .withUpperBound(database.metadataEnd()));
         }
     }
 
@@ -395,7 +472,7 @@ public final class Keyspace {
     }
 
     /**
-     * A cluster node's FLUSHALL/FLUSHDB of one group: deletes the current database's keys whose user key
+     * A cluster node's FLUSHALL/FLUSHDB of one group: deletes this database's keys whose user key
      * {@code keys} accepts, as seen at one snapshot, holding every write lock, in commits of 1024. Their
      * subkeys go with their metadata, as after FLUSHDB.
      */
@@ -420,13 +497,13 @@ public final class Keyspace {
         }
     }
 
-    /** An iterator over the current database's metadata records (seek with {@link KeyEncoding#metadataKey}). */
+    /** An iterator over this database's metadata records (seek with {@link Database#metadataKey}). */
     public DbIterator metadataIterator(ReadOptions base) {
-        return reads().iterator(base.withLowerBound(KeyEncoding.metadataStart()).withUpperBound(KeyEncoding.metadataEnd()));
+        return reads().iterator(base.withLowerBound(database.metadataStart()).withUpperBound(database.metadataEnd()));
     }
 
     /**
-     * Counts the current database's live keys by a scan of its metadata records: {keys, keys with an expiry,
+     * Counts this database's live keys by a scan of its metadata records: {keys, keys with an expiry,
      * their average remaining time to live in milliseconds (0 when none)}.
      */
     public long[] countKeys() {

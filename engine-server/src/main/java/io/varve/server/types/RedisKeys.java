@@ -4,7 +4,9 @@ import io.varve.core.DbIterator;
 import io.varve.core.ReadOptions;
 import io.varve.core.Snapshot;
 import io.varve.core.WriteBatch;
+import io.varve.server.store.Database;
 import io.varve.server.store.HashStore;
+import io.varve.server.store.KeyCopier;
 import io.varve.server.store.KeyEncoding;
 import io.varve.server.store.Keyspace;
 import io.varve.base.concurrent.LockStripes;
@@ -61,7 +63,51 @@ public final class RedisKeys {
                 keyspace.commit(batch);
             }
         }
-        keyspace.blocking().signal(to);
+        keyspace.signalWaiters(to);
+        return true;
+    }
+
+    /**
+     * MOVE: {@code key} leaves this database for {@code destination} if it is live here and absent there (an
+     * expired key there counts as absent); returns whether it moved. Only the metadata record moves: a
+     * collection's subkeys carry no database. Clients blocked on the key in {@code destination} are then
+     * served.
+     */
+    public boolean move(byte[] key, Database destination) {
+        Keyspace target = keyspace.in(destination);
+        try (LockStripes.Held held = keyspace.lock(key)) {
+            Metadata meta = keyspace.lookup(key);
+            if (meta == null || target.header(key) != null) {
+                return false;
+            }
+            WriteBatch batch = new WriteBatch();
+            keyspace.deleteMetadata(batch, key);
+            target.putMetadata(batch, key, meta);
+            keyspace.commit(batch);
+        }
+        target.signalWaiters(key);
+        return true;
+    }
+
+    /**
+     * COPY: {@code to} of {@code destination} becomes a copy of {@code from} of this database, whatever its
+     * type ({@link KeyCopier}: a collection's subkeys are copied under a fresh version), unless {@code from}
+     * is not live or {@code to} exists there and {@code replace} is false; returns whether it copied. Clients
+     * blocked on {@code to} in {@code destination} are then served.
+     */
+    public boolean copy(byte[] from, Database destination, byte[] to, boolean replace) {
+        Keyspace target = keyspace.in(destination);
+        KeyCopier copier = new KeyCopier(keyspace);
+        try (LockStripes.Held held = keyspace.lockAll(from, to)) {
+            byte[] raw = copier.liveRawMetadata(ReadOptions.DEFAULT, from);
+            if (raw == null || (!replace && target.header(to) != null)) {
+                return false;
+            }
+            WriteBatch batch = new WriteBatch();
+            copier.copy(ReadOptions.DEFAULT, batch, from, raw, destination, to);
+            target.commit(batch);
+        }
+        target.signalWaiters(to);
         return true;
     }
 
@@ -209,12 +255,12 @@ public final class RedisKeys {
         return found;
     }
 
-    /** The current database's metadata records, narrowed to keys starting with {@code prefix} if it has bytes. */
+    /** This database's metadata records, narrowed to keys starting with {@code prefix} if it has bytes. */
     private DbIterator metadataWalk(Snapshot snapshot, byte[] prefix) {
         ReadOptions options = ReadOptions.at(snapshot);
         if (prefix.length > 0) {
-            return keyspace.db().iterator(options.withLowerBound(KeyEncoding.metadataKey(prefix))
-                    .withUpperBound(KeyEncoding.metadataPrefixEnd(prefix)));
+            return keyspace.db().iterator(options.withLowerBound(keyspace.database().metadataKey(prefix))
+                    .withUpperBound(keyspace.database().metadataPrefixEnd(prefix)));
         }
         return keyspace.metadataIterator(options);
     }

@@ -62,7 +62,7 @@ public final class RedisLists {
             keyspace.commit(batch);
             length = meta.size();
         }
-        keyspace.blocking().signal(key);
+        keyspace.signalWaiters(key);
         return length;
     }
 
@@ -84,7 +84,7 @@ public final class RedisLists {
             keyspace.commit(batch);
         }
         if (!values.isEmpty()) {
-            keyspace.blocking().signal(key);
+            keyspace.signalWaiters(key);
         }
         return values.size();
     }
@@ -179,7 +179,7 @@ public final class RedisLists {
     public byte[] move(byte[] source, byte[] destination, boolean fromLeft, boolean toLeft) {
         byte[] element = moveLocked(source, destination, fromLeft, toLeft, true);
         if (element != null) {
-            keyspace.blocking().signal(destination);
+            keyspace.signalWaiters(destination);
         }
         return element;
     }

@@ -84,7 +84,7 @@ public final class RedisSortedSets {
             edit.commit(keyspace);
             outcome = new AddOutcome(added, updated, result == null ? null : ScoreCodec.normalize(result));
         }
-        keyspace.blocking().signal(key);
+        keyspace.signalWaiters(key);
         return outcome;
     }
 
@@ -101,7 +101,7 @@ public final class RedisSortedSets {
             edit.put(member, next);
             edit.commit(keyspace);
         }
-        keyspace.blocking().signal(key);
+        keyspace.signalWaiters(key);
         return ScoreCodec.normalize(next);
     }
 
@@ -227,7 +227,7 @@ public final class RedisSortedSets {
             replaceLocked(destination, items);
             stored = items.size();
         }
-        keyspace.blocking().signal(destination);
+        keyspace.signalWaiters(destination);
         return stored;
     }
 
@@ -242,7 +242,7 @@ public final class RedisSortedSets {
             replaceLocked(destination, items);
             stored = items.size();
         }
-        keyspace.blocking().signal(destination);
+        keyspace.signalWaiters(destination);
         return stored;
     }
 
@@ -325,7 +325,7 @@ public final class RedisSortedSets {
             replaceLocked(destination, result);
             stored = result.size();
         }
-        keyspace.blocking().signal(destination);
+        keyspace.signalWaiters(destination);
         return stored;
     }
 

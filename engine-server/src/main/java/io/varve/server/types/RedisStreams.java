@@ -77,7 +77,7 @@ public final class RedisStreams {
             keyspace.putMetadata(batch, key, StreamStore.with(meta, h));
             keyspace.commit(batch);
         }
-        keyspace.blocking().signal(key);
+        keyspace.signalWaiters(key);
         return added;
     }
 

@@ -3,7 +3,7 @@ package io.varve.server.types;
 import io.varve.core.ReadOptions;
 import io.varve.core.Snapshot;
 import io.varve.core.WriteBatch;
-import io.varve.server.store.KeyEncoding;
+import io.varve.server.store.Database;
 import io.varve.server.store.Keyspace;
 import io.varve.base.concurrent.LockStripes;
 import io.varve.server.store.Metadata;
@@ -37,12 +37,17 @@ public final class RedisStrings {
         this.maxBulkLength = maxBulkLength;
     }
 
+    /** The database these strings are in. */
+    Database database() {
+        return keyspace.database();
+    }
+
     /**
      * The longest value {@code key} may hold: proto-max-bulk-len, or less when the engine entry (metadata key
      * plus the record's type and expiry header plus the value) would pass the engine's limit.
      */
     public long maxValueLength(byte[] key) {
-        return Math.min(maxBulkLength.getAsLong(), WriteBatch.MAX_ENTRY_BYTES - KeyEncoding.stringEntryOverhead(key));
+        return Math.min(maxBulkLength.getAsLong(), WriteBatch.MAX_ENTRY_BYTES - keyspace.database().stringEntryOverhead(key));
     }
 
     private void checkFits(byte[] key, long length) {

@@ -106,7 +106,7 @@ public final class StreamGroups {
             }
         }
         if (destroyed) {
-            keyspace.blocking().signal(key);
+            keyspace.signalWaiters(key);
         }
         return destroyed;
     }

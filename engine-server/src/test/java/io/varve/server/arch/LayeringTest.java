@@ -1,13 +1,9 @@
 package io.varve.server.arch;
 
-import com.tngtech.archunit.base.DescribedPredicate;
-import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
-
-import java.util.Set;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
@@ -19,24 +15,9 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 @AnalyzeClasses(packages = "io.varve.server", importOptions = ImportOption.DoNotIncludeTests.class)
 class LayeringTest {
 
-    /**
-     * Command classes that still reach the engine themselves, each left to other work on the server: SET
-     * runs (one engine batch for many connections' SETs), MOVE/SWAPDB/FLUSHDB, and COPY. The rule below
-     * fails for any command class not listed here.
-     */
-    private static final Set<String> STILL_REACHING_THE_ENGINE = Set.of(
-            "io.varve.server.command.SetCommandRun",
-            "io.varve.server.command.DatabaseCommands",
-            "io.varve.server.command.ObjectCommands");
-
-    private static final DescribedPredicate<JavaClass> LISTED = DescribedPredicate.describe(
-            "listed as still reaching the engine",
-            c -> STILL_REACHING_THE_ENGINE.contains(c.getName().replaceFirst("\\$.*", "")));
-
     @ArchTest
     static final ArchRule commandsDoNotReachTheEngine = noClasses()
             .that().resideInAPackage("io.varve.server.command..")
-            .and(DescribedPredicate.not(LISTED))
             .should().dependOnClassesThat().resideInAPackage("io.varve.core..")
             .because("commands parse arguments and write replies; storage goes through io.varve.server.types");
 

@@ -78,7 +78,7 @@ class KeyspaceCompactionFilterTest {
         try (InProcessServer s = new InProcessServer(20)) {
             assertEquals("+OK\r\n", s.call("SELECT", "18"));
             assertEquals(":2\r\n", s.call("HSET", "h", "a", "1", "b", "2"));
-            long version = ScopedValue.where(KeyEncoding.DATABASE, 18).call(() -> version(s, "h"));
+            long version = version(s, 18, "h");
             byte[] a = KeyEncoding.subkey("h".getBytes(), version, "a".getBytes());
             s.db.flush();
             s.restart();
@@ -95,7 +95,11 @@ class KeyspaceCompactionFilterTest {
     }
 
     private static long version(InProcessServer s, String key) {
-        Metadata meta = Metadata.decode(s.db.get(KeyEncoding.metadataKey(key.getBytes())));
+        return version(s, 0, key);
+    }
+
+    private static long version(InProcessServer s, int physicalDatabase, String key) {
+        Metadata meta = Metadata.decode(s.db.get(KeyEncoding.metadataKey(physicalDatabase, key.getBytes())));
         assertEquals(RedisType.HASH, meta.type());
         return meta.version();
     }

@@ -54,4 +54,26 @@ class SetCommandRunTest {
             assertEquals("+OK\r\n", InProcessServer.text(out));
         }
     }
+
+    @Test
+    void setsOfAnyDatabaseJoinAndLandInTheDatabaseTheirConnectionSelected() throws Exception {
+        try (InProcessServer s = new InProcessServer()) {
+            Connection other = new Connection(null, null, true);
+            assertEquals("+OK\r\n", s.call("SELECT", "3"));
+            assertEquals("+OK\r\n", s.callAs(other, "SELECT", "5"));
+            assertEquals("+OK\r\n", s.callAs(other, "SWAPDB", "5", "6")); // logical 5 is physical 6 now
+            SetCommandRun run = s.dispatcher.newSetRun();
+            assertTrue(run.offer(s.connection, InProcessServer.bytes("SET", "k", "three")));
+            assertTrue(run.offer(other, InProcessServer.bytes("SET", "k", "five")));
+            ByteBuf out = Unpooled.buffer();
+            run.commit(new Reply(out, 2));
+            assertEquals("+OK\r\n+OK\r\n", InProcessServer.text(out));
+            assertEquals("$5\r\nthree\r\n", s.call("GET", "k"));
+            assertEquals("$4\r\nfive\r\n", s.callAs(other, "GET", "k"));
+            assertEquals("+OK\r\n", s.callAs(other, "SELECT", "6"));
+            assertEquals("$-1\r\n", s.callAs(other, "GET", "k"), "logical 6 is physical 5, which the run left alone");
+            assertEquals("+OK\r\n", s.call("SELECT", "0"));
+            assertEquals("$-1\r\n", s.call("GET", "k"));
+        }
+    }
 }

@@ -66,12 +66,12 @@ class BlockingKeysProperties {
         }
 
         @Override
-        public boolean tryServe(byte[] readyKey) {
+        public boolean tryServe(int servedIn, byte[] readyKey) {
             if (Thread.currentThread() == holder && held.getCount() > 0) {
                 held.countDown(); // the serve is mid-way: SERVING, nothing looked at yet
                 await(release);
             }
-            String slot = slot(KeyEncoding.currentDatabase(), new String(readyKey, StandardCharsets.UTF_8));
+            String slot = slot(servedIn, new String(readyKey, StandardCharsets.UTF_8));
             synchronized (items) {
                 if (items.getOrDefault(slot, 0) == 0) {
                     return false;
@@ -121,7 +121,7 @@ class BlockingKeysProperties {
         for (String k : keys) {
             raw.add(k.getBytes(StandardCharsets.UTF_8)); // duplicates too, as BLPOP a a 0 sends
         }
-        w.registration = ScopedValue.where(KeyEncoding.DATABASE, database).call(() -> registry.register(w, raw));
+        w.registration = registry.register(database, w, raw);
         return w;
     }
 

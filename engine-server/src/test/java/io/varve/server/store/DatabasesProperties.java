@@ -46,15 +46,12 @@ class DatabasesProperties {
         try {
             Keyspace ks = new Keyspace(db, false, () -> 0L, DATABASES);
             for (Op op : ops) {
-                Keyspace k = ks;
+                Keyspace k = ks.inLogical(op.db());
                 switch (op.kind()) {
                     case "set" -> {
-                        k.databases().in(op.db(), () -> {
-                            WriteBatch batch = new WriteBatch();
-                            k.putMetadata(batch, bytes(op.key()), Metadata.string(bytes(op.value()), 0));
-                            k.commit(batch);
-                            return null;
-                        });
+                        WriteBatch batch = new WriteBatch();
+                        k.putMetadata(batch, bytes(op.key()), Metadata.string(bytes(op.value()), 0));
+                        k.commit(batch);
                         model.get(op.db()).put(op.key(), op.value());
                     }
                     case "swap" -> {
@@ -64,10 +61,7 @@ class DatabasesProperties {
                         model.set(op.other(), t);
                     }
                     case "flush" -> {
-                        k.databases().in(op.db(), () -> {
-                            k.flushDatabase();
-                            return null;
-                        });
+                        k.flushDatabase();
                         model.get(op.db()).clear();
                     }
                     case "reopen" -> {
@@ -87,17 +81,15 @@ class DatabasesProperties {
     private static void check(Keyspace ks, List<Map<String, String>> model) {
         for (int d = 0; d < DATABASES; d++) {
             int logical = d;
-            Map<String, String> actual = ks.databases().in(logical, () -> {
-                Map<String, String> found = new HashMap<>();
-                for (String key : KEYS) {
-                    Metadata meta = ks.lookup(bytes(key));
-                    if (meta != null) {
-                        found.put(key, new String(meta.value(), StandardCharsets.UTF_8));
-                    }
+            Keyspace view = ks.inLogical(logical);
+            Map<String, String> actual = new HashMap<>();
+            for (String key : KEYS) {
+                Metadata meta = view.lookup(bytes(key));
+                if (meta != null) {
+                    actual.put(key, new String(meta.value(), StandardCharsets.UTF_8));
                 }
-                assertEquals(found.size(), ks.countKeys()[0], "DBSIZE of database " + logical);
-                return found;
-            });
+            }
+            assertEquals(actual.size(), view.countKeys()[0], "DBSIZE of database " + logical);
             assertEquals(model.get(d), actual, "database " + d);
         }
     }

@@ -20,8 +20,7 @@ class MetadataKeyIntoProperties {
         byte[] expected = KeyEncoding.metadataKey(database, userKey);
         byte[] destination = new byte[room];
         Arrays.fill(destination, (byte) 0x5A);
-        int length = ScopedValue.where(KeyEncoding.DATABASE, database)
-                .call(() -> KeyEncoding.metadataKeyInto(userKey, destination));
+        int length = Database.of(database).metadataKeyInto(userKey, destination);
         if (expected.length > room) {
             assertEquals(-1, length);
             byte[] untouched = new byte[room];
