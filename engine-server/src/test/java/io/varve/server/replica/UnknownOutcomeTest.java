@@ -149,7 +149,9 @@ class UnknownOutcomeTest {
             CommandSpec eval = table.lookup("eval");
             assertEquals(GroupMember.UNKNOWN_PENDING,
                     replica.admit(eval, args("EVAL", "redis.call('set', KEYS[1], 'x')", "1", "k"), plain));
-            // a keyless command that writes anyway commits as a background writer would: not now
+            // a keyless command that writes anyway commits as a background writer would, not with the stamp of
+            // the read this thread admitted before it: not now
+            assertNull(replica.admit(table.lookup("get"), args("GET", "k"), plain));
             assertNull(replica.admit(eval, args("EVAL", "return 1", "0"), plain));
             assertRefused(() -> replica.write(put("k", "keyless"), null), "a keyless command's write");
 
