@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -95,9 +96,12 @@ class SnapshotLoadReadTest {
             }
             cluster.awaitCaughtUp();
             assertEquals(1, follower.stateMachine().snapshotsLoaded(), "the follower installed the snapshot");
-        } finally {
-            TestCluster.closeAll(new ArrayList<>(processes.values()));
         }
+    }
+
+    @AfterEach
+    void closeProcesses() throws IOException {
+        TestCluster.closeAll(new ArrayList<>(processes.values()));
     }
 
     private ReplicatedDb open(String address, List<String> peers, Path dataDir) throws IOException {
