@@ -65,7 +65,8 @@ class SnapshotInstallTest {
             ReplicatedDb back = cluster.start(lagging, cluster.addresses());
             cluster.write(new ReplicatedBatch().put(bytes("after-snapshot"), bytes("1")));
             cluster.awaitCaughtUp();
-            assertEquals(1, back.stateMachine().snapshotsLoaded(), "the lagging follower installed the snapshot");
+            // At least once: jraft sends the snapshot again when an install outlives its timeout (a loaded machine).
+            assertTrue(back.stateMachine().snapshotsLoaded() >= 1, "the lagging follower installed a snapshot");
             assertNull(get(back, bytes("k0")), "a key deleted while it was down is gone");
             assertEquals("v1", string(get(back, bytes("k1"))));
 
@@ -77,7 +78,7 @@ class SnapshotInstallTest {
             assertTrue(adder.peers().contains(fresh));
             cluster.write(new ReplicatedBatch().put(bytes("after-add"), bytes("2")));
             cluster.awaitCaughtUp();
-            assertEquals(1, added.stateMachine().snapshotsLoaded(), "the new member installed the snapshot");
+            assertTrue(added.stateMachine().snapshotsLoaded() >= 1, "the new member installed a snapshot");
             assertEquals("2", string(get(added, bytes("after-add"))));
 
             Map<String, Map<String, String>> expected = scan(cluster.running().get(0));

@@ -6,31 +6,20 @@ import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
 import org.apache.kafka.streams.state.WindowStore;
 
-import java.util.Objects;
-
 /** Supplies Varve window stores to {@code Stores.windowStoreBuilder}; obtain one from {@link VarveStores}. */
-public final class VarveWindowBytesStoreSupplier implements WindowBytesStoreSupplier {
+public final class VarveWindowBytesStoreSupplier extends SegmentedStoreSupplier
+        implements WindowBytesStoreSupplier {
 
-    private final String name;
-    private final long retentionPeriod;
-    private final long segmentInterval;
     private final long windowSize;
     private final boolean retainDuplicates;
     private final boolean timestamped;
 
     VarveWindowBytesStoreSupplier(String name, long retentionPeriod, long segmentInterval, long windowSize,
                                   boolean retainDuplicates, boolean timestamped) {
-        this.name = Objects.requireNonNull(name, "name cannot be null");
-        this.retentionPeriod = retentionPeriod;
-        this.segmentInterval = segmentInterval;
+        super(name, retentionPeriod, segmentInterval);
         this.windowSize = windowSize;
         this.retainDuplicates = retainDuplicates;
         this.timestamped = timestamped;
-    }
-
-    @Override
-    public String name() {
-        return name;
     }
 
     @Override
@@ -43,16 +32,6 @@ public final class VarveWindowBytesStoreSupplier implements WindowBytesStoreSupp
     }
 
     @Override
-    public String metricsScope() {
-        return VarveStores.METRICS_SCOPE;
-    }
-
-    @Override
-    public long segmentIntervalMs() {
-        return segmentInterval;
-    }
-
-    @Override
     public long windowSize() {
         return windowSize;
     }
@@ -60,10 +39,5 @@ public final class VarveWindowBytesStoreSupplier implements WindowBytesStoreSupp
     @Override
     public boolean retainDuplicates() {
         return retainDuplicates;
-    }
-
-    @Override
-    public long retentionPeriod() {
-        return retentionPeriod;
     }
 }

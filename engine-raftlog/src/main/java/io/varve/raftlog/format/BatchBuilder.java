@@ -1,14 +1,13 @@
 package io.varve.raftlog.format;
 
 import io.varve.base.Varint;
+import io.varve.base.lz4.Lz4BlockCompressor;
 
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.zip.CRC32C;
-import net.jpountz.lz4.LZ4Compressor;
-import net.jpountz.lz4.LZ4Factory;
 
 /**
  * Accumulates the items of one batch and serializes it. Entry payloads are copied into the entries block as
@@ -17,11 +16,12 @@ import net.jpountz.lz4.LZ4Factory;
  * <p>Not thread-safe: a batch belongs to the thread filling it.
  */
 public final class BatchBuilder {
-    private static final LZ4Compressor COMPRESSOR = LZ4Factory.safeInstance().fastCompressor();
     /** Bytes from the start of a block compressed first to decide whether compressing it all is worth it. */
     static final int PROBE = 8 << 10;
 
     private final ByteSink block = new ByteSink(256);
+    /** Made on the first block worth compressing: its hash table is 16 KiB, and most batches are small. */
+    private Lz4BlockCompressor compressor;
     private final List<BatchItem> items = new ArrayList<>();
     /** Payload length of every entry added, by entry number. */
     private int[] lengths = new int[8];
@@ -133,9 +133,16 @@ public final class BatchBuilder {
         if (raw <= 2 * PROBE) {
             return true; // the probe would cost about as much as compressing the whole block
         }
-        byte[] probe = new byte[COMPRESSOR.maxCompressedLength(PROBE)];
-        int n = COMPRESSOR.compress(block.array(), 0, PROBE, probe, 0, probe.length);
+        byte[] probe = new byte[Lz4BlockCompressor.maxCompressedLength(PROBE)];
+        int n = compressor().compress(block.array(), 0, PROBE, probe, 0);
         return n <= PROBE - PROBE / 8;
+    }
+
+    private Lz4BlockCompressor compressor() {
+        if (compressor == null) {
+            compressor = new Lz4BlockCompressor();
+        }
+        return compressor;
     }
 
     /**
@@ -151,9 +158,9 @@ public final class BatchBuilder {
         byte[] stored = block.array();
         int storedLength = raw;
         int flags = raw > 0 ? BatchFormat.FLAG_ENTRIES : 0;
-        if (raw > compressionThreshold && worthCompressing(raw)) {
-            byte[] compressed = new byte[COMPRESSOR.maxCompressedLength(raw)];
-            int n = COMPRESSOR.compress(block.array(), 0, raw, compressed, 0, compressed.length);
+        if (raw > compressionThreshold && raw <= Lz4BlockCompressor.MAX_INPUT_LENGTH && worthCompressing(raw)) {
+            byte[] compressed = new byte[Lz4BlockCompressor.maxCompressedLength(raw)];
+            int n = compressor().compress(block.array(), 0, raw, compressed, 0);
             if (n < raw) {
                 stored = compressed;
                 storedLength = n;

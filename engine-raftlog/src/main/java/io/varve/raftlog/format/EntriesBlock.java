@@ -1,12 +1,12 @@
 package io.varve.raftlog.format;
 
 import io.varve.base.CorruptionException;
+import io.varve.base.lz4.Lz4BlockDecoder;
+import io.varve.base.lz4.Lz4FormatException;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.zip.CRC32C;
-import net.jpountz.lz4.LZ4Exception;
-import net.jpountz.lz4.LZ4Factory;
-import net.jpountz.lz4.LZ4SafeDecompressor;
 
 /**
  * A batch's entries as readers use them: the raw (verified, decompressed) entries block and every entry's
@@ -16,7 +16,6 @@ import net.jpountz.lz4.LZ4SafeDecompressor;
  * <p>Immutable once built, so readers may share it.
  */
 public final class EntriesBlock {
-    private static final LZ4SafeDecompressor DECOMPRESSOR = LZ4Factory.safeInstance().safeDecompressor();
 
     /** Holds the raw block from {@code base} on (for a block read uncompressed, the buffer it was read into). */
     private final byte[] raw;
@@ -64,14 +63,10 @@ public final class EntriesBlock {
         }
         byte[] raw = new byte[rawLength];
         try {
-            int n = DECOMPRESSOR.decompress(b, blockAt, stored, raw, 0, rawLength);
-            if (n != rawLength) {
-                throw new CorruptionException(file, blockOffset, "entries block decompressed to " + n
-                        + " bytes, expected " + rawLength);
-            }
-        } catch (LZ4Exception e) {
-            throw new CorruptionException(file, blockOffset, "entries block does not decompress: "
-                    + e.getMessage());
+            Lz4BlockDecoder.decode(MemorySegment.ofArray(b), blockAt, stored, raw, 0, rawLength);
+        } catch (Lz4FormatException e) {
+            throw new CorruptionException(file, blockOffset + e.position(),
+                    "entries block does not decompress to its " + rawLength + " bytes: " + e.getMessage());
         }
         return new EntriesBlock(raw, 0, frame.footer().offsets(), file, batchOffset);
     }

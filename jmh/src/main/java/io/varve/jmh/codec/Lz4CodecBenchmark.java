@@ -1,9 +1,9 @@
 package io.varve.jmh.codec;
 
 import io.varve.base.Varint;
-import io.varve.core.internal.sst.Lz4BlockCompressor;
-import io.varve.core.internal.sst.Lz4BlockDecoder;
-import io.varve.core.internal.sst.Lz4FormatException;
+import io.varve.base.lz4.Lz4BlockCompressor;
+import io.varve.base.lz4.Lz4BlockDecoder;
+import io.varve.base.lz4.Lz4FormatException;
 import io.varve.jmh.data.Values;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

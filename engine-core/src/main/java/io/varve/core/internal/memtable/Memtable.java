@@ -85,7 +85,8 @@ public final class Memtable {
 
     /**
      * @param capacityBytes size of the off-heap segment, at least {@link #MIN_CAPACITY}, below
-     *     {@link #CAPACITY_LIMIT}; allocated (and zeroed) up front
+     *     {@link #CAPACITY_LIMIT}; allocated up front, its pages zeroed as they are first written where the
+     *     JVM allows it ({@link MemtableArena})
      */
     public Memtable(long capacityBytes) {
         this(capacityBytes, "memtable");

@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * int offsets stable node addresses that stay valid as long as the segment does.
  *
  * <p>The segment comes from a shared arena because writer and reader threads all touch it, and any thread may
- * drop the last reference and so close it.
+ * drop the last reference and so close it. Its pages are zeroed as they are first written, not up front
+ * ({@link ZeroedPages}).
  */
 final class MemtableArena {
 
@@ -32,7 +33,7 @@ final class MemtableArena {
         this.capacity = capacity;
         this.arena = Arena.ofShared();
         try {
-            this.memory = arena.allocate(capacity, SkiplistNodeLayout.NODE_ALIGNMENT);
+            this.memory = ZeroedPages.allocate(arena, capacity, SkiplistNodeLayout.NODE_ALIGNMENT);
         } catch (RuntimeException | Error e) {
             arena.close();
             throw e;
@@ -76,7 +77,7 @@ final class MemtableArena {
      * {@link #allocatedBytes()}: the memtable's point index lives here.
      */
     MemorySegment allocateSide(long bytes) {
-        return arena.allocate(bytes, Long.BYTES);
+        return ZeroedPages.allocate(arena, bytes, Long.BYTES);
     }
 
     /** Frees the segment. Threads still touching it afterwards get {@link IllegalStateException}. */

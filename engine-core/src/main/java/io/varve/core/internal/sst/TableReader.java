@@ -5,6 +5,8 @@ import io.varve.base.RefCount;
 
 import io.varve.base.Checksums;
 import io.varve.base.Varint;
+import io.varve.base.lz4.Lz4BlockDecoder;
+import io.varve.base.lz4.Lz4FormatException;
 import io.varve.core.internal.keys.LookupResult;
 
 import io.varve.base.CorruptionException;

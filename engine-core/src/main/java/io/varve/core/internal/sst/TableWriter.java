@@ -3,6 +3,7 @@ package io.varve.core.internal.sst;
 import io.varve.core.sst.TableOptions;
 import io.varve.base.Checksums;
 import io.varve.base.Varint;
+import io.varve.base.lz4.Lz4BlockCompressor;
 import io.varve.core.internal.keys.InternalKey;
 import io.varve.core.internal.keys.ValueKind;
 import io.varve.core.internal.rangedel.FragmentedTombstones;

@@ -1,4 +1,4 @@
-package io.varve.core.internal.sst;
+package io.varve.base.lz4;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,4 +1,4 @@
-package io.varve.core.internal.sst;
+package io.varve.base.lz4;
 
 /**
  * LZ4 block data that does not decode to the length it should: damaged or not LZ4 at all. Carries the

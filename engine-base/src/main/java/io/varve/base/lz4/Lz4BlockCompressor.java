@@ -1,4 +1,4 @@
-package io.varve.core.internal.sst;
+package io.varve.base.lz4;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -34,13 +34,16 @@ public final class Lz4BlockCompressor {
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
+    /** The longest input one call compresses, so that every position and the output bound fit an int. */
+    public static final int MAX_INPUT_LENGTH = 1 << 30;
+
     private final int[] table = new int[1 << HASH_BITS];
     /** Added to positions stored in the table; entries below it belong to earlier calls. */
     private int generation = 1;
 
     /** The most bytes compressing {@code length} bytes can produce. */
     public static int maxCompressedLength(int length) {
-        if (length < 0 || length > TableFormat.MAX_BLOCK_CONTENTS_SIZE) {
+        if (length < 0 || length > MAX_INPUT_LENGTH) {
             throw new IllegalArgumentException("length out of range: " + length);
         }
         return length + length / 255 + 16;

@@ -1,4 +1,4 @@
-package io.varve.core.internal.sst;
+package io.varve.base.lz4;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Random;

@@ -1,6 +1,6 @@
-package io.varve.core.internal.sst;
+package io.varve.base.lz4;
 
-import static io.varve.core.internal.sst.Lz4CodecProperties.decodeWithGuards;
+import static io.varve.base.lz4.Lz4CodecProperties.decodeWithGuards;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
