@@ -100,9 +100,8 @@ public final class GroupMember {
     /**
      * Admits a command on what should be the leader: waits until it is caught up in its term, settles
      * earlier writes of unknown outcome if the command may write ({@code write}: a write flag, EXEC, a
-     * script), and waits for a read index (writes too: one
-     * that ends up changing nothing answers from what it read, and a deposed leader must not answer from a
-     * stale state). Returns the command's admission stamp.
+     * script), and waits for a read index (writes too: one that ends up changing nothing answers from what it
+     * read, and a deposed leader must not answer from a stale state). Returns the command's admission stamp.
      *
      * @throws NotLeaderException if this member does not lead (the caller redirects)
      * @throws RedisError         TRYAGAIN or CLUSTERDOWN when the group cannot confirm this leader now
