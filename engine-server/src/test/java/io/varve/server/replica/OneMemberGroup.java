@@ -27,7 +27,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class OneMemberGroup implements AutoCloseable {
 
-    static final long REQUEST_TIMEOUT_MS = 1_000;
+    static final long REQUEST_TIMEOUT_MS = 2_000;
     private static final long WAIT_MILLIS = 30_000;
 
     final String address;
