@@ -127,11 +127,29 @@ start_redis() {
   wait_ready "$redis_port" "$redis_pid" || { echo "redis-server did not start; see $out/redis-server.log" >&2; exit 1; }
 }
 
-# Restarts a server the previous unit took down, so one crash costs one unit.
+# Restarts a server the previous unit took down, so one crash costs one unit. A unit that stopped while a
+# script of its own still ran (a "while true do end" whose SCRIPT KILL came too early) leaves the server
+# answering BUSY: the script is killed, or the server restarted, so that too costs one unit only.
 ensure_up() {
+  local pid port
   case "$1" in
-    varve) { [ -n "$varve_pid" ] && kill -0 "$varve_pid" 2>/dev/null; } || start_varve ;;
-    redis) { [ -n "$redis_pid" ] && kill -0 "$redis_pid" 2>/dev/null; } || start_redis ;;
+    varve) pid="$varve_pid"; port="${varve_port:-}" ;;
+    redis) pid="$redis_pid"; port="${redis_port:-}" ;;
+  esac
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+    [ "$(redis-cli -p "$port" ping 2>/dev/null)" = "PONG" ] && return 0
+    redis-cli -p "$port" script kill >/dev/null 2>&1 || true
+    redis-cli -p "$port" function kill >/dev/null 2>&1 || true
+    for _ in $(seq 1 50); do
+      [ "$(redis-cli -p "$port" ping 2>/dev/null)" = "PONG" ] && return 0
+      sleep 0.1 # polling a child process from a shell script; not used in tests
+    done
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  fi
+  case "$1" in
+    varve) start_varve ;;
+    redis) start_redis ;;
   esac
 }
 

@@ -1,5 +1,6 @@
 package io.varve.core;
 
+import io.varve.base.concurrent.LockStripes;
 import io.varve.core.internal.ColumnFamilies;
 import io.varve.core.internal.DbImpl;
 import io.varve.core.internal.txn.Bytes;
@@ -20,7 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <h2>Concurrency control</h2>
  * <ul>
  *   <li><b>Optimistic</b>: reads see the snapshot taken at begin. Every key read with
- *       {@link #getForUpdate} or written is tracked. Commit takes the commit stripes of the tracked keys (a
+ *       {@link #getForUpdate} or written is tracked. Commit takes the {@link LockStripes stripes} of the tracked keys (a
  *       fixed set of locks, taken in index order so commits never deadlock, held only while the commit
  *       validates and writes, never while the transaction runs), checks that no tracked key has an entry
  *       newer than the snapshot, and writes. A commit that finds one writes nothing and throws
@@ -146,10 +147,11 @@ public final class Transaction implements AutoCloseable {
             if (options.isPessimistic()) {
                 write();
             } else {
-                db.transactionStripes().run(tracked, () -> {
+                int[] hashes = tracked.stream().mapToInt(KeyLocks.LockKey::hashCode).toArray();
+                try (LockStripes.Held held = db.transactionStripes().lockAllHashes(hashes)) {
                     validate();
                     write();
-                });
+                }
             }
             state = State.COMMITTED;
         } finally {

@@ -133,6 +133,51 @@ class WalCorruptionTest {
                 () -> Db.open(dir, Options.defaults().withWalRecovery(WalRecoveryMode.TOLERATE_CORRUPTED_TAIL)));
     }
 
+    /**
+     * A crash that lost a middle sector of the log's unsynced bytes and kept later blocks: the default mode keeps
+     * everything before the hole (every synced write precedes the first unsynced byte); the tail-tolerant mode
+     * cannot tell the hole from damage inside the log, which the format records no sync point to rule out, and
+     * refuses it, naming the log, as RocksDB's kTolerateCorruptedTailRecords does. The refusal changes nothing.
+     * (A hole in the last block of a log reads as its end in every mode: no later block shows the log went on.)
+     */
+    @Test
+    void aZeroFilledSectorBeforeKeptBlocksRecoversThePrefixInTheDefaultMode() throws IOException {
+        int records = 1000; // three blocks of log, so records survive in a block after the hole
+        try (Db db = Db.open(dir, Options.defaults())) {
+            for (int i = 0; i < records; i++) {
+                db.put(key(i), value(i));
+            }
+        }
+        Path log;
+        try (Stream<Path> files = Files.list(dir)) {
+            log = files.filter(p -> p.toString().endsWith(".log")).sorted().toList().getFirst();
+        }
+        long hole = 8 * 512; // inside the first 32 KiB block
+        assertTrue(Files.size(log) > 2 * 32 * 1024, "the log reaches a third block");
+        try (FileChannel ch = FileChannel.open(log, StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.allocate(512), hole);
+        }
+        CorruptionException e = assertThrows(CorruptionException.class,
+                () -> Db.open(dir, Options.defaults().withWalRecovery(WalRecoveryMode.TOLERATE_CORRUPTED_TAIL)));
+        assertEquals(log.getFileName(), e.file().getFileName());
+        assertTrue(e.offset() <= hole + 512, "offset " + e.offset() + ", hole at " + hole);
+        int kept = 0;
+        try (Db db = Db.open(dir, Options.defaults())) {
+            while (kept < records && db.get(key(kept)) != null) {
+                assertArrayEquals(value(kept), db.get(key(kept)));
+                kept++;
+            }
+            for (int i = kept; i < records; i++) {
+                assertNull(db.get(key(i)), "hole: key " + i + " present after missing key " + kept);
+            }
+            assertTrue(kept > 0 && kept < 100, "kept " + kept);
+        }
+        try (Db db = Db.open(dir, Options.defaults().withWalRecovery(WalRecoveryMode.ABSOLUTE_CONSISTENCY))) {
+            assertArrayEquals(value(kept - 1), db.get(key(kept - 1)));
+            assertNull(db.get(key(kept)), "the log was cut at the hole");
+        }
+    }
+
     @Test
     void absoluteConsistencyRefusesATornTail() throws IOException {
         Path log = writeLog();

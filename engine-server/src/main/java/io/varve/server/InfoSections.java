@@ -65,7 +65,10 @@ final class InfoSections {
                 InfoSource.of("cpu", InfoSections::cpuSection),
                 InfoSource.of("commandstats", f -> f.putAll(commandStats.commandLines())),
                 InfoSource.of("errorstats", f -> f.putAll(commandStats.errorLines())),
-                InfoSource.of("cluster", f -> f.put("cluster_enabled", storage.routing().replicated() ? 1 : 0)),
+                InfoSource.of("cluster", f -> {
+                    f.put("cluster_enabled", storage.routing().replicated() ? 1 : 0);
+                    f.putAll(storage.routing().clusterInfo());
+                }),
                 InfoSource.of("keyspace", this::keyspaceSection),
                 InfoSource.of("varve", this::engineSection),
                 InfoSource.of("engine", this::engineSection)); // the same fields, for those who ask by what they hold
@@ -93,6 +96,7 @@ final class InfoSections {
         f.put("connected_clients", connectedClients.getAsInt());
         f.put("maxclients", config.get().maxClients());
         f.put("blocked_clients", keyspace.blocking().blockedCount());
+        f.put("tracking_clients", dispatcher.tracking().clientCount());
     }
 
     private void memorySection(Map<String, Object> f) {
@@ -128,6 +132,9 @@ final class InfoSections {
         f.put("client_output_buffer_limit_disconnections", stats.outputLimitDisconnections());
         f.put("pubsub_channels", dispatcher.pubSub().channelCount());
         f.put("pubsub_patterns", dispatcher.pubSub().patternCount());
+        f.put("tracking_total_keys", dispatcher.tracking().keyCount());
+        f.put("tracking_total_items", dispatcher.tracking().itemCount());
+        f.put("tracking_total_prefixes", dispatcher.tracking().prefixCount());
         f.put("total_error_replies_protocol", stats.protocolErrors());
         f.put("total_error_replies", commandStats.totalErrorReplies());
         f.put("expired_keys", ks.expiredKeysRemoved());

@@ -75,6 +75,21 @@ final class PushOutbox implements MessageSink {
         send(out);
     }
 
+    @Override
+    public void pushReply(java.util.function.Consumer<Reply> writer) {
+        if (disconnected.get() || !channel.isActive()) {
+            return;
+        }
+        ByteBuf out = channel.alloc().buffer(64);
+        try {
+            writer.accept(new Reply(out, connection.protocol()));
+        } catch (RuntimeException e) {
+            out.release();
+            throw e;
+        }
+        send(out);
+    }
+
     /** Hands an encoded message to the event loop, or disconnects the client past its output limit. */
     private void send(ByteBuf out) {
         long size = out.readableBytes();

@@ -319,8 +319,11 @@ public final class RedisServer implements AutoCloseable {
         background.scheduleWithFixedDelay(() -> guarded("idle clients", this::closeIdleClients),
                 1, 1, TimeUnit.SECONDS);
         if (activeExpiry) {
-            ExpirySweeper sweeper = new ExpirySweeper(keyspace, (database, key) -> dispatcher.keyspaceNotifier()
-                    .notify(io.varve.server.pubsub.KeyspaceNotifier.EXPIRED, "expired", key, database));
+            ExpirySweeper sweeper = new ExpirySweeper(keyspace, (database, key) -> {
+                dispatcher.keyspaceNotifier()
+                        .notify(io.varve.server.pubsub.KeyspaceNotifier.EXPIRED, "expired", key, database);
+                dispatcher.tracking().expired(key);
+            });
             // Replicated, only the leader sweeps: its deletes go through the log like any write.
             background.scheduleWithFixedDelay(() -> guarded("active expiry", () -> {
                 if (storage.mayWrite()) {

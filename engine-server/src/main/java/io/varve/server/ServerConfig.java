@@ -78,11 +78,14 @@ public final class ServerConfig {
 
     private final Map<String, String> values;
     private final String configFile;
+    /** Parsed once: every SET and APPEND checks its value against it. */
+    private final long protoMaxBulkLength;
 
     private ServerConfig(Map<String, String> values, String configFile) {
         this.values = Collections.unmodifiableMap(new LinkedHashMap<>(values));
         this.configFile = configFile;
         validate();
+        this.protoMaxBulkLength = memory("proto-max-bulk-len");
     }
 
     /** Every parameter's default value (CONFIG REWRITE leaves out parameters at their default). */
@@ -192,7 +195,7 @@ public final class ServerConfig {
         ioThreads();
         fsync();
         protectedMode();
-        long bulk = protoMaxBulkLength();
+        long bulk = memory("proto-max-bulk-len");
         if (bulk < 1024 || bulk > Integer.MAX_VALUE - 16) {
             throw new IllegalArgumentException("proto-max-bulk-len must be between 1kb and 2gb: " + bulk);
         }
@@ -328,7 +331,7 @@ public final class ServerConfig {
     }
 
     public long protoMaxBulkLength() {
-        return memory("proto-max-bulk-len");
+        return protoMaxBulkLength;
     }
 
     public long queryBufferLimit() {

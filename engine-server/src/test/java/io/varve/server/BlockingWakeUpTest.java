@@ -4,7 +4,7 @@ import io.lettuce.core.LMoveArgs;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.protocol.ProtocolVersion;
 import io.varve.server.store.Keyspace;
-import io.varve.server.store.LockStripes;
+import io.varve.base.concurrent.LockStripes;
 import io.varve.server.store.StripeOrder;
 import org.junit.jupiter.api.Test;
 

@@ -36,12 +36,13 @@ class HostileClientTest {
         try (TestServer server = TestServer.start(dir, c -> c.with("client-query-buffer-limit", "1mb"));
              RespClient hostile = RespClient.connect(server.port());
              RespClient bystander = RespClient.connect(server.port())) {
-            // 30000 arguments fit the limit when empty; 30000 arguments of 8 bytes do not.
+            // 30000 arguments fit the limit when empty (a reference each); 30000 arguments of 16 bytes, a
+            // 32-byte array and a reference each, hold more than 1 MiB on the heap and do not.
             hostile.sendRaw("*30000\r\n");
-            byte[] eight = "$8\r\nxxxxxxxx\r\n".getBytes(StandardCharsets.US_ASCII);
-            byte[] chunk = new byte[eight.length * 1000];
+            byte[] sixteen = "$16\r\nxxxxxxxxxxxxxxxx\r\n".getBytes(StandardCharsets.US_ASCII);
+            byte[] chunk = new byte[sixteen.length * 1000];
             for (int i = 0; i < 1000; i++) {
-                System.arraycopy(eight, 0, chunk, i * eight.length, eight.length);
+                System.arraycopy(sixteen, 0, chunk, i * sixteen.length, sixteen.length);
             }
             try {
                 for (int i = 0; i < 30; i++) {

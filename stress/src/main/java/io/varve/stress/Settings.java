@@ -11,9 +11,15 @@ import java.time.Duration;
  * @param workDir scratch space for the databases the campaign builds and damages (a real disk, not tmpfs)
  * @param reproducerDir where a failure's reproducer (seed, operation-log tail, damaged file) is written
  * @param progress where progress lines go (null: nowhere)
+ * @param replay a kill campaign's {@link KillSchedule} file to kill by (null: kill at delays drawn from the seed)
  */
 public record Settings(long cycles, Duration duration, long seed, Path workDir, Path reproducerDir,
-        PrintStream progress) {
+        PrintStream progress, Path replay) {
+
+    public Settings(long cycles, Duration duration, long seed, Path workDir, Path reproducerDir,
+            PrintStream progress) {
+        this(cycles, duration, seed, workDir, reproducerDir, progress, null);
+    }
 
     public long deadlineNanos(long startNanos) {
         return startNanos + duration.toNanos();

@@ -19,10 +19,11 @@ import java.util.logging.LogManager;
 
 /**
  * {@code bin/stress <target|campaign> [--cycles N] [--minutes M] [--seed S] [--campaign NAME]
- * [--work DIR] [--reproducers DIR]}: runs a target's campaigns (raftlog, engine, server) one after the other,
+ * [--work DIR] [--reproducers DIR] [--replay FILE]}: runs a target's campaigns (raftlog, engine, server) one after the other,
  * sharing the time and cycle budget, or one campaign by name (engine-kill, engine-io-errors, raftlog-io-errors,
  * server-kill, ...); prints progress and one verdict line per campaign, and exits 0 only if every campaign
- * passed (known defects listed in the verdict do not fail it). See docs/reliability.md.
+ * passed (known defects listed in the verdict do not fail it). {@code --replay} gives a kill campaign the kill
+ * schedule a reproducer recorded ({@link KillSchedule}). See docs/reliability.md.
  */
 public final class StressMain {
 
@@ -41,6 +42,7 @@ public final class StressMain {
         String only = null;
         Path work = Path.of("stress", "target", "stress-work");
         Path reproducers = Path.of("stress", "target", "reproducers");
+        Path replay = null;
         for (int i = 1; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : null;
             switch (args[i]) {
@@ -50,6 +52,7 @@ public final class StressMain {
                 case "--campaign" -> only = require(value, args[i]);
                 case "--work" -> work = Path.of(require(value, args[i]));
                 case "--reproducers" -> reproducers = Path.of(require(value, args[i]));
+                case "--replay" -> replay = Path.of(require(value, args[i]));
                 default -> usage("unknown option " + args[i]);
             }
             i++;
@@ -74,7 +77,8 @@ public final class StressMain {
         boolean passed = true;
         List<String> verdicts = new ArrayList<>();
         for (Campaign campaign : campaigns) {
-            Settings settings = new Settings(perCampaign, share, seed, runDir, reproducers, System.out);
+            Settings settings = new Settings(perCampaign, share, seed, runDir, reproducers, System.out,
+                    replay);
             CampaignReport report = campaign.run(settings);
             passed &= report.passed();
             verdicts.add(report.verdict());
@@ -131,7 +135,7 @@ public final class StressMain {
     private static void usage(String problem) {
         System.err.println("stress: " + problem);
         System.err.println("usage: bin/stress <target|campaign> [--cycles N] [--minutes M] [--seed S] "
-                + "[--campaign NAME] [--work DIR] [--reproducers DIR]");
+                + "[--campaign NAME] [--work DIR] [--reproducers DIR] [--replay FILE]");
         System.err.println("targets and their campaigns: raftlog: raftlog-kill, raftlog-corruption, "
                 + "raftlog-io-errors; engine: "
                 + "engine-corruption, engine-kill, lifecycle, engine-io-errors; server: server-kill, hostile-clients");

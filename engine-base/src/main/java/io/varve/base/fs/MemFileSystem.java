@@ -44,6 +44,9 @@ import java.util.SplittableRandom;
  */
 public final class MemFileSystem implements FileSystem {
 
+    /** The unit in which a crash loses unsynced appended bytes: a disk sector, the smallest hole a disk leaves. */
+    static final int SECTOR = 512;
+
     private static final class Inode {
         byte[] data = new byte[64];
         int length;
@@ -95,9 +98,27 @@ public final class MemFileSystem implements FileSystem {
             int keep = syncedLength;
             if (random != null && length > syncedLength) {
                 keep += random.nextInt(length - syncedLength + 1);
+                if (random.nextBoolean()) {
+                    loseSectors(random, keep);
+                }
             }
             length = keep;
             synced();
+        }
+
+        /**
+         * Zero-fills a random choice of the sectors of the unsynced bytes below {@code keep}: the file's new
+         * length reached the disk but some of its pages did not, so they read as zeros, possibly with later
+         * pages written back and kept.
+         */
+        private void loseSectors(Random random, int keep) {
+            for (int at = syncedLength; at < keep; ) {
+                int end = Math.min(keep, (at / SECTOR + 1) * SECTOR);
+                if (random.nextBoolean()) {
+                    Arrays.fill(data, at, end, (byte) 0);
+                }
+                at = end;
+            }
         }
     }
 
@@ -158,9 +179,12 @@ public final class MemFileSystem implements FileSystem {
     }
 
     /**
-     * Like {@link #crash()}, but each file keeps a random-length prefix of its unsynced appended bytes, and
-     * unsynced overwrites keep their new content in random sub-ranges, as when the OS had written back some
-     * pages before power was lost. Names still follow their directory's last sync.
+     * Like {@link #crash()}, but each file keeps a random length of its unsynced appended bytes, and unsynced
+     * overwrites keep their new content in random sub-ranges, as when the OS had written back some pages before
+     * power was lost. In half the files that crash, the kept appended bytes are a prefix of what was written;
+     * in the other half each {@value #SECTOR}-byte sector of them is either kept or zero-filled at random: a
+     * new length that reached the disk before some of its pages did, so a middle page can be lost while a
+     * later one is kept, and the tail can be zeros. Names still follow their directory's last sync.
      */
     public synchronized void crash(Random random) {
         crash(random, null);

@@ -20,8 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@link MemFileSystem}'s crash model for overwrites against a model that keeps two arrays: the content as of
  * the last sync and the current one. Whatever a crash leaves must be, byte by byte, one of the two below the
- * synced length, then a prefix of what was written past it; a crash that keeps nothing unsynced leaves
- * exactly the synced content.
+ * synced length, then a part of what was written past it, each byte the written one or a zero (a lost
+ * sector); a crash that keeps nothing unsynced leaves exactly the synced content.
  */
 class OverwriteCrashProperties {
 
@@ -73,8 +73,8 @@ class OverwriteCrashProperties {
         assertTrue(after.length >= synced.length && after.length <= current.length,
                 after.length + " bytes after the crash, synced " + synced.length + ", written " + current.length);
         for (int i = 0; i < after.length; i++) {
-            boolean ok = after[i] == current[i] || (i < synced.length && after[i] == synced[i]);
-            assertTrue(ok, "byte " + i + " is neither the synced nor the written value");
+            boolean ok = after[i] == current[i] || (i < synced.length ? after[i] == synced[i] : after[i] == 0);
+            assertTrue(ok, "byte " + i + " is neither the synced nor the written value (nor, unsynced, a zero)");
         }
     }
 }

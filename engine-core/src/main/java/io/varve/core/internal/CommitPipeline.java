@@ -68,8 +68,8 @@ import java.util.function.LongSupplier;
  *   <li>{@code publishLock} (the queue's): waited for only in unordered mode, holding nothing else; otherwise
  *       only try-locked. A failure's waker try-locks it from whatever thread fails, possibly inside
  *       {@code logLock} or {@code syncLock}; a try-lock cannot wait, so it adds no edge to the lock order.</li>
- *   <li>Leaf locks, under which nothing else is taken: the log's {@code syncWaitLock} (synced writers wait on
- *       its condition for the leader), each {@link ActiveMemtable}'s (a flush waits for a sealed memtable's
+ *   <li>Leaf locks, under which nothing else is taken: the log's group-commit queue lock (synced writers
+ *       queue under it for the next fsync and park outside it), each {@link ActiveMemtable}'s (a flush waits for a sealed memtable's
  *       inserts), {@code drainLock} (close waits for in-flight operations), and the failure's monitor.</li>
  * </ul>
  * So no cycle exists. Writers wait for publication by parking with no lock held.

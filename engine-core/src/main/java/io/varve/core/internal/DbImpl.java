@@ -1,5 +1,6 @@
 package io.varve.core.internal;
 
+import io.varve.base.concurrent.LockStripes;
 import io.varve.core.ColumnFamily;
 import io.varve.core.ColumnFamilyOptions;
 import io.varve.core.Db;
@@ -19,7 +20,6 @@ import io.varve.core.internal.ingest.ExternalTables;
 import io.varve.core.internal.ingest.ImportThreads;
 import io.varve.core.ingest.IngestOptions;
 import io.varve.core.ingest.RangeLatch;
-import io.varve.core.internal.txn.CommitStripes;
 import io.varve.core.internal.txn.KeyLocks;
 import io.varve.core.txn.TransactionOptions;
 import io.varve.core.internal.sst.BlockCache;
@@ -81,7 +81,7 @@ public final class DbImpl implements Db {
     private final ReadPath reads;
     private final RangeLatch rangeLatch = new RangeLatch();
     private final KeyLocks keyLocks = new KeyLocks();
-    private final CommitStripes transactionStripes = new CommitStripes(256);
+    private final LockStripes transactionStripes = new LockStripes(256);
     private final Ingestion ingestion;
     private final DbStatistics statistics;
     private final DbProperties properties;
@@ -334,7 +334,7 @@ public final class DbImpl implements Db {
         return keyLocks;
     }
 
-    public CommitStripes transactionStripes() {
+    public LockStripes transactionStripes() {
         return transactionStripes;
     }
 

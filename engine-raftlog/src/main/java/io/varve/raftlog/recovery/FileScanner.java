@@ -21,6 +21,11 @@ import java.nio.file.Path;
  * only each batch's header and footer (which lie together at its start) are copied out to be checked, so
  * entries blocks are never read nor copied: with read calls, either every block would cross the heap or
  * every batch would cost a call. Stops at the first damaged batch.
+ *
+ * <p>The exception is the unsynced tail of the last file of a queue, the only place a crash can tear (a file
+ * is synced before the next one is used): from the last batch bound after a sync on, a lost sector can sit
+ * inside an entries block that the footer checksum does not cover, so those batches' entries checksums are
+ * verified, and the first that fails is where the file's batches end.
  */
 final class FileScanner {
     /** Chunk for checking a tail for zeros, and the copy buffer of recovery's repairs. */
@@ -38,17 +43,22 @@ final class FileScanner {
     /** The last batch bound after a sync: every byte before it is durable. -1: none. */
     private int lastAfterSync = -1;
 
-    private FileScanner(MemorySegment file, Path path) {
+    /** Whether this is the last file of its queue, whose unsynced tail a crash may have torn anywhere. */
+    private final boolean lastOfQueue;
+
+    private FileScanner(MemorySegment file, Path path, boolean lastOfQueue) {
         this.file = file;
         this.path = path;
         this.size = file.byteSize();
+        this.lastOfQueue = lastOfQueue;
     }
 
-    static ScannedFile scan(FileSystem fs, Path dir, long fileId) throws IOException {
+    /** @param lastOfQueue whether {@code fileId} is the newest file of its queue */
+    static ScannedFile scan(FileSystem fs, Path dir, long fileId, boolean lastOfQueue) throws IOException {
         Path path = LogFileName.path(dir, fileId);
         try (ReadableFile file = fs.openReadable(path); Arena arena = Arena.ofConfined();
                 LeakDetector.Handle ignored = LeakDetector.track("mapping", path)) {
-            FileScanner scanner = new FileScanner(file.map(arena), path);
+            FileScanner scanner = new FileScanner(file.map(arena), path, lastOfQueue);
             return scanner.scan(fileId, () -> recordedEnd(fs, dir, fileId));
         }
     }
@@ -143,7 +153,39 @@ final class FileScanner {
         if (fileHeader.recycled()) {
             return recycledEnd(fileId, batches, pos);
         }
+        int torn = firstTornEntries(batches);
+        if (torn >= 0) {
+            return tornEntries(fileId, batches, torn);
+        }
         return new ScannedFile(fileId, path, size, true, batches, pos, null, false, fileHeader.size(), false);
+    }
+
+    /**
+     * In the last file of its queue, the first batch from the last one bound after a sync whose entries
+     * checksum fails, or -1: such a batch lost a sector of its entries to a crash. Batches before the last one
+     * bound after a sync were durable, and a read of their entries checks them when it comes.
+     */
+    private int firstTornEntries(ScannedBatches batches) throws CorruptionException {
+        if (!lastOfQueue) {
+            return -1;
+        }
+        for (int k = Math.max(0, lastAfterSync); k < batches.size(); k++) {
+            if (!entriesIntact(batches.position(k), batches.end(k))) {
+                return k;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * The file's batches end at batch {@code k}, whose entries a crash tore: no batch bound after a sync
+     * follows it (it is at or after the last one), so this is a torn tail, cut in the tolerant modes.
+     */
+    private ScannedFile tornEntries(long fileId, ScannedBatches batches, int k) {
+        long at = batches.position(k);
+        batches.truncate(k);
+        return new ScannedFile(fileId, path, size, true, batches, at, new CorruptionException(path, at,
+                "entries block checksum mismatch"), true, fileHeader.size(), false);
     }
 
     /**
@@ -292,19 +334,27 @@ final class FileScanner {
             }
             return confirmedTail(fileId, batches, validLength);
         }
-        // Torn or junk tail, not damage inside the log: nothing this file wrote survives after it.
-        boolean tail = reachesEnd || !validBatchAfter(validLength);
+        // Torn or junk tail, not damage inside the log: no sync made the damaged bytes durable.
+        boolean tail = reachesEnd || !afterSyncBatchAfter(validLength);
+        if (tail) {
+            int torn = firstTornEntries(batches);
+            if (torn >= 0) {
+                return tornEntries(fileId, batches, torn);
+            }
+        }
         return new ScannedFile(fileId, path, size, true, batches, validLength, damage, tail, fileHeader.size(),
                 false);
     }
 
     /**
-     * Whether a batch of this file (its checksum bound to this file's queue and sequence) starts anywhere
-     * after the damaged one at {@code damaged}. Every offset is tried, as the damaged batch's lengths cannot be
-     * trusted. Without such a batch, the bytes from {@code damaged} on hold nothing the log acknowledged after
-     * them, whatever they are (zeros, junk a disk returned, a batch torn in any way), so the tail rule applies.
+     * Whether a batch of this file bound after a sync (its checksum bound to this file's queue and sequence
+     * with the after-sync bit) starts anywhere after the damaged one at {@code damaged}. Every offset is tried,
+     * as the damaged batch's lengths cannot be trusted. Such a batch was written once every earlier byte of
+     * the file was durable, so the damage is inside the log. Without one, the bytes from {@code damaged} on were
+     * never synced, whatever they are (zeros, junk a disk returned, a batch torn in any way, sectors lost with
+     * later ones kept — valid batches written after them but not synced included), so the tail rule applies.
      */
-    private boolean validBatchAfter(long damaged) {
+    private boolean afterSyncBatchAfter(long damaged) {
         for (long at = damaged + 1; at < size; at++) {
             int flags = file.get(ValueLayout.JAVA_BYTE, at) & 0xFF;
             if ((flags & ~BatchFormat.KNOWN_FLAGS) != 0 || flags == BatchFormat.FLAG_LZ4) {
@@ -318,7 +368,7 @@ final class FileScanner {
                     continue;
                 }
                 int f = window(at, frameLength);
-                if (BatchFrame.matchedBinding(buf, f, header, binding) != BatchFrame.NO_MATCH) {
+                if (BatchFrame.matchedBinding(buf, f, header, binding) == BatchFrame.AFTER_SYNC) {
                     return true;
                 }
             } catch (CorruptionException notABatchHere) {

@@ -117,7 +117,8 @@ public final class Recovery {
             for (int i = 0; i < order.size(); i++) {
                 while (submitted < order.size() && ahead.size() < threads * 2) {
                     long id = order.get(submitted++);
-                    ahead.add(pool.submit(() -> FileScanner.scan(fs, dir, id)));
+                    boolean last = id == lastRewrite || id == lastAppend;
+                    ahead.add(pool.submit(() -> FileScanner.scan(fs, dir, id, last)));
                 }
                 ScannedFile file = await(ahead.removeFirst());
                 long id = file.fileId();

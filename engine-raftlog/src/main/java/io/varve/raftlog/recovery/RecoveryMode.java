@@ -10,9 +10,10 @@ public enum RecoveryMode {
     ABSOLUTE_CONSISTENCY,
     /**
      * A damaged tail of the last file of a queue is cut off and the batches before it are kept: the file is
-     * cut at its first unreadable batch when no valid batch of the file follows it (a batch cut short, a
-     * zero-filled end, or any bytes a disk returned in place of the last writes). Damage followed by a valid
-     * batch, or in any other file, fails the open.
+     * cut at its first unreadable batch (a batch cut short, zero-filled sectors, any bytes a disk returned in
+     * place of the unsynced writes, entries torn since the last sync) when no batch of the file bound after a
+     * sync follows it; unsynced valid batches after it go with it. Damage followed by a batch bound after a
+     * sync (the damaged bytes had been durable), or in any other file, fails the open.
      */
     TOLERATE_TAIL_CORRUPTION,
     /**

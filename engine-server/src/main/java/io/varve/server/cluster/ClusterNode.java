@@ -16,6 +16,7 @@ import io.varve.server.command.Connection;
 import io.varve.server.command.KeySlot;
 import io.varve.server.command.KeySpec;
 import io.varve.server.command.MultiState;
+import io.varve.server.command.ServedSlots;
 import io.varve.server.replica.GroupMember;
 import io.varve.server.replica.RaftReplica;
 import io.varve.server.replica.ReplicaNode;
@@ -27,6 +28,7 @@ import io.varve.server.store.Keyspace;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -46,8 +48,14 @@ import java.util.Map;
  * stamp are remembered for the thread, and {@link #write} proposes the command's batch through that group.
  * A batch names its group by its keys too ({@link BatchRouting}); one that spans groups is refused.
  *
- * <p><b>Keyless commands</b> (SCAN, KEYS, DBSIZE, INFO) read this node's local state, which holds every
- * group's data as far as it has applied it; keyless writes (FLUSHALL, FLUSHDB, SWAPDB) are refused.
+ * <p><b>Keyless commands</b> (SCAN, KEYS, DBSIZE, RANDOMKEY, INFO) read this node's local state, which holds
+ * every group's data as far as it has applied it; those that walk keys see only the slots this node serves
+ * ({@link #servedSlots}), and FLUSHALL/FLUSHDB delete those slots' keys group by group, each through its
+ * group. Other keyless writes (SWAPDB) are refused.
+ *
+ * <p><b>Pub/sub.</b> PUBLISH runs on any node and reaches the others through {@link PeerLinks}. A shard
+ * channel is a key: SPUBLISH is redirected to its slot's leader, which hands the message to the group's other
+ * members (every node); SSUBSCRIBE is accepted on any member, as Redis accepts it on a shard's replicas.
  *
  * <p><b>Leaders</b> are spread by a {@link LeaderBalancer}: group {@code g} prefers node {@code g mod n}.
  *
@@ -68,6 +76,9 @@ public final class ClusterNode implements ReplicaNode {
     private final ClusterTopology topology;
     private final GroupMember[] members;
     private final LeaderBalancer balancer;
+    private final PeerLinks peers;
+    /** The slots of each group (index = group), from the slot map. */
+    private final BitSet[] slotsOfGroup;
     /** The group the command running on this thread was admitted for (-1: none) and its admission stamp. */
     private static final ThreadLocal<long[]> CURRENT =
             ThreadLocal.withInitial(() -> new long[] {-1, GroupMember.BACKGROUND});
@@ -78,6 +89,13 @@ public final class ClusterNode implements ReplicaNode {
         this.topology = topology;
         this.members = members;
         this.balancer = new LeaderBalancer(topology, members);
+        this.peers = new PeerLinks(topology);
+        this.slotsOfGroup = new BitSet[members.length];
+        for (int g = 0; g < members.length; g++) {
+            BitSet slots = new BitSet(KeySlot.SLOTS);
+            topology.slots().rangesOf(g).forEach(r -> slots.set(r.first(), r.last() + 1));
+            slotsOfGroup[g] = slots;
+        }
     }
 
     /**
@@ -179,10 +197,17 @@ public final class ClusterNode implements ReplicaNode {
                 return CROSSSLOT;
             }
         }
-        boolean write = exec || spec.isWrite();
+        if (name.equals("ssubscribe") || name.equals("sunsubscribe")) {
+            return null; // every node is a member of every group, so any node may carry its shard channels
+        }
+        // SPUBLISH writes nothing but must reach its slot's leader, which forwards it to the group
+        boolean write = exec || spec.isWrite() || name.equals("spublish");
         if (slot < 0) {
             if (write && !exec) {
-                return "ERR " + name.toUpperCase(Locale.ROOT) + " is not supported in cluster mode";
+                if ((name.equals("flushall") || name.equals("flushdb")) && !tx.active()) {
+                    return null; // the slots this node serves, group by group (servedSlots)
+                }
+                return "ERR " + name.toUpperCase(Locale.ROOT) + " is not allowed in cluster mode";
             }
             return null; // keyless: this node's local state
         }
@@ -283,6 +308,45 @@ public final class ClusterNode implements ReplicaNode {
         return false;
     }
 
+    // ---- keyless commands: the slots this node serves, pub/sub
+
+    /**
+     * The slots of the groups this node leads; leading none, those of the groups led by the node that CLUSTER
+     * NODES shows it as a replica of (the leader of its first group with a known leader), as a Redis Cluster
+     * replica holds its master's slots.
+     */
+    @Override
+    public ServedSlots servedSlots() {
+        List<BitSet> led = groupsLedBy(topology.self().raft());
+        if (!led.isEmpty()) {
+            return ServedSlots.of(led, true);
+        }
+        for (GroupMember member : members) {
+            String leader = member.replicated().leader().orElse(null);
+            if (leader != null && topology.clientAddressOf(leader).isPresent()) {
+                return ServedSlots.of(groupsLedBy(leader), false);
+            }
+        }
+        return ServedSlots.of(List.of(), false);
+    }
+
+    private List<BitSet> groupsLedBy(String raft) {
+        List<BitSet> led = new ArrayList<>();
+        for (int g = 0; g < members.length; g++) {
+            boolean leads = raft.equals(topology.self().raft()) ? members[g].isLeader()
+                    : members[g].replicated().leader().map(raft::equals).orElse(false);
+            if (leads) {
+                led.add(slotsOfGroup[g]);
+            }
+        }
+        return led;
+    }
+
+    @Override
+    public void forwardPublish(boolean sharded, byte[] channel, byte[] message, String password) {
+        peers.publish(sharded, channel, message, password);
+    }
+
     // ---- the CLUSTER commands and INFO
 
     @Override
@@ -308,8 +372,14 @@ public final class ClusterNode implements ReplicaNode {
     }
 
     @Override
+    public Map<String, Object> clusterInfo() {
+        return ClusterInfo.clusterFields(topology, members, peers.dropped());
+    }
+
+    @Override
     public void close() throws IOException {
         balancer.close();
+        peers.close();
         IOException failure = null;
         for (GroupMember member : members) {
             try {

@@ -39,11 +39,13 @@ final class Admission {
     private final CommandTable table;
     private final ServerContext server;
     private final ClientPause pause;
+    private final AclRegistry acl;
 
-    Admission(CommandTable table, ServerContext server, ClientPause pause) {
+    Admission(CommandTable table, ServerContext server, ClientPause pause, AclRegistry acl) {
         this.table = table;
         this.server = server;
         this.pause = pause;
+        this.acl = acl;
     }
 
     /** Decides on a request; may wait (a pause, replica routing's read index), so never on an event loop. */
@@ -69,6 +71,10 @@ final class Admission {
         if (refused != null) {
             return Decision.refuse(spec, refused);
         }
+        refused = acl.refusal(connection, effective, args);
+        if (refused != null) {
+            return Decision.refuse(spec, refused);
+        }
         refused = server.routing().admit(effective, args, connection);
         if (refused != null) {
             return new Decision(Outcome.REFUSE, spec, effective, false, refused, true);
@@ -90,6 +96,7 @@ final class Admission {
      */
     boolean runsAtOnce(Connection connection, CommandSpec spec) {
         return refusal(connection, spec) == null
+                && !acl.restricted() // the permission check runs only in admit
                 && !connection.repliesAltered() // CLIENT REPLY OFF/SKIP: only the dispatcher drops replies
                 && !server.routing().replicated() // routing may redirect, or wait for a read index
                 && !connection.transaction().active()

@@ -2,7 +2,7 @@ package io.varve.server.command;
 
 import io.varve.server.resp.Reply;
 import io.varve.server.store.Keyspace;
-import io.varve.server.store.LockStripes;
+import io.varve.base.concurrent.LockStripes;
 
 import java.util.Arrays;
 import java.util.List;

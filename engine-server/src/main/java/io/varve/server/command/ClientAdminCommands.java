@@ -54,7 +54,7 @@ final class ClientAdminCommands {
                 c.reply().ok(); // nothing is evicted here (no maxmemory), so there is nothing to exempt
             }
             default -> {
-                return false;
+                return TrackingCommands.handle(sub, c, d);
             }
         }
         return true;

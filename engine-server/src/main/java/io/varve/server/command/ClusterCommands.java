@@ -1,6 +1,7 @@
 package io.varve.server.command;
 
 import io.varve.server.resp.RedisError;
+import io.varve.server.types.ServedKeys;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -56,7 +57,9 @@ final class ClusterCommands {
         } else if (c.argCount() == 2 && c.argIs(1, "info")) {
             c.reply().bulk(info(view));
         } else if (c.argCount() == 3 && c.argIs(1, "countkeysinslot")) {
-            c.reply().integer(keysInSlot(c, slotArgument(c), Long.MAX_VALUE).size());
+            int slot = slotArgument(c);
+            c.reply().integer(c.server().routing().servedSlots().serves(slot)
+                    ? ServedKeys.count(c.keyspace(), key -> KeySlot.of(key) == slot) : 0);
         } else if (c.argCount() == 4 && c.argIs(1, "getkeysinslot")) {
             int slot = slotArgument(c);
             long count = Args.parseLong(c.arg(3));
@@ -81,15 +84,21 @@ final class ClusterCommands {
     }
 
     /**
-     * Up to {@code limit} live keys of {@code slot} in this node's state. The keyspace is not laid out by
-     * slot, so this walks every key (docs/cluster.md says what a slot prefix would change).
+     * Up to {@code limit} live keys of {@code slot} in this node's state; none for a slot this node does not
+     * serve, as a Redis Cluster node holds none of them. The keyspace is not laid out by slot, so this walks
+     * every key (docs/cluster.md says what a slot prefix would change).
      */
     private static List<byte[]> keysInSlot(CommandCall c, int slot, long limit) {
-        List<byte[]> keys = c.types().keys().keys(new byte[0], key -> KeySlot.of(key) == slot);
-        return keys.size() > limit ? keys.subList(0, (int) limit) : keys;
+        if (!c.server().routing().servedSlots().serves(slot)) {
+            return List.of();
+        }
+        return ServedKeys.list(c.keyspace(), key -> KeySlot.of(key) == slot, limit);
     }
 
-    /** Each range whose group has a known leader: the leader first, then the group's other members. */
+    /**
+     * Each range whose group has a known leader: the leader first, then the group's members that lead no group
+     * (a client such as redis-py takes a node listed as a replica anywhere for a replica everywhere).
+     */
     private static void slots(CommandCall c, ClusterView view) {
         record Served(ClusterView.SlotRange range, ClusterView.Shard shard) {
         }
@@ -102,16 +111,14 @@ final class ClusterCommands {
         served.sort(Comparator.comparingInt(s -> s.range().first()));
         c.reply().arrayHeader(served.size());
         for (Served s : served) {
-            List<String> members = s.shard().memberIds();
-            c.reply().arrayHeader(2 + members.size());
+            List<ClusterView.Node> replicas = s.shard().memberIds().stream().map(view::node)
+                    .filter(n -> n != null && !n.id().equals(s.shard().leaderId()) && view.shownAsReplica(n))
+                    .toList();
+            c.reply().arrayHeader(3 + replicas.size()); // first, last, the leader, its replicas
             c.reply().integer(s.range().first());
             c.reply().integer(s.range().last());
             node(c, view.node(s.shard().leaderId()));
-            for (String id : members) {
-                if (!id.equals(s.shard().leaderId()) && view.node(id) != null) {
-                    node(c, view.node(id));
-                }
-            }
+            replicas.forEach(n -> node(c, n));
         }
     }
 

@@ -7,8 +7,10 @@ import java.util.List;
 
 /**
  * CLUSTER SHARDS in Redis 7's shape: one map per group with its {@code slots} (range bounds, flattened) and
- * its {@code nodes}, the leader first as {@code master}, the other members as {@code replica}. A group with
- * no known leader lists every member as a replica, so a client sees the range as unserved.
+ * its {@code nodes}, the leader first as {@code master}, then as {@code replica} the members that lead no
+ * group ({@link ClusterView#shownAsReplica}): Redis Cluster clients take each node to be a master or a
+ * replica, never both. A group with no known leader lists those members only, so a client sees the range as
+ * unserved.
  */
 final class ClusterShardsReply {
 
@@ -33,7 +35,7 @@ final class ClusterShardsReply {
             }
             for (String id : shard.memberIds()) {
                 ClusterView.Node n = view.node(id);
-                if (n != null && n != leader) {
+                if (n != null && n != leader && view.shownAsReplica(n)) {
                     members.add(n);
                 }
             }

@@ -48,6 +48,11 @@ public record ClusterView(List<Node> nodes, List<Shard> shards, long epoch) {
         return nodes.stream().filter(n -> n.id().equals(id)).findFirst().orElse(null);
     }
 
+    /** Whether {@code node} leads no shard: CLUSTER NODES shows it as a replica, the others as masters. */
+    public boolean shownAsReplica(Node node) {
+        return ledBy(node).isEmpty();
+    }
+
     /** The shards {@code node} leads. */
     public List<Shard> ledBy(Node node) {
         return shards.stream().filter(s -> node.id().equals(s.leaderId())).toList();

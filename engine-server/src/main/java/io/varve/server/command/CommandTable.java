@@ -71,6 +71,10 @@ public final class CommandTable {
         b.group("stream", StreamReadCommands::register);
         b.group("stream", StreamGroupCommands::register);
         b.group("stream", StreamInfoCommand::register);
+        b.group("server", VarveCommands::register);
+        b.group("connection", TrackingCommands::register);
+        b.group("server", AclCommands::register);
+        b.group("server", RoleCommands::register);
         return b.build();
     }
 

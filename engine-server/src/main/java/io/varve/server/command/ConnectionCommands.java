@@ -16,8 +16,10 @@ final class ConnectionCommands {
     static void register(CommandTable.Builder b) {
         b.add("ping", -1, "fast runs_when_subscribed", ConnectionCommands::ping);
         b.add("echo", 2, "loading stale fast", c -> c.reply().bulk(c.arg(1)));
-        b.add("auth", -2, "noscript loading stale fast no_auth allow_busy", ConnectionCommands::auth);
-        b.add("hello", -1, "noscript loading stale fast no_auth allow_busy", ConnectionCommands::hello);
+        b.add("auth", -2, "noscript loading stale fast no_auth allow_busy",
+                (CoordinatedHandler) ConnectionCommands::auth);
+        b.add("hello", -1, "noscript loading stale fast no_auth allow_busy",
+                (CoordinatedHandler) ConnectionCommands::hello);
         b.add("quit", -1, "noscript loading stale fast no_auth allow_busy runs_when_subscribed runs_in_multi", c -> {
             c.connection().requestCloseAfterReply();
             c.reply().ok();
@@ -57,33 +59,45 @@ final class ConnectionCommands {
         }
     }
 
-    private static void auth(CommandCall c) {
+    private static void auth(CommandCall c, Dispatcher d) {
         if (c.argCount() > 3) {
             throw RedisError.syntax();
         }
         String pass = c.server().requirePass();
-        if (pass == null) {
+        if (pass == null && c.argCount() == 2) {
             throw new RedisError("ERR AUTH <password> called without any password configured for the default user. "
                     + "Are you sure your configuration is correct?");
         }
         byte[] user = c.argCount() == 3 ? c.arg(1) : Args.bytes("default");
         byte[] given = c.arg(c.argCount() - 1);
-        checkCredentials(c, user, given);
+        checkCredentials(c, d, user, given);
         c.reply().ok();
     }
 
-    /** Authenticates the connection or throws WRONGPASS; compares in constant time. */
-    private static void checkCredentials(CommandCall c, byte[] user, byte[] password) {
-        String pass = c.server().requirePass();
-        boolean userOk = new String(user, StandardCharsets.UTF_8).equals("default");
-        boolean passOk = pass == null || MessageDigest.isEqual(pass.getBytes(StandardCharsets.UTF_8), password);
-        if (!userOk || !passOk) {
+    /**
+     * Authenticates the connection as {@code user} or throws WRONGPASS; compares in constant time. The default
+     * user's password is requirepass; other users are the ACL's.
+     */
+    private static void checkCredentials(CommandCall c, Dispatcher d, byte[] user, byte[] password) {
+        String name = new String(user, StandardCharsets.UTF_8);
+        boolean ok;
+        if (name.equals("default")) {
+            String pass = c.server().requirePass();
+            AclUser defaultUser = d.acl().user("default");
+            ok = (pass == null || MessageDigest.isEqual(pass.getBytes(StandardCharsets.UTF_8), password))
+                    && defaultUser != null && defaultUser.enabled;
+        } else {
+            AclUser u = d.acl().user(name);
+            ok = u != null && u.enabled && u.checkPassword(password);
+        }
+        if (!ok) {
             throw new RedisError("WRONGPASS invalid username-password pair or user is disabled.");
         }
+        d.acl().loggedIn(c.connection(), name);
         c.connection().authenticated(true);
     }
 
-    private static void hello(CommandCall c) {
+    private static void hello(CommandCall c, Dispatcher d) {
         int protocol = c.connection().protocol();
         int i = 1;
         if (c.argCount() > 1) {
@@ -115,7 +129,7 @@ final class ConnectionCommands {
             }
         }
         if (user != null) {
-            checkCredentials(c, user, password);
+            checkCredentials(c, d, user, password);
         }
         if (!c.connection().authenticated()) {
             throw new RedisError("NOAUTH HELLO must be called with the client already authenticated, otherwise the "

@@ -5,7 +5,7 @@ import io.varve.server.resp.RedisError;
 import io.varve.server.store.Databases;
 import io.varve.server.store.KeyEncoding;
 import io.varve.server.store.Keyspace;
-import io.varve.server.store.LockStripes;
+import io.varve.base.concurrent.LockStripes;
 import io.varve.server.store.Metadata;
 
 /**

@@ -85,6 +85,8 @@ public final class Dispatcher {
     private final PubSubRegistry pubSub = new PubSubRegistry(pattern -> new Glob(pattern)::matches);
     private final KeyspaceNotifier keyspaceNotifier = new KeyspaceNotifier(pubSub);
     private final KeyspaceEvents keyspaceEvents = new KeyspaceEvents(keyspaceNotifier);
+    private final TrackingTable tracking;
+    private final AclRegistry acl = new AclRegistry();
     /** Made by the first script command: a server that runs none never builds a Lua interpreter. */
     private volatile Scripting scripting;
     /** Runs after each command a script runs; tests use it to force an interleaving there. */
@@ -95,7 +97,8 @@ public final class Dispatcher {
         this.server = server;
         this.observer = observer;
         this.get = table.lookup("get");
-        this.admission = new Admission(table, server, pause);
+        this.admission = new Admission(table, server, pause, acl);
+        this.tracking = new TrackingTable(server::clients);
     }
 
     public CommandTable table() {
@@ -105,9 +108,13 @@ public final class Dispatcher {
     public void execute(Connection connection, byte[][] args, Reply reply) {
         if (!connection.repliesAltered()) {
             executeReplying(connection, args, reply);
-            return;
+        } else {
+            ClientReplyMode.executeSilenced(connection, args, reply, this::executeReplying);
         }
-        ClientReplyMode.executeSilenced(connection, args, reply, this::executeReplying);
+        if (tracking.active()) {
+            tracking.limit(trackingTableMaxKeys());
+            tracking.flushBroadcasts();
+        }
     }
 
     private void executeReplying(Connection connection, byte[][] args, Reply reply) {
@@ -214,6 +221,9 @@ public final class Dispatcher {
         if (!failed && effective.isWrite() && !(spec.handler() instanceof BlockingHandler)) {
             touchWritten(effective, connection, args); // a blocking command marks what it writes, when it writes
         }
+        if (tracking.active()) {
+            tracking.afterCommand(effective, connection, args, failed);
+        }
         monitors.executed(effective, connection, args);
         if (timed) {
             long nanos = System.nanoTime() - started;
@@ -227,21 +237,31 @@ public final class Dispatcher {
 
     /**
      * Marks the transactions watching what a write command changed (see {@link WatchRegistry}): its keys as
-     * its key specs find them, and the databases its flags say it touches.
+     * its key specs find them, and the databases its flags say it touches; tells the clients tracking those
+     * keys ({@link TrackingTable}) and offers the keys to the clients blocked on them.
      */
     private void touchWritten(CommandSpec spec, Connection connection, byte[][] args) {
         if (spec.has(CommandFlag.TOUCHES_ALL_DATABASES)) {
             watches.touchDatabase(-1);
+            tracking.invalidateAll();
+            server.keyspace().blocking().signalDatabase(-1);
             return;
         }
         int database = connection.database();
         if (spec.has(CommandFlag.TOUCHES_DATABASE)) {
             watches.touchDatabase(database);
+            tracking.invalidateAll();
+            server.keyspace().blocking().signalDatabase(server.keyspace().databases().physical(database));
             return;
         }
         try {
             for (KeySpec keys : spec.keySpecs()) {
-                keys.forEachKey(args, i -> watches.touch(database, args[i]));
+                keys.forEachKey(args, i -> {
+                    watches.touch(database, args[i]);
+                    tracking.invalidate(args[i], connection);
+                    // a deleted or retyped key fails the stream group readers blocked on it
+                    server.keyspace().blocking().signal(args[i]);
+                });
             }
         } catch (KeySpec.InvalidKeyArguments unreachable) {
             return; // the command succeeded, so its arguments parsed; nothing more to mark
@@ -268,8 +288,11 @@ public final class Dispatcher {
         if (database < 0) {
             return;
         }
+        int physical = server.keyspace().databases().physical(database);
         for (byte[] key : keys) {
             watches.touch(database, key);
+            tracking.invalidate(key, null);
+            server.keyspace().blocking().signal(physical, key);
         }
     }
 
@@ -311,6 +334,8 @@ public final class Dispatcher {
         TransactionCommands.unwatchAll(connection, this);
         PubSubCommands.unsubscribeAll(connection, this);
         monitors.remove(connection);
+        tracking.disable(connection);
+        acl.forget(connection);
     }
 
     /** Keyspace notifications ({@code notify-keyspace-events}). */
@@ -345,6 +370,23 @@ public final class Dispatcher {
 
     Monitors monitors() {
         return monitors;
+    }
+
+    /** ACL users and the user each connection is authenticated as. */
+    AclRegistry acl() {
+        return acl;
+    }
+
+    /** Client-side caching: who tracks which keys (CLIENT TRACKING). */
+    public TrackingTable tracking() {
+        return tracking;
+    }
+
+    /** CONFIG's tracking-table-max-keys (0: no limit). */
+    private long trackingTableMaxKeys() {
+        String value = server.configuration().get("tracking-table-max-keys");
+        Long max = value == null ? null : Args.tryParseLong(value.getBytes(StandardCharsets.US_ASCII));
+        return max == null ? 0 : max;
     }
 
     public LatencyHistogram latency() {
@@ -385,7 +427,7 @@ public final class Dispatcher {
      * so event loops may call it.
      */
     public boolean executeFromMemory(Connection connection, byte[][] args, Reply reply) {
-        if (get == null || args.length != 2 || !Args.isKeyword(args[0], "get") || monitors.active()
+        if (get == null || args.length != 2 || !Args.isKeyword(args[0], "get") || monitors.active() || tracking.active()
                 || !admission.runsAtOnce(connection, get)
                 || server.keyspace().databases().physical(connection.database()) != 0) {
             return false; // the event loop answers only database 0, where no binding is needed

@@ -2,7 +2,7 @@ package io.varve.server.command;
 
 import io.varve.server.resp.RedisError;
 import io.varve.server.store.Keyspace;
-import io.varve.server.store.LockStripes;
+import io.varve.base.concurrent.LockStripes;
 import io.varve.server.store.Metadata;
 import io.varve.server.types.DataTypes;
 import io.varve.server.types.DumpFormat;

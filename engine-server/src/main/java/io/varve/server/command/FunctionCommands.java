@@ -244,8 +244,11 @@ final class FunctionCommands {
             r.bulk("name");
             r.bulk(running.name());
             r.bulk("command");
-            r.arrayHeader(1);
-            r.bulk("fcall");
+            byte[][] command = running.command();
+            r.arrayHeader(command.length);
+            for (byte[] arg : command) {
+                r.bulk(arg);
+            }
             r.bulk("duration_ms");
             r.integer(scripting.runningMillis());
         }

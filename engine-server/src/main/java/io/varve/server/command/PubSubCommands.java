@@ -35,15 +35,25 @@ final class PubSubCommands {
         b.add("sunsubscribe", -1, flags, 1, -1, 1,
                 (CoordinatedHandler) (c, d) -> unsubscribe(c, d, Subscriptions.Kind.SHARD));
         b.add("publish", 3, "pubsub loading stale fast may-replicate",
-                (CoordinatedHandler) (c, d) -> c.reply().integer(d.pubSub().publish(c.arg(1), c.arg(2))));
+                (CoordinatedHandler) (c, d) -> publish(c, d, false));
         b.add("spublish", 3, "pubsub loading stale fast may-replicate", 1, 1, 1,
-                (CoordinatedHandler) (c, d) -> c.reply().integer(d.pubSub().publishShard(c.arg(1), c.arg(2))));
+                (CoordinatedHandler) (c, d) -> publish(c, d, true));
         b.add("pubsub", -2, "", (CoordinatedHandler) PubSubCommands::pubsub);
         for (String sub : List.of("channels", "shardchannels", "numsub", "shardnumsub")) {
             b.subcommand("pubsub", sub, -2, "pubsub loading stale");
         }
         b.subcommand("pubsub", "numpat", 2, "pubsub loading stale");
         b.subcommand("pubsub", "help", 2, "loading stale");
+    }
+
+    /**
+     * Delivers to this node's subscribers and, in a cluster, hands the message to the other nodes; the reply
+     * counts this node's receivers only, as a Redis Cluster node's does.
+     */
+    private static void publish(CommandCall c, Dispatcher d, boolean sharded) {
+        int received = sharded ? d.pubSub().publishShard(c.arg(1), c.arg(2)) : d.pubSub().publish(c.arg(1), c.arg(2));
+        c.server().routing().forwardPublish(sharded, c.arg(1), c.arg(2), c.server().requirePass());
+        c.reply().integer(received);
     }
 
     static String notAllowedWhenSubscribed(CommandSpec spec) {

@@ -55,4 +55,22 @@ public interface ReplicaRouting {
     default ClusterView cluster() {
         return null;
     }
+
+    /** The slots whose keys this server counts, lists and flushes; every slot unless a cluster node. */
+    default ServedSlots servedSlots() {
+        return ServedSlots.EVERY;
+    }
+
+    /**
+     * Hands a message published here to the subscribers on the other nodes of a cluster (a shard channel's
+     * message to the other members of its slot's group); returns at once, delivery is at most once. The
+     * other nodes are reached with {@code password} when it is not null. Nothing to do when not a cluster.
+     */
+    default void forwardPublish(boolean sharded, byte[] channel, byte[] message, String password) {
+    }
+
+    /** INFO cluster's fields after {@code cluster_enabled}; none when not a cluster node. */
+    default java.util.Map<String, Object> clusterInfo() {
+        return java.util.Map.of();
+    }
 }

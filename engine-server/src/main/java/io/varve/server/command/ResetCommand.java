@@ -22,6 +22,8 @@ final class ResetCommand {
         TransactionCommands.unwatchAll(me, d);
         PubSubCommands.unsubscribeAll(me, d);
         d.monitors().remove(me);
+        d.tracking().disable(me);
+        d.acl().loggedIn(me, "default");
         me.database(0);
         me.name(null);
         me.protocol(2);

@@ -100,12 +100,28 @@ final class ScriptExecution implements ScriptHost {
         }
         ByteBuf out = Unpooled.buffer();
         try {
-            dispatcher.executeInsideExec(call.connection(), args, new Reply(out, protocol));
+            dispatcher.tracking().asScriptCommand(
+                    () -> dispatcher.executeInsideExec(call.connection(), args, new Reply(out, protocol)));
             dispatcher.scriptCommandProbe.run();
             return ByteBufUtil.getBytes(out);
         } finally {
             out.release();
         }
+    }
+
+    @Override
+    public byte[][] invokingCommand() {
+        return call.args();
+    }
+
+    @Override
+    public Boolean aclAllows(byte[][] args) {
+        CommandSpec spec = dispatcher.table().lookup(args[0]);
+        if (spec == null) {
+            return null;
+        }
+        CommandSpec effective = spec.subcommands().isEmpty() || args.length < 2 ? spec : spec.subcommand(args);
+        return effective != null && dispatcher.acl().refusal(call.connection(), effective, args) == null;
     }
 
     /** Why a script may not run {@code args}, in Redis's words, or null if it may (and then notes a write). */
@@ -129,6 +145,13 @@ final class ScriptExecution implements ScriptHost {
         }
         if (spec.has(CommandFlag.NOSCRIPT) || effective.has(CommandFlag.NOSCRIPT)) {
             return "ERR This Redis command is not allowed from script";
+        }
+        String denied = dispatcher.acl().refusal(call.connection(), effective, args);
+        if (denied != null) {
+            return denied.contains("'" + effective.name() + "' command")
+                    ? "ERR The user executing the script can't run this command or subcommand"
+                    : "ERR The user executing the script can't access at least one of the keys mentioned in the "
+                            + "command arguments";
         }
         boolean writes = effective.isWrite();
         if (writes && run.readOnly()) {

@@ -2,6 +2,7 @@ package io.varve.server.command;
 
 import io.varve.server.resp.RedisError;
 import io.varve.server.resp.Reply;
+import io.varve.server.types.ServedKeys;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -23,7 +24,7 @@ final class ServerCommands {
         b.subcommand("config", "set", -4, "admin noscript loading stale");
         b.subcommand("config", "resetstat", 2, "admin noscript loading stale");
         b.subcommand("config", "rewrite", 2, "admin noscript loading stale");
-        b.add("dbsize", 1, "readonly fast", c -> c.reply().integer(c.keyspace().countKeys()[0]));
+        b.add("dbsize", 1, "readonly fast", ServerCommands::dbsize);
         b.add("flushdb", -1, "write touches_database", ServerCommands::flush);
         b.add("flushall", -1, "write touches_all_databases", ServerCommands::flush);
         b.add("shutdown", -1, "admin noscript loading stale no_multi allow_busy", ServerCommands::shutdown);
@@ -98,12 +99,35 @@ final class ServerCommands {
         if (c.argCount() > 2 || (c.argCount() == 2 && !c.argIs(1, "async") && !c.argIs(1, "sync"))) {
             throw RedisError.syntax();
         }
-        if (c.spec().name().equals("flushdb")) {
+        ServedSlots served = c.server().routing().servedSlots();
+        if (!served.everySlot()) {
+            flushServedGroups(c, served);
+        } else if (c.spec().name().equals("flushdb")) {
             c.keyspace().flushDatabase();
         } else {
             c.keyspace().flushAll();
         }
         c.reply().ok();
+    }
+
+    /**
+     * A cluster node's FLUSHALL/FLUSHDB, as in Redis Cluster: the keys of the slots it serves, group by group
+     * (each group's deletes go through that group's log), so the other nodes' slots keep their keys.
+     */
+    private static void flushServedGroups(CommandCall c, ServedSlots served) {
+        if (!served.led()) {
+            throw new RedisError("READONLY You can't write against a read only replica.");
+        }
+        for (java.util.BitSet slots : served.groups()) {
+            c.keyspace().flushKeys(key -> slots.get(KeySlot.of(key)));
+        }
+    }
+
+    /** DBSIZE: a cluster node counts the keys of the slots it serves, as a Redis Cluster node does. */
+    private static void dbsize(CommandCall c) {
+        ServedSlots served = c.server().routing().servedSlots();
+        c.reply().integer(served.everySlot() ? c.keyspace().countKeys()[0]
+                : ServedKeys.count(c.keyspace(), served::servesKey));
     }
 
     private static void shutdown(CommandCall c) {

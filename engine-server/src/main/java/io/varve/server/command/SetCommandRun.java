@@ -3,7 +3,7 @@ package io.varve.server.command;
 import io.varve.core.WriteBatch;
 import io.varve.server.resp.Reply;
 import io.varve.server.store.Keyspace;
-import io.varve.server.store.LockStripes;
+import io.varve.base.concurrent.LockStripes;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -56,6 +56,7 @@ public final class SetCommandRun {
         if (args.length < 3 || dispatcher.table().lookup(args[0]) != set || dispatcher.monitors().active()
                 || !dispatcher.admission().runsAtOnce(connection, set)
                 || dispatcher.keyspaceNotifier().enabled() // the dispatcher publishes a SET's events
+                || dispatcher.tracking().active() // the dispatcher skips a NOLOOP client's own writes
                 || dispatcher.server().keyspace().databases().physical(connection.database()) != 0) {
             return false;
         }

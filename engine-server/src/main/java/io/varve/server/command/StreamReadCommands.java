@@ -3,7 +3,7 @@ package io.varve.server.command;
 import io.varve.server.resp.RedisError;
 import io.varve.server.resp.Reply;
 import io.varve.server.store.Keyspace;
-import io.varve.server.store.LockStripes;
+import io.varve.base.concurrent.LockStripes;
 import io.varve.server.store.RedisType;
 import io.varve.server.store.StreamId;
 import io.varve.server.store.StreamStore.Entry;

@@ -2,7 +2,7 @@ package io.varve.server.command;
 
 import io.varve.server.resp.Reply;
 import io.varve.server.store.Keyspace;
-import io.varve.server.store.LockStripes;
+import io.varve.base.concurrent.LockStripes;
 import io.varve.server.store.WrongTypeException;
 import io.varve.server.types.Scored;
 

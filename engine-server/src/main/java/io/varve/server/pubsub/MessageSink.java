@@ -14,6 +14,13 @@ public interface MessageSink {
     default void pushLine(String text) {
     }
 
+    /**
+     * Sends one message whose shape the flat {@link #push} cannot give (nested arrays, nulls, integers), as
+     * client-side caching's invalidations; {@code writer} encodes it for the connection's protocol. Never blocks.
+     */
+    default void pushReply(java.util.function.Consumer<io.varve.server.resp.Reply> writer) {
+    }
+
     /** Drops everything: for connections without a network (tests of the command layer). */
     MessageSink DISCARD = parts -> {
     };

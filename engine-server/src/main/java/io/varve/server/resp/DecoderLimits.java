@@ -22,22 +22,42 @@ public record DecoderLimits(long maxBulkLength, long queryBufferLimit, int maxIn
     public static final long MAX_MULTIBULK = Integer.MAX_VALUE;
 
     /**
-     * Heap bytes an argument costs beyond its payload: the array's object header and the two references that
-     * hold it while the command is assembled (the argument list, then the request's array).
+     * Bytes of one reference in a request's argument array: 4 with compressed references (heaps under 32 GB,
+     * the JVM's default there), else 8. Read from the running JVM so the charge is what the heap really holds.
      */
-    public static final int ARGUMENT_OVERHEAD = 32;
+    public static final int REFERENCE_BYTES = referenceBytes();
+    /** A Java array's object header and length field, before its elements. */
+    public static final int ARRAY_HEADER_BYTES = 16;
 
-    /** What one decoded argument of {@code payloadLength} bytes costs on the heap, as charged to the query buffer. */
-    public static long argumentCost(long payloadLength) {
-        return payloadLength + ARGUMENT_OVERHEAD;
+    /**
+     * Heap bytes one argument's payload occupies: its own array, padded to the heap's 8-byte alignment, or
+     * nothing for an empty argument, since every empty argument is one shared array.
+     */
+    public static long payloadCost(long payloadLength) {
+        return payloadLength == 0 ? 0 : (ARRAY_HEADER_BYTES + payloadLength + 7) & ~7L;
+    }
+
+    /** The array holding a request's arguments, without them: its header and {@code slots} references. */
+    public static long argumentArrayCost(long slots) {
+        return ARRAY_HEADER_BYTES + slots * REFERENCE_BYTES;
     }
 
     /**
-     * The largest multibulk count accepted: one whose arguments fit the query buffer limit even if every one
-     * is empty, and never more than Redis's own cap.
+     * The largest multibulk count accepted: one whose argument array fits the query buffer limit even if
+     * every argument is empty, and never more than Redis's own cap.
      */
     public long maxArguments() {
-        return Math.min(MAX_MULTIBULK, queryBufferLimit / ARGUMENT_OVERHEAD);
+        return Math.min(MAX_MULTIBULK, Math.max(0, queryBufferLimit - ARRAY_HEADER_BYTES) / REFERENCE_BYTES);
+    }
+
+    private static int referenceBytes() {
+        try {
+            var diagnostics = java.lang.management.ManagementFactory.getPlatformMXBean(
+                    com.sun.management.HotSpotDiagnosticMXBean.class);
+            return Boolean.parseBoolean(diagnostics.getVMOption("UseCompressedOops").getValue()) ? 4 : 8;
+        } catch (RuntimeException | LinkageError e) {
+            return 8; // a JVM without the option: charge the larger size rather than under-count
+        }
     }
 
     public DecoderLimits {

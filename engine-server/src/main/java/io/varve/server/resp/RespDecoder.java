@@ -5,7 +5,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 
@@ -21,11 +21,14 @@ import java.util.function.BooleanSupplier;
  *
  * <p>Memory is bounded by construction: a bulk's bytes stay in Netty's cumulation buffer until the whole
  * bulk arrived (nothing is pre-allocated from a declared length), and the cumulation plus the arguments
- * already parsed for the command in progress may not exceed the query buffer limit. An argument is charged
- * what it costs on the heap ({@link DecoderLimits#argumentCost}), not its payload alone, so a flood of empty
- * arguments is bounded too; and a multibulk count whose arguments could not fit the limit even if all were
- * empty is refused at its header, as Redis refuses one over its own count limit, and so is a negative count
- * other than the null array {@code *-1}. Any violation emits one
+ * already parsed for the command in progress may not exceed the query buffer limit. The arguments are
+ * charged the heap bytes they really hold: the argument array at its current capacity, one reference per
+ * slot, and each non-empty argument's padded array ({@link DecoderLimits#payloadCost}); empty arguments
+ * share one array and cost their reference alone. The argument array grows by doubling up to the declared
+ * count, so it ends exactly full and becomes the request without a copy, and a declared count reserves
+ * nothing until arguments arrive. A multibulk count whose argument array could not fit the limit even if
+ * every argument were empty is refused at its header, as Redis refuses one over its own count limit, and so
+ * is a negative count other than the null array {@code *-1}. Any violation emits one
  * {@link ProtocolError} and the decoder discards everything after it; the connection replies and closes.
  *
  * <p>Authentication gate: while the connection is unauthenticated, an emitted AUTH or HELLO pauses
@@ -41,9 +44,11 @@ public final class RespDecoder extends ByteToMessageDecoder {
     private final DecoderLimits limits;
     private final BooleanSupplier authenticated;
 
-    /** Arguments of the multibulk in progress, or null between commands. */
-    private List<byte[]> args;
-    private long argsRemaining;
+    /** Arguments of the multibulk in progress, or null between commands; its first {@code argCount} are set. */
+    private byte[][] args;
+    private int argCount;
+    private int argsDeclared;
+    /** Heap bytes {@link #args} holds: the array at its capacity plus the payload arrays parsed so far. */
     private long argBytes;
     /** Declared length of the bulk being read, or -1 when its {@code $len} line is still to come. */
     private long bulkLength = -1;
@@ -148,9 +153,10 @@ public final class RespDecoder extends ByteToMessageDecoder {
         if (count <= 0) {
             return true; // an empty or null multibulk is no command at all; Redis ignores it too
         }
-        args = new ArrayList<>((int) Math.min(count, 16));
-        argsRemaining = count;
-        argBytes = 0;
+        argsDeclared = (int) count;
+        args = new byte[Math.min(argsDeclared, FIRST_CAPACITY)][];
+        argCount = 0;
+        argBytes = DecoderLimits.argumentArrayCost(args.length);
         bulkLength = -1;
         return true;
     }
@@ -175,7 +181,7 @@ public final class RespDecoder extends ByteToMessageDecoder {
             if (!authenticated.getAsBoolean() && length > limits.preAuthMaxBulkLength()) {
                 return fail(out, "ERR Protocol error: unauthenticated bulk length");
             }
-            if (argBytes + DecoderLimits.argumentCost(length) > limits.queryBufferLimit()) {
+            if (argBytes + DecoderLimits.payloadCost(length) + growthCost() > limits.queryBufferLimit()) {
                 return fail(out, "ERR Protocol error: query buffer limit exceeded");
             }
             in.readerIndex(eol + 2);
@@ -192,17 +198,51 @@ public final class RespDecoder extends ByteToMessageDecoder {
             return fail(out, "ERR Protocol error: bulk string not terminated by CRLF");
         }
         byte[] arg = bulkLength == 0 ? EMPTY : new byte[(int) bulkLength];
-        in.readBytes(arg);
+        copyArgument(in, arg);
         in.skipBytes(2);
-        args.add(arg);
-        argBytes += DecoderLimits.argumentCost(arg.length);
+        if (argCount == args.length) {
+            argBytes += growthCost();
+            args = Arrays.copyOf(args, nextCapacity());
+        }
+        args[argCount++] = arg;
+        argBytes += DecoderLimits.payloadCost(arg.length);
         bulkLength = -1;
-        if (--argsRemaining == 0) {
-            out.add(new RespRequest(args.toArray(new byte[0][]), argBytes));
+        if (argCount == argsDeclared) {
+            out.add(new RespRequest(args, argBytes));
             args = null;
             argBytes = 0;
         }
         return true;
+    }
+
+    private static final int FIRST_CAPACITY = 16;
+    /** Arguments up to this long are copied byte by byte out of a direct buffer. */
+    private static final int SMALL_ARGUMENT = 64;
+
+    /**
+     * Copies the argument at the reader index into {@code arg}. A bulk copy out of Netty's pooled direct
+     * buffers allocates a {@code ByteBuffer} view per call, which for the short keys and values of most
+     * commands outweighs the argument itself; copying those byte by byte allocates nothing.
+     */
+    private static void copyArgument(ByteBuf in, byte[] arg) {
+        if (arg.length > SMALL_ARGUMENT || in.hasArray()) {
+            in.readBytes(arg);
+            return;
+        }
+        int from = in.readerIndex();
+        for (int i = 0; i < arg.length; i++) {
+            arg[i] = in.getByte(from + i);
+        }
+        in.readerIndex(from + arg.length);
+    }
+
+    private int nextCapacity() {
+        return (int) Math.min(argsDeclared, 2L * args.length);
+    }
+
+    /** Bytes the argument array gains if the next argument makes it grow, else 0. */
+    private long growthCost() {
+        return argCount < args.length ? 0 : (long) (nextCapacity() - args.length) * DecoderLimits.REFERENCE_BYTES;
     }
 
     private boolean inlineCommand(ByteBuf in, List<Object> out) {
@@ -230,9 +270,10 @@ public final class RespDecoder extends ByteToMessageDecoder {
         if (!authenticated.getAsBoolean() && parsed.size() > limits.preAuthMaxArguments()) {
             return fail(out, "ERR Protocol error: unauthenticated multibulk length");
         }
-        long bytes = 0;
+        parsed.replaceAll(argument -> argument.length == 0 ? EMPTY : argument);
+        long bytes = DecoderLimits.argumentArrayCost(parsed.size());
         for (byte[] a : parsed) {
-            bytes += DecoderLimits.argumentCost(a.length);
+            bytes += DecoderLimits.payloadCost(a.length);
         }
         out.add(new RespRequest(parsed.toArray(new byte[0][]), bytes));
         return true;

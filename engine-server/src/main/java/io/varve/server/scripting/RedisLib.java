@@ -60,6 +60,32 @@ final class RedisLib {
                 return LuaValue.valueOf(sha1(s.m_bytes, s.m_offset, s.m_length));
             }
         });
+        real.rawset("acl_check_cmd", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                ScriptRun run = runtime.current();
+                if (run == null) {
+                    throw new LuaError("redis.acl_check_cmd can only be called inside a script invocation");
+                }
+                if (args.narg() == 0) {
+                    throw new CommandError(tableWith(RespToLua.ERR,
+                            LuaValue.valueOf("ERR Please specify at least one argument for this redis lib call")));
+                }
+                byte[][] command = new byte[args.narg()][];
+                for (int i = 1; i <= args.narg(); i++) {
+                    LuaValue a = args.arg(i);
+                    command[i - 1] = a.type() == LuaValue.TNUMBER
+                            ? numberText(a.todouble()).getBytes(StandardCharsets.US_ASCII)
+                            : a.checkjstring().getBytes(StandardCharsets.UTF_8);
+                }
+                Boolean allowed = run.host().aclAllows(command);
+                if (allowed == null) {
+                    throw new CommandError(tableWith(RespToLua.ERR,
+                            LuaValue.valueOf("ERR Invalid command passed to redis.acl_check_cmd()")));
+                }
+                return LuaValue.valueOf(allowed);
+            }
+        });
         real.rawset("setresp", new OneArgFunction() {
             @Override
             public LuaValue call(LuaValue version) {

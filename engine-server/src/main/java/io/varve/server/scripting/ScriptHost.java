@@ -13,4 +13,17 @@ public interface ScriptHost {
      * a refusal comes back as an error reply, as the command's own errors do.
      */
     byte[] call(byte[][] args, int protocol);
+
+    /**
+     * {@code redis.acl_check_cmd}: whether the script's user may run {@code args} (name first), or null when
+     * no such command exists. A server without users allows everything.
+     */
+    default Boolean aclAllows(byte[][] args) {
+        return Boolean.TRUE;
+    }
+
+    /** The command that started the script (FCALL and its arguments), as FUNCTION STATS shows it. */
+    default byte[][] invokingCommand() {
+        return new byte[0][];
+    }
 }

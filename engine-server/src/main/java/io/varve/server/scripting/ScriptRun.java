@@ -48,6 +48,11 @@ public final class ScriptRun {
         return libraryLoad;
     }
 
+    /** The command that started this run, name first. */
+    public byte[][] command() {
+        return host.invokingCommand();
+    }
+
     public String name() {
         return name;
     }

@@ -322,6 +322,23 @@ public final class BlockingKeys {
         signal(KeyEncoding.currentDatabase(), key);
     }
 
+    /**
+     * Every key waited on in physical database {@code database} (negative: in every database) may have changed,
+     * as after FLUSHDB or FLUSHALL: offers each to its waiters, so those a vanished key fails are told.
+     */
+    public void signalDatabase(int database) {
+        if (waiters == 0) {
+            return;
+        }
+        List<Slot> slots;
+        synchronized (this) {
+            slots = queues.keySet().stream().filter(s -> database < 0 || s.database() == database).toList();
+        }
+        for (Slot slot : slots) {
+            signal(slot);
+        }
+    }
+
     /** {@link #signal(byte[])} for a key written in physical database {@code database} (MOVE, COPY ... DB). */
     public void signal(int database, byte[] key) {
         if (waiters == 0) {

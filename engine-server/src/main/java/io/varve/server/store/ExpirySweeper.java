@@ -1,5 +1,6 @@
 package io.varve.server.store;
 
+import io.varve.base.concurrent.LockStripes;
 import io.varve.core.DbIterator;
 import io.varve.core.ReadOptions;
 import io.varve.core.WriteBatch;

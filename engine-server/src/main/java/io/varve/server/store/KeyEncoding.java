@@ -1,6 +1,8 @@
 package io.varve.server.store;
 
-import java.nio.ByteBuffer;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -88,6 +90,27 @@ public final class KeyEncoding {
         return metadataKey(currentDatabase(), userKey);
     }
 
+    /**
+     * Writes the current database's metadata key of {@code userKey} into {@code destination}; its length,
+     * or -1, writing nothing, when it does not fit.
+     */
+    public static int metadataKeyInto(byte[] userKey, byte[] destination) {
+        int database = currentDatabase();
+        int prefix = database == 0 ? 1 : 3;
+        if (prefix + userKey.length > destination.length) {
+            return -1;
+        }
+        if (database == 0) {
+            destination[0] = METADATA_PREFIX;
+        } else {
+            destination[0] = OTHER_DATABASE_METADATA_PREFIX;
+            destination[1] = (byte) (database >>> 8);
+            destination[2] = (byte) database;
+        }
+        System.arraycopy(userKey, 0, destination, prefix, userKey.length);
+        return prefix + userKey.length;
+    }
+
     /** The metadata key of {@code userKey} in physical database {@code database}. */
     public static byte[] metadataKey(int database, byte[] userKey) {
         if (database == 0) {
@@ -161,16 +184,30 @@ public final class KeyEncoding {
 
     /** The common prefix of every subkey of {@code userKey} at {@code version}. */
     public static byte[] subkeyPrefix(byte[] userKey, long version) {
-        ByteBuffer b = ByteBuffer.allocate(1 + 4 + userKey.length + 8);
-        b.put(SUBKEY_PREFIX).putInt(userKey.length).put(userKey).putLong(version);
-        return b.array();
+        byte[] k = new byte[1 + 4 + userKey.length + 8];
+        writeSubkeyPrefix(k, userKey, version);
+        return k;
     }
 
     public static byte[] subkey(byte[] userKey, long version, byte[] field) {
-        ByteBuffer b = ByteBuffer.allocate(1 + 4 + userKey.length + 8 + field.length);
-        b.put(SUBKEY_PREFIX).putInt(userKey.length).put(userKey).putLong(version).put(field);
-        return b.array();
+        byte[] k = new byte[1 + 4 + userKey.length + 8 + field.length];
+        int prefix = writeSubkeyPrefix(k, userKey, version);
+        System.arraycopy(field, 0, k, prefix, field.length);
+        return k;
     }
+
+    /** Writes the subkey prefix of {@code userKey} at version {@code version} into {@code k}; its length. */
+    private static int writeSubkeyPrefix(byte[] k, byte[] userKey, long version) {
+        k[0] = SUBKEY_PREFIX;
+        BIG_ENDIAN_INT.set(k, 1, userKey.length);
+        System.arraycopy(userKey, 0, k, 1 + 4, userKey.length);
+        BIG_ENDIAN_LONG.set(k, 1 + 4 + userKey.length, version);
+        return 1 + 4 + userKey.length + 8;
+    }
+
+    /** Big-endian reads and writes in byte arrays without a ByteBuffer object per key. */
+    static final VarHandle BIG_ENDIAN_INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    static final VarHandle BIG_ENDIAN_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     /**
      * The length of {@code subkey}'s prefix (prefix byte, key length, key, version), or -1 when it is not a
@@ -180,7 +217,7 @@ public final class KeyEncoding {
         if (subkey.length < 1 + 4 + 8 || subkey[0] != SUBKEY_PREFIX) {
             return -1;
         }
-        long keyLength = Integer.toUnsignedLong(ByteBuffer.wrap(subkey, 1, 4).getInt());
+        long keyLength = Integer.toUnsignedLong((int) BIG_ENDIAN_INT.get(subkey, 1));
         long prefix = 1 + 4 + keyLength + 8;
         return prefix <= subkey.length ? (int) prefix : -1;
     }
@@ -192,7 +229,7 @@ public final class KeyEncoding {
 
     /** The collection version a subkey carries. */
     public static long versionOfSubkey(byte[] subkey, int prefixLength) {
-        return ByteBuffer.wrap(subkey, prefixLength - 8, 8).getLong();
+        return (long) BIG_ENDIAN_LONG.get(subkey, prefixLength - 8);
     }
 
     /** The field of a subkey whose prefix (for its key and version) has {@code prefixLength} bytes. */

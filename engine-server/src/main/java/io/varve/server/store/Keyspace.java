@@ -1,5 +1,6 @@
 package io.varve.server.store;
 
+import io.varve.base.concurrent.LockStripes;
 import io.varve.core.Db;
 import io.varve.core.DbIterator;
 import io.varve.core.ReadOptions;
@@ -215,11 +216,15 @@ public final class Keyspace {
      * {@link #lookup} counts), or {@link #IN_TABLES} (counted as nothing) when only a full lookup can tell.
      */
     public Metadata lookupInMemory(byte[] key) {
-        MemorySegment engineKey = MemorySegment.ofArray(KeyEncoding.metadataKey(key));
-        byte[] raw = new byte[64];
+        MetadataReadBuffers buffers = MetadataReadBuffers.forCurrentThread();
+        int keyLength = buffers == null ? -1 : KeyEncoding.metadataKeyInto(key, buffers.key);
+        MemorySegment engineKey = keyLength < 0 ? MemorySegment.ofArray(KeyEncoding.metadataKey(key))
+                : buffers.keySegment.asSlice(0, keyLength);
+        byte[] raw = buffers == null ? new byte[64] : buffers.record;
+        MemorySegment destination = buffers == null ? MemorySegment.ofArray(raw) : buffers.recordSegment;
         long length;
         while (true) {
-            length = reads().get(IN_MEMORY, engineKey, MemorySegment.ofArray(raw));
+            length = reads().get(IN_MEMORY, engineKey, destination);
             if (length == ReadOptions.INCOMPLETE) {
                 return IN_TABLES;
             }
@@ -228,6 +233,7 @@ public final class Keyspace {
             }
             // Larger than the guess: read again into an exact array (a newer write may answer this time).
             raw = new byte[(int) length];
+            destination = MemorySegment.ofArray(raw);
         }
         Metadata meta = length < 0 ? null : Metadata.decode(raw, (int) length);
         if (meta != null && meta.hasExpiry() && meta.isExpired(now())) {
@@ -386,6 +392,32 @@ public final class Keyspace {
             }
         }
         commit(batch);
+    }
+
+    /**
+     * A cluster node's FLUSHALL/FLUSHDB of one group: deletes the current database's keys whose user key
+     * {@code keys} accepts, as seen at one snapshot, holding every write lock, in commits of 1024. Their
+     * subkeys go with their metadata, as after FLUSHDB.
+     */
+    public void flushKeys(java.util.function.Predicate<byte[]> keys) {
+        try (LockStripes.Held all = lockEverything()) {
+            WriteBatch batch = new WriteBatch();
+            try (Snapshot snapshot = db.snapshot(); DbIterator it = metadataIterator(ReadOptions.at(snapshot))) {
+                for (it.seekToFirst(); it.valid(); it.next()) {
+                    if (!keys.test(KeyEncoding.userKeyOfMetadata(it.key()))) {
+                        continue;
+                    }
+                    batch.delete(it.key());
+                    if (batch.count() >= 1024) {
+                        commit(batch);
+                        batch = new WriteBatch();
+                    }
+                }
+            }
+            if (batch.count() > 0) {
+                commit(batch);
+            }
+        }
     }
 
     /** An iterator over the current database's metadata records (seek with {@link KeyEncoding#metadataKey}). */

@@ -1,7 +1,5 @@
 package io.varve.server.store;
 
-import java.nio.ByteBuffer;
-
 /**
  * The decoded metadata record of one Redis key (layout in {@link KeyEncoding}). For strings the value is
  * inline and version/size are zero; for collections elements live in subkeys tagged with {@code version},
@@ -48,16 +46,21 @@ public record Metadata(RedisType type, long expireAt, long version, long size, b
 
     public byte[] encode() {
         if (type == RedisType.STRING) {
-            ByteBuffer b = ByteBuffer.allocate(KeyEncoding.STRING_VALUE_OFFSET + value.length);
-            b.put((byte) type.code()).putLong(expireAt).put(value);
-            return b.array();
+            byte[] record = new byte[KeyEncoding.STRING_VALUE_OFFSET + value.length];
+            record[KeyEncoding.TYPE_OFFSET] = (byte) type.code();
+            KeyEncoding.BIG_ENDIAN_LONG.set(record, KeyEncoding.EXPIRE_OFFSET, expireAt);
+            System.arraycopy(value, 0, record, KeyEncoding.STRING_VALUE_OFFSET, value.length);
+            return record;
         }
-        ByteBuffer b = ByteBuffer.allocate(KeyEncoding.COLLECTION_HEADER + (value == null ? 0 : value.length));
-        b.put((byte) type.code()).putLong(expireAt).putLong(version).putLong(size);
+        byte[] record = new byte[KeyEncoding.COLLECTION_HEADER + (value == null ? 0 : value.length)];
+        record[KeyEncoding.TYPE_OFFSET] = (byte) type.code();
+        KeyEncoding.BIG_ENDIAN_LONG.set(record, KeyEncoding.EXPIRE_OFFSET, expireAt);
+        KeyEncoding.BIG_ENDIAN_LONG.set(record, KeyEncoding.VERSION_OFFSET, version);
+        KeyEncoding.BIG_ENDIAN_LONG.set(record, KeyEncoding.SIZE_OFFSET, size);
         if (value != null) {
-            b.put(value);
+            System.arraycopy(value, 0, record, KeyEncoding.COLLECTION_HEADER, value.length);
         }
-        return b.array();
+        return record;
     }
 
     public static Metadata decode(byte[] raw) {
@@ -69,13 +72,12 @@ public record Metadata(RedisType type, long expireAt, long version, long size, b
         if (length < KeyEncoding.STRING_VALUE_OFFSET) {
             throw new IllegalStateException("metadata record too short: " + length + " bytes");
         }
-        ByteBuffer b = ByteBuffer.wrap(raw);
-        int typeByte = b.get(KeyEncoding.TYPE_OFFSET) & 0xFF;
+        int typeByte = raw[KeyEncoding.TYPE_OFFSET] & 0xFF;
         if ((typeByte >>> 4) != 0) {
             throw new IllegalStateException("metadata format " + (typeByte >>> 4) + " is newer than this server");
         }
         RedisType type = RedisType.ofCode(typeByte & 0x0F);
-        long expireAt = b.getLong(KeyEncoding.EXPIRE_OFFSET);
+        long expireAt = (long) KeyEncoding.BIG_ENDIAN_LONG.get(raw, KeyEncoding.EXPIRE_OFFSET);
         if (type == RedisType.STRING) {
             byte[] value = new byte[length - KeyEncoding.STRING_VALUE_OFFSET];
             System.arraycopy(raw, KeyEncoding.STRING_VALUE_OFFSET, value, 0, value.length);
@@ -89,13 +91,13 @@ public record Metadata(RedisType type, long expireAt, long version, long size, b
             extra = new byte[length - KeyEncoding.COLLECTION_HEADER];
             System.arraycopy(raw, KeyEncoding.COLLECTION_HEADER, extra, 0, extra.length);
         }
-        return new Metadata(type, expireAt, b.getLong(KeyEncoding.VERSION_OFFSET), b.getLong(KeyEncoding.SIZE_OFFSET), extra);
+        return new Metadata(type, expireAt, (long) KeyEncoding.BIG_ENDIAN_LONG.get(raw, KeyEncoding.VERSION_OFFSET),
+                (long) KeyEncoding.BIG_ENDIAN_LONG.get(raw, KeyEncoding.SIZE_OFFSET), extra);
     }
 
     /** The type and expiry only, without copying a string's value (for TYPE, TTL, EXISTS, SCAN filters). */
     public static Metadata decodeHeader(byte[] raw) {
-        ByteBuffer b = ByteBuffer.wrap(raw);
-        RedisType type = RedisType.ofCode(b.get(KeyEncoding.TYPE_OFFSET) & 0x0F);
-        return new Metadata(type, b.getLong(KeyEncoding.EXPIRE_OFFSET), 0, 0, null);
+        RedisType type = RedisType.ofCode(raw[KeyEncoding.TYPE_OFFSET] & 0x0F);
+        return new Metadata(type, (long) KeyEncoding.BIG_ENDIAN_LONG.get(raw, KeyEncoding.EXPIRE_OFFSET), 0, 0, null);
     }
 }

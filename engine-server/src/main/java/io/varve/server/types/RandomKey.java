@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Predicate;
 
 /**
  * RANDOMKEY over an ordered key space, which has no random access. A database of at most {@link #SMALL} keys is
@@ -27,6 +28,14 @@ public final class RandomKey {
 
     /** A live key of the current database, or null when it has none. */
     public static byte[] pick(Keyspace keyspace) {
+        return pick(keyspace, key -> true);
+    }
+
+    /**
+     * A live key of the current database that {@code served} accepts (a cluster node's own slots), or null
+     * when it has none.
+     */
+    public static byte[] pick(Keyspace keyspace, Predicate<byte[]> served) {
         long now = keyspace.now();
         ThreadLocalRandom random = ThreadLocalRandom.current();
         try (Snapshot snapshot = keyspace.snapshot();
@@ -36,8 +45,9 @@ public final class RandomKey {
             it.seekToFirst();
             byte[] first = it.valid() ? it.key() : null;
             for (; it.valid() && examined < SMALL; it.next(), examined++) {
-                if (!Metadata.decodeHeader(it.value()).isExpired(now)) {
-                    few.add(KeyEncoding.userKeyOfMetadata(it.key()));
+                byte[] key = KeyEncoding.userKeyOfMetadata(it.key());
+                if (served.test(key) && !Metadata.decodeHeader(it.value()).isExpired(now)) {
+                    few.add(key);
                 }
             }
             if (!it.valid()) {
@@ -47,8 +57,9 @@ public final class RandomKey {
             it.seek(pointBetween(first, it.key(), random));
             for (int pass = 0; pass < 2; pass++) {
                 for (; it.valid(); it.next()) {
-                    if (!Metadata.decodeHeader(it.value()).isExpired(now)) {
-                        return KeyEncoding.userKeyOfMetadata(it.key());
+                    byte[] key = KeyEncoding.userKeyOfMetadata(it.key());
+                    if (served.test(key) && !Metadata.decodeHeader(it.value()).isExpired(now)) {
+                        return key;
                     }
                 }
                 it.seekToFirst();

@@ -2,7 +2,7 @@ package io.varve.server.types;
 
 import io.varve.core.WriteBatch;
 import io.varve.server.store.Keyspace;
-import io.varve.server.store.LockStripes;
+import io.varve.base.concurrent.LockStripes;
 import io.varve.server.store.Metadata;
 import io.varve.server.store.RedisType;
 import io.varve.server.types.hyperloglog.HyperLogLog;

@@ -7,7 +7,7 @@ import io.varve.core.WriteBatch;
 import io.varve.server.store.HashStore;
 import io.varve.server.store.KeyEncoding;
 import io.varve.server.store.Keyspace;
-import io.varve.server.store.LockStripes;
+import io.varve.base.concurrent.LockStripes;
 import io.varve.server.store.Metadata;
 import io.varve.server.store.RedisType;
 

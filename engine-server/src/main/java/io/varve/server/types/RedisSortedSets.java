@@ -4,7 +4,7 @@ import io.varve.core.ReadOptions;
 import io.varve.core.Snapshot;
 import io.varve.core.WriteBatch;
 import io.varve.server.store.Keyspace;
-import io.varve.server.store.LockStripes;
+import io.varve.base.concurrent.LockStripes;
 import io.varve.server.store.Metadata;
 import io.varve.server.store.RedisType;
 import io.varve.server.store.ScoreCodec;

@@ -1,6 +1,6 @@
 package io.varve.server.command;
 
-import io.varve.server.store.LockStripes;
+import io.varve.base.concurrent.LockStripes;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;

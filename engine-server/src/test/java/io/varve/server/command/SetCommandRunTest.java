@@ -3,7 +3,7 @@ package io.varve.server.command;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.varve.server.resp.Reply;
-import io.varve.server.store.LockStripes;
+import io.varve.base.concurrent.LockStripes;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

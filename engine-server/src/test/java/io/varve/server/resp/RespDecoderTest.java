@@ -70,7 +70,8 @@ class RespDecoderTest {
         channel.writeInbound(Unpooled.wrappedBuffer(value), Unpooled.copiedBuffer("\r\n".getBytes()));
         RespRequest request = channel.readInbound();
         assertArrayEquals(value, request.args()[1]);
-        assertEquals(260 + 2 * DecoderLimits.ARGUMENT_OVERHEAD, request.bytes(), "payload plus each argument's heap overhead");
+        // The array of two references, "ECHO" in a 24-byte array, the 256 bytes in a 272-byte one.
+        assertEquals(16 + 2L * DecoderLimits.REFERENCE_BYTES + 24 + 272, request.bytes(), "the heap bytes held");
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.varve.server.store;
 
+import io.varve.base.concurrent.LockStripes;
+
 import java.nio.charset.StandardCharsets;
 
 /**

@@ -12,6 +12,7 @@ import io.varve.stress.CampaignReport;
 import io.varve.stress.ChildJvm;
 import io.varve.stress.Corruptions;
 import io.varve.stress.Failure;
+import io.varve.stress.KillSchedule;
 import io.varve.stress.Progress;
 import io.varve.stress.Reproducer;
 import io.varve.stress.Settings;
@@ -73,6 +74,7 @@ public final class EngineKillCampaign implements Campaign {
         Path checkpoints = settings.workDir().resolve("engine-kill-checkpoints");
         Files.createDirectories(dir);
         long[][][] base = readState(dir); // a database left by an earlier run with the same directory
+        KillSchedule kills = KillSchedule.replaying(settings.replay());
         long acknowledged = 0;
         long synced = 0;
         long transactions = 0;
@@ -84,26 +86,27 @@ public final class EngineKillCampaign implements Campaign {
             KillHistory history = new KillHistory();
             Path stderr = settings.workDir().resolve("engine-kill-child.err");
             Files.deleteIfExists(stderr);
-            long childSeed = random.nextLong();
-            long runMillis = 1 + random.nextLong(maxRun.toMillis());
-            boolean fromStart = random.nextInt(4) == 0;
+            KillSchedule.Kill kill = kills.next(cycle, random, maxRun);
+            long childSeed = kill.workloadSeed();
+            long runMillis = kill.delayMillis();
+            boolean fromStart = kill.fromStart();
             String outcome;
             try (ChildJvm child = ChildJvm.start(childMain, List.of(dir.toString(), staging.toString(),
                     Long.toString(childSeed), Long.toString(cycle), checkpoints.toString()), stderr, history::line)) {
                 if (!fromStart && !history.awaitReady(OPEN_LIMIT)) {
-                    report.failure(fail(settings, cycle, childSeed, "the child did not open the database within "
+                    report.failure(fail(settings, kills, cycle, childSeed, "the child did not open the database within "
                             + OPEN_LIMIT.toSeconds() + " s: " + firstLine(stderr), history, dir, stderr));
                     break;
                 }
                 if (child.exitedWithin(Duration.ofMillis(runMillis))) {
                     int code = child.awaitExit(10);
                     String why = history.childErrors().isEmpty() ? firstLine(stderr) : history.childErrors().getFirst();
-                    report.failure(fail(settings, cycle, childSeed, "the child exited on its own (code " + code
+                    report.failure(fail(settings, kills, cycle, childSeed, "the child exited on its own (code " + code
                             + "): " + why, history, dir, stderr));
                     break;
                 }
                 if (history.ready() && !history.progress().awaitFirst(progressLimit)) {
-                    report.failure(fail(settings, cycle, childSeed, Progress.noProgress(progressLimit), history,
+                    report.failure(fail(settings, kills, cycle, childSeed, Progress.noProgress(progressLimit), history,
                             dir, stderr));
                     break;
                 }
@@ -148,7 +151,7 @@ public final class EngineKillCampaign implements Campaign {
                 }
             }
             if (problem != null) {
-                report.failure(fail(settings, cycle, childSeed, problem, history, dir, stderr));
+                report.failure(fail(settings, kills, cycle, childSeed, problem, history, dir, stderr));
                 break;
             }
             report.cycle(outcome);
@@ -231,11 +234,11 @@ public final class EngineKillCampaign implements Campaign {
         return v;
     }
 
-    private Failure fail(Settings settings, long cycle, long childSeed, String what, KillHistory history, Path dir,
-            Path stderr) {
+    private Failure fail(Settings settings, KillSchedule kills, long cycle, long childSeed, String what,
+            KillHistory history, Path dir, Path stderr) {
         Path reproducer = Reproducer.write(settings.reproducerDir(), name(), settings.seed(), cycle,
                 what + " (child seed " + childSeed + ")", history.tail(), Map.of("db-after-kill", settings.workDir().resolve("engine-kill-after-kill"), "db-after-reopen",
-                dir, "child.err", stderr));
+                dir, "child.err", stderr), kills);
         settings.progress(name() + " cycle " + cycle + " FAILED: " + what);
         return new Failure(cycle, what, reproducer);
     }

@@ -7,6 +7,7 @@ import io.varve.stress.Campaign;
 import io.varve.stress.CampaignReport;
 import io.varve.stress.ChildJvm;
 import io.varve.stress.Failure;
+import io.varve.stress.KillSchedule;
 import io.varve.stress.Progress;
 import io.varve.stress.Reproducer;
 import io.varve.stress.Settings;
@@ -58,6 +59,7 @@ public final class RaftLogKillCampaign implements Campaign {
         Random random = new Random(settings.seed());
         Path dir = settings.workDir().resolve("raftlog-kill");
         Files.createDirectories(dir);
+        KillSchedule kills = KillSchedule.replaying(settings.replay());
         LogModel base = new LogModel();
         try (RaftLogEngine initial = RaftLogEngine.open(dir, RaftLogStressOptions.options())) {
             base = LogModel.readFrom(initial); // a store left by an earlier run with the same directory
@@ -66,28 +68,29 @@ public final class RaftLogKillCampaign implements Campaign {
             AckHistory history = new AckHistory();
             Path stderr = settings.workDir().resolve("raftlog-kill-child.err");
             Files.deleteIfExists(stderr);
-            long childSeed = random.nextLong();
-            long runMillis = 1 + random.nextLong(maxRun.toMillis());
+            KillSchedule.Kill kill = kills.next(cycle, random, maxRun);
+            long childSeed = kill.workloadSeed();
+            long runMillis = kill.delayMillis();
             String outcome;
             try (ChildJvm child = ChildJvm.start(childMain,
                     List.of(dir.toString(), Long.toString(childSeed), Long.toString(cycle)), stderr, history::line)) {
                 // The kill comes at a random moment: in a quarter of the cycles counted from the child's start
                 // (so it may hit its recovery), else from when its store is open. The child exiting before it
                 // is a crash of the workload.
-                if (random.nextInt(4) != 0 && !history.awaitReady(OPEN_LIMIT)) {
-                    report.failure(fail(settings, cycle, childSeed, "the child did not open the store within "
+                if (!kill.fromStart() && !history.awaitReady(OPEN_LIMIT)) {
+                    report.failure(fail(settings, kills, cycle, childSeed, "the child did not open the store within "
                             + OPEN_LIMIT.toSeconds() + " s: " + firstLine(stderr), history, dir, stderr));
                     break;
                 }
                 if (child.exitedWithin(Duration.ofMillis(runMillis))) {
                     int code = child.awaitExit(10);
                     String why = history.childError() != null ? history.childError() : firstLine(stderr);
-                    report.failure(fail(settings, cycle, childSeed, "the child exited on its own (code " + code
+                    report.failure(fail(settings, kills, cycle, childSeed, "the child exited on its own (code " + code
                             + "): " + why, history, dir, stderr));
                     break;
                 }
                 if (history.ready() && !history.progress().awaitFirst(progressLimit)) {
-                    report.failure(fail(settings, cycle, childSeed, Progress.noProgress(progressLimit), history,
+                    report.failure(fail(settings, kills, cycle, childSeed, Progress.noProgress(progressLimit), history,
                             dir, stderr));
                     break;
                 }
@@ -100,7 +103,7 @@ public final class RaftLogKillCampaign implements Campaign {
                 problem = "the child saw: " + history.childError();
             }
             if (problem != null) {
-                report.failure(fail(settings, cycle, childSeed, problem, history, dir, stderr));
+                report.failure(fail(settings, kills, cycle, childSeed, problem, history, dir, stderr));
                 break;
             }
             LogModel actual;
@@ -113,30 +116,32 @@ public final class RaftLogKillCampaign implements Campaign {
             } catch (Exception e) {
                 String what = e instanceof CorruptionException c ? "reopen refused: " + c.getMessage()
                         : e.toString();
-                report.failure(fail(settings, cycle, childSeed, what, history, dir, stderr));
+                report.failure(fail(settings, kills, cycle, childSeed, what, history, dir, stderr));
                 break;
             }
             int k = history.matchingPrefix(base, actual);
             if (k < 0) {
-                report.failure(fail(settings, cycle, childSeed, "recovered state is no allowed prefix of the "
+                report.failure(fail(settings, kills, cycle, childSeed, "recovered state is no allowed prefix of the "
                         + history.started() + " batches (" + history.mustSurvive() + " had to survive): "
                         + history.required(base).differences(actual), history, dir, stderr));
                 break;
             }
             report.cycle(outcome);
             base = actual;
-            settings.progress(String.format("%s cycle %d: killed %d ms in, %d batches acknowledged, %d had to "
-                    + "survive, recovered %d", name(), cycle, runMillis, history.acknowledged(),
+            settings.progress(String.format("%s cycle %d: killed %d ms after %s, %d batches acknowledged, %d had "
+                    + "to survive, recovered %d", name(), cycle, runMillis, kill.fromStart() ? "start" : "open",
+                    history.acknowledged(),
                     history.mustSurvive(), k));
         }
         report.finished((System.nanoTime() - start) / 1_000_000);
         return report;
     }
 
-    private Failure fail(Settings settings, long cycle, long childSeed, String what, AckHistory history, Path dir,
-            Path stderr) {
+    private Failure fail(Settings settings, KillSchedule kills, long cycle, long childSeed, String what,
+            AckHistory history, Path dir, Path stderr) {
         Path reproducer = Reproducer.write(settings.reproducerDir(), name(), settings.seed(), cycle,
-                what + " (child seed " + childSeed + ")", history.tail(), Map.of("store", dir, "child.err", stderr));
+                what + " (child seed " + childSeed + ")", history.tail(), Map.of("store", dir, "child.err", stderr),
+                kills);
         return new Failure(cycle, what, reproducer);
     }
 

@@ -20,21 +20,27 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Hostile clients against the server, in-process (with a password and a 1 MiB query buffer limit): each
  * cycle runs one {@link Attacks.Kind}, each in turn, for a random time while a well-behaved client keeps
  * authenticating once, then writing and reading its own keys. The blocking kind carries its own oracle
  * ({@link BlockingClients}: no element lost, duplicated or served across databases, no waiter left
- * registered) and fails the cycle when it does not hold. Checks: every one of its requests is answered
- * correctly (each within 30 s, a hang detector); after a full GC at the end of the attack, with the hostile
- * connections still open, the heap holds less than {@value #HEAP_BOUND_MIB} MiB more than before the server
- * met any of them; the server still accepts and answers a new client afterwards.
+ * registered) and fails the cycle when it does not hold. Checks: every one of the well-behaved client's
+ * requests is answered correctly (each within 30 s, a hang detector); it is not starved: each cycle first
+ * measures it alone for a third of the longest attack, then again while the attack is at full strength, and
+ * {@link BystanderMeter#judge} requires under attack at least 1/{@value BystanderMeter#RATE_DIVISOR} of its
+ * answers per second and no wait longer than the larger of 1 s and {@value BystanderMeter#LATENCY_FACTOR}
+ * times its 99th percentile without; after a full GC at the end of the attack, with the hostile connections
+ * still open, the heap holds less than {@value #HEAP_BOUND_MIB} MiB more than before the server met any of
+ * them; the server still accepts and answers a new client afterwards.
  */
 public final class HostileClientsCampaign implements Campaign {
     static final long HEAP_BOUND_MIB = 192;
     private static final int TIMEOUT = 30_000;
+    /** Answers the well-behaved client has before it is measured: its connection and the JIT warmed up. */
+    private static final long WARM_UP = 500;
     /**
      * How long an attack may take to reach full strength before the run counts it as a hang: the idle-clients
      * attack starts a JVM that opens 10,000 connections, which on a loaded two-core machine can take a while.
@@ -78,10 +84,20 @@ public final class HostileClientsCampaign implements Campaign {
                 AtomicBoolean over = new AtomicBoolean();
                 Attacks attacks = new Attacks(server.port(), new Random(random.nextLong()), over::get,
                         dir.resolve("attack-child.stderr"));
-                AtomicLong bystanderAnswers = new AtomicLong();
+                BystanderMeter meter = new BystanderMeter();
                 CompletableFuture<String> bystander = CompletableFuture.supplyAsync(
-                        () -> behave(server.port(), over, bystanderAnswers), runnable -> Thread.ofPlatform()
+                        () -> behave(server.port(), over, meter), runnable -> Thread.ofPlatform()
                                 .daemon().name("well-behaved").start(runnable));
+                String problem = null;
+                BystanderMeter.Window alone = null;
+                if (meter.awaitAnswers(WARM_UP, TIMEOUT)) {
+                    meter.begin();
+                    LockSupport.parkNanos(longestAttack.toNanos() / 3); // a measurement window, not a wait
+                    alone = meter.end();
+                } else {
+                    problem = "the well-behaved client had fewer than " + WARM_UP + " answers after " + TIMEOUT
+                            + " ms without an attack";
+                }
                 CompletableFuture<Void> attack = CompletableFuture.runAsync(() -> {
                     try {
                         attacks.run(kind);
@@ -89,12 +105,12 @@ public final class HostileClientsCampaign implements Campaign {
                         throw new IllegalStateException(e);
                     }
                 }, runnable -> Thread.ofPlatform().daemon().name("attack").start(runnable));
-                String problem = null;
                 try {
                     attacks.atFullStrength().get(FULL_STRENGTH_LIMIT, TimeUnit.MILLISECONDS);
                 } catch (TimeoutException e) {
                     problem = "the attack was not at full strength after " + FULL_STRENGTH_LIMIT + " ms";
                 }
+                meter.begin();
                 try {
                     attack.get(problem == null ? attackMillis : 0, TimeUnit.MILLISECONDS);
                     problem = problem != null ? problem : "the attack ended early";
@@ -102,6 +118,11 @@ public final class HostileClientsCampaign implements Campaign {
                     // the attack is still under way, as it should be: measure the heap now
                 } catch (Exception e) {
                     problem = problem != null ? problem : "the attack failed: " + e.getCause();
+                }
+                BystanderMeter.Window attacked = meter.end();
+                if (problem == null && !bystander.isDone()) { // one that ended early says why itself, below
+                    problem = BystanderMeter.judge(alone, attacked);
+                    problem = problem == null ? null : "under " + kind + ", " + problem;
                 }
                 memory.gc();
                 long grown = (memory.getHeapMemoryUsage().getUsed() - baseline) >> 20;
@@ -135,12 +156,12 @@ public final class HostileClientsCampaign implements Campaign {
                     settings.progress(name() + " cycle " + cycle + " FAILED: " + problem);
                     break;
                 }
-                answered += bystanderAnswers.get();
+                answered += meter.totalAnswers();
                 report.cycle(kind.name().toLowerCase().replace('_', '-'));
                 settings.progress(String.format("%s cycle %d: %s for %d ms, heap +%d MiB, %d error replies, %d "
-                        + "connections closed by the server, %d answers to the well-behaved client%s", name(), cycle,
-                        kind, attackMillis, grown, attacks.errorReplies(), attacks.closedByServer(),
-                        bystanderAnswers.get(), attacks.mostConnections() == 0 ? ""
+                        + "connections closed by the server; the well-behaved client: %s alone, %s under attack%s",
+                        name(), cycle, kind, attackMillis, grown, attacks.errorReplies(), attacks.closedByServer(),
+                        alone, attacked, attacks.mostConnections() == 0 ? ""
                                 : ", " + attacks.mostConnections() + " idle connections held")
                         + (attacks.blockingSummary() == null ? "" : "; blocking clients: " + attacks.blockingSummary()));
             }
@@ -151,7 +172,7 @@ public final class HostileClientsCampaign implements Campaign {
     }
 
     /** The well-behaved client: null if every answer was right until {@code over}, else what went wrong. */
-    private static String behave(int port, AtomicBoolean over, AtomicLong answers) {
+    private static String behave(int port, AtomicBoolean over, BystanderMeter meter) {
         try (RespConnection c = new RespConnection(port, TIMEOUT)) {
             if (!"+OK".equals(c.call("AUTH", Attacks.PASSWORD))) {
                 return "AUTH refused";
@@ -159,12 +180,15 @@ public final class HostileClientsCampaign implements Campaign {
             for (long n = 0; !over.get(); n++) {
                 String key = "good" + (n % 100);
                 String value = "v" + n;
+                meter.sent();
                 String set = c.call("SET", key, value);
+                meter.answered();
+                meter.sent();
                 String got = c.call("GET", key);
+                meter.answered();
                 if (!"+OK".equals(set) || !value.equals(got)) {
                     return "SET answered " + set + ", GET answered " + got + " (wanted " + value + ")";
                 }
-                answers.addAndGet(2);
             }
             return null;
         } catch (IOException e) {

@@ -11,6 +11,7 @@ import io.varve.stress.Campaign;
 import io.varve.stress.CampaignReport;
 import io.varve.stress.Corruptions;
 import io.varve.stress.Failure;
+import io.varve.stress.KillSchedule;
 import io.varve.stress.Progress;
 import io.varve.stress.Reproducer;
 import io.varve.stress.Settings;
@@ -74,6 +75,7 @@ public final class ServerKillCampaign implements Campaign {
         List<Map<String, String>> base = new ArrayList<>();
         long acknowledged = 0;
         long inFlight = 0;
+        KillSchedule kills = KillSchedule.replaying(settings.replay());
         try {
             for (int c = 0; c < CONNECTIONS; c++) {
                 models.add(new ConnectionModel(c, Map.of()));
@@ -87,17 +89,20 @@ public final class ServerKillCampaign implements Campaign {
                 List<RedisClient> clients = new ArrayList<>();
                 List<PipelinedClient> pipelines = new ArrayList<>();
                 Progress progress = new Progress();
-                int active = ACTIVE[random.nextInt(ACTIVE.length)];
+                // The server is already up: every delay counts from when the clients start.
+                KillSchedule.Kill kill = kills.next(cycle, random, maxRun);
+                Random workload = new Random(kill.workloadSeed());
+                int active = ACTIVE[workload.nextInt(ACTIVE.length)];
                 for (int c = 0; c < active; c++) {
                     RedisClient client = client(resources, server.port());
                     clients.add(client);
                     StatefulRedisConnection<String, String> connection = client.connect();
-                    PipelinedClient p = new PipelinedClient(connection, models.get(c), new Random(random.nextLong()),
+                    PipelinedClient p = new PipelinedClient(connection, models.get(c), new Random(workload.nextLong()),
                             cycle, progress);
                     pipelines.add(p);
                     p.start("server-kill-client-" + c);
                 }
-                long runMillis = 1 + random.nextLong(maxRun.toMillis());
+                long runMillis = kill.delayMillis();
                 String problem = null;
                 if (server.exitedWithin(Duration.ofMillis(runMillis))) {
                     problem = "the server exited on its own";
@@ -157,7 +162,7 @@ public final class ServerKillCampaign implements Campaign {
                     }
                 }
                 if (problem != null) {
-                    report.failure(fail(settings, cycle, problem, sent, dir, stderr));
+                    report.failure(fail(settings, kills, cycle, problem, sent, dir, stderr));
                     break;
                 }
                 int cycleAcked = 0;
@@ -234,8 +239,8 @@ public final class ServerKillCampaign implements Campaign {
         }
     }
 
-    private Failure fail(Settings settings, long cycle, String what, List<List<PipelinedClient.Sent>> sent, Path dir,
-            Path stderr) {
+    private Failure fail(Settings settings, KillSchedule kills, long cycle, String what,
+            List<List<PipelinedClient.Sent>> sent, Path dir, Path stderr) {
         List<String> tail = new ArrayList<>();
         for (int c = 0; c < sent.size(); c++) {
             List<PipelinedClient.Sent> s = sent.get(c);
@@ -246,7 +251,7 @@ public final class ServerKillCampaign implements Campaign {
         }
         Path reproducer = Reproducer.write(settings.reproducerDir(), name(), settings.seed(), cycle, what, tail,
                 Map.of("data-after-kill", settings.workDir().resolve("server-kill-after-kill"), "data-after-restart", dir,
-                        "server.err", stderr));
+                        "server.err", stderr), kills);
         settings.progress(name() + " cycle " + cycle + " FAILED: " + what);
         return new Failure(cycle, what, reproducer);
     }

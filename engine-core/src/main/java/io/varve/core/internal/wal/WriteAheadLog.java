@@ -1,5 +1,6 @@
 package io.varve.core.internal.wal;
 
+import io.varve.base.concurrent.GroupCommit;
 import io.varve.base.fs.FileSystem;
 import io.varve.base.fs.WritableFile;
 
@@ -12,7 +13,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongFunction;
 import java.util.function.LongSupplier;
@@ -24,7 +24,7 @@ import java.util.function.LongSupplier;
  * <h2>Positions</h2>
  * Byte positions run on across logs ({@code base} is the position of the current log's first byte), so one
  * number says how far the logs are written: {@code flushedPosition} (handed to the OS) and
- * {@code syncedPosition} (durable). Every byte below {@code syncedPosition} is durable, because fsyncs cover
+ * the group commit's durable position. Every byte below the durable position is durable, because fsyncs cover
  * logs strictly oldest first.
  *
  * <h2>Rotation without I/O under the log lock</h2>
@@ -39,8 +39,10 @@ import java.util.function.LongSupplier;
  * worker deletes it and makes another.
  *
  * <h2>Group commit</h2>
- * See {@link #makeDurable}: the first synced writer to find no fsync running leads one; the others wait on a
- * condition until the synced position covers them.
+ * Synced writers go through a {@link GroupCommit}: the first to find no fsync running leads one; every writer
+ * arriving while it runs queues and rides the next fsync, which the finishing leader hands to one of them at
+ * once, after briefly gathering company; each covered writer is woken on its own. The leader's fsync is
+ * {@link #leadSync}.
  *
  * <h2>Locks and invariants</h2>
  * <ul>
@@ -49,14 +51,15 @@ import java.util.function.LongSupplier;
  *       {@code sealed} and {@code closing}. It is held for buffer copies and {@code write}s, never across a
  *       log's fsync; only the rare inline log creation syncs the directory under it.</li>
  *   <li>{@code syncLock} is taken before {@code logLock}, never after. Its holder is the only thread that
- *       fsyncs or closes a sealed log, and the only one that raises {@code syncedPosition}. A leader snapshots,
+ *       fsyncs or closes a sealed log, and the only one that raises the durable position. A leader snapshots,
  *       under {@code logLock}, the sealed logs and the current log's end together, fsyncs the sealed ones, then
  *       the current one, and only then raises the position. So a synced write acknowledged in a new log implies
  *       the old logs' tails are durable.</li>
- *   <li>{@code syncWaitLock} is a leaf: it guards only the condition synced writers wait on.</li>
+ *   <li>The group commit's queue lock is a leaf: it guards only the queue of synced writers waiting for the
+ *       next fsync and the durable position.</li>
  *   <li>A failed write, fsync or file creation, here or on the log worker, is recorded in the shared
  *       {@link StickyFailure} and is final; a log worker failure no caller saw is reported by {@link #close()}.
- *       The failure's waker signals the synced writers so they see it.</li>
+ *       The failure's waker stops the group commit, which wakes every waiting synced writer to see it.</li>
  *   <li>Recovery relies on the predecessor record: a log that lost its unsynced tail is followed by logs
  *       holding nothing synced, so dropping them keeps the recovered state a prefix.</li>
  * </ul>
@@ -77,8 +80,8 @@ public final class WriteAheadLog {
     private final ReentrantLock logLock;
     private final StickyFailure failure;
     private final ReentrantLock syncLock = new ReentrantLock();
-    private final ReentrantLock syncWaitLock = new ReentrantLock();
-    private final Condition syncDone = syncWaitLock.newCondition();
+    /** Synced writers wait here for the fsync that covers them; it raises the durable position. */
+    private final GroupCommit groupCommit = new GroupCommit(this::leadSync, 0);
     /** Runs sealed logs' final fsyncs and spare log creation, in submission order, off every writer's path. */
     private final LogWorker worker;
     private final LongAdder syncs = new LongAdder();
@@ -98,7 +101,6 @@ public final class WriteAheadLog {
     private boolean closing;
 
     private volatile long flushedPosition;
-    private volatile long syncedPosition;
     private volatile long loggedBatchBytes;
 
     /**
@@ -124,7 +126,7 @@ public final class WriteAheadLog {
             worker.abandon();
             throw e;
         }
-        failure.onFailure(this::wakeSyncWaiters);
+        failure.onFailure(groupCommit::stop);
         logLock.lock();
         try {
             requestSpare();
@@ -210,51 +212,23 @@ public final class WriteAheadLog {
             }
         }
         if (sync) {
-            syncTo(end);
-            syncedCommits.increment();
-        }
-    }
-
-    /**
-     * Group commit. The first writer to find no fsync running becomes the leader: it writes out every buffered
-     * batch and fsyncs once for all of them. The others wait on {@code syncWaitLock} until the synced position
-     * covers their bytes; the leader wakes them all at once, and those still not covered (they logged after the
-     * leader took its snapshot) race to lead the next fsync. Waiting on a condition rather than queueing on the
-     * leader's lock matters: a queue would hand the lock to followers one at a time just so each can find it
-     * has nothing to do, and writers arriving meanwhile would miss the next fsync.
-     */
-    private void syncTo(long end) {
-        while (syncedPosition < end) {
-            failure.check("database failed earlier; reopen to recover");
-            if (syncLock.tryLock()) {
-                try {
-                    if (syncedPosition < end) {
-                        leadSync();
-                    }
-                } finally {
-                    syncLock.unlock();
-                    wakeSyncWaiters();
-                }
-            } else {
-                syncWaitLock.lock();
-                try {
-                    // Re-checked under syncWaitLock: the leader signals under it after unlocking syncLock.
-                    while (syncedPosition < end && syncLock.isLocked() && !failure.failed()) {
-                        syncDone.awaitUninterruptibly();
-                    }
-                } finally {
-                    syncWaitLock.unlock();
-                }
+            if (!groupCommit.await(end)) {
+                failure.check("database failed earlier; reopen to recover");
+                throw new IllegalStateException("log sync stopped without a recorded failure");
             }
+            syncedCommits.increment();
         }
     }
 
     /**
      * Writes out the log buffer and fsyncs it, after any sealed log whose final fsync is still pending: the
      * snapshot of both is taken under one hold of logLock, so a rotation cannot slip a newly sealed log in
-     * between. Caller holds syncLock.
+     * between. Runs on the group commit's leader, one at a time.
+     *
+     * @return the position now durable
      */
-    private void leadSync() {
+    private long leadSync() {
+        syncLock.lock();
         try {
             WritableFile file;
             long target;
@@ -273,9 +247,11 @@ public final class WriteAheadLog {
             syncSealed(older);
             file.sync();
             syncs.increment();
-            syncedPosition = target;
+            return target;
         } catch (IOException e) {
             throw failed(e);
+        } finally {
+            syncLock.unlock();
         }
     }
 
@@ -292,10 +268,7 @@ public final class WriteAheadLog {
             // Not counted in syncs: that counter is about fsyncs serving synced commits (group commit).
             l.file.sync();
         }
-        long end = logs[logs.length - 1].end;
-        if (end > syncedPosition) {
-            syncedPosition = end;
-        }
+        groupCommit.advance(logs[logs.length - 1].end);
         logLock.lock();
         try {
             for (LogFile l : logs) {
@@ -330,7 +303,6 @@ public final class WriteAheadLog {
             failFromWorker(e);
         } finally {
             syncLock.unlock();
-            wakeSyncWaiters();
         }
     }
 
@@ -368,7 +340,6 @@ public final class WriteAheadLog {
             throw e;
         } finally {
             syncLock.unlock();
-            wakeSyncWaiters();
         }
     }
 
@@ -454,15 +425,6 @@ public final class WriteAheadLog {
         return new UncheckedIOException("write failed; the database now refuses writes, reopen to recover", e);
     }
 
-    private void wakeSyncWaiters() {
-        syncWaitLock.lock();
-        try {
-            syncDone.signalAll();
-        } finally {
-            syncWaitLock.unlock();
-        }
-    }
-
     /** Stops spare log creation: from now on the log set only shrinks. Caller holds the log lock. */
     public void beginClose() {
         closing = true;
@@ -483,7 +445,6 @@ public final class WriteAheadLog {
             closeLogs();
         } finally {
             syncLock.unlock();
-            wakeSyncWaiters();
         }
     }
 

@@ -5,10 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.varve.base.fs.MemFileSystem;
+import io.varve.base.fs.ReadableFile;
 import io.varve.core.internal.wal.WalOps.Op;
 import io.varve.core.internal.wal.WalTestSupport.Log;
 import io.varve.core.internal.wal.WalTestSupport.Outcome;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,10 +21,12 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
 /**
- * A machine crash keeps every synced byte and, with {@code crash(random)}, a random prefix of the rest. The
- * log read back must be a prefix of what was appended that includes everything appended before the last
- * sync, ending cleanly or with a {@link TruncatedRecordException} — never with other damage, never with
- * wrong data.
+ * A machine crash keeps every synced byte and, with {@code crash(random)}, a random part of the rest: a prefix,
+ * or sectors each kept or zero-filled. The log read back must be a prefix of what was appended that includes
+ * everything appended before the last sync, never wrong data. When the crash kept a prefix, the read ends
+ * cleanly or with a {@link TruncatedRecordException}; when it lost a sector, the read stops at the first
+ * record the hole reaches, cleanly (zeros with nothing valid after them) or with a {@code CorruptionException}
+ * (valid records after the hole), which the default recovery mode cuts there.
  */
 class WalCrashProperties {
 
@@ -63,6 +67,7 @@ class WalCrashProperties {
                 }
             }
         }
+        byte[] before = contents(fs, path);
         // The writer is abandoned, as the process dies with the machine; its handle is dead after the crash.
         if (keepRandomUnsyncedPrefix) {
             fs.crash(new Random(crashSeed));
@@ -73,17 +78,45 @@ class WalCrashProperties {
         long length = fs.size(path);
         assertTrue(length >= syncedSize, "the file system lost synced bytes");
         Outcome outcome = WalTestSupport.readAll(fs.openReadable(path), logNumber);
-        assertTrue(outcome.error() == null || outcome.error() instanceof TruncatedRecordException,
-                () -> "a crash only truncates, but the reader reported " + outcome.error());
         assertTrue(outcome.records().size() >= durableCount, "records synced before the crash were lost");
-
-        // Exactly which records survive and how the read ends follows from where the file was cut.
         Log log = new Log(null, appended, starts.stream().mapToLong(Long::longValue).toArray(),
                 ends.stream().mapToLong(Long::longValue).toArray());
+        int lost = firstDifference(before, contents(fs, path));
+        if (lost >= 0) {
+            // A sector lost before later ones kept: the records that end before the hole, and nothing after.
+            assertTrue(lost >= syncedSize, "the crash changed a synced byte");
+            int complete = 0;
+            while (complete < log.count() && log.ends()[complete] <= lost) {
+                complete++;
+            }
+            WalTestSupport.assertPrefix(appended, outcome.records(), complete);
+            return;
+        }
+        assertTrue(outcome.error() == null || outcome.error() instanceof TruncatedRecordException,
+                () -> "a crash that keeps a prefix only truncates, but the reader reported " + outcome.error());
+        // Exactly which records survive and how the read ends follows from where the file was cut.
         WalTestSupport.assertTruncatedRead(log, length, outcome);
         if (!keepRandomUnsyncedPrefix) {
             assertEquals(durableCount, outcome.records().size());
             assertNull(outcome.error(), "a crash that keeps exactly the synced bytes leaves a clean log");
         }
+    }
+
+    private static byte[] contents(MemFileSystem fs, Path path) throws IOException {
+        try (ReadableFile f = fs.openReadable(path)) {
+            byte[] b = new byte[(int) f.size()];
+            f.readFully(ByteBuffer.wrap(b), 0);
+            return b;
+        }
+    }
+
+    /** The first offset where {@code after} differs from {@code before}, or -1 if it is a prefix of it. */
+    private static int firstDifference(byte[] before, byte[] after) {
+        for (int i = 0; i < after.length; i++) {
+            if (after[i] != before[i]) {
+                return i;
+            }
+        }
+        return -1;
     }
 }

@@ -1,4 +1,4 @@
-package io.varve.server.store;
+package io.varve.base.concurrent;
 
 import org.junit.jupiter.api.Test;
 
