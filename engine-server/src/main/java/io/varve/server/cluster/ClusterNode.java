@@ -10,6 +10,7 @@ import io.varve.replication.ReplicatedDb;
 import io.varve.replication.ReplicatedDbOptions;
 import io.varve.replication.ReplicationProcess;
 import io.varve.server.command.ClusterView;
+import io.varve.server.command.CommandFlag;
 import io.varve.server.command.CommandSpec;
 import io.varve.server.command.Connection;
 import io.varve.server.command.KeySlot;
@@ -223,7 +224,7 @@ public final class ClusterNode implements ReplicaNode {
             return redirect(slot, group);
         }
         try {
-            current[1] = member.admitOnLeader(write);
+            current[1] = member.admitOnLeader(write || spec.has(CommandFlag.MAY_REPLICATE));
             current[0] = group;
         } catch (NotLeaderException e) {
             return redirect(slot, group);

@@ -28,7 +28,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * index — and a write is refused at its commit if an outcome became unknown after its command was admitted
  * (it may have read while it waited for the timed-out write's locks). The command's <em>admission stamp</em>
  * ({@link #admitOnLeader}'s result, handed back to {@link #write}) is the count of unknown outcomes when it was
- * admitted; both counts only grow.
+ * admitted; both counts only grow (a settle that finishes late raises the settled count to the larger of its
+ * own and the current one, never lowers it). A commit also finds every unknown outcome settled, whatever its
+ * command was admitted as: a command admitted as a read that writes after all (EXEC's queued commands, a
+ * script) could otherwise commit from a state a timed-out write will still overwrite.
+ *
+ * <p>The settle is ordered by jraft, not by indexes: a write that timed out may still be in jraft's queue,
+ * not yet in the log, so no log index read at its timeout bounds it; a barrier handed to jraft after it is
+ * appended after it.
  *
  * <p>Thread-safe: admission runs on many command threads; the fields it shares are volatile and monotonic
  * enough that a race only costs an extra read index.
@@ -51,6 +58,11 @@ public final class GroupMember {
     private final AtomicLong unknownWrites = new AtomicLong();
     /** How many of {@link #unknownWrites} are known decided (applied here, or never to apply); only grows. */
     private final AtomicLong settledWrites = new AtomicLong();
+    /**
+     * Runs between a barrier's apply and the rise of the settled count it earns. Tests hold a settle there
+     * to finish a later one first; nothing else sets it.
+     */
+    volatile Runnable beforeSettledCountRises = () -> { };
 
     public GroupMember(ReplicatedDb replicated, String barrierName) {
         this.replicated = replicated;
@@ -87,9 +99,9 @@ public final class GroupMember {
 
     /**
      * Admits a command on what should be the leader: waits until it is caught up in its term, settles
-     * earlier writes of unknown outcome if the command writes, and waits for a read index (writes too: one
-     * that ends up changing nothing answers from what it read, and a deposed leader must not answer from a
-     * stale state). Returns the command's admission stamp.
+     * earlier writes of unknown outcome if the command may write ({@code write}: a write flag, EXEC, a
+     * script), and waits for a read index (writes too: one that ends up changing nothing answers from what it
+     * read, and a deposed leader must not answer from a stale state). Returns the command's admission stamp.
      *
      * @throws NotLeaderException if this member does not lead (the caller redirects)
      * @throws RedisError         TRYAGAIN or CLUSTERDOWN when the group cannot confirm this leader now
@@ -129,13 +141,15 @@ public final class GroupMember {
 
     /**
      * Proposes the batch and returns once it is committed and applied here. {@code admittedAt} is the
-     * command's admission stamp, or {@link #BACKGROUND}, judged by the settled count instead.
+     * command's admission stamp, or {@link #BACKGROUND} for a writer outside any command; either way every
+     * unknown outcome must be settled.
      */
     public void write(WriteBatch batch, long admittedAt) {
         long unknown = unknownWrites.get();
-        if (admittedAt >= 0 ? admittedAt != unknown : settledWrites.get() < unknown) {
+        if ((admittedAt >= 0 && admittedAt != unknown) || settledWrites.get() < unknown) {
             // An earlier write's outcome became unknown after this command was admitted (it may have read
-            // while waiting for that write's locks), or is not yet settled: what it read may still change.
+            // while waiting for that write's locks), or is not yet settled (a command admitted as a read, a
+            // background writer): what it read may still change.
             throw new RedisError(UNKNOWN_PENDING);
         }
         try {
@@ -163,6 +177,7 @@ public final class GroupMember {
         } catch (ReplicationException e) {
             return false;
         }
+        beforeSettledCountRises.run();
         settledWrites.accumulateAndGet(unknown, Math::max);
         return true;
     }

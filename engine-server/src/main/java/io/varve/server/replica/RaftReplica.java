@@ -10,6 +10,7 @@ import io.varve.replication.ReplicatedDbOptions;
 import io.varve.replication.ReplicationProcess;
 import io.varve.raftlog.RaftLogOptions;
 import io.varve.server.command.ClusterView;
+import io.varve.server.command.CommandFlag;
 import io.varve.server.command.CommandSpec;
 import io.varve.server.command.Connection;
 import io.varve.server.command.KeySlot;
@@ -77,7 +78,7 @@ public final class RaftReplica implements ReplicaNode {
     private static final ThreadLocal<long[]> ADMITTED_AT =
             ThreadLocal.withInitial(() -> new long[] {GroupMember.BACKGROUND});
 
-    private RaftReplica(ReplicationProcess process, ReplicatedDb replicated, ReplicationSettings settings) {
+    RaftReplica(ReplicationProcess process, ReplicatedDb replicated, ReplicationSettings settings) {
         this.process = process;
         this.replicated = replicated;
         this.member = new GroupMember(replicated, "write-barrier");
@@ -143,6 +144,8 @@ public final class RaftReplica implements ReplicaNode {
 
     @Override
     public String admit(CommandSpec spec, byte[][] args, Connection connection) {
+        // A command that runs without admission (keyless) writes, if at all, as a background writer would.
+        ADMITTED_AT.get()[0] = GroupMember.BACKGROUND;
         String name = spec.name();
         if (name.equals("swapdb")) {
             return "ERR SWAPDB is not allowed in cluster mode";
@@ -167,7 +170,8 @@ public final class RaftReplica implements ReplicaNode {
             return redirect(KeySlot.of(key));
         }
         try {
-            ADMITTED_AT.get()[0] = member.admitOnLeader(write);
+            // A script may write too: it settles the unknown outcomes its writes would otherwise be refused for.
+            ADMITTED_AT.get()[0] = member.admitOnLeader(write || spec.has(CommandFlag.MAY_REPLICATE));
             return null;
         } catch (NotLeaderException e) {
             return redirect(key == null ? 0 : KeySlot.of(key));

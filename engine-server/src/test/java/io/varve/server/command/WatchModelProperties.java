@@ -20,6 +20,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -28,7 +30,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * EXEC must abort. The connections' commands are interleaved in a generated order and run one at a time
  * through the real dispatcher; writers SET (alone or grouped into a {@link SetCommandRun}), INCR, DEL, expire and
  * persist keys, push and pop a list (BLPOP only when it has data), SWAPDB, FLUSHDB, FLUSHALL and MOVE, and the
- * clock moves and the expiry sweep runs between them. Every reply is compared with the model's as RESP text.
+ * clock moves and the expiry sweep runs between them. A fifth connection parks in BLPOP on the empty list of
+ * a database and is served, on the writer's thread before its reply, by whichever later command gives that
+ * database's list data (a push, a SWAPDB, a MOVE): its pop is a write the watchers must see too. Every reply
+ * is compared with the model's as RESP text.
  *
  * <p>The model states the server's WATCH contract: an EXEC answers a null array exactly when, since its
  * connection watched a key (in the logical database it was then in), a command that did not fail named that
@@ -42,7 +47,10 @@ class WatchModelProperties {
     private static final String LIST = "l";
     private static final int DATABASES = 2;
 
-    /** One command of one connection: 0 and 1 watch, 2 and 3 write. */
+    /** The connection that parks in BLPOP ({@code PARK d}: in logical database d). */
+    private static final int PARKER = 4;
+
+    /** One command of one connection: 0 and 1 watch, 2 and 3 write, {@link #PARKER} blocks. */
     record Step(int actor, String[] command) {
         @Override
         public String toString() {
@@ -54,50 +62,113 @@ class WatchModelProperties {
     void execAbortsExactlyWhenTheModelSays(@ForAll("schedules") List<Step> steps) throws Exception {
         try (InProcessServer server = new InProcessServer()) {
             Model model = new Model(server.clock.get());
-            Connection[] connections = new Connection[4];
+            Connection[] connections = new Connection[5];
             for (int i = 0; i < connections.length; i++) {
                 connections[i] = new Connection(null, null, true);
             }
             ExpirySweeper sweeper = new ExpirySweeper(server.keyspace);
+            ParkedReply parking = new ParkedReply();
+            connections[PARKER].parking(parking);
+            CompletableFuture<String> parked = null;
             int n = 0;
-            for (Step step : steps) {
-                n++;
-                String[] c = step.command();
-                switch (c[0]) {
-                    case "TICK" -> {
-                        long ms = Long.parseLong(c[1]);
-                        server.clock.addAndGet(ms);
-                        model.now += ms;
-                    }
-                    case "SWEEP" -> sweeper.sweep(1000);
-                    case "SETRUN" -> {
-                        SetCommandRun run = server.dispatcher.newSetRun();
-                        String[] set = {"SET", c[1], c[2]};
-                        String reply;
-                        boolean joined = run.offer(connections[step.actor()], InProcessServer.bytes(set));
-                        Statistics.label("SET run").collect(!joined ? "not joined"
-                                : model.sessions[step.actor()].database == 0 ? "joined in database 0" : "joined after SWAPDB");
-                        if (joined) {
-                            ByteBuf out = Unpooled.buffer();
-                            run.commit(new Reply(out, 2));
-                            reply = InProcessServer.text(out);
-                        } else {
-                            reply = server.callAs(connections[step.actor()], set);
+            try {
+                for (Step step : steps) {
+                    n++;
+                    String[] c = step.command();
+                    switch (c[0]) {
+                        case "PARK" -> {
+                            if (parked != null) {
+                                // a parked connection takes no command until its reply is out
+                                Statistics.label("PARK").collect("skipped");
+                                break;
+                            }
+                            String select = server.callAs(connections[PARKER], "SELECT", c[1]);
+                            assertEquals(model.run(PARKER, new String[] {"SELECT", c[1]}), select);
+                            if (model.listHasData(PARKER)) {
+                                Statistics.label("PARK").collect("skipped");
+                                break;
+                            }
+                            parked = parking.next();
+                            assertEquals("", server.callAs(connections[PARKER], "BLPOP", LIST, "0"),
+                                    "a BLPOP on an empty list parks");
+                            model.park();
                         }
-                        assertEquals(model.run(step.actor(), set), reply, "step " + n + " " + step);
-                    }
-                    default -> {
-                        String[] command = c[0].equals("BLPOP") && !model.listHasData(step.actor())
-                                ? new String[] {"LPOP", LIST} : c;
-                        String expected = model.run(step.actor(), command);
-                        assertEquals(expected, server.callAs(connections[step.actor()], command),
-                                "step " + n + " " + step + " of " + steps);
-                        if (command[0].equals("EXEC") && !expected.startsWith("-")) {
-                            Statistics.label("EXEC").collect(expected.equals("*-1\r\n") ? "aborted" : "ran");
+                        case "TICK" -> {
+                            long ms = Long.parseLong(c[1]);
+                            server.clock.addAndGet(ms);
+                            model.now += ms;
                         }
+                        case "SWEEP" -> sweeper.sweep(1000);
+                        case "SETRUN" -> {
+                            SetCommandRun run = server.dispatcher.newSetRun();
+                            String[] set = {"SET", c[1], c[2]};
+                            String reply;
+                            boolean joined = run.offer(connections[step.actor()], InProcessServer.bytes(set));
+                            Statistics.label("SET run").collect(!joined ? "not joined"
+                                    : model.sessions[step.actor()].database == 0 ? "joined in database 0"
+                                    : "joined after SWAPDB");
+                            if (joined) {
+                                ByteBuf out = Unpooled.buffer();
+                                run.commit(new Reply(out, 2));
+                                reply = InProcessServer.text(out);
+                            } else {
+                                reply = server.callAs(connections[step.actor()], set);
+                            }
+                            assertEquals(model.run(step.actor(), set), reply, "step " + n + " " + step);
+                        }
+                        default -> {
+                            String[] command = c[0].equals("BLPOP") && !model.listHasData(step.actor())
+                                    ? new String[] {"LPOP", LIST} : c;
+                            String expected = model.run(step.actor(), command);
+                            assertEquals(expected, server.callAs(connections[step.actor()], command),
+                                    "step " + n + " " + step + " of " + steps);
+                            if (command[0].equals("EXEC") && !expected.startsWith("-")) {
+                                Statistics.label("EXEC").collect(expected.equals("*-1\r\n") ? "aborted" : "ran");
+                            }
+                        }
+                    }
+                    String served = model.serveParked();
+                    if (served != null) {
+                        Statistics.label("PARK").collect("served by " + c[0]);
+                        assertEquals(served, parked.getNow("not served"),
+                                "the parked BLPOP, served by step " + n + " " + step + " of " + steps);
+                        parked = null;
+                    } else if (parked != null && parked.isDone()) {
+                        throw new AssertionError("the parked BLPOP answered " + parked.join() + " at step " + n
+                                + " " + step + ", where the model still waits, of " + steps);
                     }
                 }
+            } finally {
+                if (parked != null) {
+                    server.keyspace.blocking().unblockAll("UNBLOCKED the test is over");
+                }
             }
+        }
+    }
+
+    /** The parker's connection: a parked command's later reply completes the future {@link #next} handed out. */
+    private static final class ParkedReply implements Parking {
+        private volatile CompletableFuture<String> reply = new CompletableFuture<>();
+
+        CompletableFuture<String> next() {
+            reply = new CompletableFuture<>();
+            return reply;
+        }
+
+        @Override
+        public void park(Runnable onDisconnect) {
+        }
+
+        @Override
+        public void resume(Consumer<Reply> write) {
+            ByteBuf out = Unpooled.buffer();
+            write.accept(new Reply(out, 2));
+            reply.complete(InProcessServer.text(out));
+        }
+
+        @Override
+        public Runnable schedule(Runnable task, long delayNanos) {
+            return () -> { };
         }
     }
 
@@ -190,7 +261,8 @@ class WatchModelProperties {
                 Tuple.of(1, Combinators.combine(key(), database()).as((k, d) -> new String[] {"MOVE", k, d})),
                 Tuple.of(4, database().map(d -> new String[] {"SELECT", d})),
                 Tuple.of(2, Arbitraries.of("1", "5", "20").map(ms -> new String[] {"TICK", ms})),
-                Tuple.of(1, Arbitraries.just(new String[] {"SWEEP"})));
+                Tuple.of(1, Arbitraries.just(new String[] {"SWEEP"})),
+                Tuple.of(2, database().map(d -> new String[] {"PARK", d})));
     }
 
     private static Arbitrary<String> key() {
@@ -234,8 +306,10 @@ class WatchModelProperties {
 
     private static final class Model {
         final List<Map<String, Value>> databases = new ArrayList<>();
-        final Session[] sessions = new Session[4];
+        final Session[] sessions = new Session[5];
         long now;
+        /** The logical database the parked BLPOP waits in; -1 while none is parked. */
+        int parkedDatabase = -1;
 
         Model(long now) {
             this.now = now;
@@ -245,6 +319,33 @@ class WatchModelProperties {
             for (int i = 0; i < sessions.length; i++) {
                 sessions[i] = new Session();
             }
+        }
+
+        void park() {
+            parkedDatabase = sessions[PARKER].database;
+        }
+
+        /**
+         * The parked BLPOP's reply once the list of its database has data (it then pops the head, a write of
+         * that key), else null. Blocked clients stay in the database number they chose, so a SWAPDB that
+         * brings data there, or a MOVE of a list into it, serves them as a push does.
+         */
+        String serveParked() {
+            if (parkedDatabase < 0) {
+                return null;
+            }
+            int d = parkedDatabase;
+            Value v = live(d, LIST);
+            if (v == null) {
+                return null;
+            }
+            parkedDatabase = -1;
+            String head = v.list.removeFirst();
+            if (v.list.isEmpty()) {
+                databases.get(d).remove(LIST);
+            }
+            touch(d, LIST);
+            return "*2\r\n$1\r\n" + LIST + "\r\n$" + head.length() + "\r\n" + head + "\r\n";
         }
 
         boolean listHasData(int actor) {
