@@ -85,13 +85,18 @@ final class GeoCommands {
         throw new RedisError("ERR unsupported unit provided. please use M, KM, FT, MI");
     }
 
-    private static void geopos(CommandCall c) {
+    /** The scores of the members named from the third argument on, null for each absent one, in their order. */
+    private static List<Double> scoresOfNamedMembers(CommandCall c) {
         List<byte[]> members = new ArrayList<>();
         for (int i = 2; i < c.argCount(); i++) {
             members.add(c.arg(i));
         }
-        List<Double> scores = c.types().sortedSets().scores(c.arg(1), members);
-        c.reply().arrayHeader(members.size());
+        return c.types().sortedSets().scores(c.arg(1), members);
+    }
+
+    private static void geopos(CommandCall c) {
+        List<Double> scores = scoresOfNamedMembers(c);
+        c.reply().arrayHeader(scores.size());
         for (Double score : scores) {
             if (score == null) {
                 c.reply().nullArray();
@@ -137,12 +142,8 @@ final class GeoCommands {
     }
 
     private static void geohash(CommandCall c) {
-        List<byte[]> members = new ArrayList<>();
-        for (int i = 2; i < c.argCount(); i++) {
-            members.add(c.arg(i));
-        }
-        List<Double> scores = c.types().sortedSets().scores(c.arg(1), members);
-        c.reply().arrayHeader(members.size());
+        List<Double> scores = scoresOfNamedMembers(c);
+        c.reply().arrayHeader(scores.size());
         for (Double score : scores) {
             if (score == null) {
                 c.reply().nil();
