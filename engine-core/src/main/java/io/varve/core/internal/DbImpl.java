@@ -53,7 +53,8 @@ import java.util.concurrent.TimeUnit;
  * <h2>Shutdown</h2>
  * {@link #close()} sets {@code closed}, then stops the parts in an order where nothing it frees is still in
  * use and nothing waits forever (docs/architecture.md, "Shutdown", has the whole protocol):
- * stalled writers wake; reads are refused and the running ones awaited ({@value #READ_BOUND_SECONDS} s);
+ * stalled writers wake (also those waiting for a shared memtable budget, which this database then leaves);
+ * reads are refused and the running ones awaited ({@value #READ_BOUND_SECONDS} s);
  * the pipeline waits for commits in flight and closes the logs; the running flush finishes, queued ones are
  * dropped (1 min); running compactions finish (5 min); then iterators, snapshots, views, the reclaimer, the
  * table cache and the directory lock are released. Every operation cut short answers with the same
