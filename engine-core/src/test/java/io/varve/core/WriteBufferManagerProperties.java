@@ -9,6 +9,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -61,7 +62,7 @@ class WriteBufferManagerProperties {
     }
 
     @Property(tries = 15)
-    void memtablesStayWithinTheBudgetAndKeepEveryWrite(@ForAll("puts") List<Put> puts) {
+    void memtablesStayWithinTheBudgetAndKeepEveryWrite(@ForAll("puts") List<Put> puts) throws IOException {
         MemFileSystem fs = new MemFileSystem();
         WriteBufferManager manager = new WriteBufferManager(BUDGET);
         List<Map<Integer, byte[]>> oracles = new ArrayList<>();

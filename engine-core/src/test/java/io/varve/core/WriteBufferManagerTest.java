@@ -4,6 +4,7 @@ import io.varve.base.LeakDetector;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -96,7 +97,8 @@ class WriteBufferManagerTest {
     void aDatabaseWhoseFlushFailsStopsCountingSoTheOthersWritersGo() throws Exception {
         GatedTables fs = new GatedTables();
         WriteBufferManager manager = new WriteBufferManager(BUDGET);
-        try (Db a = Db.open(Path.of("/a"), options(fs, manager)); Db b = Db.open(Path.of("/b"), options(fs, manager))) {
+        Db a = Db.open(Path.of("/a"), options(fs, manager));
+        try (Db b = Db.open(Path.of("/b"), options(fs, manager))) {
             fill(a, manager);
             AtomicReference<Throwable> failure = new AtomicReference<>();
             Thread writer = stalledWriter(b, manager, failure);
@@ -107,6 +109,13 @@ class WriteBufferManagerTest {
             assertEquals(1, a.getLongProperty("varve.background-errors"));
             assertEquals(b.getLongProperty("varve.cur-size-all-mem-tables"), manager.usedBytes(),
                     "only b counts");
+        } finally {
+            try {
+                a.close();
+            } catch (UncheckedIOException expected) {
+                // closing a failed database reports the failure again
+            }
         }
+        assertEquals(0, manager.databaseCount());
     }
 }
