@@ -29,8 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ProcessCrashTest {
 
-    private static final int RECORDS = 6_000;
-    private static final int COMMIT_EVERY = 250;
+    private static final int RECORDS = 4_000;
+    private static final int COMMIT_EVERY = 200;
     private static final int KILL_AFTER_COMMITS = 3;
 
     @TempDir
@@ -102,6 +102,7 @@ class ProcessCrashTest {
                 new InputStreamReader(second.getInputStream(), StandardCharsets.UTF_8))) {
             resumed = awaitProgress(progress, "resumed ", 1, stderr);
             awaitProgress(progress, "done", 1, stderr);
+            second.waitFor();
         } finally {
             if (second.isAlive()) {
                 second.destroyForcibly();
