@@ -31,8 +31,8 @@ import java.util.Map;
  * callback, and the input resumes after the last record the changelog holds (the changelog is the committed
  * history; the output file may hold one record more, which the test drops). The changelog is appended before
  * the store is written, so a store is never ahead of it and a replay from any offset the store committed
- * restores it exactly — provided the engine kept every write made before the offset it kept: the property
- * under test.
+ * restores it exactly, provided the engine kept every write made before the offset it kept (after a SIGKILL
+ * it keeps everything handed to the OS; what the kill tests is recovery at an arbitrary point).
  *
  * <p>Files hold one line per record, {@code index<TAB>word<TAB>count}, each written with a single
  * {@code write}; a line cut short by the kill is dropped at restart.
