@@ -4,6 +4,7 @@ import io.varve.core.merge.MergeOperators;
 import org.iq80.leveldb.CompressionType;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
+import org.rocksdb.DataBlockIndexType;
 import org.rocksdb.InfoLogLevel;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Statistics;
@@ -23,7 +24,8 @@ import java.util.Locale;
  * and both raft stores reuse one write batch per writing thread.
  *
  * <p>Defaults follow db_bench and can be changed for a whole run with system properties on the {@code java}
- * command (JMH forks inherit them): {@code -Dvarve.bench.memtableMiB=64}, {@code -Dvarve.bench.cacheMiB=64}.
+ * command (JMH forks inherit them): {@code -Dvarve.bench.memtableMiB=64}, {@code -Dvarve.bench.cacheMiB=64},
+ * {@code -Dvarve.bench.dataBlockHashIndex=true} (a hash index in every data block, on Varve and RocksDB alike).
  * The quick profile of bin/bench uses a small memtable so that even its small data set reaches tables and
  * compaction.
  *
@@ -45,6 +47,12 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
                             boolean optimisticTransactions) {
 
     private static final long MIB = 1L << 20;
+
+    /**
+     * Data blocks end in a hash index of their keys on Varve ({@code TableOptions.withDataBlockHashIndex}) and
+     * RocksDB ({@code kDataBlockBinaryAndHash}); off, as both engines default, unless the property asks.
+     */
+    static final boolean DATA_BLOCK_HASH_INDEX = Boolean.getBoolean("varve.bench.dataBlockHashIndex");
 
     /**
      * Memtables a store may hold in memory, the mutable one included: LevelDB-java's fixed one mutable plus one
@@ -92,10 +100,12 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
                 LevelDB-java its single thread
                 - unordered writes: %s; RocksDB statistics: only for benchmarks that report write counters
                 - merge operator: 64-bit little-endian add on Varve and RocksDB (its built-in uint64add)
+                - data block hash index: %s on Varve and RocksDB (kDataBlockBinaryAndHash)
                 """, memtableBytes / MIB, blockSize, blockCacheBytes / MIB, bloomBitsPerKey,
                 compression ? "LZ4" : "none", compression ? "Snappy" : "none",
                 MEMTABLES_IN_MEMORY, LEVEL0_SLOWDOWN, LEVEL0_STOP,
-                unorderedWrite ? "on" : "off unless the benchmark compares modes");
+                unorderedWrite ? "on" : "off unless the benchmark compares modes",
+                DATA_BLOCK_HASH_INDEX ? "on" : "off");
     }
 
     public StoreSettings withBlockCacheBytes(long bytes) {
@@ -128,7 +138,8 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
                 .withTableOptions(io.varve.core.sst.TableOptions.defaults()
                         .withBlockSize(blockSize)
                         .withBloomBitsPerKey(bloomBitsPerKey)
-                        .withCompression(compression))
+                        .withCompression(compression)
+                        .withDataBlockHashIndex(DATA_BLOCK_HASH_INDEX))
                 .withBlockCacheSize(blockCacheBytes)
                 .withMaxBackgroundCompactions(1)
                 .withWriteStallTriggers(MEMTABLES_IN_MEMORY - 1, LEVEL0_SLOWDOWN, LEVEL0_STOP)
@@ -153,7 +164,9 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
         BlockBasedTableConfig table = new BlockBasedTableConfig()
                 .setBlockSize(blockSize)
                 .setBlockCache(cache)
-                .setFilterPolicy(bloom);
+                .setFilterPolicy(bloom)
+                .setDataBlockIndexType(DATA_BLOCK_HASH_INDEX ? DataBlockIndexType.kDataBlockBinaryAndHash
+                        : DataBlockIndexType.kDataBlockBinarySearch);
         options.setCreateIfMissing(true)
                 .setWriteBufferSize(memtableBytes)
                 .setMaxWriteBufferNumber(MEMTABLES_IN_MEMORY)

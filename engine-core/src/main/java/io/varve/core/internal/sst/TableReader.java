@@ -89,6 +89,8 @@ public final class TableReader {
     private final long propertiesOffset;
     private final BloomFilter filter;
     private final IndexBlock index;
+    /** Data blocks end in hash indexes (a version-3 table). */
+    private final boolean blockHashIndex;
     /** Bit i set: data block i's stored bytes matched their checksum. */
     private final AtomicLongArray verified;
     /** Verify a data block's checksum on every load from the mapping, not only on the first. */
@@ -232,6 +234,12 @@ public final class TableReader {
         this.propertiesOffset = propertiesHandle.offset();
         this.rangeTombstones = FragmentedTombstones.of(PropertiesBlock.rangeDeletions(
                 readMetaBlock(propertiesHandle), path, propertiesHandle.offset()));
+        this.blockHashIndex = properties.dataBlockHashIndex();
+        if (blockHashIndex != (footer.version() == TableFormat.HASH_INDEX_FORMAT_VERSION)) {
+            throw new CorruptionException(path, propertiesHandle.offset(), "format version " + footer.version()
+                    + (blockHashIndex ? " with" : " without") + " the " + TableFormat.PROP_DATA_BLOCK_HASH_INDEX
+                    + " property");
+        }
         if (footer.hasFilter() != (properties.bloomBitsPerKey() > 0)) {
             throw new CorruptionException(path, propertiesHandle.offset(), "filter presence disagrees with "
                     + "bloom bits per key " + properties.bloomBitsPerKey());
@@ -362,7 +370,9 @@ public final class TableReader {
             throw new IllegalArgumentException("snapshot sequence out of range: " + snapshotSequence);
         }
         result.setNotFound();
-        if (filter != null && !filter.mayContain(userKey)) {
+        // One hash serves the filter and the data blocks' hash indexes.
+        long hash = filter != null || blockHashIndex ? KeyHash.hash64(userKey) : 0;
+        if (filter != null && !filter.mayContainHash(hash)) {
             return true;
         }
         long target = InternalKey.seekTrailer(snapshotSequence);
@@ -385,7 +395,7 @@ public final class TableReader {
                     block = dataBlock(i);
                 }
                 cursor.reset(block, globalSequence);
-                cursor.seek(userKey, target);
+                cursor.seek(userKey, target, block.restartHint(hash));
                 if (cursor.valid()) {
                     break;
                 }
@@ -511,7 +521,9 @@ public final class TableReader {
             verifyChecksum(offset, size);
             markVerified(ordinal);
         }
-        Block block = Block.parse(decodeContents(offset, size, type), path, offset);
+        MemorySegment contents = decodeContents(offset, size, type);
+        Block block = blockHashIndex ? Block.parseWithHashIndex(contents, path, offset)
+                : Block.parse(contents, path, offset);
         if (type == TableFormat.COMPRESSION_NONE) {
             inPlaceBlocks[ordinal] = block;
         } else if (cache != null) {

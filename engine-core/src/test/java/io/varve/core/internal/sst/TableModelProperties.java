@@ -254,9 +254,10 @@ class TableModelProperties {
     Arbitrary<TableOptions> options() {
         return Combinators.combine(Arbitraries.of(64, 64, 100, 256, 1024, 4096),
                         Arbitraries.integers().between(1, 16), Arbitraries.of(0, 1, 10),
-                        Arbitraries.of(true, false))
-                .as((blockSize, restart, bloom, compression) -> TableOptions.defaults().withBlockSize(blockSize)
-                        .withRestartInterval(restart).withBloomBitsPerKey(bloom).withCompression(compression));
+                        Arbitraries.of(true, false), Arbitraries.of(true, false))
+                .as((blockSize, restart, bloom, compression, hashIndex) -> TableOptions.defaults()
+                        .withBlockSize(blockSize).withRestartInterval(restart).withBloomBitsPerKey(bloom)
+                        .withCompression(compression).withDataBlockHashIndex(hashIndex));
     }
 
     @Provide
