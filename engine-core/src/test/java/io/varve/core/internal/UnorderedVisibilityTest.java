@@ -66,14 +66,14 @@ class UnorderedVisibilityTest {
         FirstInsertGated applier = new FirstInsertGated();
         try (WritePathTestAccess path = WritePathTestAccess.unorderedWithApplier(applier)) {
             CommitPipeline pipeline = path.pipeline;
-            Future<?> first = threads.submit(() -> path.put("first", false)); // sequence 1
+            Future<?> first = threads.submit(() -> path.put("first", false, 0)); // sequence 1
             if (!applier.entered.await(HANG, TimeUnit.SECONDS)) {
                 first.get(0, TimeUnit.SECONDS); // the writer's own failure, if it failed before its insert
                 throw new IllegalStateException("the first insert never started");
             }
             assertEquals(0, pipeline.visibleSequence(), "a batch still inserting is not visible yet");
 
-            path.put("second", false); // sequence 2: returns while the first is still inserting
+            path.put("second", false, 0); // sequence 2: returns while the first is still inserting
             assertEquals(2, pipeline.visibleSequence(), "the later writer waited for nobody");
 
             applier.release.countDown();
