@@ -47,6 +47,8 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
                             boolean optimisticTransactions) {
 
     private static final long MIB = 1L << 20;
+    /** RocksDB's {@code num_levels} default, the length its per-level compression list takes. */
+    private static final int ROCKS_LEVELS = 7;
 
     /**
      * Data blocks end in a hash index of their keys on Varve ({@code TableOptions.withDataBlockHashIndex}) and
@@ -63,6 +65,13 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
     /** Level-0 table counts that slow and stop writes: RocksDB's defaults, set alike on Varve. */
     public static final int LEVEL0_SLOWDOWN = 20;
     public static final int LEVEL0_STOP = 36;
+    /**
+     * Whether level-0 tables are compressed like the other levels ({@code -Dvarve.bench.level0Compression}):
+     * off is RocksDB's common {@code compression_per_level} setting with no compression on level 0, given to
+     * Varve and RocksDB alike; LevelDB-java has one codec setting for every level and keeps it.
+     */
+    static final boolean LEVEL0_COMPRESSION =
+            Boolean.parseBoolean(System.getProperty("varve.bench.level0Compression", "true"));
 
     /** The settings of every benchmark unless it overrides one: see the class comment for the properties. */
     public static StoreSettings defaults() {
@@ -86,7 +95,7 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
                 - block cache: %d MiB LRU/CLOCK unless the benchmark sizes it to its data (readrandom hot: twice \
                 the raw data + 64 MiB; readrandom small and manycallers: a fraction of it, see their class comments)
                 - bloom filter: %d bits per key on Varve and RocksDB (full filter); LevelDB-java has none
-                - compression: %s on every level for Varve and RocksDB; %s on LevelDB-java (its only codec)
+                - compression: %s on every level for Varve and RocksDB%s; %s on LevelDB-java (its only codec, on every level)
                 - memtables in memory: %d (one mutable, one immutable) on every engine: RocksDB \
                 max_write_buffer_number, Varve's immutable-memtable stall trigger, LevelDB-java's fixed pair; \
                 level-0 slowdown/stop at %d/%d tables on Varve and RocksDB
@@ -102,7 +111,9 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
                 - merge operator: 64-bit little-endian add on Varve and RocksDB (its built-in uint64add)
                 - data block hash index: %s on Varve and RocksDB (kDataBlockBinaryAndHash)
                 """, memtableBytes / MIB, blockSize, blockCacheBytes / MIB, bloomBitsPerKey,
-                compression ? "LZ4" : "none", compression ? "Snappy" : "none",
+                compression ? "LZ4" : "none",
+                compression && !LEVEL0_COMPRESSION ? " but level 0 (compression_per_level), which is uncompressed" : "",
+                compression ? "Snappy" : "none",
                 MEMTABLES_IN_MEMORY, LEVEL0_SLOWDOWN, LEVEL0_STOP,
                 unorderedWrite ? "on" : "off unless the benchmark compares modes",
                 DATA_BLOCK_HASH_INDEX ? "on" : "off");
@@ -138,7 +149,7 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
                 .withTableOptions(io.varve.core.sst.TableOptions.defaults()
                         .withBlockSize(blockSize)
                         .withBloomBitsPerKey(bloomBitsPerKey)
-                        .withCompression(compression)
+                        .withCompressionPerLevel(compression && LEVEL0_COMPRESSION, compression)
                         .withDataBlockHashIndex(DATA_BLOCK_HASH_INDEX))
                 .withBlockCacheSize(blockCacheBytes)
                 .withMaxBackgroundCompactions(1)
@@ -174,6 +185,7 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
                 .setLevel0StopWritesTrigger(LEVEL0_STOP)
                 .setCompressionType(compression ? org.rocksdb.CompressionType.LZ4_COMPRESSION
                         : org.rocksdb.CompressionType.NO_COMPRESSION)
+                .setCompressionPerLevel(rocksCompressionPerLevel())
                 .setTableFormatConfig(table)
                 .setMergeOperator(counters)
                 // Two background jobs (flush + compaction) on a 2-core machine; Varve and LevelDB-java each
@@ -190,6 +202,18 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
             options.setStatistics(statistics);
         }
         return new RocksConfig(options, statistics, natives);
+    }
+
+    /** Per level, as Varve's: level 0 per {@link #LEVEL0_COMPRESSION}, every other level per the setting. */
+    private List<org.rocksdb.CompressionType> rocksCompressionPerLevel() {
+        org.rocksdb.CompressionType codec = compression ? org.rocksdb.CompressionType.LZ4_COMPRESSION
+                : org.rocksdb.CompressionType.NO_COMPRESSION;
+        List<org.rocksdb.CompressionType> levels = new ArrayList<>();
+        levels.add(LEVEL0_COMPRESSION ? codec : org.rocksdb.CompressionType.NO_COMPRESSION);
+        for (int level = 1; level < ROCKS_LEVELS; level++) {
+            levels.add(codec);
+        }
+        return levels;
     }
 
     record RocksConfig(org.rocksdb.Options options, Statistics statistics, List<AutoCloseable> natives) {
