@@ -25,7 +25,9 @@ import java.util.Locale;
  *
  * <p>Defaults follow db_bench and can be changed for a whole run with system properties on the {@code java}
  * command (JMH forks inherit them): {@code -Dvarve.bench.memtableMiB=64}, {@code -Dvarve.bench.cacheMiB=64},
- * {@code -Dvarve.bench.dataBlockHashIndex=true} (a hash index in every data block, on Varve and RocksDB alike).
+ * {@code -Dvarve.bench.dataBlockHashIndex=true} (a hash index in every data block, on Varve and RocksDB alike)
+ * and, for Varve alone, {@code -Dvarve.bench.maxSuccessiveMerges=0} (its default, as RocksDB's), to measure
+ * merges folded on write.
  * The quick profile of bin/bench uses a small memtable so that even its small data set reaches tables and
  * compaction.
  *
@@ -156,7 +158,8 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
                 .withWriteStallTriggers(MEMTABLES_IN_MEMORY - 1, LEVEL0_SLOWDOWN, LEVEL0_STOP)
                 .withVerifyEveryBlockLoad(true)
                 // Only MergeCounterBenchmark merges; an operator that is never used costs nothing.
-                .withMergeOperator(MergeOperators.int64Add(ByteOrder.LITTLE_ENDIAN));
+                .withMergeOperator(MergeOperators.int64Add(ByteOrder.LITTLE_ENDIAN))
+                .withMaxSuccessiveMerges(Integer.getInteger("varve.bench.maxSuccessiveMerges", 0));
     }
 
     // ---- RocksDB

@@ -146,6 +146,15 @@ public final class BlockCache {
         }
     }
 
+    /**
+     * Whether a block of {@code contentBytes} under this key would fit its shard now without evicting
+     * anything. A snapshot, not a promise: a concurrent put may take the room first.
+     */
+    boolean hasRoomFor(long fileNumber, long blockOffset, long contentBytes) {
+        ClockShard shard = shardFor(fileNumber, blockOffset);
+        return shard.usedBytes() + contentBytes + ENTRY_OVERHEAD <= shard.capacity();
+    }
+
     /** Drops every cached block of {@code fileNumber}, e.g. when the table file is deleted. */
     public void evictFile(long fileNumber) {
         for (ClockShard shard : shards) {

@@ -32,7 +32,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * <h2>Memory and lifetime</h2>
  * The whole file is mapped once, at open, into memory owned by a shared {@link Arena} that only this reader
  * closes. Uncompressed blocks are read in place from that mapping (their parsed form is kept per reader);
- * compressed blocks are decompressed into heap arrays (shared through the optional {@link BlockCache}).
+ * compressed blocks are decompressed into heap arrays (shared through the optional {@link BlockCache}), or,
+ * for an iterator scanning blocks the cache has no room for, into that iterator's own buffer
+ * ({@link TableIterator}).
  * The filter and index are copied to the heap at open, so {@link #getCached} can answer from the heap alone.
  *
  * <p>The reader is reference counted. {@link #open} returns it with one reference, owned by the caller.
@@ -498,6 +500,16 @@ public final class TableReader {
      * mapping (checking its checksum unless already verified), decompressing and caching as needed.
      */
     Block dataBlock(int ordinal) throws CorruptionException {
+        return dataBlock(ordinal, null);
+    }
+
+    /**
+     * {@link #dataBlock(int)} for an iterator stepping from one block to the next: a compressed block that
+     * is not cached, and that the cache has no room for without evicting (or that no cache would keep), is
+     * decoded into {@code scratch} instead of a new array and is not cached, so it is valid only until
+     * {@code scratch} is filled again. With a null {@code scratch}, as {@link #dataBlock(int)}.
+     */
+    Block dataBlock(int ordinal, BlockScratch scratch) throws CorruptionException {
         // In-place blocks and the cache are consulted before the mapping is touched: the type byte read
         // can miss the page cache, and a block found in either was verified when it was first loaded.
         Block parsed = inPlaceBlocks[ordinal];
@@ -520,6 +532,15 @@ public final class TableReader {
         if (verifyEveryLoad || !isVerified(ordinal)) {
             verifyChecksum(offset, size);
             markVerified(ordinal);
+        }
+        if (scratch != null && type == TableFormat.COMPRESSION_LZ4) {
+            long header = lz4Header(offset, size);
+            int length = Varint.value(header);
+            if (cache == null || !cache.hasRoomFor(fileNumber, offset, length)) {
+                lz4(offset, size, header, scratch.bytes(length));
+                return blockHashIndex ? Block.parseWithHashIndex(scratch.contents(length), path, offset)
+                        : Block.parse(scratch.contents(length), path, offset);
+            }
         }
         MemorySegment contents = decodeContents(offset, size, type);
         Block block = blockHashIndex ? Block.parseWithHashIndex(contents, path, offset)
