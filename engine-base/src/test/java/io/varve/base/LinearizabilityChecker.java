@@ -34,7 +34,7 @@ public final class LinearizabilityChecker {
 
     /** One operation on one register: times from one monotonic clock; {@code value} read or written (null: absent). */
     public record Operation(Kind kind, String value, long invoke, long complete) {
-        Operation {
+        public Operation {
             Objects.requireNonNull(kind, "kind");
             if (complete < invoke) {
                 throw new IllegalArgumentException("completes before it is invoked: " + invoke + " > " + complete);
