@@ -140,12 +140,6 @@ final class NodeProcesses implements AutoCloseable {
         }
     }
 
-    /** Every node leads {@code groups / SIZE} groups: the balancer has spread the leaders. */
-    void awaitBalanced(Duration limit) throws IOException {
-        String each = Integer.toString(groups / SIZE);
-        await(info -> each.equals(info.get("cluster_groups_led")), limit, "leaders spread " + each + " per node");
-    }
-
     /** Node {@code node}'s INFO replication and cluster fields; null while it does not answer. */
     Map<String, String> info(int node) {
         RedisClient client = plainClient(node);
