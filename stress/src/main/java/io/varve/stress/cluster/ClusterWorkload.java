@@ -145,9 +145,6 @@ final class ClusterWorkload {
                         dropConnection();
                     }
                     key.record(token, ok);
-                    if (sequence == 3) {
-                        key.record(id + ".planted", true); // PLANTED: an acknowledged write the nodes never got
-                    }
                     if (ok) {
                         acknowledged++;
                         listener.accept(slotOf(key));
