@@ -142,13 +142,15 @@ class ClusterProcessesTest {
         try {
             int victim = nodeLeading(cluster, keys.getFirst());
             CountDownLatch halfway = new CountDownLatch(REGISTER_CLIENTS);
+            KillMark kill = new KillMark(keys.getFirst());
             RegisterClient[] clients = new RegisterClient[REGISTER_CLIENTS];
             for (int c = 0; c < REGISTER_CLIENTS; c++) {
-                clients[c] = new RegisterClient(c, cluster, keys, history, halfway);
+                clients[c] = new RegisterClient(c, cluster, keys, history, halfway, kill);
                 clients[c].thread.start();
             }
             assertTrue(halfway.await(240, TimeUnit.SECONDS), "half of every client's operations done");
             long killedAt = System.nanoTime();
+            kill.at = killedAt;
             nodes.kill(victim);
             for (RegisterClient c : clients) {
                 c.thread.join();
@@ -175,18 +177,38 @@ class ClusterProcessesTest {
         }
     }
 
-    /** One client: REGISTER_OPS operations that completed, half of them before {@code halfway} counts down. */
+    /** When the leader was killed, and whether its register has been written since (by its new leader). */
+    private static final class KillMark {
+        final String register;
+        final CountDownLatch writtenAfter = new CountDownLatch(1);
+        volatile long at;
+
+        KillMark(String register) {
+            this.register = register;
+        }
+
+        void acknowledged(String key, long invoke) {
+            if (key.equals(register) && at != 0 && invoke > at) {
+                writtenAfter.countDown();
+            }
+        }
+    }
+
+    /**
+     * One client: REGISTER_OPS operations that completed, half of them before {@code halfway} counts down, and
+     * on until a write to the killed leader's register was acknowledged after the kill.
+     */
     private static final class RegisterClient {
         final int id;
         final Thread thread;
         volatile Throwable failure;
 
         RegisterClient(int id, RedisClusterClient cluster, List<String> keys, Map<String, List<Operation>> history,
-                CountDownLatch halfway) {
+                CountDownLatch halfway, KillMark kill) {
             this.id = id;
             this.thread = new Thread(() -> {
                 try {
-                    run(cluster, keys, history, halfway);
+                    run(cluster, keys, history, halfway, kill);
                 } catch (Throwable t) {
                     failure = t;
                 }
@@ -194,13 +216,13 @@ class ClusterProcessesTest {
         }
 
         private void run(RedisClusterClient cluster, List<String> keys, Map<String, List<Operation>> history,
-                CountDownLatch halfway) {
+                CountDownLatch halfway, KillMark kill) {
             Random random = new Random(id);
             StatefulRedisClusterConnection<String, String> connection = null;
             int done = 0;
             int sent = 0;
             try {
-                while (done < REGISTER_OPS) {
+                while (done < REGISTER_OPS || kill.writtenAfter.getCount() > 0) {
                     String key = keys.get(random.nextInt(keys.size()));
                     boolean ok;
                     if (connection == null) {
@@ -221,6 +243,9 @@ class ClusterProcessesTest {
                         }
                         record(history, key, Operation.write(value, invoke,
                                 ok ? System.nanoTime() : LinearizabilityChecker.UNKNOWN));
+                        if (ok) {
+                            kill.acknowledged(key, invoke);
+                        }
                     } else {
                         try {
                             String value = connection.sync().get(key);
