@@ -115,7 +115,7 @@ leader_port() { # the node leading the one group (or the replicated group) that 
 bench() {
   local test="$1"
   shift
-  redis-benchmark -h 127.0.0.1 "$@" -t "$test" -r 100000 -c 50 --csv 2>/dev/null | tr -d '"' \
+  redis-benchmark -h 127.0.0.1 "$@" -t "$test" -r 100000 -c 50 --csv | tr -d '"' \
     | awk -F, -v t="${test^^}" '$1 == t { print $2, $5, $7 }'
 }
 
@@ -126,10 +126,11 @@ measure() { # name, redis-benchmark target arguments...
   local before_sync before_cpu after_cpu
   before_sync="$(syncs "$work"/"$name"-*.sync)"
   mapfile -t before_cpu < <(cpu_seconds)
-  read -r set_rps set_p50 set_p99 < <(bench set "$@" -n "$requests")
+  # A run that fails (redis-benchmark says why on stderr) shows as "failed" and the next one goes on.
+  read -r set_rps set_p50 set_p99 < <(bench set "$@" -n "$requests") || set_rps=failed
   local set_syncs=$(($(syncs "$work"/"$name"-*.sync) - before_sync))
   mapfile -t after_cpu < <(cpu_seconds)
-  read -r get_rps get_p50 get_p99 < <(bench get "$@" -n "$requests")
+  read -r get_rps get_p50 get_p99 < <(bench get "$@" -n "$requests") || get_rps=failed
   local busiest
   busiest="$(for i in "${!after_cpu[@]}"; do echo "${after_cpu[$i]} ${before_cpu[$i]}"; done \
     | awk -v n="$requests" '{ d = $1 - $2; if (d > m) m = d } END { printf "%.2f", m * 10000 / n }')"
