@@ -83,7 +83,7 @@ wait_until() { # what, command...
     sleep 0.1 # polling child processes from a shell script
   done
   echo "not within 120 s: $what" >&2
-  exit 1
+  return 1
 }
 
 balanced() { # each of the 3 nodes leads groups/3 (or, with 1 group, one node leads it)
@@ -150,8 +150,11 @@ for config in $configs; do
   if [ "$config" = "single" ]; then
     mkdir -p "$work/single"
     start_node "$work/single-0.sync" --port "${ports[0]}" --dir "$work/single" --appendfsync always
-    wait_until "single node up" pings "${ports[0]}"
-    measure single -p "${ports[0]}"
+    if wait_until "single node up" pings "${ports[0]}"; then
+      measure single -p "${ports[0]}"
+    else
+      echo "| single | did not come up | | | |"
+    fi
     stop_nodes
     continue
   fi
@@ -170,13 +173,18 @@ for config in $configs; do
     start_node "$work/$name-$i.sync" --port "${ports[$i]}" --dir "$work/$name/node-$i" \
       --raft-address "127.0.0.1:${all[$((3 + i))]}" --raft-peers "$peers" --cluster-groups "$groups"
   done
+  # A configuration that does not come up is reported as such; the next one still runs.
   if [ "$groups" -ge 3 ]; then
-    wait_until "leaders of $groups groups spread over the nodes" balanced "$groups"
-    measure "$name" --cluster -p "${ports[0]}"
-  else
-    [ "$groups" -eq 1 ] && wait_until "a leader of the group" balanced 1
-    wait_until "a leader that acknowledges a SET" leader_port >/dev/null
+    if wait_until "leaders of $groups groups spread over the nodes" balanced "$groups"; then
+      measure "$name" --cluster -p "${ports[0]}"
+    else
+      echo "| $name | leaders not spread within 120 s | | | |"
+    fi
+  elif { [ "$groups" -eq 0 ] || wait_until "a leader of the group" balanced 1; } \
+      && wait_until "a leader that acknowledges a SET" leader_port >/dev/null; then
     measure "$name" -p "$(leader_port)"
+  else
+    echo "| $name | no leader within 120 s | | | |"
   fi
   stop_nodes
 done
