@@ -5,6 +5,7 @@ import io.varve.base.LoopbackPorts;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -14,9 +15,7 @@ import java.util.Map;
  * node a member of each, all of a node's groups on its one Raft log and database. Nodes can be stopped and
  * restarted on their directories.
  */
-final class ClusterNodes implements AutoCloseable {
-
-    static final int SIZE = 3;
+final class ClusterNodes implements ClusterUnderTest {
 
     final Path root;
     final int groups;
@@ -72,13 +71,28 @@ final class ClusterNodes implements AutoCloseable {
         return servers[i] != null;
     }
 
+    @Override
+    public int groups() {
+        return groups;
+    }
+
+    @Override
+    public int clientPort(int node) {
+        return clientPorts[node];
+    }
+
+    @Override
+    public Duration settleLimit() {
+        return Duration.ofMillis(ReplicatedCluster.WAIT_MILLIS);
+    }
+
     Map<String, Object> replication(int i) {
         return servers[i].replicationInfo();
     }
 
-    /** How many groups node {@code i} leads now. */
-    int groupsLed(int i) {
-        return ((Number) replication(i).get("cluster_groups_led")).intValue();
+    @Override
+    public int groupsLed(int i) {
+        return servers[i] == null ? -1 : ((Number) replication(i).get("cluster_groups_led")).intValue();
     }
 
     @Override
