@@ -193,7 +193,8 @@ class TopologyModelProperties {
             for (int i = 0; i < ClusterNodes.SIZE; i++) {
                 Map<String, Object> info = cluster.replication(i);
                 if (((Number) info.get("cluster_epoch")).longValue() != epoch
-                        || !"none".equals(info.get("cluster_slot_change"))) {
+                        || !"none".equals(info.get("cluster_slot_change"))
+                        || "".equals(info.get("cluster_metadata_leader"))) {
                     return false;
                 }
                 for (int g = 0; g < groups(); g++) {
@@ -305,11 +306,23 @@ class TopologyModelProperties {
         }
     }
 
-    /** One command on node {@code which % 3}: its reply, an error's text as a String too. */
-    private static Object call(ClusterNodes cluster, int which, String... args) throws IOException {
+    /**
+     * One command on node {@code which % 3}, again while it answers TRYAGAIN (an election in the metadata
+     * group; the operations answer it only before proposing anything): its reply, an error's text as a String.
+     */
+    private static Object call(ClusterNodes cluster, int which, String... args) throws Exception {
         try (RespClient client = RespClient.connect(cluster.clientPorts[which % ClusterNodes.SIZE])) {
-            Object reply = client.call(args);
-            return reply instanceof RespClient.Err err ? err.text() : reply;
+            return ReplicatedCluster.retrying(() -> {
+                try {
+                    Object reply = client.call(args);
+                    if (reply instanceof RespClient.Err err && err.text().startsWith("TRYAGAIN")) {
+                        throw new IllegalStateException(err.text());
+                    }
+                    return reply instanceof RespClient.Err err ? err.text() : reply;
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
         }
     }
 
