@@ -53,6 +53,10 @@ import java.util.function.Function;
  * snapshot, which is what happens on every restart. A load first records applied index 0, synced, so a crash
  * in the middle leaves a state that the next start reloads instead of trusting.
  *
+ * <p><b>Gating.</b> A group sharing its database may have an {@link ApplyGate}: each entry's operations pass it
+ * before they are gathered, and a refused entry adds nothing but its index, its proposer answered at once with
+ * {@link #REFUSED}.
+ *
  * <p><b>Listening.</b> An {@link ApplyListener} hears of every applied operation after its batch is written
  * and before the applied index moves and the proposers are answered, and of every loaded snapshot before its
  * index is stored; so anything that waited for an index (a read index, a write) finds it told.
@@ -68,6 +72,8 @@ final class DbStateMachine extends StateMachineAdapter {
     private static final long SNAPSHOT_TABLE_BYTES = 64L << 20;
     private static final int CLEAR_BATCH = 1024;
     private static final System.Logger LOG = System.getLogger(DbStateMachine.class.getName());
+    /** The message of the status a refused entry's proposer gets ({@link ApplyGate}). */
+    static final String REFUSED = "refused by the group's apply gate";
 
     /** The points of a snapshot load a crash can fall between, in order. */
     enum LoadStep {
@@ -101,6 +107,7 @@ final class DbStateMachine extends StateMachineAdapter {
     private final byte[] appliedKey;
     /** The database is shared with other groups: snapshots, which would cover all of it, are refused. */
     private final boolean shared;
+    private final ApplyGate gate;
     private final ReadWriteLock loadLock = new ReentrantReadWriteLock();
     private final String name;
     private volatile long appliedIndex;
@@ -130,17 +137,23 @@ final class DbStateMachine extends StateMachineAdapter {
      * The state machine of group {@code group} in a database other groups apply to as well: its applied
      * index is stored under {@code applied/<group>}, and it takes and loads no snapshots.
      */
-    static DbStateMachine shared(Db db, String group, String name) {
+    static DbStateMachine shared(Db db, String group, String name, ApplyGate gate) {
         byte[] key = ("applied/" + group).getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        return new DbStateMachine(db, name, LoadProbe.NONE, key, true);
+        return new DbStateMachine(db, name, LoadProbe.NONE, key, true, gate);
     }
 
     private DbStateMachine(Db db, String name, LoadProbe probe, byte[] appliedKey, boolean shared) {
+        this(db, name, probe, appliedKey, shared, ApplyGate.OPEN);
+    }
+
+    private DbStateMachine(Db db, String name, LoadProbe probe, byte[] appliedKey, boolean shared,
+                           ApplyGate gate) {
         this.db = db;
         this.name = name;
         this.probe = probe;
         this.appliedKey = appliedKey;
         this.shared = shared;
+        this.gate = gate;
         this.state = db.columnFamily(STATE_FAMILY)
                 .orElseGet(() -> db.createColumnFamily(STATE_FAMILY, ColumnFamilyOptions.defaults()));
         byte[] stored = db.get(state, appliedKey);
@@ -215,6 +228,13 @@ final class DbStateMachine extends StateMachineAdapter {
                     iter.setErrorAndRollback(1, new Status(RaftError.ESTATEMACHINE, "entry %d: %s", index,
                             e.getMessage()));
                     return;
+                }
+                ops = gate.admit(index, ops);
+                if (ops == null) {
+                    complete(iter.done(), new Status(RaftError.ECANCELED, REFUSED));
+                    last = index;
+                    iter.next();
+                    continue;
                 }
                 for (ReplicatedBatch.Op op : ops) {
                     ColumnFamily family = familyFor(op.family());

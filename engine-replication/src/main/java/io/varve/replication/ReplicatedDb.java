@@ -110,11 +110,22 @@ public final class ReplicatedDb implements AutoCloseable {
      */
     public static ReplicatedDb openShared(ReplicationProcess process, String group, List<String> peers,
                                           ReplicatedDbOptions options, Db shared) throws IOException {
+        return openShared(process, group, peers, options, shared, ApplyGate.OPEN);
+    }
+
+    /**
+     * {@link #openShared(ReplicationProcess, String, List, ReplicatedDbOptions, Db)} with every committed
+     * entry passing {@code gate} before it applies; a write the gate refuses fails with
+     * {@link EntryRefusedException}.
+     */
+    public static ReplicatedDb openShared(ReplicationProcess process, String group, List<String> peers,
+                                          ReplicatedDbOptions options, Db shared, ApplyGate gate)
+            throws IOException {
         if (shared == null) {
             throw new IllegalArgumentException("openShared needs the shared database");
         }
         return open(process, false, group, peers, options.withSnapshotIntervalSecs(0), shared,
-                DbStateMachine.LoadProbe.NONE);
+                DbStateMachine.LoadProbe.NONE, gate);
     }
 
     /** For tests: {@link #open(ReplicationProcess, String, List, ReplicatedDbOptions)} reporting loads to a probe. */
@@ -126,6 +137,12 @@ public final class ReplicatedDb implements AutoCloseable {
     private static ReplicatedDb open(ReplicationProcess process, boolean ownsProcess, String group,
                                      List<String> peers, ReplicatedDbOptions options, Db shared,
                                      DbStateMachine.LoadProbe probe) throws IOException {
+        return open(process, ownsProcess, group, peers, options, shared, probe, ApplyGate.OPEN);
+    }
+
+    private static ReplicatedDb open(ReplicationProcess process, boolean ownsProcess, String group,
+                                     List<String> peers, ReplicatedDbOptions options, Db shared,
+                                     DbStateMachine.LoadProbe probe, ApplyGate gate) throws IOException {
         if (group == null || !GROUP_NAME.matcher(group).matches() || group.startsWith(".")) {
             throw new IllegalArgumentException("group ids are 1-128 letters, digits, '_', '-', '.': " + group);
         }
@@ -141,7 +158,7 @@ public final class ReplicatedDb implements AutoCloseable {
             Files.createDirectories(snapshots);
             db = shared != null ? shared : Db.open(home.resolve("db"), options.dbOptions());
             DbStateMachine stateMachine = shared != null
-                    ? DbStateMachine.shared(db, group, group + "@" + process.address())
+                    ? DbStateMachine.shared(db, group, group + "@" + process.address(), gate)
                     : new DbStateMachine(db, group + "@" + process.address(), probe);
             NodeOptions nodeOptions = new NodeOptions();
             nodeOptions.setElectionTimeoutMs(options.electionTimeoutMs());
@@ -476,6 +493,9 @@ public final class ReplicatedDb implements AutoCloseable {
     }
 
     private ReplicationException failure(Status status, String what) {
+        if (status.getRaftError() == RaftError.ECANCELED && DbStateMachine.REFUSED.equals(status.getErrorMsg())) {
+            return new EntryRefusedException(what + " in group " + group + " was " + DbStateMachine.REFUSED);
+        }
         return new ReplicationException(what + " in group " + group + " at " + address() + " failed: " + status);
     }
 

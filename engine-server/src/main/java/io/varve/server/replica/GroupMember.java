@@ -2,6 +2,7 @@ package io.varve.server.replica;
 
 import io.varve.core.WriteBatch;
 import io.varve.replication.ApplyListener;
+import io.varve.replication.EntryRefusedException;
 import io.varve.replication.NotLeaderException;
 import io.varve.replication.ReplicatedDb;
 import io.varve.replication.ReplicationException;
@@ -43,6 +44,11 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class GroupMember {
 
     static final String CLUSTER_DOWN = "CLUSTERDOWN The cluster is down";
+    /**
+     * A write the group refused as it applied it: its slot was handed to another group meanwhile
+     * (docs/cluster.md, "Moving slots between groups"). Redis's words for a slot being moved.
+     */
+    public static final String SLOT_MOVING = "TRYAGAIN Multiple keys request during rehashing of slot";
     static final String UNKNOWN_PENDING =
             "TRYAGAIN an earlier write of unknown outcome is still being replicated; retry";
     /** The admission stamp of a writer that runs outside any command (the expiry sweep). */
@@ -156,6 +162,8 @@ public final class GroupMember {
             replicated.write(batch);
         } catch (NotLeaderException e) {
             throw new RedisError("TRYAGAIN this member stopped leading before the write was proposed; retry");
+        } catch (EntryRefusedException e) {
+            throw new RedisError(SLOT_MOVING);
         } catch (ReplicationException e) {
             unknownWrites.incrementAndGet();
             throw new RedisError("ERR the write may or may not have been applied: " + e.getMessage());
