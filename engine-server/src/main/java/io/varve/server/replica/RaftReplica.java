@@ -49,12 +49,14 @@ import java.util.stream.Collectors;
  * by every applied entry on every member ({@link #onApplied}), so a leader elected while a client watched
  * keys on it still aborts that client's EXEC for writes its predecessor made.
  *
- * <p><b>Reads.</b> Every keyed command on the leader, read or write, starts after a read index (linearizable;
- * with lease reads, as safe as the lease): a write that turns out to change nothing answers from what it read.
- * Blind SETs grouped into one commit ({@link #takesBlindWriteAtOnce}) skip it: they read nothing and always
- * propose, and their entry commits only while this member leads. A follower redirects keyed commands with {@code MOVED}, or answers reads from its own,
- * possibly stale, state on a connection that sent READONLY; such a read holds off the installation of a
- * snapshot ({@link #run}), so it sees the state before or after it, never a half-cleared one.
+ * <p><b>Reads.</b> Every keyed read on the leader, EXEC, scripts and blocking commands start after a read index
+ * (linearizable; with lease reads, as safe as the lease). A plain write does not: if it commits, its entry
+ * commits only while this member leads and it held the locks of what it read until the entry applied; if it
+ * commits nothing it answers from what it read, so {@link #confirmAnswer} waits for the read index before the
+ * answer leaves. Blind SETs grouped into one commit ({@link #takesBlindWriteAtOnce}) skip admission: they
+ * read nothing and always propose. A follower redirects keyed commands with {@code MOVED}, or answers reads
+ * from its own, possibly stale, state on a connection that sent READONLY; such a read holds off the
+ * installation of a snapshot ({@link #run}), so it sees the state before or after it, never a half-cleared one.
  *
  * <p><b>Blocked clients.</b> A client blocked here (BLPOP ...) waits for a write only a leader makes. When
  * this member stops leading, every blocked client is answered Redis's {@code UNBLOCKED} error, as Redis
