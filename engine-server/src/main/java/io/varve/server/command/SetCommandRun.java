@@ -149,7 +149,11 @@ public final class SetCommandRun {
                 dispatcher.touchWritten(databases.logical(staged.physicalDatabase(i)), staged.key(i));
             }
         } catch (RuntimeException e) {
-            failure = Dispatcher.internalError(set, e);
+            // A replicated commit refuses with Redis's words (TRYAGAIN, unknown outcome); anything else is a bug.
+            failure = Dispatcher.errorReplyOf(e);
+            if (failure == null) {
+                failure = Dispatcher.internalError(set, e);
+            }
         }
         finish(failure);
         return failure == null ? Attempt.SUCCEEDED : new Attempt(true, failure);
