@@ -28,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.regex.Pattern;
@@ -59,6 +60,8 @@ public final class ReplicatedDb implements AutoCloseable {
     private final RaftGroupService service;
     private final Node node;
     private boolean closed;
+    /** Read indexes asked of jraft by this member: every linearizable read and readiness check costs one. */
+    private final AtomicLong readIndexes = new AtomicLong();
 
     private ReplicatedDb(ReplicationProcess process, boolean ownsProcess, String group,
                          ReplicatedDbOptions options, Db db, boolean sharedDb, DbStateMachine stateMachine,
@@ -323,6 +326,7 @@ public final class ReplicatedDb implements AutoCloseable {
     /** Completes once this member's state includes every write committed before the call. */
     CompletableFuture<Void> readBarrier() {
         CompletableFuture<Void> ready = new CompletableFuture<>();
+        readIndexes.incrementAndGet();
         node.readIndex(new byte[0], new ReadIndexClosure() {
             @Override
             public void run(Status status, long index, byte[] context) {
@@ -334,6 +338,11 @@ public final class ReplicatedDb implements AutoCloseable {
             }
         });
         return ready;
+    }
+
+    /** How many read indexes this member has asked for since it opened (concurrent ones share a round). */
+    public long readIndexesRequested() {
+        return readIndexes.get();
     }
 
     /**
