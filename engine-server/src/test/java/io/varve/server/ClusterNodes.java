@@ -1,13 +1,10 @@
 package io.varve.server;
 
-import io.varve.base.LoopbackPorts;
 
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -27,26 +24,12 @@ final class ClusterNodes implements ClusterUnderTest {
     private ClusterNodes(Path root, int groups) {
         this.root = root;
         this.groups = groups;
-        List<String> entries = new ArrayList<>();
-        for (int i = 0; i < SIZE; i++) {
-            clientPorts[i] = LoopbackPorts.next();
-            raftPorts[i] = LoopbackPorts.next();
-            entries.add("127.0.0.1:" + raftPorts[i] + "/127.0.0.1:" + clientPorts[i]);
-        }
-        this.peers = String.join(",", entries);
+        this.peers = ClusterUnderTest.allocatePeers(clientPorts, raftPorts);
     }
 
     static ClusterNodes start(Path root, int groups) throws IOException {
         ClusterNodes cluster = new ClusterNodes(root, groups);
-        try {
-            for (int i = 0; i < SIZE; i++) {
-                cluster.start(i);
-            }
-            return cluster;
-        } catch (IOException | RuntimeException e) {
-            cluster.close();
-            throw e;
-        }
+        return ClusterUnderTest.startEach(cluster, cluster::start);
     }
 
     void start(int i) throws IOException {

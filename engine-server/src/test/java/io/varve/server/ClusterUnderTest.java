@@ -21,6 +21,38 @@ interface ClusterUnderTest extends AutoCloseable {
 
     int SIZE = 3;
 
+    /** Starts one node of a cluster. */
+    interface NodeStart {
+        void start(int node) throws java.io.IOException;
+    }
+
+    /**
+     * Picks free loopback ports for every node (RESP into {@code clientPorts}, Raft into {@code raftPorts}) and
+     * returns the {@code raft-peers} list naming them: {@code raft-address/client-address} per node.
+     */
+    static String allocatePeers(int[] clientPorts, int[] raftPorts) {
+        java.util.List<String> entries = new java.util.ArrayList<>();
+        for (int i = 0; i < SIZE; i++) {
+            clientPorts[i] = io.varve.base.LoopbackPorts.next();
+            raftPorts[i] = io.varve.base.LoopbackPorts.next();
+            entries.add("127.0.0.1:" + raftPorts[i] + "/127.0.0.1:" + clientPorts[i]);
+        }
+        return String.join(",", entries);
+    }
+
+    /** Starts every node of {@code cluster}; if one fails, closes those started and rethrows. */
+    static <C extends ClusterUnderTest> C startEach(C cluster, NodeStart node) throws java.io.IOException {
+        try {
+            for (int i = 0; i < SIZE; i++) {
+                node.start(i);
+            }
+            return cluster;
+        } catch (java.io.IOException | RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
     int groups();
 
     int clientPort(int node);
