@@ -25,8 +25,8 @@ import java.util.function.UnaryOperator;
  *
  * <p>The calling thread walks the memtable and builds the blocks; a second thread, started for the flush
  * and joined before it returns (whether it succeeds or fails), compresses, checksums and writes them
- * ({@link TableWriter#pipelined}). About half a flush's time goes to each side, so a flush that finds a core
- * idle takes about half as long; the table is the same either way.
+ * ({@link TableWriter#pipelined}). About half a flush's CPU goes to each side, so with a core to spare the
+ * two overlap, and a writer waiting for the flush waits less; the table is the same either way.
  */
 public final class MemtableFlush {
 
