@@ -9,6 +9,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static io.varve.core.internal.sst.TableFixtures.*;
 import static org.junit.jupiter.api.Assertions.*;
@@ -82,6 +84,66 @@ class PipelinedTableWriterTest {
         assertTrue(file.closed);
         assertFalse(encoderThreadAlive(owner));
         assertThrows(IllegalStateException.class, writer::finish);
+    }
+
+    /** Holds its first write at a gate, and notes a close that comes while a write is still inside. */
+    private static final class GatedFile extends ForwardingWritableFile {
+        final CountDownLatch entered = new CountDownLatch(1);
+        final CountDownLatch gate = new CountDownLatch(1);
+        final AtomicBoolean writing = new AtomicBoolean();
+        volatile boolean closedDuringWrite;
+
+        GatedFile(WritableFile delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public void write(ByteBuffer source) throws IOException {
+            writing.set(true);
+            entered.countDown();
+            try {
+                gate.await();
+            } catch (InterruptedException e) {
+                throw new IOException(e);
+            }
+            delegate.write(source);
+            writing.set(false);
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (writing.get()) {
+                closedDuringWrite = true;
+            }
+            delegate.close();
+        }
+    }
+
+    @Test
+    void abandoningWaitsForTheEncodersWriteBeforeClosingTheFile() throws Exception {
+        String owner = "/pipelined-abandon-during-write";
+        GatedFile file = new GatedFile(memFs().create(DIR.resolve("000004.sst")));
+        TableWriter writer = TableWriter.pipelined(file, SMALL_BLOCKS, owner);
+        // About 400 KiB of blocks: past the first 256 KiB write, within the four batches the producer may fill.
+        for (Entry e : sampleEntries(4_500, 80, false, 6)) {
+            add(writer, e);
+        }
+        file.entered.await();
+        Thread abandoning = Thread.ofPlatform().start(() -> {
+            try {
+                writer.abandon();
+            } catch (IOException e) {
+                throw new RuntimeException(e);
+            }
+        });
+        // Either abandon returns at once (it did not wait for the encoder) or it waits for the encoder's write.
+        while (abandoning.isAlive() && abandoning.getState() != Thread.State.WAITING) {
+            Thread.onSpinWait();
+        }
+        file.gate.countDown();
+        abandoning.join();
+        assertFalse(file.closedDuringWrite, "the file was closed under the encoder's write");
+        assertFalse(encoderThreadAlive(owner));
     }
 
     @Test
