@@ -225,8 +225,11 @@ public final class VarveVersionedStore implements VersionedKeyValueStore<Bytes, 
         };
     }
 
-    /** Applies changelog records in order, each as the put that logged it, skipping what had expired. */
-    void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
+    /**
+     * Applies changelog records in order, each as the put that logged it, skipping what had expired. Kafka's
+     * restoration calls it through the callback the store registers in {@link #init}.
+     */
+    public void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
         StoreDatabase db = open();
         for (ConsumerRecord<byte[], byte[]> record : records) {
             if (record.timestamp() < retentionStart()) {
