@@ -37,8 +37,6 @@ final class VersionedLayout {
     static final byte[] HISTORY_START = {HISTORY};
     /** The end (exclusive) of the older versions. */
     static final byte[] HISTORY_END = {STREAM_TIME};
-    /** The end (exclusive) of latest values and older versions together. */
-    static final byte[] DATA_END = {STREAM_TIME};
     static final byte[] STREAM_TIME_KEY = {STREAM_TIME};
 
     private VersionedLayout() {
