@@ -11,8 +11,8 @@ import java.util.Arrays;
  * older version  0x01 | segment (8) | key length (4) | key | validFrom (8) -> validTo (8) | kind (1) | value
  * stream time    0x02                                                  -> stream time (8)
  * </pre>
- * Timestamps and segment ids are stored big-endian with the sign bit flipped, so that their unsigned byte
- * order is their numeric order, negatives included. The key length in older versions makes every key's
+ * In keys, timestamps and segment ids are big-endian with the sign bit flipped, so that their unsigned byte
+ * order is their numeric order, negatives included; in values they are plain big-endian. The key length in older versions makes every key's
  * versions of one segment a contiguous range of their own ({@link #versionsPrefix}): without it, the
  * versions of a key could interleave with those of a longer key that starts with it. A version's kind tells
  * a value from a tombstone, which has no value bytes but must be kept as the point where the version before
