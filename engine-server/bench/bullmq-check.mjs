@@ -1,0 +1,193 @@
+// Runs BullMQ's queue, worker and events API, unchanged, against one Redis-protocol server and prints one line
+// per step: "PASS <step> (<ms> ms)" or "FAIL <step>: <reason>". Exit status 0 when every step passed.
+//
+// Usage: node bullmq-check.mjs <port> <bullmq-install-dir>
+//   bullmq-install-dir: a directory whose node_modules holds bullmq and ioredis (bullmq-check.sh makes it).
+// Each step uses a queue of its own, so a failed step leaves nothing that changes the next one. A step that
+// does not finish within STEP_TIMEOUT_MS fails with "timed out" rather than hanging the run.
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const [port, installDir] = process.argv.slice(2);
+if (!port || !installDir) {
+  console.error('usage: node bullmq-check.mjs <port> <bullmq-install-dir>');
+  process.exit(2);
+}
+const require = createRequire(path.join(path.resolve(installDir), 'package.json'));
+const { Queue, Worker, QueueEvents, FlowProducer } = require('bullmq');
+
+const STEP_TIMEOUT_MS = 20_000;
+// BullMQ asks for maxRetriesPerRequest null on the connections its workers block on.
+const connection = { host: '127.0.0.1', port: Number(port), maxRetriesPerRequest: null };
+const run = `${process.pid}-${Date.now()}`;
+const opened = [];
+
+function open(thing) {
+  opened.push(thing);
+  return thing;
+}
+
+function queueNamed(step) {
+  return open(new Queue(`check-${step}-${run}`, { connection }));
+}
+
+function workerOn(queue, processor, options = {}) {
+  return open(new Worker(queue.name, processor, { connection, concurrency: 1, ...options }));
+}
+
+/** Resolves with the first `event` the worker emits for which `accept` holds. */
+function once(emitter, event, accept = () => true) {
+  return new Promise((resolve) => {
+    const listener = (...args) => {
+      if (accept(...args)) {
+        emitter.off(event, listener);
+        resolve(args);
+      }
+    };
+    emitter.on(event, listener);
+  });
+}
+
+function expect(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+const steps = {
+  // A queue's first call: BullMQ reads INFO (redis_version, maxmemory_policy) and loads its Lua scripts.
+  async connect() {
+    const queue = queueNamed('connect');
+    await queue.waitUntilReady();
+    const counts = await queue.getJobCounts('waiting', 'active', 'completed', 'failed', 'delayed');
+    expect(Object.values(counts).every((n) => n === 0), `a new queue counts ${JSON.stringify(counts)}`);
+  },
+
+  async addAndProcess() {
+    const queue = queueNamed('process');
+    const done = [];
+    const worker = workerOn(queue, async (job) => job.data.n * 2);
+    const allDone = new Promise((resolve) => worker.on('completed', (job, result) => {
+      done.push([job.data.n, result]);
+      if (done.length === 3) resolve();
+    }));
+    for (const n of [1, 2, 3]) await queue.add('double', { n });
+    await allDone;
+    expect(JSON.stringify(done) === JSON.stringify([[1, 2], [2, 4], [3, 6]]), `results ${JSON.stringify(done)}`);
+    const counts = await queue.getJobCounts('waiting', 'active', 'completed');
+    expect(counts.completed === 3 && counts.waiting === 0 && counts.active === 0, `counts ${JSON.stringify(counts)}`);
+  },
+
+  // A job that fails once is retried (through the delayed set, by its backoff) and then completes.
+  async retry() {
+    const queue = queueNamed('retry');
+    let calls = 0;
+    const worker = workerOn(queue, async (job) => {
+      calls++;
+      if (job.attemptsMade === 0) throw new Error('first attempt fails');
+      return 'second attempt';
+    });
+    const failed = once(worker, 'failed');
+    const completed = once(worker, 'completed');
+    const job = await queue.add('flaky', {}, { attempts: 2, backoff: { type: 'fixed', delay: 200 } });
+    const [failedJob, error] = await failed;
+    expect(failedJob.id === job.id && error.message === 'first attempt fails', `failed event ${error?.message}`);
+    const [completedJob, result] = await completed;
+    expect(completedJob.id === job.id && result === 'second attempt', `completed with ${result}`);
+    expect(calls === 2, `processor ran ${calls} times`);
+    const stored = await queue.getJob(job.id);
+    expect(await stored.getState() === 'completed', `state ${await stored.getState()}`);
+    expect(stored.attemptsMade === 2, `attemptsMade ${stored.attemptsMade}`);
+  },
+
+  // A job that fails every attempt ends in the failed set with its reason.
+  async exhaustRetries() {
+    const queue = queueNamed('exhaust');
+    const worker = workerOn(queue, async () => { throw new Error('always fails'); });
+    const job = await queue.add('doomed', {}, { attempts: 2 });
+    await once(worker, 'failed', (j) => j.id === job.id && j.attemptsMade === 2);
+    const stored = await queue.getJob(job.id);
+    expect(await stored.getState() === 'failed', `state ${await stored.getState()}`);
+    expect(stored.failedReason === 'always fails', `failedReason ${stored.failedReason}`);
+    expect((await queue.getFailedCount()) === 1, 'failed count');
+  },
+
+  // A delayed job waits in the delayed set and is not processed before its delay has passed.
+  async delay() {
+    const queue = queueNamed('delay');
+    const delay = 1000;
+    const job = await queue.add('later', { at: Date.now() }, { delay });
+    expect(await job.getState() === 'delayed', `state right after add: ${await job.getState()}`);
+    expect((await queue.getDelayedCount()) === 1, 'delayed count');
+    const worker = workerOn(queue, async (j) => Date.now() - j.timestamp);
+    const [done, waited] = await once(worker, 'completed');
+    expect(done.id === job.id, 'the delayed job completed');
+    expect(waited >= delay, `processed ${waited} ms after it was added, delay ${delay} ms`);
+  },
+
+  // Higher priority (lower number) first, among jobs waiting while the worker was paused.
+  async priority() {
+    const queue = queueNamed('priority');
+    await queue.add('low', {}, { priority: 10 });
+    await queue.add('high', {}, { priority: 1 });
+    await queue.add('middle', {}, { priority: 5 });
+    const order = [];
+    const worker = workerOn(queue, async (job) => { order.push(job.name); });
+    await new Promise((resolve) => worker.on('completed', () => order.length === 3 && resolve()));
+    expect(order.join(',') === 'high,middle,low', `order ${order}`);
+  },
+
+  // QueueEvents reads the queue's event stream (XREAD BLOCK) as another process would.
+  async queueEvents() {
+    const queue = queueNamed('events');
+    const events = open(new QueueEvents(queue.name, { connection }));
+    await events.waitUntilReady();
+    const completed = once(events, 'completed');
+    workerOn(queue, async () => 'seen');
+    const job = await queue.add('observed', {});
+    const [{ jobId, returnvalue }] = await completed;
+    expect(jobId === job.id, `event for job ${jobId}`);
+    expect(returnvalue === 'seen', `returnvalue ${JSON.stringify(returnvalue)}`);
+  },
+
+  // A parent job runs after its children, and sees their results.
+  async flow() {
+    const queue = queueNamed('flow');
+    const flows = open(new FlowProducer({ connection }));
+    const worker = workerOn(queue, async (job) => {
+      if (job.name === 'child') return job.data.n;
+      const values = Object.values(await job.getChildrenValues());
+      return values.reduce((a, b) => a + b, 0);
+    });
+    const parentDone = once(worker, 'completed', (job) => job.name === 'parent');
+    await flows.add({
+      name: 'parent', queueName: queue.name,
+      children: [1, 2, 3].map((n) => ({ name: 'child', queueName: queue.name, data: { n } })),
+    });
+    const [, sum] = await parentDone;
+    expect(sum === 6, `parent saw ${sum}`);
+  },
+};
+
+function withTimeout(promise) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${STEP_TIMEOUT_MS} ms`)), STEP_TIMEOUT_MS);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+let failures = 0;
+for (const [name, step] of Object.entries(steps)) {
+  const started = Date.now();
+  try {
+    await withTimeout(step());
+    console.log(`PASS ${name} (${Date.now() - started} ms)`);
+  } catch (e) {
+    failures++;
+    console.log(`FAIL ${name}: ${e?.message ?? e}`);
+  }
+  while (opened.length) {
+    const thing = opened.pop();
+    await withTimeout(thing.close()).catch(() => {});
+  }
+}
+process.exit(failures === 0 ? 0 : 1);
