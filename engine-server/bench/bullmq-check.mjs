@@ -165,6 +165,94 @@ const steps = {
     const [, sum] = await parentDone;
     expect(sum === 6, `parent saw ${sum}`);
   },
+
+  // Progress updates reach the worker's listeners and the stored job.
+  async progress() {
+    const queue = queueNamed('progress');
+    const worker = workerOn(queue, async (job) => {
+      await job.updateProgress(50);
+      await job.log('halfway');
+      await job.updateProgress(100);
+      return 'done';
+    });
+    const seen = [];
+    worker.on('progress', (job, p) => seen.push(p));
+    const job = await queue.add('tracked', {});
+    await once(worker, 'completed');
+    expect(seen.join(',') === '50,100', `progress events ${seen}`);
+    const stored = await queue.getJob(job.id);
+    expect(stored.progress === 100, `stored progress ${stored.progress}`);
+    const { logs, count } = await queue.getJobLogs(job.id);
+    expect(count === 1 && logs[0] === 'halfway', `logs ${JSON.stringify(logs)}`);
+  },
+
+  // A paused queue keeps its jobs waiting; resuming lets the worker take them.
+  async pauseResume() {
+    const queue = queueNamed('pause');
+    await queue.pause();
+    expect(await queue.isPaused(), 'paused');
+    await queue.add('held', {});
+    const worker = workerOn(queue, async () => 'ran');
+    const completed = once(worker, 'completed');
+    expect((await queue.getJobCounts('paused', 'wait')).paused + (await queue.getWaitingCount()) >= 1,
+      'the job waits while paused');
+    await queue.resume();
+    await completed;
+    expect(!(await queue.isPaused()), 'resumed');
+  },
+
+  // removeOnComplete, getJobs, clean and obliterate: the housekeeping calls dashboards and deploys use.
+  async housekeeping() {
+    const queue = queueNamed('housekeeping');
+    const worker = workerOn(queue, async (job) => job.data.n);
+    let done = 0;
+    const allDone = new Promise((resolve) => worker.on('completed', () => ++done === 4 && resolve()));
+    await queue.addBulk([1, 2, 3].map((n) => ({ name: 'kept', data: { n } })));
+    await queue.add('dropped', { n: 4 }, { removeOnComplete: true });
+    await allDone;
+    const completed = await queue.getJobs(['completed']);
+    expect(completed.map((j) => j.data.n).sort().join(',') === '1,2,3', `completed ${completed.map((j) => j.data.n)}`);
+    const cleaned = await queue.clean(0, 10, 'completed');
+    expect(cleaned.length === 3, `cleaned ${cleaned.length}`);
+    await worker.close();
+    await queue.add('left', {});
+    await queue.obliterate({ force: true });
+    const counts = await queue.getJobCounts();
+    expect(Object.values(counts).every((n) => n === 0), `after obliterate ${JSON.stringify(counts)}`);
+  },
+
+  // A worker's rate limit: at most max jobs per duration; all jobs still complete.
+  async rateLimit() {
+    const queue = queueNamed('ratelimit');
+    const worker = workerOn(queue, async () => Date.now(), { limiter: { max: 2, duration: 500 } });
+    const times = [];
+    const allDone = new Promise((resolve) => worker.on('completed', (job, t) => times.push(t) === 4 && resolve()));
+    await queue.addBulk([1, 2, 3, 4].map((n) => ({ name: 'limited', data: { n } })));
+    await allDone;
+    times.sort((a, b) => a - b);
+    expect(times[2] - times[0] >= 400, `third job ${times[2] - times[0]} ms after the first, limit 2 per 500 ms`);
+  },
+
+  // A job scheduler (the repeatable jobs of BullMQ 5+) produces jobs every interval.
+  async jobScheduler() {
+    const queue = queueNamed('scheduler');
+    await queue.upsertJobScheduler('tick', { every: 300 }, { name: 'tick', data: {} });
+    const worker = workerOn(queue, async () => 'tock');
+    let runs = 0;
+    await new Promise((resolve) => worker.on('completed', () => ++runs === 2 && resolve()));
+    const schedulers = await queue.getJobSchedulers();
+    expect(schedulers.length === 1 && schedulers[0].key === 'tick', `schedulers ${JSON.stringify(schedulers)}`);
+    expect(await queue.removeJobScheduler('tick'), 'removed');
+  },
+
+  // Deduplication: a second add with the same id while the first is waiting adds nothing.
+  async deduplication() {
+    const queue = queueNamed('dedup');
+    const a = await queue.add('once', { v: 1 }, { deduplication: { id: 'same' } });
+    const b = await queue.add('once', { v: 2 }, { deduplication: { id: 'same' } });
+    expect(a.id === b.id, `second add made job ${b.id}, first ${a.id}`);
+    expect((await queue.getWaitingCount()) === 1, 'one waiting job');
+  },
 };
 
 function withTimeout(promise) {
