@@ -1,14 +1,15 @@
 // Runs BullMQ's queue, worker and events API, unchanged, against one Redis-protocol server and prints one line
 // per step: "PASS <step> (<ms> ms)" or "FAIL <step>: <reason>". Exit status 0 when every step passed.
 //
-// Usage: node bullmq-check.mjs <port> <bullmq-install-dir>
+// Usage: node bullmq-check.mjs <port> <bullmq-install-dir> [step,step,...]
 //   bullmq-install-dir: a directory whose node_modules holds bullmq and ioredis (bullmq-check.sh makes it).
+//   steps: the steps to run, by name (default: all).
 // Each step uses a queue of its own, so a failed step leaves nothing that changes the next one. A step that
 // does not finish within STEP_TIMEOUT_MS fails with "timed out" rather than hanging the run.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
-const [port, installDir] = process.argv.slice(2);
+const [port, installDir, only] = process.argv.slice(2);
 if (!port || !installDir) {
   console.error('usage: node bullmq-check.mjs <port> <bullmq-install-dir>');
   process.exit(2);
@@ -113,7 +114,7 @@ const steps = {
   // A delayed job waits in the delayed set and is not processed before its delay has passed.
   async delay() {
     const queue = queueNamed('delay');
-    const delay = 1000;
+    const delay = 500;
     const job = await queue.add('later', { at: Date.now() }, { delay });
     expect(await job.getState() === 'delayed', `state right after add: ${await job.getState()}`);
     expect((await queue.getDelayedCount()) === 1, 'delayed count');
@@ -263,8 +264,15 @@ function withTimeout(promise) {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+const chosen = only ? only.split(',') : Object.keys(steps);
+const unknown = chosen.filter((name) => !(name in steps));
+if (unknown.length) {
+  console.error(`no such step: ${unknown.join(', ')}`);
+  process.exit(2);
+}
 let failures = 0;
-for (const [name, step] of Object.entries(steps)) {
+for (const name of chosen) {
+  const step = steps[name];
   const started = Date.now();
   try {
     await withTimeout(step());
