@@ -254,6 +254,31 @@ const steps = {
     expect(a.id === b.id, `second add made job ${b.id}, first ${a.id}`);
     expect((await queue.getWaitingCount()) === 1, 'one waiting job');
   },
+
+  // What dashboards call: the workers on a queue (CLIENT LIST by name), metrics, and a failed job retried,
+  // a delayed one promoted, a job awaited through QueueEvents.
+  async inspection() {
+    const queue = queueNamed('inspection');
+    const events = open(new QueueEvents(queue.name, { connection }));
+    await events.waitUntilReady();
+    let failOnce = true;
+    const worker = workerOn(queue, async (job) => {
+      if (job.name === 'retried' && failOnce) { failOnce = false; throw new Error('once'); }
+      return job.name;
+    }, { metrics: { maxDataPoints: 60 } });
+    await worker.waitUntilReady();
+    const workers = await queue.getWorkers();
+    expect(workers.length === 1, `getWorkers found ${workers.length}`);
+    const retried = await queue.add('retried', {});
+    await once(worker, 'failed', (j) => j.id === retried.id);
+    await (await queue.getJob(retried.id)).retry();
+    expect(await retried.waitUntilFinished(events, STEP_TIMEOUT_MS) === 'retried', 'retried job finished');
+    const later = await queue.add('promoted', {}, { delay: 60_000 });
+    await later.promote();
+    expect(await later.waitUntilFinished(events, STEP_TIMEOUT_MS) === 'promoted', 'promoted job finished');
+    const metrics = await queue.getMetrics('completed');
+    expect(metrics.meta.count >= 2, `completed metric ${JSON.stringify(metrics.meta)}`);
+  },
 };
 
 function withTimeout(promise) {

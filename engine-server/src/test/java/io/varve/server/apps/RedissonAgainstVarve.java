@@ -12,6 +12,7 @@ import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.config.Config;
+import org.redisson.config.Protocol;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -38,8 +39,8 @@ abstract class RedissonAgainstVarve {
     @BeforeAll
     void start(@TempDir Path dir) throws Exception {
         server = InProcessVarve.start(dir);
-        first = connect(server.port());
-        second = connect(server.port());
+        first = connect(server.port(), protocol());
+        second = connect(server.port(), protocol());
         plainClient = RedisClient.create("redis://127.0.0.1:" + server.port());
         plainConnection = plainClient.connect();
     }
@@ -62,8 +63,14 @@ abstract class RedissonAgainstVarve {
         return plainConnection.sync();
     }
 
-    static RedissonClient connect(int port) {
+    /** The protocol Redisson speaks; RESP2 unless a test class says otherwise. */
+    Protocol protocol() {
+        return Protocol.RESP2;
+    }
+
+    static RedissonClient connect(int port, Protocol protocol) {
         Config config = new Config();
+        config.setProtocol(protocol);
         config.setCodec(StringCodec.INSTANCE);
         config.setThreads(2);
         config.setNettyThreads(2);
