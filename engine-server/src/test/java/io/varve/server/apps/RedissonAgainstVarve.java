@@ -30,6 +30,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class RedissonAgainstVarve {
 
+    /** A lease no test outlives, for locks whose expiry a test does not look at. */
+    static final Duration LONG_LEASE = Duration.ofMinutes(5);
+
     InProcessVarve server;
     RedissonClient first;
     RedissonClient second;
@@ -68,6 +71,14 @@ abstract class RedissonAgainstVarve {
         return Protocol.RESP2;
     }
 
+    /** INFO's blocked_clients: how many commands wait in a blocking read (BLPOP, XREADGROUP BLOCK, ...) now. */
+    long blockedClients() {
+        return plain().info("clients").lines()
+                .filter(l -> l.startsWith("blocked_clients:"))
+                .mapToLong(l -> Long.parseLong(l.substring("blocked_clients:".length()).trim()))
+                .findFirst().orElseThrow();
+    }
+
     static RedissonClient connect(int port, Protocol protocol) {
         Config config = new Config();
         config.setProtocol(protocol);
@@ -98,6 +109,4 @@ abstract class RedissonAgainstVarve {
             Thread.yield();
         }
     }
-
-    static final Duration LONG_LEASE = Duration.ofMinutes(5);
 }

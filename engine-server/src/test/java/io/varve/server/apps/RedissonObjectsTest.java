@@ -108,7 +108,7 @@ class RedissonObjectsTest extends RedissonAgainstVarve {
     void aBlockedPollIsWokenByAnotherClientsOffer() throws Exception {
         RBlockingQueue<String> queue = second.getBlockingQueue("jobs");
         CompletableFuture<String> taker = queue.pollAsync(30, TimeUnit.SECONDS).toCompletableFuture();
-        awaitUntil("the poll is blocked", () -> plain().clientList().contains("cmd=blpop"));
+        awaitUntil("the poll is blocked", () -> blockedClients() > 0);
         assertTrue(first.<String>getBlockingQueue("jobs").offer("job-1"));
         assertEquals("job-1", taker.get(30, TimeUnit.SECONDS));
         assertNull(queue.poll());

@@ -60,7 +60,7 @@ class RedissonStreamTest extends RedissonAgainstVarve {
         stream.createGroup(StreamCreateGroupArgs.name("audit").makeStream());
         CompletableFuture<Map<StreamMessageId, Map<String, String>>> reader = CompletableFuture.supplyAsync(() ->
                 stream.readGroup("audit", "auditor", StreamReadGroupArgs.neverDelivered().timeout(Duration.ofSeconds(30))));
-        awaitUntil("the reader is blocked", () -> plain().clientList().contains("cmd=xreadgroup"));
+        awaitUntil("the reader is blocked", () -> blockedClients() > 0);
 
         StreamMessageId id = second.<String, String>getStream("events").add(StreamAddArgs.entry("kind", "login"));
 
