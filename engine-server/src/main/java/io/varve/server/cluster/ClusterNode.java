@@ -284,6 +284,12 @@ public final class ClusterNode implements ReplicaNode {
         member.write(batch, stamp);
     }
 
+    /** Routing reads each write's slot from its keys ({@link BatchRouting}), and snapshots export slot ranges. */
+    @Override
+    public boolean slotsInKeys() {
+        return true;
+    }
+
     @Override
     public boolean writesHere(byte[] engineKey) {
         int slot = BatchRouting.slotOf(engineKey);

@@ -29,10 +29,11 @@ class ListModelProperties {
     private final Map<String, Long> expiry = new HashMap<>();
 
     @Property(tries = 150)
-    void listsBehaveLikeArrayLists(@ForAll("programs") List<String[]> program) throws Exception {
+    void listsBehaveLikeArrayLists(@ForAll("programs") List<String[]> program,
+            @ForAll boolean slotted) throws Exception {
         lists.clear();
         expiry.clear();
-        try (InProcessServer s = new InProcessServer()) {
+        try (InProcessServer s = InProcessServer.of(slotted)) {
             int step = 0;
             for (String[] op : program) {
                 step++;

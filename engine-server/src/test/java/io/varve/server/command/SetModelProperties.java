@@ -33,10 +33,11 @@ class SetModelProperties {
     private final Map<String, Long> expiry = new HashMap<>();
 
     @Property(tries = 150)
-    void setsBehaveLikeTreeSets(@ForAll("programs") List<String[]> program) throws Exception {
+    void setsBehaveLikeTreeSets(@ForAll("programs") List<String[]> program,
+            @ForAll boolean slotted) throws Exception {
         sets.clear();
         expiry.clear();
-        try (InProcessServer s = new InProcessServer()) {
+        try (InProcessServer s = InProcessServer.of(slotted)) {
             int step = 0;
             for (String[] op : program) {
                 step++;

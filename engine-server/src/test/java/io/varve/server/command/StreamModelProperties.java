@@ -46,9 +46,10 @@ class StreamModelProperties {
     private final Map<String, Stream> streams = new HashMap<>();
 
     @Property(tries = 100)
-    void streamsBehaveLikeSortedMaps(@ForAll("programs") List<String[]> program) throws Exception {
+    void streamsBehaveLikeSortedMaps(@ForAll("programs") List<String[]> program,
+            @ForAll boolean slotted) throws Exception {
         streams.clear();
-        try (InProcessServer s = new InProcessServer()) {
+        try (InProcessServer s = InProcessServer.of(slotted)) {
             int step = 0;
             for (String[] op : program) {
                 step++;
@@ -98,7 +99,7 @@ class StreamModelProperties {
                 new String[] {"XGROUP", "CREATE", "a", "g", "0", "MKSTREAM"},
                 new String[] {"XREADGROUP", "GROUP", "g", "c1", "COUNT", "1", "STREAMS", "a", ">"},
                 new String[] {"XACK", "a", "g", "1-0"},
-                new String[] {"XPENDING", "a", "g"}));
+                new String[] {"XPENDING", "a", "g"}), false);
     }
 
     /**

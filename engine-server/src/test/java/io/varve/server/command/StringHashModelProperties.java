@@ -35,12 +35,13 @@ class StringHashModelProperties {
     private final Map<String, Long> expiry = new HashMap<>();
 
     @Property(tries = 120)
-    void stringsAndHashesBehaveLikeMapsAcrossRestarts(@ForAll("programs") List<String[]> program) throws Exception {
+    void stringsAndHashesBehaveLikeMapsAcrossRestarts(@ForAll("programs") List<String[]> program,
+            @ForAll boolean slotted) throws Exception {
         strings.clear();
         hashes.clear();
         expiry.clear();
         int restarts = 0;
-        try (InProcessServer s = new InProcessServer()) {
+        try (InProcessServer s = InProcessServer.of(slotted)) {
             int step = 0;
             for (String[] op : program) {
                 step++;
