@@ -33,6 +33,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The Raft state machine of one group: an engine-core {@link Db}.
@@ -52,6 +53,16 @@ import java.util.function.Function;
  * state and ingests the tables; it is skipped when the database already holds a state at or after the
  * snapshot, which is what happens on every restart. A load first records applied index 0, synced, so a crash
  * in the middle leaves a state that the next start reloads instead of trusting.
+ *
+ * <p><b>Snapshots of a group sharing its database</b> cover only the group's own key ranges of the default
+ * family (given when it is opened, and recorded in the manifest): saving exports those ranges, and loading
+ * replaces those ranges only — one atomic batch of range deletions, then one ingestion of every table — so
+ * the other groups' keys, and their applied indexes, are never touched. Both run on this group's
+ * state-machine thread, so no entry of the group applies meanwhile; the other groups keep applying to their
+ * own ranges. The crash protocol is the same (applied index 0 first, synced): after a crash anywhere in a
+ * load, jraft hands the same snapshot to the next start, whose load deletes the ranges again, whatever of
+ * the earlier attempt's deletions and tables survived, and ingests afresh. A group opened without ranges
+ * refuses snapshots, since a snapshot of the whole database would carry the other groups' data.
  *
  * <p><b>Listening.</b> An {@link ApplyListener} hears of every applied operation after its batch is written
  * and before the applied index moves and the proposers are answered, and of every loaded snapshot before its
@@ -73,9 +84,12 @@ final class DbStateMachine extends StateMachineAdapter {
     enum LoadStep {
         /** Applied index 0 is synced; the user families still hold the old state. */
         APPLIED_ZERO_STORED,
-        /** The user families are emptied; nothing ingested yet. */
+        /** The user families are emptied (a shared group: its ranges deleted); nothing ingested yet. */
         FAMILIES_CLEARED,
-        /** One family's tables are ingested (reached once per family, in the manifest's order). */
+        /**
+         * One family's tables are ingested (reached once per family, in the manifest's order; once for a
+         * shared group, whose tables all go in one ingestion).
+         */
         FAMILY_INGESTED,
         /** Every table is ingested; the snapshot's applied index is not yet stored. */
         TABLES_INGESTED,
@@ -99,8 +113,10 @@ final class DbStateMachine extends StateMachineAdapter {
     private final ColumnFamily state;
     /** Where the applied index is stored: {@link #APPLIED_KEY}, or a key of the group's own in a shared database. */
     private final byte[] appliedKey;
-    /** The database is shared with other groups: snapshots, which would cover all of it, are refused. */
+    /** The database is shared with other groups: snapshots cover {@link #ownedRanges} or are refused. */
     private final boolean shared;
+    /** A shared group's key ranges of the default family, ascending and disjoint; null refuses snapshots. */
+    private final Supplier<List<Db.Range>> ownedRanges;
     private final ReadWriteLock loadLock = new ReentrantReadWriteLock();
     private final String name;
     private volatile long appliedIndex;
@@ -123,24 +139,28 @@ final class DbStateMachine extends StateMachineAdapter {
     }
 
     DbStateMachine(Db db, String name, LoadProbe probe) {
-        this(db, name, probe, APPLIED_KEY, false);
+        this(db, name, probe, APPLIED_KEY, false, null);
     }
 
     /**
      * The state machine of group {@code group} in a database other groups apply to as well: its applied
-     * index is stored under {@code applied/<group>}, and it takes and loads no snapshots.
+     * index is stored under {@code applied/<group>}; its snapshots cover {@code ownedRanges} of the default
+     * family (null: it takes and loads none).
      */
-    static DbStateMachine shared(Db db, String group, String name) {
+    static DbStateMachine shared(Db db, String group, String name, Supplier<List<Db.Range>> ownedRanges,
+                                 LoadProbe probe) {
         byte[] key = ("applied/" + group).getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        return new DbStateMachine(db, name, LoadProbe.NONE, key, true);
+        return new DbStateMachine(db, name, probe, key, true, ownedRanges);
     }
 
-    private DbStateMachine(Db db, String name, LoadProbe probe, byte[] appliedKey, boolean shared) {
+    private DbStateMachine(Db db, String name, LoadProbe probe, byte[] appliedKey, boolean shared,
+                           Supplier<List<Db.Range>> ownedRanges) {
         this.db = db;
         this.name = name;
         this.probe = probe;
         this.appliedKey = appliedKey;
         this.shared = shared;
+        this.ownedRanges = ownedRanges;
         this.state = db.columnFamily(STATE_FAMILY)
                 .orElseGet(() -> db.createColumnFamily(STATE_FAMILY, ColumnFamilyOptions.defaults()));
         byte[] stored = db.get(state, appliedKey);
@@ -279,30 +299,32 @@ final class DbStateMachine extends StateMachineAdapter {
 
     @Override
     public void onSnapshotSave(SnapshotWriter writer, Closure done) {
-        if (shared) {
-            done.run(new Status(RaftError.EINVAL, "%s: snapshots of a group sharing its database are not built",
-                    name));
+        if (shared && ownedRanges == null) {
+            done.run(new Status(RaftError.EINVAL, "%s: a group sharing its database snapshots only its own key "
+                    + "ranges, and was given none", name));
             return;
         }
         Path dir = Path.of(writer.getPath());
         try (Snapshot snapshot = db.snapshot()) {
             List<SnapshotManifest.Family> families = new ArrayList<>();
-            int ordinal = 0;
-            for (ColumnFamily family : userFamilies()) {
-                TableExport.Result result = TableExport.export(db, family, snapshot, null, null,
-                        DiskFileSystem.INSTANCE, dir, "cf" + ordinal++, TableOptions.defaults(),
-                        SNAPSHOT_TABLE_BYTES);
+            List<Db.Range> ranges = null;
+            if (shared) {
+                ranges = OwnedRanges.check(ownedRanges.get());
                 List<String> files = new ArrayList<>();
-                for (Path file : result.files()) {
-                    String fileName = file.getFileName().toString();
-                    files.add(fileName);
-                    if (!writer.addFile(fileName)) {
-                        throw new IOException("snapshot writer refused " + fileName);
-                    }
+                for (int i = 0; i < ranges.size(); i++) {
+                    Db.Range range = ranges.get(i);
+                    files.addAll(export(writer, snapshot, db.defaultColumnFamily(), range.start(), range.limit(),
+                            "range" + i));
                 }
-                families.add(new SnapshotManifest.Family(family.name(), files));
+                families.add(new SnapshotManifest.Family(ReplicatedBatch.DEFAULT_FAMILY, files));
+            } else {
+                int ordinal = 0;
+                for (ColumnFamily family : userFamilies()) {
+                    families.add(new SnapshotManifest.Family(family.name(),
+                            export(writer, snapshot, family, null, null, "cf" + ordinal++)));
+                }
             }
-            new SnapshotManifest(appliedIndex, families).writeTo(dir);
+            new SnapshotManifest(appliedIndex, families, ranges).writeTo(dir);
             if (!writer.addFile(SnapshotManifest.FILE_NAME)) {
                 throw new IOException("snapshot writer refused " + SnapshotManifest.FILE_NAME);
             }
@@ -311,6 +333,23 @@ final class DbStateMachine extends StateMachineAdapter {
             LOG.log(Level.WARNING, name + ": saving a snapshot failed", e);
             done.run(new Status(RaftError.EIO, "saving snapshot: %s", e));
         }
+    }
+
+    /** Exports {@code [begin, end)} of {@code family} into the snapshot as tables named {@code prefix-*}. */
+    private List<String> export(SnapshotWriter writer, Snapshot snapshot, ColumnFamily family, byte[] begin,
+                                byte[] end, String prefix) throws IOException {
+        Path dir = Path.of(writer.getPath());
+        TableExport.Result result = TableExport.export(db, family, snapshot, begin, end, DiskFileSystem.INSTANCE,
+                dir, prefix, TableOptions.defaults(), SNAPSHOT_TABLE_BYTES);
+        List<String> files = new ArrayList<>();
+        for (Path file : result.files()) {
+            String fileName = file.getFileName().toString();
+            files.add(fileName);
+            if (!writer.addFile(fileName)) {
+                throw new IOException("snapshot writer refused " + fileName);
+            }
+        }
+        return files;
     }
 
     @Override
@@ -323,22 +362,27 @@ final class DbStateMachine extends StateMachineAdapter {
                 // The database already holds this state or a later one of the same log: a restart.
                 return true;
             }
-            if (shared) {
-                // Loading clears the whole database, which holds other groups' state too.
-                LOG.log(Level.ERROR, name + ": a group sharing its database cannot install a snapshot");
+            if (shared != (manifest.ranges() != null)) {
+                // A whole-database snapshot would clear other groups' state; a ranged one is not a whole state.
+                LOG.log(Level.ERROR, name + (shared ? ": a group sharing its database cannot install a snapshot "
+                        + "of a whole database" : ": a snapshot of key ranges is not a whole database's state"));
                 return false;
             }
             setApplied(0, WriteOptions.SYNC);
             probe.reached(LoadStep.APPLIED_ZERO_STORED);
-            clearUserFamilies();
-            probe.reached(LoadStep.FAMILIES_CLEARED);
-            for (SnapshotManifest.Family f : manifest.families()) {
-                ColumnFamily family = familyFor(f.name());
-                if (!f.files().isEmpty()) {
-                    db.ingestExternalFiles(family, f.files().stream().map(dir::resolve).toList(),
-                            IngestOptions.defaults());
+            if (shared) {
+                replaceRanges(manifest, dir);
+            } else {
+                clearUserFamilies();
+                probe.reached(LoadStep.FAMILIES_CLEARED);
+                for (SnapshotManifest.Family f : manifest.families()) {
+                    ColumnFamily family = familyFor(f.name());
+                    if (!f.files().isEmpty()) {
+                        db.ingestExternalFiles(family, f.files().stream().map(dir::resolve).toList(),
+                                IngestOptions.defaults());
+                    }
+                    probe.reached(LoadStep.FAMILY_INGESTED);
                 }
-                probe.reached(LoadStep.FAMILY_INGESTED);
             }
             probe.reached(LoadStep.TABLES_INGESTED);
             listener.replaced();
@@ -352,6 +396,36 @@ final class DbStateMachine extends StateMachineAdapter {
         } finally {
             loadLock.writeLock().unlock();
         }
+    }
+
+    /**
+     * A shared group's load: deletes the snapshot's ranges in one atomic batch, then ingests all its tables
+     * (all in the default family, within those ranges) in one ingestion, which a crash leaves whole or absent.
+     * The tables are newer than the deletions, so they are what reads see. A compaction filter judging a
+     * record by another record of the same state (a collection element by its owner) never finds one
+     * without the other: both went in the same deletion and come back in the same ingestion.
+     */
+    private void replaceRanges(SnapshotManifest manifest, Path dir) throws IOException {
+        List<Db.Range> ranges = OwnedRanges.check(manifest.ranges());
+        if (!ranges.isEmpty()) {
+            WriteBatch clear = new WriteBatch();
+            for (Db.Range range : ranges) {
+                clear.deleteRange(db.defaultColumnFamily(), range.start(), range.limit());
+            }
+            db.write(clear, WriteOptions.DEFAULT);
+        }
+        probe.reached(LoadStep.FAMILIES_CLEARED);
+        List<Path> files = new ArrayList<>();
+        for (SnapshotManifest.Family f : manifest.families()) {
+            if (!f.name().equals(ReplicatedBatch.DEFAULT_FAMILY)) {
+                throw new IOException("a shared group's snapshot holds family " + f.name());
+            }
+            f.files().forEach(file -> files.add(dir.resolve(file)));
+        }
+        if (!files.isEmpty()) {
+            db.ingestExternalFiles(db.defaultColumnFamily(), files, IngestOptions.defaults());
+        }
+        probe.reached(LoadStep.FAMILY_INGESTED);
     }
 
     /**

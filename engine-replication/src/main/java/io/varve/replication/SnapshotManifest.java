@@ -1,6 +1,7 @@
 package io.varve.replication;
 
 import io.varve.base.Checksums;
+import io.varve.core.Db;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -16,20 +17,27 @@ import java.util.List;
 
 /**
  * The small file in every state-machine snapshot that says what the tables are: the applied Raft index the
- * state is at, and each column family with its table files (in key order, non-overlapping, as
- * {@code TableExport} wrote them). A family with no files is listed too, so a load recreates empty families.
+ * state is at, each column family with its table files (in key order, non-overlapping, as
+ * {@code TableExport} wrote them), and, for a group sharing its database with others, the key ranges of the
+ * default family the state covers (what installing it replaces). A family with no files is listed too, so a
+ * load recreates empty families.
  *
  * <pre>
- *   magic "VRSM" (4 bytes), version (int, 1)
+ *   magic "VRSM" (4 bytes), version (int: 1 for a whole database, 2 with ranges)
  *   applied index (long)
  *   family count (int), then each: name (modified UTF-8), file count (int), file names (modified UTF-8)
+ *   version 2: range count (int), then each: start length (int), start, limit length (int), limit
  *   CRC32C of everything above (int)
  * </pre>
+ *
+ * @param ranges the ranges {@code [start, limit)} of the default family the snapshot covers, ascending and
+ *               disjoint; null when it covers the whole database
  */
-record SnapshotManifest(long appliedIndex, List<Family> families) {
+record SnapshotManifest(long appliedIndex, List<Family> families, List<Db.Range> ranges) {
     static final String FILE_NAME = "varve-state";
     private static final int MAGIC = 0x5652534d;
-    private static final int VERSION = 1;
+    private static final int WHOLE_DATABASE = 1;
+    private static final int RANGES = 2;
     /** Bounds what a damaged count can make the reader allocate. */
     private static final int MAX_ITEMS = 1 << 20;
 
@@ -41,6 +49,12 @@ record SnapshotManifest(long appliedIndex, List<Family> families) {
 
     SnapshotManifest {
         families = List.copyOf(families);
+        ranges = ranges == null ? null : List.copyOf(ranges);
+    }
+
+    /** A snapshot of the whole database. */
+    SnapshotManifest(long appliedIndex, List<Family> families) {
+        this(appliedIndex, families, null);
     }
 
     /** Writes the manifest into {@code dir} and syncs it. */
@@ -48,7 +62,7 @@ record SnapshotManifest(long appliedIndex, List<Family> families) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeInt(MAGIC);
-            out.writeInt(VERSION);
+            out.writeInt(ranges == null ? WHOLE_DATABASE : RANGES);
             out.writeLong(appliedIndex);
             out.writeInt(families.size());
             for (Family f : families) {
@@ -56,6 +70,15 @@ record SnapshotManifest(long appliedIndex, List<Family> families) {
                 out.writeInt(f.files().size());
                 for (String file : f.files()) {
                     out.writeUTF(file);
+                }
+            }
+            if (ranges != null) {
+                out.writeInt(ranges.size());
+                for (Db.Range range : ranges) {
+                    out.writeInt(range.start().length);
+                    out.write(range.start());
+                    out.writeInt(range.limit().length);
+                    out.write(range.limit());
                 }
             }
         }
@@ -83,8 +106,10 @@ record SnapshotManifest(long appliedIndex, List<Family> families) {
             throw new IOException("snapshot manifest " + file + " fails its checksum");
         }
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(all, 0, bodyLength))) {
-            if (in.readInt() != MAGIC || in.readInt() != VERSION) {
-                throw new IOException(file + " is not a version " + VERSION + " snapshot manifest");
+            int version = in.readInt() == MAGIC ? in.readInt() : -1;
+            if (version != WHOLE_DATABASE && version != RANGES) {
+                throw new IOException(file + " is not a snapshot manifest of version " + WHOLE_DATABASE + " or "
+                        + RANGES);
             }
             long applied = in.readLong();
             int familyCount = boundedCount(in.readInt(), file);
@@ -98,8 +123,22 @@ record SnapshotManifest(long appliedIndex, List<Family> families) {
                 }
                 families.add(new Family(name, files));
             }
-            return new SnapshotManifest(applied, families);
+            if (version == WHOLE_DATABASE) {
+                return new SnapshotManifest(applied, families);
+            }
+            int rangeCount = boundedCount(in.readInt(), file);
+            List<Db.Range> ranges = new ArrayList<>();
+            for (int i = 0; i < rangeCount; i++) {
+                ranges.add(new Db.Range(readBytes(in, file), readBytes(in, file)));
+            }
+            return new SnapshotManifest(applied, families, ranges);
         }
+    }
+
+    private static byte[] readBytes(DataInputStream in, Path file) throws IOException {
+        byte[] b = new byte[boundedCount(in.readInt(), file)];
+        in.readFully(b);
+        return b;
     }
 
     private static int boundedCount(int count, Path file) throws IOException {

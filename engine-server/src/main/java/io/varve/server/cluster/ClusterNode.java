@@ -79,9 +79,18 @@ public final class ClusterNode implements ReplicaNode {
     private final PeerLinks peers;
     /** The slots of each group (index = group), from the slot map. */
     private final BitSet[] slotsOfGroup;
-    /** The group the command running on this thread was admitted for (-1: none) and its admission stamp. */
+    private static final int NONE = -1;
+    private static final int EVERY = -2;
+    /**
+     * The group the command running on this thread was admitted for (-1: none), its admission stamp, and
+     * which groups' snapshot installs {@link #run} holds off: one group (a replica read of it), {@link #EVERY}
+     * follower group (a keyless read), or {@link #NONE}.
+     */
     private static final ThreadLocal<long[]> CURRENT =
-            ThreadLocal.withInitial(() -> new long[] {-1, GroupMember.BACKGROUND});
+            ThreadLocal.withInitial(() -> new long[] {-1, GroupMember.BACKGROUND, NONE});
+    /** The keyless commands that read the keys of the slots this node serves. */
+    private static final java.util.Set<String> WALKS_KEYS = java.util.Set.of("scan", "keys", "dbsize", "randomkey",
+            "cluster");
 
     private ClusterNode(ReplicationProcess process, Db db, ClusterTopology topology, GroupMember[] members) {
         this.process = process;
@@ -107,6 +116,7 @@ public final class ClusterNode implements ReplicaNode {
         ClusterTopology topology = ClusterTopology.of(settings, SlotMap.evenly(groups, 1));
         ReplicatedDbOptions options = ReplicatedDbOptions.defaults()
                 .withDbOptions(dbOptions)
+                .withSnapshotIntervalSecs(settings.snapshotIntervalSecs())
                 .withElectionTimeoutMs(settings.electionTimeoutMs())
                 .withRequestTimeoutMs(REQUEST_TIMEOUT_MS)
                 .withReadMode(settings.leaseReads() ? ReplicatedDbOptions.ReadMode.LEASE
@@ -119,8 +129,9 @@ public final class ClusterNode implements ReplicaNode {
             db = Db.open(dir.resolve("db"), dbOptions);
             GroupMember[] members = new GroupMember[groups];
             for (int g = 0; g < groups; g++) {
+                int owner = g;
                 ReplicatedDb group = ReplicatedDb.openShared(process, ClusterTopology.groupName(g),
-                        settings.raftPeers(), options, db);
+                        settings.raftPeers(), options, db, () -> GroupKeyRanges.of(topology.slots(), owner));
                 opened.add(group);
                 members[g] = new GroupMember(group, "write-barrier/" + ClusterTopology.groupName(g));
             }
@@ -146,6 +157,11 @@ public final class ClusterNode implements ReplicaNode {
     @Override
     public Db database() {
         return db;
+    }
+
+    /** This node's member of group {@code g}, for tests. */
+    ReplicatedDb group(int g) {
+        return members[g].replicated();
     }
 
     @Override
@@ -178,6 +194,7 @@ public final class ClusterNode implements ReplicaNode {
         long[] current = CURRENT.get();
         current[0] = -1;
         current[1] = GroupMember.BACKGROUND;
+        current[2] = NONE;
         String name = spec.name();
         MultiState tx = connection.transaction();
         boolean exec = name.equals("exec");
@@ -209,6 +226,7 @@ public final class ClusterNode implements ReplicaNode {
                 }
                 return "ERR " + name.toUpperCase(Locale.ROOT) + " is not allowed in cluster mode";
             }
+            current[2] = WALKS_KEYS.contains(name) ? EVERY : NONE;
             return null; // keyless: this node's local state
         }
         boolean tiesTransaction = (tx.active() && !exec) || name.equals("watch");
@@ -219,6 +237,7 @@ public final class ClusterNode implements ReplicaNode {
         GroupMember member = members[group];
         if (!member.isLeader()) {
             if (!write && connection.replicaReads()) {
+                current[2] = group;
                 return null; // a possibly stale read of this node's state
             }
             return redirect(slot, group);
@@ -253,6 +272,38 @@ public final class ClusterNode implements ReplicaNode {
     private String redirect(int slot, int group) {
         String leader = members[group].replicated().leader().flatMap(topology::clientAddressOf).orElse(null);
         return leader == null ? "CLUSTERDOWN The cluster is down" : "MOVED " + slot + " " + leader;
+    }
+
+    /**
+     * Runs an admitted command while the groups it reads as a follower install no snapshot, so it sees each
+     * group's ranges before or after an install, never emptied halfway: the group of a replica read, or every
+     * group this node follows for a keyless command that walks the keys of served slots (SCAN, KEYS, DBSIZE,
+     * RANDOMKEY, CLUSTER COUNTKEYSINSLOT/GETKEYSINSLOT). Leaders never install.
+     */
+    @Override
+    public void run(Runnable command) {
+        long[] current = CURRENT.get();
+        int held = (int) current[2];
+        current[2] = NONE; // commands run inside this one (EXEC's) are covered by it
+        if (held == NONE) {
+            command.run();
+        } else {
+            runHolding(held == EVERY ? 0 : held, held == EVERY ? members.length : held + 1, command);
+        }
+    }
+
+    /** Runs {@code command} holding off the installs of the follower groups among {@code [from, to)}. */
+    private void runHolding(int from, int to, Runnable command) {
+        if (from == to) {
+            command.run();
+        } else if (members[from].isLeader()) {
+            runHolding(from + 1, to, command);
+        } else {
+            members[from].replicated().readWhileNoSnapshotLoads(() -> {
+                runHolding(from + 1, to, command);
+                return null;
+            });
+        }
     }
 
     @Override
