@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * after each step. Programs also delete and re-create keys, expire them, restart the server from its files
  * and compact, so old versions, recovery and the compaction filter are all under test.
  */
-class ListModelProperties {
+class ListModelProperties implements ModelRun.Model {
 
     private static final List<String> KEYS = List.of("a", "b");
 
@@ -33,32 +33,25 @@ class ListModelProperties {
             @ForAll boolean slotted) throws Exception {
         lists.clear();
         expiry.clear();
-        try (InProcessServer s = InProcessServer.of(slotted)) {
-            int step = 0;
-            for (String[] op : program) {
-                step++;
-                String where = "step " + step + " " + String.join(" ", op);
-                switch (op[0]) {
-                    case "ADVANCE" -> {
-                        s.clock.addAndGet(Long.parseLong(op[1]));
-                        expiry.entrySet().removeIf(e -> {
-                            if (e.getValue() <= s.clock.get()) {
-                                lists.remove(e.getKey());
-                                return true;
-                            }
-                            return false;
-                        });
-                    }
-                    case "RESTART" -> s.restart();
-                    case "COMPACT" -> s.db.compactRange(null, null);
-                    default -> assertEquals(expected(op, s.clock.get()), RespText.parse(s.call(op)), where);
-                }
-                for (String k : KEYS) {
-                    List<String> model = lists.getOrDefault(k, List.of());
-                    assertEquals(model, RespText.parse(s.call("LRANGE", k, "0", "-1")), where + ": list " + k);
-                    assertEquals((long) model.size(), RespText.parse(s.call("LLEN", k)), where + ": length of " + k);
-                }
-            }
+        ModelRun.run(program, expiry, this, slotted);
+    }
+
+    @Override
+    public void expire(String key) {
+        lists.remove(key);
+    }
+
+    @Override
+    public void step(InProcessServer s, String[] op, String where) {
+        assertEquals(expected(op, s.clock.get()), RespText.parse(s.call(op)), where);
+    }
+
+    @Override
+    public void check(InProcessServer s, String where) {
+        for (String k : KEYS) {
+            List<String> model = lists.getOrDefault(k, List.of());
+            assertEquals(model, RespText.parse(s.call("LRANGE", k, "0", "-1")), where + ": list " + k);
+            assertEquals((long) model.size(), RespText.parse(s.call("LLEN", k)), where + ": length of " + k);
         }
     }
 

@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * SRANDMEMBER, which choose at random, must choose from the model (distinct members, the right count) and
  * SPOP's choice is then applied to the model. Programs delete, re-create, expire, restart and compact.
  */
-class SetModelProperties {
+class SetModelProperties implements ModelRun.Model {
 
     private static final List<String> KEYS = List.of("a", "b", "c");
 
@@ -37,27 +37,28 @@ class SetModelProperties {
             @ForAll boolean slotted) throws Exception {
         sets.clear();
         expiry.clear();
-        try (InProcessServer s = InProcessServer.of(slotted)) {
-            int step = 0;
-            for (String[] op : program) {
-                step++;
-                String where = "step " + step + " " + String.join(" ", op);
-                switch (op[0]) {
-                    case "ADVANCE" -> {
-                        s.clock.addAndGet(Long.parseLong(op[1]));
-                        expiry.entrySet().removeIf(e -> e.getValue() <= s.clock.get() && sets.remove(e.getKey()) != null);
-                    }
-                    case "RESTART" -> s.restart();
-                    case "COMPACT" -> s.db.compactRange(null, null);
-                    case "SPOP", "SRANDMEMBER" -> checkRandom(op, RespText.parse(s.call(op)), where);
-                    default -> assertEquals(expected(op, s.clock.get()), normalize(op[0], RespText.parse(s.call(op))), where);
-                }
-                for (String k : KEYS) {
-                    Set<String> model = sets.getOrDefault(k, new TreeSet<>());
-                    assertEquals(new ArrayList<>(model), RespText.parse(s.call("SMEMBERS", k)), where + ": members of " + k);
-                    assertEquals((long) model.size(), RespText.parse(s.call("SCARD", k)), where + ": size of " + k);
-                }
-            }
+        ModelRun.run(program, expiry, this, slotted);
+    }
+
+    @Override
+    public void expire(String key) {
+        sets.remove(key);
+    }
+
+    @Override
+    public void step(InProcessServer s, String[] op, String where) {
+        switch (op[0]) {
+            case "SPOP", "SRANDMEMBER" -> checkRandom(op, RespText.parse(s.call(op)), where);
+            default -> assertEquals(expected(op, s.clock.get()), normalize(op[0], RespText.parse(s.call(op))), where);
+        }
+    }
+
+    @Override
+    public void check(InProcessServer s, String where) {
+        for (String k : KEYS) {
+            Set<String> model = sets.getOrDefault(k, new TreeSet<>());
+            assertEquals(new ArrayList<>(model), RespText.parse(s.call("SMEMBERS", k)), where + ": members of " + k);
+            assertEquals((long) model.size(), RespText.parse(s.call("SCARD", k)), where + ": size of " + k);
         }
     }
 

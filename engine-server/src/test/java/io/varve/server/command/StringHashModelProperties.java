@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * counter that is not an integer, and after each step every key's type, time to live and contents must be the
  * model's: a restart must bring back exactly what was there, expiries included.
  */
-class StringHashModelProperties {
+class StringHashModelProperties implements ModelRun.Model {
 
     private static final List<String> KEYS = List.of("a", "b", "c");
     private static final String WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value";
@@ -40,39 +40,28 @@ class StringHashModelProperties {
         strings.clear();
         hashes.clear();
         expiry.clear();
-        int restarts = 0;
-        try (InProcessServer s = InProcessServer.of(slotted)) {
-            int step = 0;
-            for (String[] op : program) {
-                step++;
-                String where = "step " + step + " " + String.join(" ", op);
-                switch (op[0]) {
-                    case "ADVANCE" -> {
-                        s.clock.addAndGet(Long.parseLong(op[1]));
-                        expiry.entrySet().removeIf(e -> {
-                            boolean expired = e.getValue() <= s.clock.get();
-                            if (expired) {
-                                strings.remove(e.getKey());
-                                hashes.remove(e.getKey());
-                            }
-                            return expired;
-                        });
-                    }
-                    case "RESTART" -> {
-                        s.restart();
-                        restarts++;
-                    }
-                    case "COMPACT" -> s.db.compactRange(null, null);
-                    default -> assertEquals(expected(op, s.clock.get()), RespText.parse(s.call(op)), where);
-                }
-                for (String k : KEYS) {
-                    checkKey(s, k, where);
-                }
-            }
-        }
+        int restarts = ModelRun.run(program, expiry, this, slotted);
         Statistics.label("restarts").collect(Math.min(restarts, 3));
         // About half the programs restart at random; the check only guards against generation that never does.
         Statistics.label("restarts").coverage(c -> c.check(0).percentage(p -> p < 85));
+    }
+
+    @Override
+    public void expire(String key) {
+        strings.remove(key);
+        hashes.remove(key);
+    }
+
+    @Override
+    public void step(InProcessServer s, String[] op, String where) {
+        assertEquals(expected(op, s.clock.get()), RespText.parse(s.call(op)), where);
+    }
+
+    @Override
+    public void check(InProcessServer s, String where) {
+        for (String k : KEYS) {
+            checkKey(s, k, where);
+        }
     }
 
     private void checkKey(InProcessServer s, String k, String where) {

@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * them, expire them, restart the server from its files, flush and compact, so versions, recovery and the
  * compaction filter (both subkey kinds) are under test.
  */
-class ZSetModelProperties {
+class ZSetModelProperties implements ModelRun.Model {
 
     private static final List<String> KEYS = List.of("a", "b");
     private static final List<String> MEMBERS = List.of("m1", "m2", "m3", "m4", "x");
@@ -50,36 +50,30 @@ class ZSetModelProperties {
         zsets.clear();
         strings.clear();
         expiry.clear();
-        try (InProcessServer s = InProcessServer.of(slotted)) {
-            int step = 0;
-            for (String[] op : program) {
-                step++;
-                String where = "step " + step + " " + String.join(" ", op);
-                switch (op[0]) {
-                    case "ADVANCE" -> {
-                        s.clock.addAndGet(Long.parseLong(op[1]));
-                        expiry.entrySet().removeIf(e -> {
-                            if (e.getValue() <= s.clock.get()) {
-                                zsets.remove(e.getKey());
-                                strings.remove(e.getKey());
-                                return true;
-                            }
-                            return false;
-                        });
-                    }
-                    case "RESTART" -> s.restart();
-                    case "FLUSH" -> s.db.flush();
-                    case "COMPACT" -> {
-                        s.db.compactRange(null, null);
-                        assertOnlyLiveSubkeys(s, where);
-                    }
-                    default -> assertEquals(expected(op, s.clock.get()), RespText.parse(s.call(op)), where);
-                }
-                for (String k : KEYS) {
-                    check(s, k, where);
-                }
-            }
+        ModelRun.run(program, expiry, this, slotted);
+    }
+
+    @Override
+    public void expire(String key) {
+        zsets.remove(key);
+        strings.remove(key);
+    }
+
+    @Override
+    public void step(InProcessServer s, String[] op, String where) {
+        assertEquals(expected(op, s.clock.get()), RespText.parse(s.call(op)), where);
+    }
+
+    @Override
+    public void check(InProcessServer s, String where) {
+        for (String k : KEYS) {
+            checkKey(s, k, where);
         }
+    }
+
+    @Override
+    public void afterCompaction(InProcessServer s, String where) {
+        assertOnlyLiveSubkeys(s, where);
     }
 
     /**
@@ -112,7 +106,7 @@ class ZSetModelProperties {
         }
     }
 
-    private void check(InProcessServer s, String k, String where) {
+    private void checkKey(InProcessServer s, String k, String where) {
         String type = zsets.containsKey(k) ? "zset" : strings.containsKey(k) ? "string" : "none";
         assertEquals(type, RespText.parse(s.call("TYPE", k)), where + ": type of " + k);
         if (strings.containsKey(k)) {
