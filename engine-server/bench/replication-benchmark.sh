@@ -5,6 +5,8 @@
 #
 # Usage: engine-server/bench/replication-benchmark.sh [requests] [failovers]
 #   requests: per redis-benchmark run (default 100000; the pipelined run uses 5x); failovers: rounds (default 3)
+# The fsyncs per SET column counts the leader's Raft log syncs (each member syncs its own log as well) and the
+# single node's write-ahead log syncs, over the measured run.
 # Builds nothing: expects engine-server/target/varve-server.jar
 #   (mvn -B -q -o -DskipTests package -pl engine-server -am). Needs redis-benchmark and redis-cli.
 # redis-benchmark talks to the leader directly (found with INFO replication), not in --cluster mode: with one
@@ -15,6 +17,7 @@ requests="${1:-100000}"
 failovers="${2:-3}"
 base="${VARVE_REPL_BENCH_PORT:-17101}"     # cluster RESP ports base+0..2, Raft ports base+10000..
 single_port="$((base + 20))"
+single_metrics="$((base + 21))"
 work="$(mktemp -d /tmp/varve-repl-bench.XXXXXX)"
 cluster=("$root/bin/varve-cluster")
 
@@ -72,6 +75,24 @@ wait_ready() {
   exit 1
 }
 
+# The fsyncs a server has made for acknowledged writes so far: a replicated member's Raft log syncs (INFO
+# replication, raft_log_syncs), or the single node's write-ahead log syncs (its metrics endpoint). "-" if the
+# server does not report them.
+syncs() {
+  local port="$1" value=""
+  if [ "$port" = "$single_port" ]; then
+    value="$(curl -s "http://127.0.0.1:$single_metrics/metrics" | awk '/^varve_wal_syncs/ { print $NF; exit }')"
+  else
+    value="$(redis-cli -p "$port" info replication | tr -d '\r' | awk -F: '$1 == "raft_log_syncs" { print $2 }')"
+  fi
+  echo "${value:--}"
+}
+
+# Syncs per request between two readings, or "-".
+per_request() {
+  if [ "$1" = "-" ] || [ "$2" = "-" ]; then echo "-"; else awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { printf "%.3f", (b - a) / n }'; fi
+}
+
 # Prints "rps p50_ms p99_ms" of one SET run (redis-benchmark --csv: test,rps,avg,min,p50,p95,p99,max).
 set_run() {
   local port="$1"
@@ -85,23 +106,29 @@ measure() {
   local name="$1" port="$2"
   redis-benchmark -h 127.0.0.1 -p "$port" -t set -r 100000 -q -n $((requests / 5)) -c 50 >/dev/null
   redis-benchmark -h 127.0.0.1 -p "$port" -t set -r 100000 -q -n "$requests" -c 50 -P 16 >/dev/null
+  local before after
+  before="$(syncs "$port")"
   read -r rps p50 p99 < <(set_run "$port" -n "$requests" -c 50)
-  echo "| $name | -c 50 | $rps | $p50 | $p99 |"
+  after="$(syncs "$port")"
+  echo "| $name | -c 50 | $rps | $p50 | $p99 | $(per_request "$before" "$after" "$requests") |"
+  before="$after"
   read -r rps p50 p99 < <(set_run "$port" -n $((requests * 5)) -c 50 -P 16)
-  echo "| $name | -c 50 -P 16 | $rps | $p50 | $p99 |"
+  after="$(syncs "$port")"
+  echo "| $name | -c 50 -P 16 | $rps | $p50 | $p99 | $(per_request "$before" "$after" $((requests * 5))) |"
 }
 
 echo "# $(date -u '+%F %T UTC'); $(uptime); $requests requests per run (x5 pipelined)"
 echo
-echo "| server | clients | SET/s | p50 ms | p99 ms |"
-echo "|---|---|---:|---:|---:|"
+echo "| server | clients | SET/s | p50 ms | p99 ms | fsyncs per SET |"
+echo "|---|---|---:|---:|---:|---:|"
 
 "${cluster[@]}" start --dir "$work/cluster" --port "$base" --groups 0 >/dev/null
 leader="$(wait_for_leader)"
 measure "3-member cluster (leader)" "$leader"
 
 mkdir -p "$work/single"
-"$root/bin/varve" --port "$single_port" --dir "$work/single" --appendfsync always >"$work/single.log" 2>&1 &
+"$root/bin/varve" --port "$single_port" --dir "$work/single" --appendfsync always --metrics-port "$single_metrics" \
+  >"$work/single.log" 2>&1 &
 single_pid=$!
 wait_ready "$single_port"
 measure "single node, appendfsync always" "$single_port"

@@ -3,6 +3,8 @@ package io.varve.core;
 import io.varve.core.internal.batch.WriteBatchBuilder;
 import io.varve.core.internal.ApiAccess;
 import io.varve.core.internal.DbImpl;
+import io.varve.core.internal.WriteBufferBudget;
+import io.varve.core.internal.sst.BlockCache;
 import io.varve.core.txn.TransactionOptions;
 
 import java.lang.foreign.MemorySegment;
@@ -71,6 +73,16 @@ final class EngineBridge implements ApiAccess {
     @Override
     public ReadOnlyDbException readOnly(Path dir, String operation) {
         return new ReadOnlyDbException(dir, operation);
+    }
+
+    @Override
+    public BlockCache blockCacheView(SharedBlockCache cache) {
+        return cache.forDatabase();
+    }
+
+    @Override
+    public WriteBufferBudget writeBufferBudget(WriteBufferManager manager) {
+        return manager.budget();
     }
 
     @Override

@@ -31,6 +31,8 @@ public final class Options {
     private FileSystem fileSystem = DiskFileSystem.INSTANCE;
     private TableOptions tableOptions = TableOptions.defaults();
     private long blockCacheSize = 32L << 20;
+    private SharedBlockCache blockCache;
+    private WriteBufferManager writeBufferManager;
     private boolean verifyEveryBlockLoad;
     private CompactionSettings compactionSettings = CompactionSettings.defaults();
     private int maxBackgroundCompactions = 1;
@@ -61,6 +63,8 @@ public final class Options {
         o.fileSystem = fileSystem;
         o.tableOptions = tableOptions;
         o.blockCacheSize = blockCacheSize;
+        o.blockCache = blockCache;
+        o.writeBufferManager = writeBufferManager;
         o.verifyEveryBlockLoad = verifyEveryBlockLoad;
         o.compactionSettings = compactionSettings;
         o.maxBackgroundCompactions = maxBackgroundCompactions;
@@ -164,6 +168,26 @@ public final class Options {
         }
         Options o = copy();
         o.blockCacheSize = bytes;
+        return o;
+    }
+
+    /**
+     * A block cache shared with other databases, used instead of a cache of this database's own (whose
+     * {@link #withBlockCacheSize size} is then ignored); null, the default, gives the database its own.
+     */
+    public Options withBlockCache(SharedBlockCache cache) {
+        Options o = copy();
+        o.blockCache = cache;
+        return o;
+    }
+
+    /**
+     * A memtable budget shared with other databases (null, the default, for none): this database's memtables
+     * count against it, and it may flush them early or stall writes when the budget is full.
+     */
+    public Options withWriteBufferManager(WriteBufferManager manager) {
+        Options o = copy();
+        o.writeBufferManager = manager;
         return o;
     }
 
@@ -388,6 +412,16 @@ public final class Options {
 
     public long blockCacheSize() {
         return blockCacheSize;
+    }
+
+    /** The shared block cache given to {@link #withBlockCache}, or null. */
+    public SharedBlockCache blockCache() {
+        return blockCache;
+    }
+
+    /** The shared memtable budget given to {@link #withWriteBufferManager}, or null. */
+    public WriteBufferManager writeBufferManager() {
+        return writeBufferManager;
     }
 
     public boolean verifyEveryBlockLoad() {

@@ -33,7 +33,7 @@ public final class DocumentedConstants {
         int end = formats.indexOf("\n## ", start + 1);
         String section = end < 0 ? formats.substring(start) : formats.substring(start, end);
         Map<String, Long> documented = new HashMap<>();
-        Matcher row = Pattern.compile("(?m)^\\|\\s*`([A-Z_]+)`\\s*\\|\\s*`?(0x[0-9a-fA-F]+|\\d+)`?\\s*\\|").matcher(section);
+        Matcher row = Pattern.compile("(?m)^\\|\\s*`([A-Z0-9_]+)`\\s*\\|\\s*`?(0x[0-9a-fA-F]+|\\d+)`?\\s*\\|").matcher(section);
         while (row.find()) {
             String value = row.group(2);
             documented.put(row.group(1), value.startsWith("0x")

@@ -39,12 +39,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class MergeModelProperties {
 
+    /** The built-in operators; {@code INT64_ADD_GENERAL} is int64Add without its folding fast path. */
     enum Operator {
-        INT64_ADD_LE, APPEND, MAX;
+        INT64_ADD_LE, INT64_ADD_GENERAL, APPEND, MAX;
 
         MergeOperator create() {
             return switch (this) {
                 case INT64_ADD_LE -> MergeOperators.int64Add(ByteOrder.LITTLE_ENDIAN);
+                case INT64_ADD_GENERAL -> MergeFastPathProperties.generalPath(
+                        MergeOperators.int64Add(ByteOrder.LITTLE_ENDIAN));
                 case APPEND -> MergeOperators.append(new byte[] {','});
                 case MAX -> MergeOperators.max();
             };
@@ -278,7 +281,7 @@ class MergeModelProperties {
     }
 
     private static byte[] encode(Operator which, long value) {
-        if (which == Operator.INT64_ADD_LE) {
+        if (which == Operator.INT64_ADD_LE || which == Operator.INT64_ADD_GENERAL) {
             return MergeOperators.int64(value, ByteOrder.LITTLE_ENDIAN);
         }
         byte[] bytes = new byte[(int) Math.floorMod(value, 4L)];
@@ -362,7 +365,9 @@ class MergeModelProperties {
         Arbitrary<Key> keys = Arbitraries.frequencyOf(Tuple.of(1, anyKey), Tuple.of(3,
                 Arbitraries.of(new Key(new byte[] {0x01}), new Key(new byte[] {(byte) 0x80}),
                         new Key(new byte[] {(byte) 0x80, 0x00}), new Key(new byte[] {(byte) 0xFF}))));
-        Arbitrary<Long> numbers = Arbitraries.longs().between(-1000, 1000);
+        // Small numbers, and a few near the ends of the range so that sums wrap around.
+        Arbitrary<Long> numbers = Arbitraries.frequencyOf(Tuple.of(9, Arbitraries.longs().between(-1000, 1000)),
+                Tuple.of(1, Arbitraries.of(Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE - 3, Long.MIN_VALUE + 5)));
         Arbitrary<Key> optionalKey = Arbitraries.frequencyOf(Tuple.of(1, Arbitraries.just(null)), Tuple.of(2, keys));
         Arbitrary<Op> put = Combinators.combine(keys, numbers).as(Put::new);
         Arbitrary<Op> delete = keys.map(Delete::new);

@@ -33,7 +33,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * The Raft state machine of one group: an engine-core {@link Db}.
@@ -54,15 +53,22 @@ import java.util.function.Supplier;
  * snapshot, which is what happens on every restart. A load first records applied index 0, synced, so a crash
  * in the middle leaves a state that the next start reloads instead of trusting.
  *
- * <p><b>Snapshots of a group sharing its database</b> cover only the group's own key ranges of the default
- * family (given when it is opened, and recorded in the manifest): saving exports those ranges, and loading
- * replaces those ranges only — one atomic batch of range deletions, then one ingestion of every table — so
- * the other groups' keys, and their applied indexes, are never touched. Both run on this group's
- * state-machine thread, so no entry of the group applies meanwhile; the other groups keep applying to their
- * own ranges. The crash protocol is the same (applied index 0 first, synced): after a crash anywhere in a
- * load, jraft hands the same snapshot to the next start, whose load deletes the ranges again, whatever of
- * the earlier attempt's deletions and tables survived, and ingests afresh. A group opened without ranges
- * refuses snapshots, since a snapshot of the whole database would carry the other groups' data.
+
+ * <p><b>Snapshots of a group sharing its database</b> cover only the group's {@link GroupShare}: saving exports
+ * the key ranges of the default family the share names, each range's tables listed with it in the manifest
+ * beside the share's state; loading asks the share for its install steps and replaces the ranges each names
+ * only — one atomic batch of range deletions, then one ingestion of their tables — running the step's
+ * actions around it (the last hands the share its state), so the other groups' keys, and their applied
+ * indexes, are never touched. Both run on this group's state-machine
+ * thread, so no entry of the group applies meanwhile; the other groups keep applying to their own ranges. The
+ * crash protocol is the same (applied index 0 first, synced): after a crash anywhere in a load, jraft hands the
+ * same snapshot to the next start, whose load asks the share again, deletes the ranges again, whatever of the
+ * earlier attempt's deletions and tables survived, and ingests afresh. A group opened without a share refuses
+ * snapshots, since a snapshot of the whole database would carry the other groups' data.
+ *
+ * <p><b>Gating.</b> A group sharing its database may have an {@link ApplyGate}: each entry's operations pass it
+ * before they are gathered, and a refused entry adds nothing but its index, its proposer answered at once with
+ * {@link #REFUSED}.
  *
  * <p><b>Listening.</b> An {@link ApplyListener} hears of every applied operation after its batch is written
  * and before the applied index moves and the proposers are answered, and of every loaded snapshot before its
@@ -79,16 +85,18 @@ final class DbStateMachine extends StateMachineAdapter {
     private static final long SNAPSHOT_TABLE_BYTES = 64L << 20;
     private static final int CLEAR_BATCH = 1024;
     private static final System.Logger LOG = System.getLogger(DbStateMachine.class.getName());
+    /** The message of the status a refused entry's proposer gets ({@link ApplyGate}). */
+    static final String REFUSED = "refused by the group's apply gate";
 
     /** The points of a snapshot load a crash can fall between, in order. */
     enum LoadStep {
         /** Applied index 0 is synced; the user families still hold the old state. */
         APPLIED_ZERO_STORED,
-        /** The user families are emptied (a shared group: its ranges deleted); nothing ingested yet. */
+        /** The user families are emptied (a shared group: a step's ranges deleted); nothing ingested yet. */
         FAMILIES_CLEARED,
         /**
-         * One family's tables are ingested (reached once per family, in the manifest's order; once for a
-         * shared group, whose tables all go in one ingestion).
+         * One family's tables are ingested (reached once per family, in the manifest's order; for a shared
+         * group, once per step of its share's install, each step's tables going in one ingestion).
          */
         FAMILY_INGESTED,
         /** Every table is ingested; the snapshot's applied index is not yet stored. */
@@ -113,10 +121,11 @@ final class DbStateMachine extends StateMachineAdapter {
     private final ColumnFamily state;
     /** Where the applied index is stored: {@link #APPLIED_KEY}, or a key of the group's own in a shared database. */
     private final byte[] appliedKey;
-    /** The database is shared with other groups: snapshots cover {@link #ownedRanges} or are refused. */
+    /** The database is shared with other groups: snapshots cover {@link #share} or are refused. */
     private final boolean shared;
-    /** A shared group's key ranges of the default family, ascending and disjoint; null refuses snapshots. */
-    private final Supplier<List<Db.Range>> ownedRanges;
+    /** A shared group's part of the database, for snapshots; null refuses them. */
+    private final GroupShare share;
+    private final ApplyGate gate;
     private final ReadWriteLock loadLock = new ReentrantReadWriteLock();
     private final String name;
     private volatile long appliedIndex;
@@ -139,28 +148,29 @@ final class DbStateMachine extends StateMachineAdapter {
     }
 
     DbStateMachine(Db db, String name, LoadProbe probe) {
-        this(db, name, probe, APPLIED_KEY, false, null);
+        this(db, name, probe, APPLIED_KEY, false, ApplyGate.OPEN, null);
     }
 
     /**
      * The state machine of group {@code group} in a database other groups apply to as well: its applied
-     * index is stored under {@code applied/<group>}; its snapshots cover {@code ownedRanges} of the default
-     * family (null: it takes and loads none).
+     * index is stored under {@code applied/<group>}, each entry passes {@code gate}, and its snapshots cover
+     * {@code share} (null: it takes and loads none).
      */
-    static DbStateMachine shared(Db db, String group, String name, Supplier<List<Db.Range>> ownedRanges,
+    static DbStateMachine shared(Db db, String group, String name, ApplyGate gate, GroupShare share,
                                  LoadProbe probe) {
         byte[] key = ("applied/" + group).getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        return new DbStateMachine(db, name, probe, key, true, ownedRanges);
+        return new DbStateMachine(db, name, probe, key, true, gate, share);
     }
 
     private DbStateMachine(Db db, String name, LoadProbe probe, byte[] appliedKey, boolean shared,
-                           Supplier<List<Db.Range>> ownedRanges) {
+                           ApplyGate gate, GroupShare share) {
         this.db = db;
         this.name = name;
         this.probe = probe;
         this.appliedKey = appliedKey;
         this.shared = shared;
-        this.ownedRanges = ownedRanges;
+        this.gate = gate;
+        this.share = share;
         this.state = db.columnFamily(STATE_FAMILY)
                 .orElseGet(() -> db.createColumnFamily(STATE_FAMILY, ColumnFamilyOptions.defaults()));
         byte[] stored = db.get(state, appliedKey);
@@ -236,6 +246,13 @@ final class DbStateMachine extends StateMachineAdapter {
                             e.getMessage()));
                     return;
                 }
+                ops = gate.admit(index, ops);
+                if (ops == null) {
+                    complete(iter.done(), new Status(RaftError.ECANCELED, REFUSED));
+                    last = index;
+                    iter.next();
+                    continue;
+                }
                 for (ReplicatedBatch.Op op : ops) {
                     ColumnFamily family = familyFor(op.family());
                     if (op.value() != null) {
@@ -299,32 +316,34 @@ final class DbStateMachine extends StateMachineAdapter {
 
     @Override
     public void onSnapshotSave(SnapshotWriter writer, Closure done) {
-        if (shared && ownedRanges == null) {
-            done.run(new Status(RaftError.EINVAL, "%s: a group sharing its database snapshots only its own key "
-                    + "ranges, and was given none", name));
+        if (shared && share == null) {
+            done.run(new Status(RaftError.EINVAL, "%s: a group sharing its database snapshots only its own share "
+                    + "of it, and was given none", name));
             return;
         }
         Path dir = Path.of(writer.getPath());
         try (Snapshot snapshot = db.snapshot()) {
-            List<SnapshotManifest.Family> families = new ArrayList<>();
-            List<Db.Range> ranges = null;
+            SnapshotManifest manifest;
             if (shared) {
-                ranges = OwnedRanges.check(ownedRanges.get());
-                List<String> files = new ArrayList<>();
+                GroupShare.Saved saved = share.save();
+                List<Db.Range> ranges = OwnedRanges.check(saved.ranges());
+                List<SnapshotManifest.Part> parts = new ArrayList<>();
                 for (int i = 0; i < ranges.size(); i++) {
                     Db.Range range = ranges.get(i);
-                    files.addAll(export(writer, snapshot, db.defaultColumnFamily(), range.start(), range.limit(),
-                            "range" + i));
+                    parts.add(new SnapshotManifest.Part(range, export(writer, snapshot, db.defaultColumnFamily(),
+                            range.start(), range.limit(), "range" + i)));
                 }
-                families.add(new SnapshotManifest.Family(ReplicatedBatch.DEFAULT_FAMILY, files));
+                manifest = SnapshotManifest.ofShare(appliedIndex, parts, saved.state());
             } else {
+                List<SnapshotManifest.Family> families = new ArrayList<>();
                 int ordinal = 0;
                 for (ColumnFamily family : userFamilies()) {
                     families.add(new SnapshotManifest.Family(family.name(),
                             export(writer, snapshot, family, null, null, "cf" + ordinal++)));
                 }
+                manifest = new SnapshotManifest(appliedIndex, families);
             }
-            new SnapshotManifest(appliedIndex, families, ranges).writeTo(dir);
+            manifest.writeTo(dir);
             if (!writer.addFile(SnapshotManifest.FILE_NAME)) {
                 throw new IOException("snapshot writer refused " + SnapshotManifest.FILE_NAME);
             }
@@ -362,7 +381,7 @@ final class DbStateMachine extends StateMachineAdapter {
                 // The database already holds this state or a later one of the same log: a restart.
                 return true;
             }
-            if (shared != (manifest.ranges() != null)) {
+            if (shared != manifest.isShare() || (shared && share == null)) {
                 // A whole-database snapshot would clear other groups' state; a ranged one is not a whole state.
                 LOG.log(Level.ERROR, name + (shared ? ": a group sharing its database cannot install a snapshot "
                         + "of a whole database" : ": a snapshot of key ranges is not a whole database's state"));
@@ -399,33 +418,44 @@ final class DbStateMachine extends StateMachineAdapter {
     }
 
     /**
-     * A shared group's load: deletes the snapshot's ranges in one atomic batch, then ingests all its tables
-     * (all in the default family, within those ranges) in one ingestion, which a crash leaves whole or absent.
-     * The tables are newer than the deletions, so they are what reads see. A compaction filter judging a
-     * record by another record of the same state (a collection element by its owner) never finds one
-     * without the other: both went in the same deletion and come back in the same ingestion.
+     * A shared group's load, step by step as its share says ({@link GroupShare#install}): each step deletes its
+     * ranges in one atomic batch, then ingests their tables (all in the default family, within those ranges) in
+     * one ingestion, which a crash leaves whole or absent. The tables are newer than the deletions, so they are
+     * what reads see. A compaction filter judging a record by another record of the same state (a collection
+     * element by its owner) never finds one without the other: both went in the same deletion and come back in
+     * the same ingestion.
      */
     private void replaceRanges(SnapshotManifest manifest, Path dir) throws IOException {
-        List<Db.Range> ranges = OwnedRanges.check(manifest.ranges());
-        if (!ranges.isEmpty()) {
-            WriteBatch clear = new WriteBatch();
-            for (Db.Range range : ranges) {
-                clear.deleteRange(db.defaultColumnFamily(), range.start(), range.limit());
+        OwnedRanges.check(manifest.ranges());
+        for (GroupShare.InstallStep step : share.install(new GroupShare.Saved(manifest.ranges(), manifest.state()))) {
+            List<SnapshotManifest.Part> parts = new ArrayList<>();
+            for (Db.Range range : step.ranges()) {
+                parts.add(manifest.parts().stream().filter(p -> sameRange(p.range(), range)).findFirst()
+                        .orElseThrow(() -> new IOException("the group's share names a range the snapshot lacks")));
             }
-            db.write(clear, WriteOptions.DEFAULT);
-        }
-        probe.reached(LoadStep.FAMILIES_CLEARED);
-        List<Path> files = new ArrayList<>();
-        for (SnapshotManifest.Family f : manifest.families()) {
-            if (!f.name().equals(ReplicatedBatch.DEFAULT_FAMILY)) {
-                throw new IOException("a shared group's snapshot holds family " + f.name());
+            step.before().run();
+            if (!parts.isEmpty()) {
+                WriteBatch clear = new WriteBatch();
+                for (SnapshotManifest.Part part : parts) {
+                    clear.deleteRange(db.defaultColumnFamily(), part.range().start(), part.range().limit());
+                }
+                db.write(clear, WriteOptions.DEFAULT);
             }
-            f.files().forEach(file -> files.add(dir.resolve(file)));
+            probe.reached(LoadStep.FAMILIES_CLEARED);
+            List<Path> files = new ArrayList<>();
+            for (SnapshotManifest.Part part : parts) {
+                part.files().forEach(file -> files.add(dir.resolve(file)));
+            }
+            if (!files.isEmpty()) {
+                db.ingestExternalFiles(db.defaultColumnFamily(), files, IngestOptions.defaults());
+            }
+            probe.reached(LoadStep.FAMILY_INGESTED);
+            step.after().run();
         }
-        if (!files.isEmpty()) {
-            db.ingestExternalFiles(db.defaultColumnFamily(), files, IngestOptions.defaults());
-        }
-        probe.reached(LoadStep.FAMILY_INGESTED);
+    }
+
+    private static boolean sameRange(Db.Range a, Db.Range b) {
+        return java.util.Arrays.equals(a.start(), b.start()) && java.util.Arrays.equals(a.limit(), b.limit());
     }
 
     /**

@@ -18,7 +18,7 @@ public final class ReplicatedBatch {
     static final String RESERVED_PREFIX = "varve.";
 
     /** One operation; {@code value} is null for a delete. */
-    record Op(String family, byte[] key, byte[] value) {
+    public record Op(String family, byte[] key, byte[] value) {
     }
 
     private final List<Op> ops = new ArrayList<>();
@@ -46,7 +46,8 @@ public final class ReplicatedBatch {
         return ops.size();
     }
 
-    List<Op> ops() {
+    /** The operations in the order added. */
+    public List<Op> ops() {
         return Collections.unmodifiableList(ops);
     }
 

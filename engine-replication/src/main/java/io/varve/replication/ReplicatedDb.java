@@ -28,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -60,6 +61,8 @@ public final class ReplicatedDb implements AutoCloseable {
     private final RaftGroupService service;
     private final Node node;
     private boolean closed;
+    /** Read indexes asked of jraft by this member: every linearizable read and readiness check costs one. */
+    private final AtomicLong readIndexes = new AtomicLong();
 
     private ReplicatedDb(ReplicationProcess process, boolean ownsProcess, String group,
                          ReplicatedDbOptions options, Db db, boolean sharedDb, DbStateMachine stateMachine,
@@ -86,7 +89,8 @@ public final class ReplicatedDb implements AutoCloseable {
                                     ReplicatedDbOptions options) throws IOException {
         ReplicationProcess process = ReplicationProcess.open(dataDir, address, RaftLogOptions.defaults());
         try {
-            return open(process, true, group, peers, options, null, null, DbStateMachine.LoadProbe.NONE);
+            return open(process, true, group, peers, options, null, ApplyGate.OPEN, null,
+                    DbStateMachine.LoadProbe.NONE);
         } catch (IOException | RuntimeException e) {
             process.close();
             throw e;
@@ -96,7 +100,8 @@ public final class ReplicatedDb implements AutoCloseable {
     /** Opens a member of {@code group} in {@code process}, sharing its log and port with the process's other groups. */
     public static ReplicatedDb open(ReplicationProcess process, String group, List<String> peers,
                                     ReplicatedDbOptions options) throws IOException {
-        return open(process, false, group, peers, options, null, null, DbStateMachine.LoadProbe.NONE);
+        return open(process, false, group, peers, options, null, ApplyGate.OPEN, null,
+                DbStateMachine.LoadProbe.NONE);
     }
 
     /**
@@ -106,27 +111,52 @@ public final class ReplicatedDb implements AutoCloseable {
      * batch it applies, so every group replays its own log idempotently after a crash. This form takes no
      * snapshots (a snapshot of the whole database would carry other groups' data, and loading one would clear
      * it): periodic snapshots are off whatever {@code options} says, and {@link #snapshot()} fails; the form
-     * given the group's key ranges takes snapshots of those. Closing
+     * given the group's share ({@link GroupShare}) takes snapshots of it. Closing
      * the member leaves the database open. Open the groups sharing a database one at a time (the first
      * creates the internal family they share).
      */
     public static ReplicatedDb openShared(ReplicationProcess process, String group, List<String> peers,
                                           ReplicatedDbOptions options, Db shared) throws IOException {
+        return openShared(process, group, peers, options, shared, ApplyGate.OPEN);
+    }
+
+    /**
+     * {@link #openShared(ReplicationProcess, String, List, ReplicatedDbOptions, Db)} with every committed
+     * entry passing {@code gate} before it applies; a write the gate refuses fails with
+     * {@link EntryRefusedException}.
+     */
+    public static ReplicatedDb openShared(ReplicationProcess process, String group, List<String> peers,
+                                          ReplicatedDbOptions options, Db shared, ApplyGate gate)
+            throws IOException {
         if (shared == null) {
             throw new IllegalArgumentException("openShared needs the shared database");
         }
-        return open(process, false, group, peers, options.withSnapshotIntervalSecs(0), shared, null,
+        return open(process, false, group, peers, options.withSnapshotIntervalSecs(0), shared, gate, null,
                 DbStateMachine.LoadProbe.NONE);
     }
 
     /**
-     * {@link #openShared(ReplicationProcess, String, List, ReplicatedDbOptions, Db)} for a group that owns
-     * key ranges of the shared database's default family: {@code ownedRanges} gives them (ascending, disjoint,
-     * each {@code [start, limit)} bounded; asked at each snapshot, so it may change as the group's share
-     * does), and every key the group writes must lie in them. The group then takes snapshots as
-     * {@code options} says: a snapshot holds those ranges only, and installing one (a follower far behind, a
-     * new member) replaces those ranges only, leaving the other groups' keys alone (docs/replication.md,
-     * "Snapshots of a group sharing its database").
+     * {@link #openShared(ReplicationProcess, String, List, ReplicatedDbOptions, Db, ApplyGate)} for a group
+     * that takes snapshots of its {@code share} of the shared database (as {@code options} says): a snapshot
+     * holds the share's key ranges of the default family and its state, and installing one (a follower far
+     * behind, a new member) replaces the ranges the share chooses and hands it the state, leaving the other
+     * groups' keys alone (docs/replication.md, "Snapshots of a group sharing its database"). Every key the
+     * group writes must lie in the share's ranges.
+     */
+    public static ReplicatedDb openShared(ReplicationProcess process, String group, List<String> peers,
+                                          ReplicatedDbOptions options, Db shared, ApplyGate gate,
+                                          GroupShare share) throws IOException {
+        if (shared == null || gate == null || share == null) {
+            throw new IllegalArgumentException("openShared needs the shared database, a gate and the group's share");
+        }
+        return open(process, false, group, peers, options, shared, gate, share, DbStateMachine.LoadProbe.NONE);
+    }
+
+    /**
+     * {@link #openShared(ReplicationProcess, String, List, ReplicatedDbOptions, Db, ApplyGate, GroupShare)}
+     * with no gate and a share of the key ranges {@code ownedRanges} gives (ascending, disjoint, each
+     * {@code [start, limit)} bounded; asked at each snapshot), with no state of its own: an install replaces
+     * them all.
      */
     public static ReplicatedDb openShared(ReplicationProcess process, String group, List<String> peers,
                                           ReplicatedDbOptions options, Db shared,
@@ -141,18 +171,19 @@ public final class ReplicatedDb implements AutoCloseable {
         if (shared == null || ownedRanges == null) {
             throw new IllegalArgumentException("openShared needs the shared database and the group's ranges");
         }
-        return open(process, false, group, peers, options, shared, ownedRanges, probe);
+        return open(process, false, group, peers, options, shared, ApplyGate.OPEN,
+                GroupShare.ofRanges(ownedRanges), probe);
     }
 
     /** For tests: {@link #open(ReplicationProcess, String, List, ReplicatedDbOptions)} reporting loads to a probe. */
     static ReplicatedDb open(ReplicationProcess process, String group, List<String> peers,
                              ReplicatedDbOptions options, DbStateMachine.LoadProbe probe) throws IOException {
-        return open(process, false, group, peers, options, null, null, probe);
+        return open(process, false, group, peers, options, null, ApplyGate.OPEN, null, probe);
     }
 
     private static ReplicatedDb open(ReplicationProcess process, boolean ownsProcess, String group,
                                      List<String> peers, ReplicatedDbOptions options, Db shared,
-                                     Supplier<List<Db.Range>> ownedRanges, DbStateMachine.LoadProbe probe)
+                                     ApplyGate gate, GroupShare share, DbStateMachine.LoadProbe probe)
             throws IOException {
         if (group == null || !GROUP_NAME.matcher(group).matches() || group.startsWith(".")) {
             throw new IllegalArgumentException("group ids are 1-128 letters, digits, '_', '-', '.': " + group);
@@ -169,7 +200,7 @@ public final class ReplicatedDb implements AutoCloseable {
             Files.createDirectories(snapshots);
             db = shared != null ? shared : Db.open(home.resolve("db"), options.dbOptions());
             DbStateMachine stateMachine = shared != null
-                    ? DbStateMachine.shared(db, group, group + "@" + process.address(), ownedRanges, probe)
+                    ? DbStateMachine.shared(db, group, group + "@" + process.address(), gate, share, probe)
                     : new DbStateMachine(db, group + "@" + process.address(), probe);
             NodeOptions nodeOptions = new NodeOptions();
             nodeOptions.setElectionTimeoutMs(options.electionTimeoutMs());
@@ -334,6 +365,7 @@ public final class ReplicatedDb implements AutoCloseable {
     /** Completes once this member's state includes every write committed before the call. */
     CompletableFuture<Void> readBarrier() {
         CompletableFuture<Void> ready = new CompletableFuture<>();
+        readIndexes.incrementAndGet();
         node.readIndex(new byte[0], new ReadIndexClosure() {
             @Override
             public void run(Status status, long index, byte[] context) {
@@ -345,6 +377,11 @@ public final class ReplicatedDb implements AutoCloseable {
             }
         });
         return ready;
+    }
+
+    /** How many read indexes this member has asked for since it opened (concurrent ones share a round). */
+    public long readIndexesRequested() {
+        return readIndexes.get();
     }
 
     /**
@@ -509,6 +546,9 @@ public final class ReplicatedDb implements AutoCloseable {
     }
 
     private ReplicationException failure(Status status, String what) {
+        if (status.getRaftError() == RaftError.ECANCELED && DbStateMachine.REFUSED.equals(status.getErrorMsg())) {
+            return new EntryRefusedException(what + " in group " + group + " was " + DbStateMachine.REFUSED);
+        }
         return new ReplicationException(what + " in group " + group + " at " + address() + " failed: " + status);
     }
 

@@ -6,6 +6,7 @@ import com.alipay.sofa.jraft.util.Endpoint;
 import com.alipay.sofa.jraft.rpc.RaftRpcServerFactory;
 import com.alipay.sofa.jraft.rpc.RpcServer;
 import com.alipay.sofa.jraft.rpc.impl.BoltRpcServer;
+import io.varve.raftlog.EngineStats;
 import io.varve.raftlog.RaftLogOptions;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -127,6 +128,11 @@ public final class ReplicationProcess implements AutoCloseable {
 
     SharedRaftLog log() {
         return log;
+    }
+
+    /** The shared Raft log's counters (fdatasyncs, batches written, ...), for monitoring. */
+    public EngineStats logStats() {
+        return log.engine().stats();
     }
 
     RpcServer rpcServer() {

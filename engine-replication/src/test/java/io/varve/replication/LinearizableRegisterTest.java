@@ -7,7 +7,8 @@ import static io.varve.replication.TestCluster.string;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.varve.replication.LinearizabilityChecker.Operation;
+import io.varve.base.LinearizabilityChecker;
+import io.varve.base.LinearizabilityChecker.Operation;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,22 +1,25 @@
 package io.varve.server;
 
 import io.lettuce.core.KeyScanCursor;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
-import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.models.partitions.Partitions;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
-import io.lettuce.core.protocol.ProtocolVersion;
 import io.varve.server.command.KeySlot;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.JedisCluster;
+import redis.clients.jedis.providers.ClusterConnectionProvider;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -26,6 +29,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -37,7 +41,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * node): a node counts, lists and flushes only the keys of the slots it serves, as a Redis Cluster node does,
  * so a cluster client summing over the masters sees every key once; PUBLISH reaches subscribers on every
  * node; a shard channel's SPUBLISH is redirected to its slot's leader, which reaches the group's members;
- * Lettuce's {@link RedisClusterClient} follows MOVED from a stale view and runs MULTI within one slot.
+ * Lettuce's {@link RedisClusterClient} and Jedis' {@link JedisCluster} route by slot and follow MOVED from a
+ * stale view; MULTI runs within one slot.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class ClusterClientsTest {
@@ -53,17 +58,8 @@ class ClusterClientsTest {
     @BeforeAll
     static void startCluster() throws Exception {
         cluster = ClusterNodes.start(dir, GROUPS);
-        ReplicatedCluster.await(() -> {
-            for (int i = 0; i < ClusterNodes.SIZE; i++) {
-                if (cluster.groupsLed(i) != GROUPS / ClusterNodes.SIZE) {
-                    return false;
-                }
-            }
-            return true;
-        }, "leaders spread over the nodes");
-        client = RedisClusterClient.create(RedisURI.builder().withHost("127.0.0.1")
-                .withPort(cluster.clientPorts[0]).withTimeout(Duration.ofSeconds(10)).build());
-        client.setOptions(ClusterClientOptions.builder().protocolVersion(ProtocolVersion.RESP2).build());
+        cluster.awaitBalanced();
+        client = cluster.clusterClient(false);
     }
 
     @AfterAll
@@ -251,6 +247,78 @@ class ClusterClientsTest {
             assertEquals("2", redis.get("{moved}:a"));
             assertEquals("here!", redis.get(key));
         }
+    }
+
+    @Test
+    void jedisClusterRoutesAcrossSlotsRunsMsetWithinAHashTagAndFollowsMoved() throws Exception {
+        String movedKey = "{jedis-moved}:k";
+        int movedSlot = KeySlot.of("jedis-moved".getBytes(StandardCharsets.UTF_8));
+        try (StatefulRedisClusterConnection<String, String> lettuce = client.connect()) {
+            int owner = ownerOf(lettuce, movedSlot);
+            int wrong = otherThan(owner);
+            Set<HostAndPort> seeds = Set.of(new HostAndPort("127.0.0.1", cluster.clientPorts[0]));
+            JedisClientConfig config = DefaultJedisClientConfig.builder().timeoutMillis(10_000).build();
+            StaleForOneSlot provider = new StaleForOneSlot(seeds, config, movedSlot,
+                    new HostAndPort("127.0.0.1", wrong));
+            try (JedisCluster jedis = new JedisCluster(provider, 5, Duration.ofSeconds(30))) {
+                // SET and GET over keys of every node's slots, each sent straight to its slot's leader.
+                long movedBefore = movedOnAllNodes();
+                Set<Integer> owners = new HashSet<>();
+                for (int i = 0; i < KEYS; i++) {
+                    assertEquals("OK", jedis.set("jedis:" + i, "j" + i));
+                    owners.add(ownerOf(lettuce, KeySlot.of(("jedis:" + i).getBytes(StandardCharsets.UTF_8))));
+                }
+                for (int i = 0; i < KEYS; i++) {
+                    assertEquals("j" + i, jedis.get("jedis:" + i));
+                }
+                assertEquals(ClusterNodes.SIZE, owners.size(), "keys of every node's slots");
+                assertEquals(movedBefore, movedOnAllNodes(), "Jedis routed every command to its slot's leader");
+
+                // Keys of one slot (a hash tag) in one command.
+                assertEquals("OK", jedis.mset("{jedis}:a", "1", "{jedis}:b", "2"));
+                assertEquals(List.of("1", "2"), jedis.mget("{jedis}:a", "{jedis}:b"));
+
+                // Its view stale for one slot, Jedis sends there, is answered MOVED and follows it.
+                long movedAtWrong = errorCount(wrong, "MOVED");
+                assertEquals("OK", jedis.set(movedKey, "here"));
+                assertTrue(provider.misrouted.get(), "the stale route was taken");
+                assertEquals(movedAtWrong + 1, errorCount(wrong, "MOVED"));
+                assertEquals("here", jedis.get(movedKey));
+            }
+            assertEquals("here", lettuce.sync().get(movedKey));
+        }
+    }
+
+    /**
+     * Jedis' slot cache, stale for one slot: the first command of {@code slot} goes to {@code wrong}, as it
+     * would after the slot's leadership moved, without Jedis knowing.
+     */
+    private static final class StaleForOneSlot extends ClusterConnectionProvider {
+        private final int slot;
+        private final HostAndPort wrong;
+        final AtomicBoolean misrouted = new AtomicBoolean();
+
+        StaleForOneSlot(Set<HostAndPort> seeds, JedisClientConfig config, int slot, HostAndPort wrong) {
+            super(seeds, config);
+            this.slot = slot;
+            this.wrong = wrong;
+        }
+
+        @Override
+        public Connection getConnectionFromSlot(int s) {
+            if (s == slot && misrouted.compareAndSet(false, true)) {
+                return getConnection(wrong);
+            }
+            return super.getConnectionFromSlot(s);
+        }
+    }
+
+    private static long movedOnAllNodes() throws Exception {
+        long total = 0;
+        for (int port : cluster.clientPorts) {
+            total += errorCount(port, "MOVED");
+        }
+        return total;
     }
 
     /** The node's count of error replies starting with {@code code} (INFO errorstats). */

@@ -1,10 +1,7 @@
 package io.varve.server;
 
 import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
@@ -17,7 +14,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +22,7 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import static io.varve.server.ClusterUnderTest.retrying;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -49,8 +46,8 @@ class ClusterModeTest {
     @Test
     void commandsRouteToTheLeaderOfTheirSlotsGroupAndStayWithinOneSlot(@TempDir Path dir) throws Exception {
         try (ClusterNodes cluster = ClusterNodes.start(dir, GROUPS)) {
-            awaitBalanced(cluster);
-            RedisClusterClient client = clusterClient(cluster.clientPorts[0]);
+            cluster.awaitBalanced();
+            RedisClusterClient client = cluster.clusterClient(true);
             try (StatefulRedisClusterConnection<String, String> connection = client.connect()) {
                 RedisAdvancedClusterCommands<String, String> redis = connection.sync();
                 // Every node masters the ranges of the two groups it leads.
@@ -140,8 +137,8 @@ class ClusterModeTest {
     @Test
     void everyAcknowledgedWriteSurvivesANodeStoppedUnderLoad(@TempDir Path dir) throws Exception {
         try (ClusterNodes cluster = ClusterNodes.start(dir, GROUPS)) {
-            awaitBalanced(cluster);
-            RedisClusterClient client = clusterClient(cluster.clientPorts[0]);
+            cluster.awaitBalanced();
+            RedisClusterClient client = cluster.clusterClient(true);
             List<Integer> acknowledged = new ArrayList<>();
             try (StatefulRedisClusterConnection<String, String> connection = client.connect()) {
                 RedisAdvancedClusterCommands<String, String> redis = connection.sync();
@@ -200,48 +197,6 @@ class ClusterModeTest {
                               List<Integer> acknowledged) throws TimeoutException {
         assertEquals("OK", retrying(client, () -> redis.set("key-" + i, "value-" + i)));
         acknowledged.add(i);
-    }
-
-    /**
-     * Runs a call again while it fails (a node down, an election, a redirect to a node that just stopped
-     * leading), refreshing the client's view of the cluster between tries; the deadline only detects a hang.
-     */
-    private static <T> T retrying(RedisClusterClient client, java.util.function.Supplier<T> call)
-            throws TimeoutException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (true) {
-            try {
-                return call.get();
-            } catch (RuntimeException e) {
-                if (System.nanoTime() > deadline) {
-                    throw new TimeoutException("still failing: " + e);
-                }
-                client.refreshPartitions();
-            }
-        }
-    }
-
-    private static RedisClusterClient clusterClient(int seedPort) {
-        RedisClusterClient client = RedisClusterClient.create(RedisURI.builder().withHost("127.0.0.1")
-                .withPort(seedPort).withTimeout(Duration.ofSeconds(10)).build());
-        client.setOptions(ClusterClientOptions.builder()
-                .protocolVersion(ProtocolVersion.RESP2)
-                .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-                        .enableAllAdaptiveRefreshTriggers().build())
-                .build());
-        return client;
-    }
-
-    /** Waits until every group has a leader and each node leads two of them (the balancer's spread). */
-    private static void awaitBalanced(ClusterNodes cluster) throws TimeoutException {
-        ReplicatedCluster.await(() -> {
-            for (int i = 0; i < ClusterNodes.SIZE; i++) {
-                if (cluster.groupsLed(i) != GROUPS / ClusterNodes.SIZE) {
-                    return false;
-                }
-            }
-            return true;
-        }, "leaders spread over the nodes");
     }
 
     private static int masterOf(StatefulRedisClusterConnection<String, String> connection, int slot) {

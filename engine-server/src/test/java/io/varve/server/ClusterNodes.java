@@ -1,12 +1,10 @@
 package io.varve.server;
 
-import io.varve.base.LoopbackPorts;
 
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
+import java.time.Duration;
 import java.util.Map;
 
 /**
@@ -14,9 +12,7 @@ import java.util.Map;
  * node a member of each, all of a node's groups on its one Raft log and database. Nodes can be stopped and
  * restarted on their directories.
  */
-final class ClusterNodes implements AutoCloseable {
-
-    static final int SIZE = 3;
+final class ClusterNodes implements ClusterUnderTest {
 
     final Path root;
     final int groups;
@@ -28,26 +24,12 @@ final class ClusterNodes implements AutoCloseable {
     private ClusterNodes(Path root, int groups) {
         this.root = root;
         this.groups = groups;
-        List<String> entries = new ArrayList<>();
-        for (int i = 0; i < SIZE; i++) {
-            clientPorts[i] = LoopbackPorts.next();
-            raftPorts[i] = LoopbackPorts.next();
-            entries.add("127.0.0.1:" + raftPorts[i] + "/127.0.0.1:" + clientPorts[i]);
-        }
-        this.peers = String.join(",", entries);
+        this.peers = ClusterUnderTest.allocatePeers(clientPorts, raftPorts);
     }
 
     static ClusterNodes start(Path root, int groups) throws IOException {
         ClusterNodes cluster = new ClusterNodes(root, groups);
-        try {
-            for (int i = 0; i < SIZE; i++) {
-                cluster.start(i);
-            }
-            return cluster;
-        } catch (IOException | RuntimeException e) {
-            cluster.close();
-            throw e;
-        }
+        return ClusterUnderTest.startEach(cluster, cluster::start);
     }
 
     void start(int i) throws IOException {
@@ -72,13 +54,28 @@ final class ClusterNodes implements AutoCloseable {
         return servers[i] != null;
     }
 
+    @Override
+    public int groups() {
+        return groups;
+    }
+
+    @Override
+    public int clientPort(int node) {
+        return clientPorts[node];
+    }
+
+    @Override
+    public Duration settleLimit() {
+        return Duration.ofMillis(ReplicatedCluster.WAIT_MILLIS);
+    }
+
     Map<String, Object> replication(int i) {
         return servers[i].replicationInfo();
     }
 
-    /** How many groups node {@code i} leads now. */
-    int groupsLed(int i) {
-        return ((Number) replication(i).get("cluster_groups_led")).intValue();
+    @Override
+    public int groupsLed(int i) {
+        return servers[i] == null ? -1 : ((Number) replication(i).get("cluster_groups_led")).intValue();
     }
 
     @Override

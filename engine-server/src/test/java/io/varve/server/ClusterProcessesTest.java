@@ -8,68 +8,72 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.protocol.ProtocolVersion;
-import io.varve.base.LoopbackPorts;
+import io.varve.base.LinearizabilityChecker;
+import io.varve.base.LinearizabilityChecker.Operation;
+import io.varve.server.command.KeySlot;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.nio.file.Files;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 
+import static io.varve.server.ClusterUnderTest.retrying;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Black box, cluster mode: three server processes (the program bin/varve runs) with six Raft groups,
- * Lettuce's cluster client writing keys of all slots, and {@code kill -9} of a node leading two groups while
- * writes are in flight. Every write the client saw acknowledged is readable through the cluster once those
- * groups have failed over, and on the killed node once it is restarted and caught up. Tagged
- * {@code process} ({@code -DexcludedGroups=process} skips it).
+ * Black box, cluster mode: three server processes (the program bin/varve runs) with six Raft groups, driven
+ * by Lettuce's cluster client while a node leading groups is killed with {@code kill -9} and restarted. Every
+ * write the client saw acknowledged is readable through the cluster after failover and on the restarted node;
+ * and registers in every group, written and read by concurrent clients through the kill, keep a linearizable
+ * history. The tests share the processes; each starts from a balanced cluster. Tagged {@code process}
+ * ({@code -DexcludedGroups=process} skips it).
  */
 @Tag("process")
 @Timeout(value = 400, unit = TimeUnit.SECONDS)
 class ClusterProcessesTest {
 
-    private static final int SIZE = 3;
     private static final int GROUPS = 6;
+    private static final int REGISTER_CLIENTS = 3;
+    private static final int REGISTER_OPS = 40;
+
+    @TempDir
+    static Path dir;
+    private static ClusterProcesses nodes;
+
+    @BeforeAll
+    static void startNodes() throws Exception {
+        nodes = ClusterProcesses.start(dir, GROUPS);
+    }
+
+    @AfterAll
+    static void stopNodes() {
+        if (nodes != null) {
+            nodes.close();
+        }
+    }
 
     @Test
-    void acknowledgedWritesSurviveKillNineOfANode(@TempDir Path dir) throws Exception {
-        int[] client = new int[SIZE];
-        int[] raft = new int[SIZE];
-        List<String> peerList = new ArrayList<>();
-        for (int i = 0; i < SIZE; i++) {
-            client[i] = LoopbackPorts.next();
-            raft[i] = LoopbackPorts.next();
-            peerList.add("127.0.0.1:" + raft[i] + "/127.0.0.1:" + client[i]);
-        }
-        String peers = String.join(",", peerList);
-        Process[] processes = new Process[SIZE];
-        RedisClusterClient cluster = null;
+    void acknowledgedWritesSurviveKillNineOfANode() throws Exception {
+        nodes.awaitBalanced();
+        RedisClusterClient cluster = nodes.clusterClient(true);
         try {
-            for (int i = 0; i < SIZE; i++) {
-                processes[i] = launch(dir, i, client[i], raft[i], peers);
-            }
-            for (int i = 0; i < SIZE; i++) {
-                awaitGroupsLed(client[i], processes[i], GROUPS / SIZE);
-            }
-            cluster = RedisClusterClient.create(RedisURI.builder().withHost("127.0.0.1").withPort(client[0])
-                    .withTimeout(Duration.ofSeconds(10)).build());
-            cluster.setOptions(ClusterClientOptions.builder().protocolVersion(ProtocolVersion.RESP2)
-                    .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-                            .enableAllAdaptiveRefreshTriggers().build())
-                    .build());
             List<RedisFuture<String>> writes = new ArrayList<>();
             CountDownLatch someAcknowledged = new CountDownLatch(40);
             try (StatefulRedisClusterConnection<String, String> connection = cluster.connect()) {
@@ -79,11 +83,10 @@ class ClusterProcessesTest {
                     f.thenRun(someAcknowledged::countDown);
                     writes.add(f);
                 }
-                assertTrue(someAcknowledged.await(240, TimeUnit.SECONDS), () -> "40 writes acknowledged; failures: "
-                        + writes.stream().filter(w -> w.state() == Future.State.FAILED)
+                assertTrue(someAcknowledged.await(240, TimeUnit.SECONDS), () -> "40 writes acknowledged; "
+                        + "failures: " + writes.stream().filter(w -> w.state() == Future.State.FAILED)
                         .map(w -> w.exceptionNow().toString()).distinct().limit(3).toList());
-                processes[1].destroyForcibly(); // SIGKILL: no shutdown hook, nothing flushed
-                processes[1].waitFor(ReplicatedCluster.WAIT_MILLIS, TimeUnit.MILLISECONDS);
+                nodes.kill(1); // SIGKILL: no shutdown hook, nothing flushed
                 for (RedisFuture<String> f : writes) {
                     f.await(30, TimeUnit.SECONDS); // settled: acknowledged, failed, or timed out
                 }
@@ -104,9 +107,9 @@ class ClusterProcessesTest {
                 retrying(cluster, () -> connection.sync().set("after", "kill"));
             }
 
-            processes[1] = launch(dir, 1, client[1], raft[1], peers);
-            awaitGroupsLed(client[1], processes[1], GROUPS / SIZE);
-            try (Lettuce back = Lettuce.connect(client[1], ProtocolVersion.RESP2)) {
+            nodes.start(1);
+            nodes.awaitBalanced();
+            try (Lettuce back = Lettuce.connect(nodes.clientPort(1), ProtocolVersion.RESP2)) {
                 back.sync().readOnly();
                 // It leads two groups again, so it applied everything they committed before; a group it
                 // leads answers TRYAGAIN until it has caught up in its term.
@@ -118,73 +121,218 @@ class ClusterProcessesTest {
                 }
             }
         } finally {
-            if (cluster != null) {
-                cluster.shutdown(0, 2, TimeUnit.SECONDS);
-            }
-            for (Process p : processes) {
-                if (p != null) {
-                    p.destroyForcibly();
-                    p.waitFor(ReplicatedCluster.WAIT_MILLIS, TimeUnit.MILLISECONDS);
-                }
-            }
+            cluster.shutdown(0, 2, TimeUnit.SECONDS);
         }
-    }
-
-    private static <T> T retrying(RedisClusterClient cluster, java.util.function.Supplier<T> call)
-            throws TimeoutException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (true) {
-            try {
-                return call.get();
-            } catch (RuntimeException e) {
-                if (System.nanoTime() > deadline) {
-                    throw new TimeoutException("still failing: " + e);
-                }
-                cluster.refreshPartitions();
-            }
-        }
-    }
-
-    private static Process launch(Path dir, int i, int clientPort, int raftPort, String peers) throws IOException {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        Path home = dir.resolve("node" + i);
-        Files.createDirectories(home);
-        List<String> command = List.of(java, "-Xmx256m", "-Dbolt.netty.epoll.switch=false",
-                "-Dio.netty.noUnsafe=true", "--enable-native-access=ALL-UNNAMED", "-cp", classPath,
-                VarveMain.class.getName(), "--port", Integer.toString(clientPort), "--dir", home.toString(),
-                "--io-threads", "1", "--raft-address", "127.0.0.1:" + raftPort, "--raft-peers", peers,
-                "--raft-election-timeout", ReplicatedCluster.ELECTION_TIMEOUT,
-                "--cluster-groups", Integer.toString(GROUPS));
-        return new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("varve.log").toFile()))
-                .start();
     }
 
     /**
-     * Waits until the node serves and leads {@code groups} groups (the balancer's spread). Starting a JVM and
-     * six groups, electing and then balancing their leaders takes long on a loaded machine: the deadline,
-     * which only detects a hang, is generous.
+     * One register per group; three clients write unique values and read them through the cluster (each
+     * read at its key's leader), while the node leading the first register's group is killed half-way and
+     * later restarted. The whole history, final reads after the restart included, must be linearizable per
+     * key; writes that failed have an unknown outcome, failed reads are left out. The client sends each
+     * command at most once (no reconnect, which would replay unanswered commands), so a write the client
+     * believes failed cannot land twice.
      */
-    private static void awaitGroupsLed(int port, Process process, int groups) throws TimeoutException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
-        while (true) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("node on " + port + " exited: " + process.exitValue());
+    @Test
+    void registersInEveryGroupStayLinearizableThroughALeadersKillNine() throws Exception {
+        nodes.awaitBalanced();
+        List<String> keys = oneKeyPerGroup();
+        RedisClusterClient cluster = atMostOnceClient();
+        Map<String, List<Operation>> history = new ConcurrentHashMap<>();
+        try {
+            int victim = nodeLeading(cluster, keys.getFirst());
+            CountDownLatch halfway = new CountDownLatch(REGISTER_CLIENTS);
+            KillMark kill = new KillMark(keys.getFirst());
+            RegisterClient[] clients = new RegisterClient[REGISTER_CLIENTS];
+            for (int c = 0; c < REGISTER_CLIENTS; c++) {
+                clients[c] = new RegisterClient(c, cluster, keys, history, halfway, kill);
+                clients[c].thread.start();
             }
-            try (Lettuce l = Lettuce.connect(port, ProtocolVersion.RESP2)) {
-                Map<String, String> info = ReplicatedServerTest.parse(l.sync().info("replication"));
-                if (Integer.toString(groups).equals(info.get("cluster_groups_led"))) {
-                    return;
+            assertTrue(halfway.await(240, TimeUnit.SECONDS), "half of every client's operations done");
+            long killedAt = System.nanoTime();
+            kill.at = killedAt;
+            nodes.kill(victim);
+            for (RegisterClient c : clients) {
+                c.thread.join();
+                assertNull(c.failure, "client " + c.id);
+            }
+            // The kill is inside the history: the killed leader's register was written after it, elsewhere.
+            assertTrue(history.get(keys.getFirst()).stream().anyMatch(op -> op.kind() == LinearizabilityChecker.Kind.WRITE
+                    && op.definite() && op.invoke() > killedAt), "a write to the killed leader's group after the kill");
+
+            nodes.start(victim);
+            nodes.awaitBalanced();
+            try (StatefulRedisClusterConnection<String, String> connection = cluster.connect()) {
+                for (String key : keys) {
+                    long invoke = System.nanoTime();
+                    String value = retrying(cluster, () -> connection.sync().get(key));
+                    record(history, key, Operation.read(value, invoke, System.nanoTime()));
                 }
-            } catch (RuntimeException notYet) {
-                // not listening yet
             }
-            if (System.nanoTime() > deadline) {
-                throw new TimeoutException("node on port " + port + " does not lead " + groups + " groups");
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+            long definite = history.values().stream().flatMap(List::stream).filter(Operation::definite).count();
+            assertTrue(definite >= REGISTER_CLIENTS * REGISTER_OPS, "operations with a known outcome: " + definite);
+            assertEquals(List.of(), LinearizabilityChecker.violations(history), "keys with a non-linearizable history");
+        } finally {
+            cluster.shutdown(0, 2, TimeUnit.SECONDS);
         }
+    }
+
+    /** When the leader was killed, and whether its register has been written since (by its new leader). */
+    private static final class KillMark {
+        final String register;
+        final CountDownLatch writtenAfter = new CountDownLatch(1);
+        volatile long at;
+
+        KillMark(String register) {
+            this.register = register;
+        }
+
+        void acknowledged(String key, long invoke) {
+            if (key.equals(register) && at != 0 && invoke > at) {
+                writtenAfter.countDown();
+            }
+        }
+    }
+
+    /**
+     * One client: REGISTER_OPS operations that completed, half of them before {@code halfway} counts down, and
+     * on until a write to the killed leader's register was acknowledged after the kill.
+     */
+    private static final class RegisterClient {
+        final int id;
+        final Thread thread;
+        volatile Throwable failure;
+
+        RegisterClient(int id, RedisClusterClient cluster, List<String> keys, Map<String, List<Operation>> history,
+                CountDownLatch halfway, KillMark kill) {
+            this.id = id;
+            this.thread = new Thread(() -> {
+                try {
+                    run(cluster, keys, history, halfway, kill);
+                } catch (Throwable t) {
+                    failure = t;
+                }
+            }, "register-client-" + id);
+        }
+
+        private void run(RedisClusterClient cluster, List<String> keys, Map<String, List<Operation>> history,
+                CountDownLatch halfway, KillMark kill) {
+            Random random = new Random(id);
+            StatefulRedisClusterConnection<String, String> connection = null;
+            int done = 0;
+            int sent = 0;
+            try {
+                while (done < REGISTER_OPS || kill.writtenAfter.getCount() > 0) {
+                    String key = keys.get(random.nextInt(keys.size()));
+                    boolean ok;
+                    if (connection == null) {
+                        try {
+                            connection = cluster.connect();
+                        } catch (RuntimeException noNodeAnswered) {
+                            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+                            continue;
+                        }
+                    }
+                    long invoke = System.nanoTime();
+                    if (random.nextBoolean()) {
+                        String value = "c" + id + "-" + sent++;
+                        try {
+                            ok = "OK".equals(connection.sync().set(key, value));
+                        } catch (RuntimeException e) {
+                            ok = false;
+                        }
+                        record(history, key, Operation.write(value, invoke,
+                                ok ? System.nanoTime() : LinearizabilityChecker.UNKNOWN));
+                        if (ok) {
+                            kill.acknowledged(key, invoke);
+                        }
+                    } else {
+                        try {
+                            String value = connection.sync().get(key);
+                            record(history, key, Operation.read(value, invoke, System.nanoTime()));
+                            ok = true;
+                        } catch (RuntimeException e) {
+                            ok = false; // a read that returned nothing constrains nothing
+                        }
+                    }
+                    if (ok) {
+                        done++;
+                        if (done == REGISTER_OPS / 2) {
+                            halfway.countDown();
+                        }
+                    } else {
+                        connection.close(); // may be the killed node's: a new connection, a new view
+                        connection = null;
+                        try {
+                            cluster.refreshPartitions();
+                        } catch (RuntimeException noNodeAnswered) {
+                            // the next operation tries again
+                        }
+                        // Pacing only: during an election every operation on the group fails at once.
+                        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+                    }
+                }
+            } finally {
+                if (connection != null) {
+                    connection.close();
+                }
+            }
+        }
+    }
+
+    private static void record(Map<String, List<Operation>> history, String key, Operation op) {
+        history.computeIfAbsent(key, k -> Collections.synchronizedList(new ArrayList<>())).add(op);
+    }
+
+    /** A key in each group's slots, from the ranges INFO cluster reports. */
+    private static List<String> oneKeyPerGroup() throws Exception {
+        Map<String, String> info;
+        try (Lettuce l = Lettuce.connect(nodes.clientPort(0), ProtocolVersion.RESP2)) {
+            info = ReplicatedServerTest.parse(l.sync().info("cluster"));
+        }
+        List<String> keys = new ArrayList<>();
+        for (int g = 0; g < GROUPS; g++) {
+            String line = info.get("cluster_group_" + g);
+            String slots = line.substring(line.indexOf("slots=") + 6, line.indexOf(',', line.indexOf("slots=")));
+            int first = Integer.parseInt(slots.substring(0, slots.indexOf('-')));
+            int last = Integer.parseInt(slots.substring(slots.indexOf('-') + 1));
+            for (int n = 0; ; n++) {
+                int slot = KeySlot.of(("register:" + n).getBytes(StandardCharsets.UTF_8));
+                if (slot >= first && slot <= last) {
+                    keys.add("register:" + n);
+                    break;
+                }
+            }
+        }
+        return keys;
+    }
+
+    /** The index of the node leading the group of {@code key}, as the cluster client sees it now. */
+    private static int nodeLeading(RedisClusterClient cluster, String key) {
+        int slot = KeySlot.of(key.getBytes(StandardCharsets.UTF_8));
+        try (StatefulRedisClusterConnection<String, String> connection = cluster.connect()) {
+            int port = connection.getPartitions().getPartitionBySlot(slot).getUri().getPort();
+            for (int i = 0; i < ClusterUnderTest.SIZE; i++) {
+                if (nodes.clientPort(i) == port) {
+                    return i;
+                }
+            }
+        }
+        throw new IllegalStateException("no node masters slot " + slot);
+    }
+
+    /** Seeded with every node, so its view can be refreshed while one is down; never resends a command. */
+    private static RedisClusterClient atMostOnceClient() {
+        List<RedisURI> seeds = new ArrayList<>();
+        for (int i = 0; i < ClusterUnderTest.SIZE; i++) {
+            seeds.add(RedisURI.builder().withHost("127.0.0.1").withPort(nodes.clientPort(i))
+                    .withTimeout(Duration.ofSeconds(10)).build());
+        }
+        RedisClusterClient client = RedisClusterClient.create(seeds);
+        client.setOptions(ClusterClientOptions.builder().protocolVersion(ProtocolVersion.RESP2).autoReconnect(false)
+                .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder().enableAllAdaptiveRefreshTriggers()
+                        .build())
+                .build());
+        return client;
     }
 }

@@ -1,5 +1,6 @@
 package io.varve.stress;
 
+import io.varve.stress.cluster.ClusterKillCampaign;
 import io.varve.stress.engine.EngineCorruptionCampaign;
 import io.varve.stress.enginekill.EngineIoErrorCampaign;
 import io.varve.stress.enginekill.EngineKillCampaign;
@@ -19,7 +20,7 @@ import java.util.logging.LogManager;
 
 /**
  * {@code bin/stress <target|campaign> [--cycles N] [--minutes M] [--seed S] [--campaign NAME]
- * [--work DIR] [--reproducers DIR] [--replay FILE]}: runs a target's campaigns (raftlog, engine, server) one after the other,
+ * [--work DIR] [--reproducers DIR] [--replay FILE]}: runs a target's campaigns (raftlog, engine, server, cluster) one after the other,
  * sharing the time and cycle budget, or one campaign by name (engine-kill, engine-io-errors, raftlog-io-errors,
  * server-kill, ...); prints progress and one verdict line per campaign, and exits 0 only if every campaign
  * passed (known defects listed in the verdict do not fail it). {@code --replay} gives a kill campaign the kill
@@ -100,13 +101,15 @@ public final class StressMain {
         List<Campaign> engine = List.of(new EngineCorruptionCampaign(), new EngineKillCampaign(Duration.ofSeconds(4)),
                 new LifecycleCampaign(), new EngineIoErrorCampaign(Duration.ofMillis(600)));
         List<Campaign> server = List.of(new ServerKillCampaign(Duration.ofSeconds(3)), new HostileClientsCampaign(Duration.ofSeconds(3)));
+        List<Campaign> cluster = List.of(new ClusterKillCampaign(Duration.ofSeconds(5)));
         return switch (target) {
             case "raftlog" -> raftlog;
             case "engine" -> engine;
             case "server" -> server;
+            case "cluster" -> cluster;
             default -> {
                 List<Campaign> one = new ArrayList<>();
-                for (List<Campaign> group : List.of(raftlog, engine, server)) {
+                for (List<Campaign> group : List.of(raftlog, engine, server, cluster)) {
                     group.stream().filter(c -> c.name().equals(target)).forEach(one::add);
                 }
                 yield one;
@@ -138,7 +141,8 @@ public final class StressMain {
                 + "[--campaign NAME] [--work DIR] [--reproducers DIR] [--replay FILE]");
         System.err.println("targets and their campaigns: raftlog: raftlog-kill, raftlog-corruption, "
                 + "raftlog-io-errors; engine: "
-                + "engine-corruption, engine-kill, lifecycle, engine-io-errors; server: server-kill, hostile-clients");
+                + "engine-corruption, engine-kill, lifecycle, engine-io-errors; server: server-kill, hostile-clients; "
+                + "cluster: cluster-kill");
         System.exit(64);
     }
 }

@@ -3,6 +3,7 @@ package io.varve.stress;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.varve.stress.cluster.ClusterKillCampaign;
 import io.varve.stress.engine.EngineCorruptionCampaign;
 import io.varve.stress.enginekill.EngineIoErrorCampaign;
 import io.varve.stress.enginekill.EngineKillCampaign;
@@ -112,5 +113,13 @@ class CampaignsTest {
         System.out.println(report.verdict());
         assertTrue(report.passed(), report.verdict());
         assertEquals(8, report.cycles(), report.verdict()); // every kind once, the blocking clients last
+    }
+
+    @Test
+    void clusterKillNineOfANodeLosesNoAcknowledgedWriteAndLeavesTheReplicasAgreeing() throws Exception {
+        CampaignReport report = new ClusterKillCampaign(Duration.ofSeconds(2)).run(settings(1, 19));
+        System.out.println(report.verdict());
+        assertTrue(report.passed(), report.verdict());
+        assertEquals(1, report.cycles(), report.verdict());
     }
 }

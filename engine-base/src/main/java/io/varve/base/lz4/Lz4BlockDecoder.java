@@ -28,10 +28,11 @@ import java.util.Arrays;
  * array accesses are bounds-checked by the JVM as well, a second line of defence; no access is unchecked.
  *
  * <h2>Speed</h2>
- * Literal runs under 16 bytes and matches up to 16 are copied as two 8-byte words, overshooting their end
- * when that stays inside the output (the overshoot is overwritten by the next sequence: the same trick as
- * the reference decoder), which saves a bulk-copy call per short sequence. Longer literal runs use
- * {@link MemorySegment#copy}, longer matches {@link System#arraycopy}; a match that overlaps its own output
+ * Literal runs and matches up to 64 bytes (matches from at least 8 bytes back) are copied in 8-byte words,
+ * overshooting their end by up to 7 bytes when that stays inside the output (the overshoot is overwritten by
+ * the sequences that follow: the same trick as the reference decoder), which saves a bulk-copy call and its
+ * fixed cost per sequence. Longer literal runs use {@link MemorySegment#copy}, longer matches
+ * {@link System#arraycopy}; a match that overlaps its own output closer than 8 bytes back or beyond 64 bytes
  * (a repeating pattern) is copied in chunks that double, each chunk copying pattern already written. The
  * output is an array rather than a segment because the engine decompresses into heap arrays, and a copy
  * within one array is a plain {@code System.arraycopy} without a segment's liveness and bounds checks.
@@ -49,8 +50,13 @@ public final class Lz4BlockDecoder {
     private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle ARRAY_WORD = MethodHandles.byteArrayViewVarHandle(long[].class,
             ByteOrder.LITTLE_ENDIAN);
-    /** Literal runs and matches up to this long are copied as two words when there is room. */
+    /** Literal runs shorter than this are copied as two words when there is room. */
     private static final int SHORT_COPY = 16;
+    /**
+     * Literal runs and matches up to this long are copied a word at a time when there is room; longer ones by
+     * a bulk copy, whose fixed cost per call then pays off.
+     */
+    private static final int WORD_COPY_LIMIT = 64;
 
     private Lz4BlockDecoder() {
     }
@@ -106,6 +112,12 @@ public final class Lz4BlockDecoder {
                 // the bytes written past it.
                 ARRAY_WORD.set(output, out, input.get(WORD, in));
                 ARRAY_WORD.set(output, out + 8, input.get(WORD, in + 8));
+            } else if (literals <= WORD_COPY_LIMIT && inEnd - in >= literals + 7 && outEnd - out >= literals + 7) {
+                // Whole words, up to 7 bytes past the run: the input goes on past them (so this run is not the
+                // last), and the output has room for them, rewritten by the sequences that follow.
+                for (int i = 0; i < literals; i += Long.BYTES) {
+                    ARRAY_WORD.set(output, out + i, input.get(WORD, in + i));
+                }
             } else if (literals > 0) {
                 if (literals > inEnd - in) {
                     throw new Lz4FormatException("literal run of " + literals + " bytes overruns the input's "
@@ -162,11 +174,13 @@ public final class Lz4BlockDecoder {
                         + Math.max(0, matchRoom) + " bytes before its last literals)", in - inputOffset);
             }
             int from = out - offset;
-            if (offset >= 8 && match <= SHORT_COPY && outEnd - out >= SHORT_COPY) {
-                // The first word read lies wholly before the first written (offset >= 8), and the second
-                // either does too or is a word the first write just completed.
-                ARRAY_WORD.set(output, out, (long) ARRAY_WORD.get(output, from));
-                ARRAY_WORD.set(output, out + 8, (long) ARRAY_WORD.get(output, from + 8));
+            if (offset >= 8 && match <= WORD_COPY_LIMIT && outEnd - out >= match + 7) {
+                // With offset >= 8 each word read ends at or before the start of the word being written, so
+                // it holds final bytes: earlier output, or words this loop already copied (a repeating match
+                // comes out right). The up to 7 bytes written past the match are rewritten later.
+                for (int i = 0; i < match; i += Long.BYTES) {
+                    ARRAY_WORD.set(output, out + i, (long) ARRAY_WORD.get(output, from + i));
+                }
             } else if (offset >= match) {
                 System.arraycopy(output, from, output, out, match);
             } else {

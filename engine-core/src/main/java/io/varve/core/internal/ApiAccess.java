@@ -5,11 +5,14 @@ import io.varve.core.ColumnFamilyOptions;
 import io.varve.core.Options;
 import io.varve.core.ReadOnlyDbException;
 import io.varve.core.ReadOptions;
+import io.varve.core.SharedBlockCache;
 import io.varve.core.Transaction;
 import io.varve.core.WriteBatch;
+import io.varve.core.WriteBufferManager;
 import io.varve.core.WriteOptions;
 import io.varve.core.WriteStallException;
 import io.varve.core.internal.batch.WriteBatchBuilder;
+import io.varve.core.internal.sst.BlockCache;
 import io.varve.core.txn.TransactionOptions;
 
 import java.lang.foreign.MemorySegment;
@@ -52,6 +55,11 @@ public interface ApiAccess {
     ReadOnlyDbException readOnly(Path dir, String operation);
 
     WriteStallException writeStall(String message);
+
+    /** A view of the shared cache for one more database. */
+    BlockCache blockCacheView(SharedBlockCache cache);
+
+    WriteBufferBudget writeBufferBudget(WriteBufferManager manager);
 
     boolean mayBeIncomplete(ReadOptions options);
 

@@ -49,9 +49,13 @@ import java.util.function.LongSupplier;
  *       order (see {@link CommitQueue}); the writer returns once it has.</li>
  * </ol>
  *
- * <p>In unordered mode (see {@link Options#withUnorderedWrite}) there is no queue: a batch becomes visible as
- * soon as it is durable, before its memtable insert, and the writer returns after its own insert. That keeps
- * read-your-own-writes and drops batch atomicity for readers and snapshot immutability.
+ * <p>In unordered mode (see {@link Options#withUnorderedWrite}) there is no queue: once its own batch is
+ * applied and durable, a writer raises the visible sequence to the batch's last sequence (never lowering it)
+ * and returns, without waiting for the batches sequenced before it. Readers may then see a later batch while
+ * an earlier one is still inserting, or part of a batch whose insert a later writer's raise overtook: that
+ * keeps read-your-own-writes and drops batch atomicity for readers and snapshot immutability. Applying before
+ * the {@code write} lets one system call carry the batches of every writer that applied meanwhile, as in
+ * ordered mode, and a visible sequence never passes a batch whose bytes have not reached the OS.
  *
  * <p>Ingestion ({@link #reserveIngest}) takes its sequence number from the same counter under the same lock
  * and, in ordered mode, publishes it through the same queue as an entry with nothing to apply: the visible
@@ -65,9 +69,9 @@ import java.util.function.LongSupplier;
  *       directory sync) under it.</li>
  *   <li>{@code syncLock} (the log's): held by the fsync leader, the log worker and {@code syncLogsBelow}. It
  *       is taken before {@code logLock} and never while holding it.</li>
- *   <li>{@code publishLock} (the queue's): waited for only in unordered mode, holding nothing else; otherwise
- *       only try-locked. A failure's waker try-locks it from whatever thread fails, possibly inside
- *       {@code logLock} or {@code syncLock}; a try-lock cannot wait, so it adds no edge to the lock order.</li>
+ *   <li>{@code publishLock} (the queue's): only ever try-locked. A failure's waker try-locks it from whatever
+ *       thread fails, possibly inside {@code logLock} or {@code syncLock}; a try-lock cannot wait, so it adds
+ *       no edge to the lock order. Unordered mode raises the visible sequence without it, by compare-and-set.</li>
  *   <li>Leaf locks, under which nothing else is taken: the log's group-commit queue lock (synced writers
  *       queue under it for the next fsync and park outside it), each {@link ActiveMemtable}'s (a flush waits for a sealed memtable's
  *       inserts), {@code drainLock} (close waits for in-flight operations), and the failure's monitor.</li>
@@ -257,9 +261,9 @@ public final class CommitPipeline {
                 memtables.prepareSparesLater();
             }
             if (unordered) {
+                applyTo(segment, targets, families, reserve, null);
                 wal.makeDurable(end, sync);
                 queue.raiseVisible(entry.lastSequence);
-                applyTo(segment, targets, families, reserve, null);
                 return;
             }
             applyTo(segment, targets, families, reserve, entry);

@@ -3,6 +3,8 @@ package io.varve.core.internal;
 import io.varve.core.internal.wal.StickyFailure;
 import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -21,8 +23,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li>Only the holder of {@code publishLock} touches the queue's consumer side: JCTools' MPSC queues allow a
  *       single consumer, and a {@code peek} racing a {@code poll} can spin forever on a slot the poll already
  *       cleared. Publication only ever try-locks it: a thread that finds it taken leaves a request
- *       ({@code publishRequested}) that the holder sees after unlocking. Only {@link #raiseVisible} (unordered
- *       mode) waits for it, holding no other lock.</li>
+ *       ({@code publishRequested}) that the holder sees after unlocking; nothing waits for it.</li>
+ *   <li>Who writes the visible sequence depends on the mode, and a database runs in one mode from open to
+ *       close: in ordered mode only the holder of {@code publishLock}; in unordered mode (no queue, hence no
+ *       publisher) only {@link #raiseVisible}, by compare-and-set, which never lowers it.</li>
  *   <li>When the write path fails, the failure's waker requests a publication; the publisher then drops every
  *       entry without publishing it and unparks its writer, who sees the failure. The failed batches stay above
  *       the visible sequence, so readers never see a write whose durability is unknown.</li>
@@ -65,6 +69,16 @@ public final class CommitQueue {
     private final Parker parker;
     private volatile boolean publishRequested;
     private volatile long visibleSequence;
+
+    private static final VarHandle VISIBLE_SEQUENCE;
+
+    static {
+        try {
+            VISIBLE_SEQUENCE = MethodHandles.lookup().findVarHandle(CommitQueue.class, "visibleSequence", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     CommitQueue(long visibleSequence, StickyFailure failure, Parker parker) {
         this.visibleSequence = visibleSequence;
@@ -179,15 +193,20 @@ public final class CommitQueue {
         awaitEarlier(entry.firstSequence);
     }
 
-    /** Unordered mode: raises the visible sequence to {@code sequence} unless it is past it already. */
+    /**
+     * Unordered mode: raises the visible sequence to {@code sequence} unless it is past it already. Lock-free:
+     * a raise that loses a race retries against the value that won, so the sequence only ever grows, and a
+     * writer never waits here for another (with more writers than cores, a waiter would wait for a holder the
+     * scheduler preempted).
+     */
     void raiseVisible(long sequence) {
-        publishLock.lock();
-        try {
-            if (sequence > visibleSequence) {
-                visibleSequence = sequence;
+        long current = visibleSequence;
+        while (sequence > current) {
+            long witness = (long) VISIBLE_SEQUENCE.compareAndExchange(this, current, sequence);
+            if (witness == current) {
+                return;
             }
-        } finally {
-            publishLock.unlock();
+            current = witness;
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.varve.core.internal;
 
 import io.varve.core.ColumnFamilyOptions;
+import io.varve.core.sst.TableOptions;
 import io.varve.core.Options;
 import io.varve.core.internal.keys.Keys;
 import io.varve.core.internal.compaction.Compaction;
@@ -284,12 +285,16 @@ public final class CompactionScheduler {
         if (o == null) {
             return; // dropped meanwhile: its tables are going away
         }
-        if (c.isTrivialMove(version, TRIVIAL_MOVE_GRANDPARENT_TABLES * o.compactionSettings().targetFileSize())) {
+        TableOptions tables = o.tableOptions();
+        // A moved table keeps its blocks: moving it to a level that compresses differently would leave it there
+        // as the level's setting never wrote it (RocksDB refuses such moves too).
+        if (tables.compression(c.level()) == tables.compression(c.outputLevel())
+                && c.isTrivialMove(version, TRIVIAL_MOVE_GRANDPARENT_TABLES * o.compactionSettings().targetFileSize())) {
             move(family, c);
             return;
         }
         CompactionJob job = new CompactionJob(c, version, fs, n -> DbFiles.table(dir, n), versions::newFileNumber,
-                tableCache, o.tableOptions(), o.compactionSettings().targetFileSize(),
+                tableCache, tables.forLevel(c.outputLevel()), o.compactionSettings().targetFileSize(),
                 snapshots.oldest(), snapshots.newest(), o.compactionFilter(), limiter, bytesWritten)
                 .withMergeOperator(o.mergeOperator(), mergeFailures, log);
         VersionEdit edit = job.run().columnFamily(family);

@@ -53,7 +53,8 @@ import java.util.concurrent.TimeUnit;
  * <h2>Shutdown</h2>
  * {@link #close()} sets {@code closed}, then stops the parts in an order where nothing it frees is still in
  * use and nothing waits forever (docs/architecture.md, "Shutdown", has the whole protocol):
- * stalled writers wake; reads are refused and the running ones awaited ({@value #READ_BOUND_SECONDS} s);
+ * stalled writers wake (also those waiting for a shared memtable budget, which this database then leaves);
+ * reads are refused and the running ones awaited ({@value #READ_BOUND_SECONDS} s);
  * the pipeline waits for commits in flight and closes the logs; the running flush finishes, queued ones are
  * dropped (1 min); running compactions finish (5 min); then iterators, snapshots, views, the reclaimer, the
  * table cache and the directory lock are released. Every operation cut short answers with the same
@@ -85,6 +86,8 @@ public final class DbImpl implements Db {
     private final Ingestion ingestion;
     private final DbStatistics statistics;
     private final DbProperties properties;
+    /** This database's share of a memtable budget shared with other databases, or null. */
+    private final WriteBufferBudget.Member writeBuffers;
     private volatile boolean closed;
 
     // What the write-stall triggers look at, refreshed by background work (never computed per write).
@@ -142,6 +145,11 @@ public final class DbImpl implements Db {
                     backgroundChanged();
                     compactions.maybeSchedule();
                 }, this::backgroundFailed, options.logger());
+        this.writeBuffers = options.writeBufferManager() == null ? null
+                : ApiAccess.get().writeBufferBudget(options.writeBufferManager()).join(new BudgetSource(versions, pipeline));
+        if (writeBuffers != null) {
+            started.push(writeBuffers);
+        }
         log.log(System.Logger.Level.DEBUG, "opened {0} at sequence {1} with {2} tables in {3} column families",
                 dir, recovered.lastSequence(), recovered.tableCount(), known.size());
         backgroundChanged();
@@ -188,6 +196,9 @@ public final class DbImpl implements Db {
         }
         pipeline.failFromBackground(e);
         stalls.changed();
+        if (writeBuffers != null) {
+            writeBuffers.refresh();
+        }
     }
 
     /** Refreshes what write stalls look at after a flush or compaction, and re-checks stalled writers. */
@@ -205,6 +216,9 @@ public final class DbImpl implements Db {
         level0Count = worst[1];
         pendingCompactionBytes = compactions.pendingBytes();
         stalls.changed();
+        if (writeBuffers != null) {
+            writeBuffers.refresh();
+        }
     }
 
     // ---- column families
@@ -297,9 +311,15 @@ public final class DbImpl implements Db {
     private void commit(WriteBatchBuilder builder, WriteOptions options) {
         checkOpen();
         stalls.beforeWrite(builder.byteSize(), options.noSlowdown());
+        if (writeBuffers != null && !writeBuffers.beforeWrite(options.noSlowdown())) {
+            throw ApiAccess.get().writeStall("writes are stopped until flushes bring the shared write buffers under budget");
+        }
         // The pipeline refuses families that were dropped (it checks under its lock, so no write slips in).
         pipeline.commit(builder.sealed(), builder.count(), builder.payloadBytes(), options.sync(),
                 builder.columnFamilies());
+        if (writeBuffers != null) {
+            writeBuffers.afterWrite();
+        }
     }
 
     // ---- reads
@@ -547,6 +567,9 @@ public final class DbImpl implements Db {
         statistics.close();
         List<Exception> failures = new ArrayList<>();
         stalls.close();
+        if (writeBuffers != null) {
+            writeBuffers.close(); // wakes this database's writers waiting for the budget; others re-check
+        }
         reads.close(READ_BOUND_SECONDS, TimeUnit.SECONDS);
         try {
             pipeline.close();

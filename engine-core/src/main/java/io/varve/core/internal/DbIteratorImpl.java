@@ -5,6 +5,7 @@ import io.varve.core.internal.keys.InternalKey;
 import io.varve.core.internal.keys.Keys;
 import io.varve.core.internal.keys.ValueKind;
 import io.varve.core.internal.iterator.MergingIterator;
+import io.varve.core.merge.LongMergeOperator;
 import io.varve.core.merge.MergeOperator;
 import io.varve.core.internal.merge.Merges;
 import io.varve.core.internal.rangedel.Cover;
@@ -407,6 +408,14 @@ public final class DbIteratorImpl implements DbIterator {
         saveKey(key);
         MemorySegment current = savedKeySegment();
         long covering = rangeDeletions.coveringSequence(current);
+        if (mergeOperator instanceof LongMergeOperator folding) {
+            if (foldForward(folding, current, covering)) {
+                mergedForward = true;
+                return;
+            }
+            // The operator rejected something: back to the key's newest visible entry, the general way.
+            internal.seek(current, InternalKey.seekTrailer(sequence));
+        }
         List<byte[]> operands = new ArrayList<>();
         byte[] base = null;
         for (; internal.valid() && Keys.compare(internal.userKey(), current) == 0; internal.next()) {
@@ -428,6 +437,37 @@ public final class DbIteratorImpl implements DbIterator {
         byte[] merged = Merges.fullMerge(mergeOperator, Keys.toArray(current), base, operands);
         saveValue(MemorySegment.ofArray(merged));
         mergedForward = true;
+    }
+
+    /**
+     * {@link #mergeForward}'s walk for a {@link LongMergeOperator}: folds the operands where they are stored.
+     * False if the operator rejected a value or an operand (then the internal iterator has moved).
+     */
+    private boolean foldForward(LongMergeOperator folding, MemorySegment current, long covering) {
+        try {
+            long folded = folding.identity();
+            int operands = 0;
+            for (; internal.valid() && Keys.compare(internal.userKey(), current) == 0; internal.next()) {
+                long trailer = internal.trailer();
+                if (InternalKey.sequence(trailer) < covering) {
+                    break;
+                }
+                int kind = InternalKey.kindCode(trailer);
+                if (kind == ValueKind.MERGE.code()) {
+                    folded = folding.combine(folded, folding.decode(internal.value()));
+                    operands++;
+                    continue;
+                }
+                if (kind == ValueKind.PUT.code()) {
+                    folded = folding.combine(folded, folding.decode(internal.value()));
+                }
+                break;
+            }
+            saveValue(MemorySegment.ofArray(folding.encode(folded)));
+            return operands > 0;
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     private MemorySegment savedValueSegment() {

@@ -52,11 +52,19 @@ public final class DbOpener {
         }
     }
 
+    /** The database's view of the shared cache, a cache of its own, or null for none. */
+    static BlockCache blockCache(Options options) {
+        if (options.blockCache() != null) {
+            return ApiAccess.get().blockCacheView(options.blockCache());
+        }
+        return options.blockCacheSize() > 0 ? new BlockCache(options.blockCacheSize(), 16) : null;
+    }
+
     private static DbImpl start(Path dir, FileSystem fs, FileSystem.FileLock lock, Options options)
             throws IOException {
         Deque<AutoCloseable> started = new ArrayDeque<>();
         try {
-            BlockCache blockCache = options.blockCacheSize() > 0 ? new BlockCache(options.blockCacheSize(), 16) : null;
+            BlockCache blockCache = DbOpener.blockCache(options);
             TableCache tables = new TableCache(fs, n -> DbFiles.table(dir, n), blockCache,
                     options.verifyEveryBlockLoad());
             started.push(tables);

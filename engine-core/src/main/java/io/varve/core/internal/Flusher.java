@@ -183,7 +183,7 @@ public final class Flusher {
                 }
                 long number = versions.newFileNumber();
                 TableMeta meta = MemtableFlush.write(fs, DbFiles.table(dir, number), number, s.memtable().memtable,
-                        options.tableOptions(),
+                        options.tableOptions().forLevel(0),
                         file -> new RateLimitedFile(file, compactions.rateLimiter(), bytesWritten));
                 if (meta != null) {
                     edit.add(0, meta);

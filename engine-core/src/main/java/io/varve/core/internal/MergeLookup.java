@@ -1,10 +1,13 @@
 package io.varve.core.internal;
 
+import io.varve.base.CorruptionException;
 import io.varve.core.internal.keys.InternalIterator;
 import io.varve.core.internal.keys.InternalKey;
 import io.varve.core.internal.keys.Keys;
+import io.varve.core.internal.keys.LookupResult;
 import io.varve.core.internal.keys.ValueKind;
 import io.varve.core.internal.memtable.Memtable;
+import io.varve.core.merge.LongMergeOperator;
 import io.varve.core.merge.MergeOperator;
 import io.varve.core.internal.merge.Merges;
 import io.varve.core.internal.sst.TableReader;
@@ -13,6 +16,7 @@ import io.varve.core.internal.version.TableCache;
 import io.varve.core.internal.version.TableMeta;
 import io.varve.core.internal.version.Version;
 
+import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -27,26 +31,44 @@ import java.util.List;
  *
  * <p>A source holds only entries older than every newer source's entries of the same key, so the walk
  * stops at the first source that decides the base and never opens the older ones; a table whose filter
- * rules the key out is skipped without reading a block. The fast path stays a single-entry lookup per
- * source; only keys that have operands pay for the walk.
+ * rules the key out is skipped without reading a block, and a table is first asked for the key's newest
+ * entry alone (a point lookup, no iterator), which decides the walk whenever it is a put or a delete. The
+ * fast path stays a single-entry lookup per source; only keys that have operands pay for the walk.
+ *
+ * <p>With a {@link LongMergeOperator} the walk folds each operand into a {@code long} where it is stored,
+ * in the memtable's arena or the table's block, so resolving a counter allocates its result and nothing per
+ * operand. If the operator rejects a value or an operand there, the walk starts over the general way, which
+ * copies the operands and calls {@code fullMerge}: a malformed operand then fails the read exactly as it
+ * would have without the fast path.
  */
 public final class MergeLookup {
 
     private MergeLookup() {
     }
 
-    /** What the walk has gathered: operands newest first, and the base once a source decided it. */
+    /** What the walk has gathered: operands newest first (or their fold), and the base once decided. */
     private static final class Walk {
         final MemorySegment key;
         final long sequence;
         final long covering;
+        /** Null for the general path. */
+        final LongMergeOperator folding;
         final List<byte[]> newestFirst = new ArrayList<>(4);
+        /** The base's bytes: on the general path, or when folding met no operand above it. */
         byte[] base;
+        long folded;
+        int foldedOperands;
+        boolean foldedBase;
+        long baseValue;
+        /** The folding met something its operator rejects: the general path must resolve the key. */
+        boolean abandoned;
+        private LookupResult point;
 
-        Walk(MemorySegment key, long sequence, long covering) {
+        Walk(MemorySegment key, long sequence, long covering, LongMergeOperator folding) {
             this.key = key;
             this.sequence = sequence;
             this.covering = covering;
+            this.folding = folding;
         }
 
         /** Reads the key's entries from {@code source}; true once the base is decided (a put, or none). */
@@ -59,11 +81,13 @@ public final class MergeLookup {
                 }
                 int kind = InternalKey.kindCode(trailer);
                 if (kind == ValueKind.MERGE.code()) {
-                    newestFirst.add(Keys.toArray(source.value()));
+                    if (!addOperand(source.value())) {
+                        return true;
+                    }
                     continue;
                 }
                 if (kind == ValueKind.PUT.code()) {
-                    base = Keys.toArray(source.value());
+                    setBase(source.value());
                 }
                 return true;
             }
@@ -73,18 +97,81 @@ public final class MergeLookup {
         boolean scanTable(TableCache tableCache, TableMeta table) {
             TableReader reader = tableCache.acquire(table);
             try {
-                if (!reader.mayContain(key)) {
-                    return false;
+                if (point == null) {
+                    point = new LookupResult();
                 }
-                try (InternalIterator source = reader.newIterator()) {
-                    return scan(source);
+                // Consults the filter first: a table it rules out costs no block.
+                reader.get(key, sequence, point);
+                switch (point.status()) {
+                    case NOT_FOUND -> {
+                        return false;
+                    }
+                    case DELETED -> {
+                        return true;
+                    }
+                    case FOUND -> {
+                        if (point.sequence() >= covering) {
+                            setBase(point.value());
+                        }
+                        return true;
+                    }
+                    default -> {
+                        // The table's newest entry is an operand: read what lies below it too.
+                        try (InternalIterator source = reader.newIterator()) {
+                            return scan(source);
+                        }
+                    }
                 }
+            } catch (CorruptionException e) {
+                throw new UncheckedIOException(e);
             } finally {
                 reader.release();
             }
         }
 
+        private boolean addOperand(MemorySegment operand) {
+            if (folding == null) {
+                newestFirst.add(Keys.toArray(operand));
+                return true;
+            }
+            try {
+                long start = foldedOperands == 0 ? folding.identity() : folded;
+                folded = folding.combine(start, folding.decode(operand));
+                foldedOperands++;
+                return true;
+            } catch (RuntimeException e) {
+                abandoned = true;
+                return false;
+            }
+        }
+
+        private void setBase(MemorySegment value) {
+            if (folding == null || foldedOperands == 0) {
+                // Without operands above it the base is the answer as stored, well-formed for the operator
+                // or not.
+                base = Keys.toArray(value);
+                return;
+            }
+            try {
+                baseValue = folding.decode(value);
+                foldedBase = true;
+            } catch (RuntimeException e) {
+                abandoned = true;
+            }
+        }
+
         byte[] result(MergeOperator operator) {
+            if (folding != null) {
+                if (foldedOperands == 0) {
+                    return base;
+                }
+                try {
+                    return folding.encode(foldedBase ? folding.combine(folded, baseValue) : folded);
+                } catch (RuntimeException e) {
+                    abandoned = true;
+                    return null;
+                }
+            }
             if (newestFirst.isEmpty()) {
                 return base;
             }
@@ -96,31 +183,45 @@ public final class MergeLookup {
     /** The merged value of {@code key} at {@code sequence}, or null when it resolves to nothing. */
     static byte[] resolve(ReadView view, TableCache tableCache, MemorySegment key, long sequence,
                           MergeOperator operator) {
-        Walk walk = new Walk(key, sequence, coveringSequence(view, tableCache, key, sequence));
+        long covering = coveringSequence(view, tableCache, key, sequence);
+        if (operator instanceof LongMergeOperator folding) {
+            Walk walk = walk(view, tableCache, new Walk(key, sequence, covering, folding));
+            if (!walk.abandoned) {
+                byte[] result = walk.result(operator);
+                if (!walk.abandoned) {
+                    return result;
+                }
+            }
+        }
+        return walk(view, tableCache, new Walk(key, sequence, covering, null)).result(operator);
+    }
+
+    /** Runs the walk through the view's sources until one decides the base, or a folding walk gives up. */
+    private static Walk walk(ReadView view, TableCache tableCache, Walk walk) {
         if (scanMemtable(walk, view.mutable())) {
-            return walk.result(operator);
+            return walk;
         }
         List<Memtable> immutables = view.immutables();
         for (int i = 0; i < immutables.size(); i++) {
             if (scanMemtable(walk, immutables.get(i))) {
-                return walk.result(operator);
+                return walk;
             }
         }
         Version version = view.version();
         List<TableMeta> level0 = version.level(0);
         for (int i = 0; i < level0.size(); i++) {
             TableMeta table = level0.get(i);
-            if (table.covers(key) && walk.scanTable(tableCache, table)) {
-                return walk.result(operator);
+            if (table.covers(walk.key) && walk.scanTable(tableCache, table)) {
+                return walk;
             }
         }
         for (int level = 1; level < Version.NUM_LEVELS; level++) {
-            TableMeta table = version.findInSortedLevel(level, key);
+            TableMeta table = version.findInSortedLevel(level, walk.key);
             if (table != null && walk.scanTable(tableCache, table)) {
-                return walk.result(operator);
+                return walk;
             }
         }
-        return walk.result(operator);
+        return walk;
     }
 
     private static boolean scanMemtable(Walk walk, Memtable memtable) {

@@ -145,7 +145,7 @@ public final class ReadOnlyOpener {
     private static Started start(Path dir, FileSystem fs, Options options) throws IOException {
         Deque<AutoCloseable> started = new ArrayDeque<>();
         try {
-            BlockCache blockCache = options.blockCacheSize() > 0 ? new BlockCache(options.blockCacheSize(), 16) : null;
+            BlockCache blockCache = DbOpener.blockCache(options);
             TableCache tables = new TableCache(fs, n -> DbFiles.table(dir, n), blockCache,
                     options.verifyEveryBlockLoad());
             started.push(tables);

@@ -25,6 +25,9 @@ import java.util.function.Supplier;
  * {@link #changed()} whenever the counts move; a background failure wakes every waiter, which then throws
  * the failure, and {@link #close()} wakes every waiter, which then throws the closed state — a stalled writer
  * can never wait for work that will not come.
+ *
+ * <p>These triggers look at one database. A database under a memtable budget shared with others meets a
+ * second hold right after this one, also holding no lock: {@link WriteBufferBudget}.
  */
 public final class WriteStalls {
 

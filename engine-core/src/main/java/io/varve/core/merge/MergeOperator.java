@@ -11,7 +11,9 @@ import java.util.List;
  * <p>The segments handed in are views of the engine's memory, valid only during the call: read them, do not
  * keep them. Implementations must be deterministic and thread-safe (reads and compactions call them
  * concurrently). An exception thrown here fails the read that needed the merge, naming the key and the
- * operator; compaction then keeps the operands unmerged.
+ * operator; compaction then keeps the operands unmerged. An operator over 64-bit integers whose operands
+ * combine in any order can also implement {@link LongMergeOperator}, and reads then fold its operands without
+ * copying them.
  */
 public interface MergeOperator {
 

@@ -17,50 +17,75 @@ public final class MergeOperators {
     /**
      * Adds 64-bit two's-complement integers stored in 8 bytes of the given order; wraps on overflow (as
      * RocksDB's {@code uint64add}, which is little-endian). A missing value counts as 0. A stored value or an
-     * operand that is not exactly 8 bytes fails the merge with {@link IllegalArgumentException}.
+     * operand that is not exactly 8 bytes fails the merge with {@link IllegalArgumentException}. The operator
+     * is a {@link LongMergeOperator}, so reads fold its operands without copying them.
      */
     public static MergeOperator int64Add(ByteOrder order) {
-        Objects.requireNonNull(order, "order");
-        ValueLayout.OfLong layout = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(order);
-        String name = order == ByteOrder.LITTLE_ENDIAN ? "int64add-le" : "int64add-be";
-        return new MergeOperator() {
-            @Override
-            public String name() {
-                return name;
-            }
+        return new Int64Add(Objects.requireNonNull(order, "order"));
+    }
 
-            @Override
-            public byte[] fullMerge(MemorySegment key, MemorySegment existing, List<MemorySegment> operands) {
-                long sum = existing == null ? 0 : read(existing, "stored value");
-                for (MemorySegment operand : operands) {
-                    sum += read(operand, "operand");
-                }
-                return write(sum);
-            }
+    private static final class Int64Add implements LongMergeOperator {
 
-            @Override
-            public byte[] partialMerge(MemorySegment key, List<MemorySegment> operands) {
-                long sum = 0;
-                for (MemorySegment operand : operands) {
-                    sum += read(operand, "operand");
-                }
-                return write(sum);
-            }
+        private final ValueLayout.OfLong layout;
+        private final String name;
 
-            private long read(MemorySegment bytes, String what) {
-                if (bytes.byteSize() != Long.BYTES) {
-                    throw new IllegalArgumentException(name + ": " + what + " is " + bytes.byteSize()
-                            + " bytes, expected 8");
-                }
-                return bytes.get(layout, 0);
-            }
+        Int64Add(ByteOrder order) {
+            this.layout = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(order);
+            this.name = order == ByteOrder.LITTLE_ENDIAN ? "int64add-le" : "int64add-be";
+        }
 
-            private byte[] write(long value) {
-                byte[] out = new byte[Long.BYTES];
-                MemorySegment.ofArray(out).set(layout, 0, value);
-                return out;
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public byte[] fullMerge(MemorySegment key, MemorySegment existing, List<MemorySegment> operands) {
+            long sum = existing == null ? 0 : read(existing, "stored value");
+            for (MemorySegment operand : operands) {
+                sum += read(operand, "operand");
             }
-        };
+            return encode(sum);
+        }
+
+        @Override
+        public byte[] partialMerge(MemorySegment key, List<MemorySegment> operands) {
+            long sum = 0;
+            for (MemorySegment operand : operands) {
+                sum += read(operand, "operand");
+            }
+            return encode(sum);
+        }
+
+        @Override
+        public long identity() {
+            return 0;
+        }
+
+        @Override
+        public long decode(MemorySegment bytes) {
+            return read(bytes, "value or operand");
+        }
+
+        @Override
+        public long combine(long accumulated, long next) {
+            return accumulated + next;
+        }
+
+        @Override
+        public byte[] encode(long value) {
+            byte[] out = new byte[Long.BYTES];
+            MemorySegment.ofArray(out).set(layout, 0, value);
+            return out;
+        }
+
+        private long read(MemorySegment bytes, String what) {
+            if (bytes.byteSize() != Long.BYTES) {
+                throw new IllegalArgumentException(name + ": " + what + " is " + bytes.byteSize()
+                        + " bytes, expected 8");
+            }
+            return bytes.get(layout, 0);
+        }
     }
 
     /** Encodes {@code value} as an operand (or value) for {@link #int64Add} with the same byte order. */

@@ -32,11 +32,11 @@ final class WritePathTestAccess implements AutoCloseable {
     private final List<Memtable> owned = Collections.synchronizedList(new ArrayList<>());
 
     private WritePathTestAccess(int families, Executor background, CommitPipeline.Hooks hooks) throws IOException {
-        this(new MemFileSystem(), families, background, hooks);
+        this(new MemFileSystem(), families, background, hooks, false);
     }
 
-    private WritePathTestAccess(FileSystem fs, int families, Executor background, CommitPipeline.Hooks hooks)
-            throws IOException {
+    private WritePathTestAccess(FileSystem fs, int families, Executor background, CommitPipeline.Hooks hooks,
+                                boolean unordered) throws IOException {
         Path dir = Path.of("/write-path");
         fs.createDirectories(dir);
         List<MemtableSet.FamilyMemtable> initial = new ArrayList<>();
@@ -46,7 +46,8 @@ final class WritePathTestAccess implements AutoCloseable {
             initial.add(new MemtableSet.FamilyMemtable(family, first, WRITE_BUFFER));
         }
         AtomicLong files = new AtomicLong(2);
-        pipeline = new CommitPipeline(fs, dir, Options.defaults().withFileSystem(fs).withWriteBufferSize(WRITE_BUFFER),
+        pipeline = new CommitPipeline(fs, dir, Options.defaults().withFileSystem(fs).withWriteBufferSize(WRITE_BUFFER)
+                        .withUnorderedWrite(unordered),
                 files::getAndIncrement, 0, initial, 1, (rotated, lastSequence, logNumber) -> {
                     for (MemtableSet.Sealed s : rotated) {
                         owned.add(s.fresh());
@@ -56,7 +57,15 @@ final class WritePathTestAccess implements AutoCloseable {
 
     /** The production pipeline with one column family, over {@code fs}. */
     static WritePathTestAccess over(FileSystem fs) throws IOException {
-        return new WritePathTestAccess(fs, 1, Runnable::run, CommitPipeline.Hooks.defaults(Path.of("/write-path")));
+        return new WritePathTestAccess(fs, 1, Runnable::run, CommitPipeline.Hooks.defaults(Path.of("/write-path")),
+                false);
+    }
+
+    /** An unordered pipeline ({@code Options.withUnorderedWrite}) whose memtable insert is {@code applier}. */
+    static WritePathTestAccess unorderedWithApplier(CommitPipeline.Applier applier) throws IOException {
+        CommitPipeline.Hooks defaults = CommitPipeline.Hooks.defaults(Path.of("/write-path"));
+        return new WritePathTestAccess(new MemFileSystem(), 1, Runnable::run,
+                new CommitPipeline.Hooks(applier, defaults.parker(), defaults.newMemtable()), true);
     }
 
     static WritePathTestAccess withApplier(CommitPipeline.Applier applier) throws IOException {

@@ -5,24 +5,27 @@ import io.varve.core.Options;
 import java.util.Map;
 
 /**
- * The one place where the memory of every Varve store of an application is set: Kafka Streams configuration
- * entries (the {@code Properties} given to {@code KafkaStreams} or {@code TopologyTestDriver}) that every store
- * reads when it opens. Each store is one Varve database, so an application's state memory is bounded by
- * {@code stores x (writeBuffer x (1 + maxImmutableMemtables) + blockCache)}; the defaults keep that to about
- * 12 MiB a store. Varve has no block cache shared between databases (see docs/kafka-streams.md, "Memory").
+ * The one place where the memory of every Varve store is set: Kafka Streams configuration entries (the
+ * {@code Properties} given to {@code KafkaStreams} or {@code TopologyTestDriver}) that every store reads when it
+ * opens. All stores of an application share one block cache and one memtable budget ({@link VarveMemory}), so
+ * their memory is bounded by one figure for the JVM, {@link #memoryBound}: block cache plus write buffers
+ * (see docs/kafka-streams.md, "Memory").
  */
 public final class VarveStoreConfig {
 
+    /** Bytes of decompressed table blocks all Varve stores of the JVM cache together (at least 1). */
+    public static final String JVM_BLOCK_CACHE_BYTES = "varve.jvm.block.cache.bytes";
+    /** Bytes of memtables all Varve stores of the JVM hold together before writers wait for flushes (at least 1). */
+    public static final String JVM_WRITE_BUFFER_BYTES = "varve.jvm.write.buffer.bytes";
     /** Bytes of writes one store's memtable takes before it is flushed to a table (64 KiB .. 1 GiB). */
     public static final String WRITE_BUFFER_BYTES = "varve.store.write.buffer.bytes";
-    /** Memtables of one store that may wait for their flush before writes stall (at least 1). */
+    /** Memtables of one store that may wait for their flush before its writes stall (at least 1). */
     public static final String MAX_IMMUTABLE_MEMTABLES = "varve.store.max.immutable.memtables";
-    /** Bytes of decompressed table blocks one store caches (0 disables its cache). */
-    public static final String BLOCK_CACHE_BYTES = "varve.store.block.cache.bytes";
 
+    static final long DEFAULT_JVM_BLOCK_CACHE_BYTES = 64L << 20;
+    static final long DEFAULT_JVM_WRITE_BUFFER_BYTES = 64L << 20;
     static final long DEFAULT_WRITE_BUFFER_BYTES = 4L << 20;
     static final int DEFAULT_MAX_IMMUTABLE_MEMTABLES = 1;
-    static final long DEFAULT_BLOCK_CACHE_BYTES = 4L << 20;
 
     private VarveStoreConfig() {
     }
@@ -31,20 +34,37 @@ public final class VarveStoreConfig {
     public static Options options(Map<String, ?> appConfigs) {
         long writeBuffer = longSetting(appConfigs, WRITE_BUFFER_BYTES, DEFAULT_WRITE_BUFFER_BYTES);
         int immutable = (int) longSetting(appConfigs, MAX_IMMUTABLE_MEMTABLES, DEFAULT_MAX_IMMUTABLE_MEMTABLES);
-        long cache = longSetting(appConfigs, BLOCK_CACHE_BYTES, DEFAULT_BLOCK_CACHE_BYTES);
         Options defaults = Options.defaults();
         return defaults.withWriteBufferSize(writeBuffer)
-                .withBlockCacheSize(cache)
+                .withBlockCache(VarveMemory.blockCache(appConfigs))
+                .withWriteBufferManager(VarveMemory.writeBuffers(appConfigs))
                 .withWriteStallTriggers(immutable, defaults.level0SlowdownWritesTrigger(),
                         defaults.level0StopWritesTrigger());
     }
 
-    /** The most memory one store's memtables and cache may hold under {@code appConfigs}. */
-    public static long perStoreMemoryBound(Map<String, ?> appConfigs) {
-        long writeBuffer = longSetting(appConfigs, WRITE_BUFFER_BYTES, DEFAULT_WRITE_BUFFER_BYTES);
-        long immutable = longSetting(appConfigs, MAX_IMMUTABLE_MEMTABLES, DEFAULT_MAX_IMMUTABLE_MEMTABLES);
-        long cache = longSetting(appConfigs, BLOCK_CACHE_BYTES, DEFAULT_BLOCK_CACHE_BYTES);
-        return writeBuffer * (1 + immutable) + cache;
+    /**
+     * The most memory the memtables and block cache of all Varve stores configured with {@code appConfigs} hold
+     * together, whatever their number — apart from one record per stream thread being written when the budget
+     * fills, and what open iterators pin.
+     */
+    public static long memoryBound(Map<String, ?> appConfigs) {
+        return jvmBlockCacheBytes(appConfigs) + jvmWriteBufferBytes(appConfigs);
+    }
+
+    static long jvmBlockCacheBytes(Map<String, ?> appConfigs) {
+        return positive(appConfigs, JVM_BLOCK_CACHE_BYTES, DEFAULT_JVM_BLOCK_CACHE_BYTES);
+    }
+
+    static long jvmWriteBufferBytes(Map<String, ?> appConfigs) {
+        return positive(appConfigs, JVM_WRITE_BUFFER_BYTES, DEFAULT_JVM_WRITE_BUFFER_BYTES);
+    }
+
+    private static long positive(Map<String, ?> configs, String name, long fallback) {
+        long value = longSetting(configs, name, fallback);
+        if (value <= 0) {
+            throw new IllegalArgumentException(name + " must be a positive number of bytes: " + value);
+        }
+        return value;
     }
 
     private static long longSetting(Map<String, ?> configs, String name, long fallback) {

@@ -1,5 +1,6 @@
 package io.varve.kafka.streams;
 
+import io.varve.kafka.streams.store.StoreMetrics;
 import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.SessionBytesStoreSupplier;
 import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
@@ -14,7 +15,7 @@ import java.time.Duration;
 public final class VarveStores {
 
     /** The scope under which Kafka's metered layers report these stores' metrics. */
-    public static final String METRICS_SCOPE = "varve";
+    public static final String METRICS_SCOPE = StoreMetrics.SCOPE;
 
     private VarveStores() {
     }

@@ -10,6 +10,8 @@ import java.time.Duration;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -17,32 +19,51 @@ class VarveStoreConfigTest {
 
     @Test
     void settingsComeFromTheApplicationConfigurationAsNumbersOrText() {
-        Options options = VarveStoreConfig.options(Map.of(
+        Map<String, Object> configs = Map.of(
                 VarveStoreConfig.WRITE_BUFFER_BYTES, "1048576",
                 VarveStoreConfig.MAX_IMMUTABLE_MEMTABLES, 2,
-                VarveStoreConfig.BLOCK_CACHE_BYTES, 3L << 20));
+                VarveStoreConfig.JVM_BLOCK_CACHE_BYTES, (3L << 20) + 1,
+                VarveStoreConfig.JVM_WRITE_BUFFER_BYTES, Long.toString((5L << 20) + 1));
+        Options options = VarveStoreConfig.options(configs);
         assertEquals(1L << 20, options.writeBufferSize());
         assertEquals(2, options.maxImmutableMemtables());
-        assertEquals(3L << 20, options.blockCacheSize());
-        assertEquals((1L << 20) * 3 + (3L << 20), VarveStoreConfig.perStoreMemoryBound(Map.of(
-                VarveStoreConfig.WRITE_BUFFER_BYTES, "1048576",
-                VarveStoreConfig.MAX_IMMUTABLE_MEMTABLES, 2,
-                VarveStoreConfig.BLOCK_CACHE_BYTES, 3L << 20)));
+        assertEquals((3L << 20) + 1, options.blockCache().capacityBytes());
+        assertEquals((5L << 20) + 1, options.writeBufferManager().budgetBytes());
+        assertEquals((8L << 20) + 2, VarveStoreConfig.memoryBound(configs));
     }
 
     @Test
-    void defaultsBoundEachStoreToTwelveMebibytes() {
-        assertEquals(12L << 20, VarveStoreConfig.perStoreMemoryBound(Map.of()));
+    void everyStoreConfiguredAlikeSharesOneCacheAndOneBudget() {
+        Map<String, Object> app = Map.of(VarveStoreConfig.JVM_BLOCK_CACHE_BYTES, (7L << 20) + 3,
+                VarveStoreConfig.JVM_WRITE_BUFFER_BYTES, (7L << 20) + 3);
+        Options first = VarveStoreConfig.options(app);
+        Options second = VarveStoreConfig.options(app);
+        assertSame(first.blockCache(), second.blockCache());
+        assertSame(first.writeBufferManager(), second.writeBufferManager());
+        assertSame(VarveMemory.blockCache(app), first.blockCache());
+        assertSame(VarveMemory.writeBuffers(app), first.writeBufferManager());
+        Options other = VarveStoreConfig.options(Map.of(VarveStoreConfig.JVM_BLOCK_CACHE_BYTES, (7L << 20) + 4));
+        assertNotSame(first.blockCache(), other.blockCache(), "another figure, another cache");
+    }
+
+    @Test
+    void defaultsBoundAllStoresOfTheJvmToOneHundredAndTwentyEightMebibytes() {
+        assertEquals(128L << 20, VarveStoreConfig.memoryBound(Map.of()));
         Options options = VarveStoreConfig.options(Map.of());
         assertEquals(4L << 20, options.writeBufferSize());
         assertEquals(1, options.maxImmutableMemtables());
+        assertEquals(64L << 20, options.blockCache().capacityBytes());
+        assertEquals(64L << 20, options.writeBufferManager().budgetBytes());
     }
 
     @Test
-    void aSettingThatIsNoNumberIsRefusedByName() {
+    void aSettingThatIsNoPositiveNumberIsRefusedByName() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> VarveStoreConfig.options(Map.of(VarveStoreConfig.BLOCK_CACHE_BYTES, "lots")));
-        assertTrue(e.getMessage().contains(VarveStoreConfig.BLOCK_CACHE_BYTES), e.getMessage());
+                () -> VarveStoreConfig.options(Map.of(VarveStoreConfig.JVM_BLOCK_CACHE_BYTES, "lots")));
+        assertTrue(e.getMessage().contains(VarveStoreConfig.JVM_BLOCK_CACHE_BYTES), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> VarveStoreConfig.options(Map.of(VarveStoreConfig.JVM_WRITE_BUFFER_BYTES, 0)));
+        assertTrue(e.getMessage().contains(VarveStoreConfig.JVM_WRITE_BUFFER_BYTES), e.getMessage());
     }
 
     @Test

@@ -11,30 +11,40 @@ import java.util.Map;
  * (Redis's name for a node serving slots), then one line per group. Cluster (after {@code cluster_enabled}):
  * the state, epoch, how many groups and slots this node leads, pub/sub messages the links to other nodes
  * dropped, and the same line per group. A group's line: its slot ranges, this node's Raft role in it, the
- * leader's client address, term and indexes.
+ * leader's client address, the preferred leader's, term and indexes. Both sections name the leader of the
+ * metadata group and the slot change in progress.
  */
 final class ClusterInfo {
 
     private ClusterInfo() {
     }
 
-    static Map<String, Object> replicationFields(ClusterTopology topology, GroupMember[] members) {
+    static Map<String, Object> replicationFields(ClusterTopology topology, ClusterGroups groups,
+                                                 MetadataGroup meta) {
+        GroupMember[] members = groups.members();
         Map<String, Object> f = new LinkedHashMap<>();
         f.put("role", led(members) > 0 ? "master" : "slave");
         f.put("cluster_groups", members.length);
         f.put("cluster_groups_led", led(members));
         f.put("cluster_epoch", topology.slots().epoch());
+        metadataFields(f, topology, meta);
         f.put("raft_address", topology.self().raft());
         for (int g = 0; g < members.length; g++) {
-            f.put("raft_group_" + g, groupLine(topology, members, g));
+            f.put("raft_group_" + g, groupLine(topology, groups, g));
         }
         return f;
     }
 
-    static Map<String, Object> clusterFields(ClusterTopology topology, GroupMember[] members, long pubsubDropped) {
+    static Map<String, Object> clusterFields(ClusterTopology topology, ClusterGroups groups, MetadataGroup meta,
+                                             long pubsubDropped) {
+        GroupMember[] members = groups.members();
         boolean everyGroupLed = true;
         int slotsLed = 0;
         for (int g = 0; g < members.length; g++) {
+            if (members[g] == null) {
+                everyGroupLed = false;
+                continue;
+            }
             everyGroupLed &= members[g].replicated().leader().isPresent();
             if (members[g].isLeader()) {
                 slotsLed += topology.slots().rangesOf(g).stream().mapToInt(r -> r.count()).sum();
@@ -48,21 +58,49 @@ final class ClusterInfo {
         f.put("cluster_groups_led", led(members));
         f.put("cluster_slots_led", slotsLed);
         f.put("cluster_pubsub_dropped", pubsubDropped);
+        metadataFields(f, topology, meta);
         for (int g = 0; g < members.length; g++) {
-            f.put("cluster_group_" + g, groupLine(topology, members, g));
+            f.put("cluster_group_" + g, groupLine(topology, groups, g));
         }
         return f;
+    }
+
+    /** The metadata group's leader and the slot change in progress ({@code none}, or its id, phase, target, size). */
+    private static void metadataFields(Map<String, Object> f, ClusterTopology topology, MetadataGroup meta) {
+        if (meta == null) {
+            return;
+        }
+        f.put("cluster_metadata_leader", meta.leader().flatMap(topology::clientAddressOf).orElse(""));
+        TopologyState.Change change = meta.applied().change();
+        f.put("cluster_slot_change", change == null ? "none" : "id=" + change.id() + ",phase="
+                + change.phase().name().toLowerCase(java.util.Locale.ROOT) + ",target=" + change.target()
+                + ",slots=" + change.slots().cardinality());
+    }
+
+    private static String ranges(java.util.BitSet slots) {
+        StringBuilder out = new StringBuilder();
+        int s = slots.nextSetBit(0);
+        while (s >= 0) {
+            int end = slots.nextClearBit(s);
+            out.append(out.isEmpty() ? "" : "+").append(s).append('-').append(end - 1);
+            s = slots.nextSetBit(end);
+        }
+        return out.toString();
     }
 
     private static int led(GroupMember[] members) {
         int led = 0;
         for (GroupMember member : members) {
-            led += member.isLeader() ? 1 : 0;
+            led += member != null && member.isLeader() ? 1 : 0;
         }
         return led;
     }
 
-    private static String groupLine(ClusterTopology topology, GroupMember[] members, int g) {
+    private static String groupLine(ClusterTopology topology, ClusterGroups groups, int g) {
+        GroupMember[] members = groups.members();
+        if (members[g] == null) {
+            return "name=" + ClusterTopology.groupName(g) + ",role=opening";
+        }
         ReplicatedDb replicated = members[g].replicated();
         ReplicatedDb.MemberStatus status = replicated.status();
         StringBuilder ranges = new StringBuilder();
@@ -72,6 +110,9 @@ final class ClusterInfo {
                 + ",slots=" + ranges
                 + ",role=" + status.role()
                 + ",leader=" + replicated.leader().flatMap(topology::clientAddressOf).orElse("")
+                + ",preferred=" + (g < topology.groups()
+                        ? topology.clientAddressOf(topology.preferred().get(g)).orElse("") : "")
+                + ",accepts=" + ranges(groups.gate(g).accepted())
                 + ",term=" + status.term()
                 + ",commit=" + status.commitIndex()
                 + ",applied=" + status.appliedIndex()

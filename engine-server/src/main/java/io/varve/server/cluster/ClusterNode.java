@@ -9,6 +9,7 @@ import io.varve.replication.NotLeaderException;
 import io.varve.replication.ReplicatedDb;
 import io.varve.replication.ReplicatedDbOptions;
 import io.varve.replication.ReplicationProcess;
+import io.varve.server.command.ClusterOperations;
 import io.varve.server.command.ClusterView;
 import io.varve.server.command.CommandFlag;
 import io.varve.server.command.CommandSpec;
@@ -57,63 +58,70 @@ import java.util.Map;
  * channel is a key: SPUBLISH is redirected to its slot's leader, which hands the message to the group's other
  * members (every node); SSUBSCRIBE is accepted on any member, as Redis accepts it on a shard's replicas.
  *
- * <p><b>Leaders</b> are spread by a {@link LeaderBalancer}: group {@code g} prefers node {@code g mod n}.
+ * <p><b>Topology.</b> The slot map, the groups and their preferred leaders come from the metadata group
+ * ({@link MetadataGroup}); this node routes by the state it applied last and opens the groups a split
+ * creates ({@link TopologyReconciler}). A command admitted on a group's leader still finds its slot refused
+ * if the group's {@link SlotGate} no longer (or not yet) accepts it: {@code TRYAGAIN} while the slot moves.
+ *
+ * <p><b>Leaders</b> are placed by a {@link LeaderBalancer} on each group's preferred node.
  *
  * <p>Thread-safe: commands run on many threads; each thread's current group is a thread-local, the
  * members keep their own shared state.
  */
-public final class ClusterNode implements ReplicaNode {
+public final class ClusterNode implements ReplicaNode, ClusterOperations {
 
     /** How long a blocking Raft call (a write's commit, a read index) may take before the client is told. */
     private static final long REQUEST_TIMEOUT_MS = 5_000;
     static final String CROSSSLOT = "CROSSSLOT Keys in request don't hash to the same slot";
     private static final String UNBLOCKED =
             "UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)";
-    private static final System.Logger LOG = System.getLogger(ClusterNode.class.getName());
 
     private final ReplicationProcess process;
     private final Db db;
-    private final ClusterTopology topology;
-    private final GroupMember[] members;
+    private final ClusterGroups groups;
+    private final String selfRaft;
+    private volatile MetadataGroup meta;
+    /** The topology this node serves: the state the metadata group applied here last. */
+    private volatile ClusterTopology topology;
+    /** The slots of each group (index = group), from {@link #topology}'s slot map. */
+    private volatile BitSet[] slotsOfGroup;
     private final LeaderBalancer balancer;
     private final PeerLinks peers;
-    /** The slots of each group (index = group), from the slot map. */
-    private final BitSet[] slotsOfGroup;
+    private final TopologyReconciler reconciler;
+    private final ClusterAdmin admin;
     private static final int NONE = -1;
     private static final int EVERY = -2;
     /**
-     * The group the command running on this thread was admitted for (-1: none), its admission stamp, and
-     * which groups' snapshot installs {@link #run} holds off: one group (a replica read of it), {@link #EVERY}
-     * follower group (a keyless read), or {@link #NONE}.
+     * The group the command running on this thread was admitted for (-1: none), its admission stamp, the
+     * topology epoch it was routed by, its slot, and which groups' snapshot installs {@link #run} holds off:
+     * one group (a replica read of it), {@link #EVERY} follower group (a keyless read), or {@link #NONE}.
      */
     private static final ThreadLocal<long[]> CURRENT =
-            ThreadLocal.withInitial(() -> new long[] {-1, GroupMember.BACKGROUND, NONE});
+            ThreadLocal.withInitial(() -> new long[] {-1, GroupMember.BACKGROUND, 0, -1, NONE});
     /** The keyless commands that read the keys of the slots this node serves. */
     private static final java.util.Set<String> WALKS_KEYS = java.util.Set.of("scan", "keys", "dbsize", "randomkey",
             "cluster");
 
-    private ClusterNode(ReplicationProcess process, Db db, ClusterTopology topology, GroupMember[] members) {
+    private ClusterNode(ReplicationProcess process, Db db, ClusterGroups groups, TopologyState state,
+                        String self) {
         this.process = process;
         this.db = db;
-        this.topology = topology;
-        this.members = members;
-        this.balancer = new LeaderBalancer(topology, members);
+        this.groups = groups;
+        this.selfRaft = self;
+        publish(state);
+        this.balancer = new LeaderBalancer(() -> topology, groups::members);
         this.peers = new PeerLinks(topology);
-        this.slotsOfGroup = new BitSet[members.length];
-        for (int g = 0; g < members.length; g++) {
-            BitSet slots = new BitSet(KeySlot.SLOTS);
-            topology.slots().rangesOf(g).forEach(r -> slots.set(r.first(), r.last() + 1));
-            slotsOfGroup[g] = slots;
-        }
+        this.reconciler = new TopologyReconciler(this);
+        this.admin = new ClusterAdmin(this);
     }
 
     /**
-     * Opens the node: the shared Raft log under {@code dir}/raftlog, the database at {@code dir}/db, and a
-     * member of each of the {@code groups} groups, all nodes of {@code settings} being members of each.
+     * Opens the node: the shared Raft log under {@code dir}/raftlog, the database at {@code dir}/db, the
+     * metadata group and a member of each slot group of the topology the database holds, or, on the first
+     * start, of the {@code groups} groups the start arguments seed, all nodes of {@code settings} being members.
      */
     public static ReplicaNode open(ReplicationSettings settings, int groups, Path dir, Options dbOptions)
             throws IOException {
-        ClusterTopology topology = ClusterTopology.of(settings, SlotMap.evenly(groups, 1));
         ReplicatedDbOptions options = ReplicatedDbOptions.defaults()
                 .withDbOptions(dbOptions)
                 .withSnapshotIntervalSecs(settings.snapshotIntervalSecs())
@@ -124,27 +132,35 @@ public final class ClusterNode implements ReplicaNode {
         ReplicationProcess process = ReplicationProcess.open(dir, settings.raftAddress(), settings.listenPort(),
                 RaftLogOptions.defaults());
         Db db = null;
-        List<ReplicatedDb> opened = new ArrayList<>();
+        ClusterGroups members = null;
+        ClusterNode node = null;
         try {
             db = Db.open(dir.resolve("db"), dbOptions);
-            GroupMember[] members = new GroupMember[groups];
-            for (int g = 0; g < groups; g++) {
-                int owner = g;
-                ReplicatedDb group = ReplicatedDb.openShared(process, ClusterTopology.groupName(g),
-                        settings.raftPeers(), options, db, () -> GroupKeyRanges.of(topology.slots(), owner));
-                opened.add(group);
-                members[g] = new GroupMember(group, "write-barrier/" + ClusterTopology.groupName(g));
+            TopologyState state = MetadataGroup.stored(db, TopologyState.seed(settings, groups));
+            members = new ClusterGroups(process, db, options);
+            for (int g = 0; g < state.groups().size(); g++) {
+                members.open(g, state.groups().get(g).members(), state.seedGroups());
             }
-            ClusterNode node = new ClusterNode(process, db, topology, members);
+            node = new ClusterNode(process, db, members, state, settings.raftAddress());
+            node.meta = MetadataGroup.open(process, settings.raftPeers(), options, db, state, node::publish);
+            node.publish(node.meta.applied());
             node.balancer.start();
+            node.reconciler.start();
             return node;
         } catch (IOException | RuntimeException e) {
-            for (ReplicatedDb group : opened) {
-                try {
-                    group.close();
-                } catch (IOException | RuntimeException suppressed) {
-                    e.addSuppressed(suppressed);
+            try {
+                if (node != null) {
+                    node.reconciler.close();
+                    node.balancer.close();
+                    if (node.meta != null) {
+                        node.meta.close();
+                    }
                 }
+                if (members != null) {
+                    members.close();
+                }
+            } catch (IOException | RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
             }
             if (db != null) {
                 db.close();
@@ -154,6 +170,47 @@ public final class ClusterNode implements ReplicaNode {
         }
     }
 
+    /** Serves {@code state} from now on: it is the newest the metadata group applied here. */
+    private synchronized void publish(TopologyState state) {
+        ClusterTopology now = ClusterTopology.of(state, selfRaft);
+        ClusterTopology before = topology;
+        if (before != null && before.slots().epoch() >= now.slots().epoch()) {
+            return;
+        }
+        BitSet[] slots = new BitSet[now.groups()];
+        for (int g = 0; g < slots.length; g++) {
+            BitSet set = new BitSet(KeySlot.SLOTS);
+            now.slots().rangesOf(g).forEach(r -> set.set(r.first(), r.last() + 1));
+            slots[g] = set;
+        }
+        slotsOfGroup = slots;
+        topology = now;
+        if (reconciler != null) {
+            reconciler.wake();
+            balancer.wake();
+        }
+    }
+
+    ClusterTopology topology() {
+        return topology;
+    }
+
+    MetadataGroup meta() {
+        return meta;
+    }
+
+    ClusterGroups groups() {
+        return groups;
+    }
+
+    LeaderBalancer balancer() {
+        return balancer;
+    }
+
+    TopologyReconciler reconciler() {
+        return reconciler;
+    }
+
     @Override
     public Db database() {
         return db;
@@ -161,25 +218,17 @@ public final class ClusterNode implements ReplicaNode {
 
     /** This node's member of group {@code g}, for tests. */
     ReplicatedDb group(int g) {
-        return members[g].replicated();
+        return groups.member(g).replicated();
     }
 
     @Override
     public void attach(Keyspace keyspace) {
-        for (GroupMember member : members) {
-            member.attach(keyspace);
-            // A client blocked on a key of a group this node stops leading waits for writes made elsewhere
-            // now: tell it, as Redis does when a master turns replica (clients blocked on other groups'
-            // keys are told too and retry, which costs them a round trip).
-            member.replicated().onLeadershipLost(() -> keyspace.blocking().unblockAll(UNBLOCKED));
-        }
+        groups.attach(keyspace);
     }
 
     @Override
     public void onApplied(AppliedChanges changes) {
-        for (GroupMember member : members) {
-            member.onApplied(changes);
-        }
+        groups.onApplied(changes);
     }
 
     // ---- routing
@@ -194,7 +243,7 @@ public final class ClusterNode implements ReplicaNode {
         long[] current = CURRENT.get();
         current[0] = -1;
         current[1] = GroupMember.BACKGROUND;
-        current[2] = NONE;
+        current[4] = NONE;
         String name = spec.name();
         MultiState tx = connection.transaction();
         boolean exec = name.equals("exec");
@@ -226,18 +275,24 @@ public final class ClusterNode implements ReplicaNode {
                 }
                 return "ERR " + name.toUpperCase(Locale.ROOT) + " is not allowed in cluster mode";
             }
-            current[2] = WALKS_KEYS.contains(name) ? EVERY : NONE;
+            current[4] = WALKS_KEYS.contains(name) ? EVERY : NONE;
             return null; // keyless: this node's local state
         }
         boolean tiesTransaction = (tx.active() && !exec) || name.equals("watch");
         if (tiesTransaction && tx.pinnedSlot() >= 0 && tx.pinnedSlot() != slot) {
             return CROSSSLOT;
         }
-        int group = topology.slots().groupOf(slot);
-        GroupMember member = members[group];
+        ClusterTopology routedBy = topology;
+        int group = routedBy.slots().groupOf(slot);
+        current[2] = routedBy.slots().epoch();
+        current[3] = slot;
+        GroupMember member = groups.member(group);
+        if (member == null) {
+            return GroupMember.SLOT_MOVING; // a group a split just created, not opened here yet
+        }
         if (!member.isLeader()) {
             if (!write && connection.replicaReads()) {
-                current[2] = group;
+                current[4] = group;
                 return null; // a possibly stale read of this node's state
             }
             return redirect(slot, group);
@@ -249,6 +304,9 @@ public final class ClusterNode implements ReplicaNode {
             return redirect(slot, group);
         } catch (RedisError e) {
             return e.getMessage();
+        }
+        if (!groups.gate(group).accepts(slot)) {
+            return GroupMember.SLOT_MOVING; // handed away, or not yet taken over (docs/cluster.md)
         }
         if (tiesTransaction) {
             tx.pinSlot(slot);
@@ -270,7 +328,7 @@ public final class ClusterNode implements ReplicaNode {
     }
 
     private String redirect(int slot, int group) {
-        String leader = members[group].replicated().leader().flatMap(topology::clientAddressOf).orElse(null);
+        String leader = groups.member(group).replicated().leader().flatMap(topology::clientAddressOf).orElse(null);
         return leader == null ? "CLUSTERDOWN The cluster is down" : "MOVED " + slot + " " + leader;
     }
 
@@ -283,24 +341,25 @@ public final class ClusterNode implements ReplicaNode {
     @Override
     public void run(Runnable command) {
         long[] current = CURRENT.get();
-        int held = (int) current[2];
-        current[2] = NONE; // commands run inside this one (EXEC's) are covered by it
+        int held = (int) current[4];
+        current[4] = NONE; // commands run inside this one (EXEC's) are covered by it
         if (held == NONE) {
             command.run();
         } else {
-            runHolding(held == EVERY ? 0 : held, held == EVERY ? members.length : held + 1, command);
+            GroupMember[] members = groups.members();
+            runHolding(members, held == EVERY ? 0 : held, held == EVERY ? members.length : held + 1, command);
         }
     }
 
-    /** Runs {@code command} holding off the installs of the follower groups among {@code [from, to)}. */
-    private void runHolding(int from, int to, Runnable command) {
-        if (from == to) {
+    /** Runs {@code command} holding off the installs of the follower groups among {@code members[from, to)}. */
+    private static void runHolding(GroupMember[] members, int from, int to, Runnable command) {
+        if (from >= to || from >= members.length) {
             command.run();
-        } else if (members[from].isLeader()) {
-            runHolding(from + 1, to, command);
+        } else if (members[from] == null || members[from].isLeader()) {
+            runHolding(members, from + 1, to, command);
         } else {
             members[from].replicated().readWhileNoSnapshotLoads(() -> {
-                runHolding(from + 1, to, command);
+                runHolding(members, from + 1, to, command);
                 return null;
             });
         }
@@ -308,8 +367,11 @@ public final class ClusterNode implements ReplicaNode {
 
     @Override
     public String refusesWaiting() {
-        int group = (int) CURRENT.get()[0];
-        return group < 0 || members[group].isLeader() ? null : UNBLOCKED;
+        long[] current = CURRENT.get();
+        int group = (int) current[0];
+        // A fence applied since admission unblocked the waiters already; this one registered after it.
+        return group < 0 || (groups.member(group).isLeader() && groups.gate(group).accepts((int) current[3]))
+                ? null : UNBLOCKED;
     }
 
     // ---- commits
@@ -327,7 +389,14 @@ public final class ClusterNode implements ReplicaNode {
                 throw new RedisError("ERR a write outside a keyed command has no group in cluster mode");
             }
         }
-        GroupMember member = members[group];
+        if (current[0] >= 0 && group != current[0]) {
+            // Keys the command did not declare (a script's), or a slot that changed groups since admission.
+            throw new RedisError(topology.slots().epoch() == current[2] ? CROSSSLOT : GroupMember.SLOT_MOVING);
+        }
+        GroupMember member = groups.member(group);
+        if (member == null) {
+            throw new RedisError(GroupMember.SLOT_MOVING);
+        }
         long stamp = current[0] == group ? current[1] : GroupMember.BACKGROUND;
         if (stamp == GroupMember.BACKGROUND && !member.readyToWrite()) {
             throw new RedisError("TRYAGAIN this node does not lead the group of these keys now; retry");
@@ -344,7 +413,12 @@ public final class ClusterNode implements ReplicaNode {
     @Override
     public boolean writesHere(byte[] engineKey) {
         int slot = BatchRouting.slotOf(engineKey);
-        return slot >= 0 && members[topology.slots().groupOf(slot)].isLeader();
+        if (slot < 0) {
+            return false;
+        }
+        int group = topology.slots().groupOf(slot);
+        GroupMember member = groups.member(group);
+        return member != null && member.isLeader() && groups.gate(group).accepts(slot);
     }
 
     @Override
@@ -357,8 +431,8 @@ public final class ClusterNode implements ReplicaNode {
         long[] current = CURRENT.get();
         current[0] = -1;
         current[1] = GroupMember.BACKGROUND;
-        for (GroupMember member : members) {
-            if (member.isLeader()) {
+        for (GroupMember member : groups.members()) {
+            if (member != null && member.isLeader()) {
                 return true; // each write is then checked against its own group
             }
         }
@@ -378,8 +452,8 @@ public final class ClusterNode implements ReplicaNode {
         if (!led.isEmpty()) {
             return ServedSlots.of(led, true);
         }
-        for (GroupMember member : members) {
-            String leader = member.replicated().leader().orElse(null);
+        for (GroupMember member : groups.members()) {
+            String leader = member == null ? null : member.replicated().leader().orElse(null);
             if (leader != null && topology.clientAddressOf(leader).isPresent()) {
                 return ServedSlots.of(groupsLedBy(leader), false);
             }
@@ -389,11 +463,16 @@ public final class ClusterNode implements ReplicaNode {
 
     private List<BitSet> groupsLedBy(String raft) {
         List<BitSet> led = new ArrayList<>();
-        for (int g = 0; g < members.length; g++) {
+        GroupMember[] members = groups.members();
+        BitSet[] slots = slotsOfGroup;
+        for (int g = 0; g < Math.min(members.length, slots.length); g++) {
+            if (members[g] == null) {
+                continue;
+            }
             boolean leads = raft.equals(topology.self().raft()) ? members[g].isLeader()
                     : members[g].replicated().leader().map(raft::equals).orElse(false);
             if (leads) {
-                led.add(slotsOfGroup[g]);
+                led.add(slots[g]);
             }
         }
         return led;
@@ -408,43 +487,48 @@ public final class ClusterNode implements ReplicaNode {
 
     @Override
     public ClusterView cluster() {
+        ClusterTopology shape = topology;
         List<ClusterView.Shard> shards = new ArrayList<>();
-        List<String> memberIds = topology.nodes().stream().map(ClusterTopology.Node::id).toList();
-        for (int g = 0; g < members.length; g++) {
-            String leader = members[g].replicated().leader()
-                    .filter(raft -> topology.clientAddressOf(raft).isPresent())
+        List<String> memberIds = shape.nodes().stream().map(ClusterTopology.Node::id).toList();
+        for (int g = 0; g < shape.groups(); g++) {
+            GroupMember member = groups.member(g);
+            String leader = member == null ? null : member.replicated().leader()
+                    .filter(raft -> shape.clientAddressOf(raft).isPresent())
                     .map(RaftReplica::nodeId).orElse(null);
-            shards.add(new ClusterView.Shard(topology.slots().rangesOf(g), leader, memberIds));
+            shards.add(new ClusterView.Shard(shape.slots().rangesOf(g), leader, memberIds));
         }
         List<ClusterView.Node> nodes = new ArrayList<>();
-        for (ClusterTopology.Node n : topology.nodes()) {
+        for (ClusterTopology.Node n : shape.nodes()) {
             nodes.add(new ClusterView.Node(n.id(), n.clientHost(), n.clientPort(), n.self()));
         }
-        return new ClusterView(nodes, shards, topology.slots().epoch());
+        return new ClusterView(nodes, shards, shape.slots().epoch());
     }
 
     @Override
     public Map<String, Object> infoFields() {
-        return ClusterInfo.replicationFields(topology, members);
+        return ClusterInfo.replicationFields(topology, groups, meta);
     }
 
     @Override
     public Map<String, Object> clusterInfo() {
-        return ClusterInfo.clusterFields(topology, members, peers.dropped());
+        return ClusterInfo.clusterFields(topology, groups, meta, peers.dropped());
     }
 
     @Override
     public void close() throws IOException {
+        reconciler.close();
         balancer.close();
         peers.close();
         IOException failure = null;
-        for (GroupMember member : members) {
-            try {
-                member.replicated().close();
-            } catch (IOException e) {
-                LOG.log(System.Logger.Level.ERROR, "closing " + member.replicated() + " failed", e);
-                failure = failure == null ? e : failure;
-            }
+        try {
+            groups.close();
+        } catch (IOException e) {
+            failure = e;
+        }
+        try {
+            meta.close();
+        } catch (IOException e) {
+            failure = failure == null ? e : failure;
         }
         try {
             db.flush();
@@ -458,5 +542,27 @@ public final class ClusterNode implements ReplicaNode {
         if (failure != null) {
             throw failure;
         }
+    }
+
+    // ---- topology operations (docs/operations.md)
+
+    @Override
+    public String moveSlots(int first, int last, int group, String password, boolean forwarded) {
+        return admin.moveSlots(first, last, group, password, forwarded);
+    }
+
+    @Override
+    public String split(int group, String password, boolean forwarded) {
+        return admin.split(group, password, forwarded);
+    }
+
+    @Override
+    public String preferLeader(int group, String node, String password, boolean forwarded) {
+        return admin.preferLeader(group, node, password, forwarded);
+    }
+
+    @Override
+    public String failover(String password) {
+        return admin.failover(password);
     }
 }

@@ -1,23 +1,19 @@
 package io.varve.server.cluster;
 
-import io.varve.server.replica.RaftReplica;
-import io.varve.server.replica.ReplicationSettings;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.TreeSet;
 
 /**
- * The cluster's shape as this node knows it: every node (Raft and client addresses, node id), the slot map,
- * and which node each group prefers as its leader. Static for now: it comes from the start command
- * ({@code raft-peers}, {@code cluster-groups}) and is the same on every node given the same arguments
- * (docs/cluster.md, "Topology"). Immutable.
+ * The cluster's shape as this node serves it: every node (Raft and client addresses, node id), the slot map
+ * and each group's preferred leader, taken from the {@link TopologyState} the metadata group applied here last
+ * (docs/cluster.md, "Topology"). Immutable; a new one replaces it with every applied change.
  *
- * @param nodes every node, ordered by Raft address (the order every node computes alike)
- * @param slots which group owns each slot
+ * @param nodes     every node, ordered by Raft address
+ * @param slots     which group owns each slot, at the state's epoch
+ * @param preferred the Raft address of the node each group prefers as its leader (index = group)
  */
-record ClusterTopology(List<Node> nodes, SlotMap slots) {
+record ClusterTopology(List<Node> nodes, SlotMap slots, List<String> preferred) {
 
     /**
      * @param raft       its Raft address, also its identity in every group
@@ -29,15 +25,15 @@ record ClusterTopology(List<Node> nodes, SlotMap slots) {
     record Node(String raft, String clientHost, int clientPort, String id, boolean self) {
     }
 
-    static ClusterTopology of(ReplicationSettings settings, SlotMap slots) {
+    static ClusterTopology of(TopologyState state, String selfRaft) {
         List<Node> nodes = new ArrayList<>();
-        for (String raft : new TreeSet<>(settings.peers().keySet())) {
-            String client = settings.peers().get(raft);
-            int colon = client.lastIndexOf(':');
-            nodes.add(new Node(raft, client.substring(0, colon), Integer.parseInt(client.substring(colon + 1)),
-                    RaftReplica.nodeId(raft), raft.equals(settings.raftAddress())));
+        for (TopologyState.Node n : state.nodes()) {
+            int colon = n.client().lastIndexOf(':');
+            nodes.add(new Node(n.raft(), n.client().substring(0, colon),
+                    Integer.parseInt(n.client().substring(colon + 1)), n.id(), n.raft().equals(selfRaft)));
         }
-        return new ClusterTopology(List.copyOf(nodes), slots);
+        List<String> preferred = state.groups().stream().map(TopologyState.Group::preferredLeader).toList();
+        return new ClusterTopology(List.copyOf(nodes), state.slotMap(), preferred);
     }
 
     /** The Raft group name of group {@code g}. */
@@ -45,13 +41,24 @@ record ClusterTopology(List<Node> nodes, SlotMap slots) {
         return "slots-" + g;
     }
 
-    /** The node group {@code g} prefers as its leader: group g on node g mod n, so leaders spread evenly. */
+    int groups() {
+        return preferred.size();
+    }
+
+    /** The node the topology names as group {@code group}'s preferred leader. */
     Node preferredLeader(int group) {
-        return nodes.get(group % nodes.size());
+        String raft = preferred.get(group);
+        return nodes.stream().filter(n -> n.raft().equals(raft)).findFirst().orElseThrow();
     }
 
     Node self() {
         return nodes.stream().filter(Node::self).findFirst().orElseThrow();
+    }
+
+    /** The node with this id, Raft address or client address. */
+    Optional<Node> find(String name) {
+        return nodes.stream().filter(n -> n.id().equalsIgnoreCase(name) || n.raft().equals(name)
+                || (n.clientHost() + ":" + n.clientPort()).equals(name)).findFirst();
     }
 
     /** The client address {@code host:port} of the node at Raft address {@code raft}. */

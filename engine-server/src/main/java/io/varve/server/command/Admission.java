@@ -95,10 +95,22 @@ final class Admission {
      * now, without refusing, queueing or waiting. Never waits; event loops may call it.
      */
     boolean runsAtOnce(Connection connection, CommandSpec spec) {
+        return !server.routing().replicated() // routing may redirect, or wait for a read index
+                && runsAtOnceWithoutRouting(connection, spec);
+    }
+
+    /**
+     * {@link #runsAtOnce} for a blind write of {@code key} (a plain SET joining a run): when replicated, the
+     * routing says whether it takes the write at once ({@link ReplicaRouting#takesBlindWriteAtOnce}).
+     */
+    boolean blindWriteRunsAtOnce(Connection connection, CommandSpec spec, byte[] key) {
+        return server.routing().takesBlindWriteAtOnce(key) && runsAtOnceWithoutRouting(connection, spec);
+    }
+
+    private boolean runsAtOnceWithoutRouting(Connection connection, CommandSpec spec) {
         return refusal(connection, spec) == null
                 && !acl.restricted() // the permission check runs only in admit
                 && !connection.repliesAltered() // CLIENT REPLY OFF/SKIP: only the dispatcher drops replies
-                && !server.routing().replicated() // routing may redirect, or wait for a read index
                 && !connection.transaction().active()
                 && !pause.holds(spec, writes(connection, spec, spec));
     }

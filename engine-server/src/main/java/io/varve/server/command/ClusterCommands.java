@@ -56,6 +56,8 @@ final class ClusterCommands {
             c.reply().bulk(view.myself().id());
         } else if (c.argCount() == 2 && c.argIs(1, "info")) {
             c.reply().bulk(info(view));
+        } else if (c.argIs(1, "failover")) {
+            VarveClusterCommands.failover(c);
         } else if (c.argCount() == 3 && c.argIs(1, "countkeysinslot")) {
             int slot = slotArgument(c);
             c.reply().integer(c.server().routing().servedSlots().serves(slot)

@@ -217,6 +217,13 @@ public final class Dispatcher {
             reply.error(error);
             observer.errorReplied(error);
         }
+        String unconfirmed = server.routing().confirmAnswer();
+        if (unconfirmed != null) {
+            failed = true;
+            reply.buffer().writerIndex(mark);
+            reply.error(unconfirmed);
+            observer.errorReplied(unconfirmed);
+        }
         if (!failed && effective.isWrite() && !(spec.handler() instanceof BlockingHandler)) {
             touchWritten(effective, connection, args); // a blocking command marks what it writes, when it writes
         }

@@ -22,7 +22,7 @@ public interface ReplicaRouting {
 
     /**
      * Whether the server is replicated. Shortcuts that would bypass {@link #admit} (answers from memory on
-     * an event loop, SETs grouped into shared commits) are then off.
+     * an event loop) are then off; SETs grouped into shared commits ask {@link #takesBlindWriteAtOnce}.
      */
     boolean replicated();
 
@@ -32,6 +32,25 @@ public interface ReplicaRouting {
      * a {@code MOVED} redirect to the leader. Called before a command runs or is queued by MULTI.
      */
     String admit(CommandSpec spec, byte[][] args, Connection connection);
+
+    /**
+     * Whether a blind write of {@code key} (a plain SET, which reads nothing) may run here right now without
+     * {@link #admit}, grouped with others into one commit: false whenever {@link #admit} would refuse, redirect
+     * or wait. A blind write needs no read index: its commit alone shows this member still leads. Never
+     * blocks; event loops call it.
+     */
+    default boolean takesBlindWriteAtOnce(byte[] key) {
+        return !replicated();
+    }
+
+    /**
+     * Called on the command's thread after an admitted command ran, before its reply leaves: null, or the
+     * error that replaces its reply. A replica confirms here, if nothing did before, that the state the
+     * command answered from was current (a write admitted without a read index that committed nothing).
+     */
+    default String confirmAnswer() {
+        return null;
+    }
 
     /**
      * Null if a blocking command may wait here now; otherwise the error it answers instead (a deposed

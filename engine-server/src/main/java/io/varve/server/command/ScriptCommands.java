@@ -116,18 +116,24 @@ final class ScriptCommands {
     }
 
     /**
-     * SCRIPT KILL and FUNCTION KILL: stops the running script if it is of the asked kind and has not
-     * written; otherwise Redis's NOTBUSY or UNKILLABLE. Takes no gate: the script holds it.
+     * SCRIPT KILL and FUNCTION KILL: stops the running script if it has not written and is of the asked
+     * kind. Otherwise Redis's errors, checked in Redis's order: NOTBUSY with nothing running, UNKILLABLE
+     * once it wrote, and BUSY naming the other KILL when the running script is of the other kind. Takes no
+     * gate: the script holds it.
      */
     static void kill(Scripting scripting, boolean function) {
         ScriptRun run = scripting.running();
-        if (run == null || run.function() != function) {
+        if (run == null) {
             throw new RedisError("NOTBUSY No scripts in execution right now.");
         }
         if (run.wrote()) {
             throw new RedisError("UNKILLABLE Sorry the script already executed write commands against the "
                     + "dataset. You can either wait the script termination or kill the server in a hard way "
                     + "using the SHUTDOWN NOSAVE command.");
+        }
+        if (run.function() != function) {
+            throw new RedisError("BUSY Redis is busy running a script. You can only call "
+                    + (run.function() ? "FUNCTION KILL" : "SCRIPT KILL") + " or SHUTDOWN NOSAVE.");
         }
         scripting.requestKill();
     }

@@ -27,6 +27,11 @@ import io.varve.server.types.StagedStringWrites;
  * different databases: each is staged in the physical database its connection's logical one names when it
  * joins, and its watchers are those of the logical database stored there at the commit.
  *
+ * <p>Replicated, a run is one Raft entry, proposed by the thread that commits it, and SETs join it only on a
+ * leader that may take them without waiting ({@link ReplicaRouting#takesBlindWriteAtOnce}): no read index,
+ * since they read nothing, and the locks are held until the entry is applied here, as for any replicated
+ * commit. Elsewhere they go through {@link Dispatcher#execute}, which redirects or waits.
+ *
  * <p>Not thread-safe: it belongs to one thread at a time (a connection's drainer, or an event loop that
  * fills it and then hands it to the thread that commits it).
  */
@@ -54,7 +59,7 @@ public final class SetCommandRun {
      */
     public boolean offer(Connection connection, byte[][] args) {
         if (args.length < 3 || dispatcher.table().lookup(args[0]) != set || dispatcher.monitors().active()
-                || !dispatcher.admission().runsAtOnce(connection, set)
+                || !dispatcher.admission().blindWriteRunsAtOnce(connection, set, args[1])
                 || dispatcher.keyspaceNotifier().enabled() // the dispatcher publishes a SET's events
                 || dispatcher.tracking().active()) { // the dispatcher skips a NOLOOP client's own writes
             return false;
@@ -144,7 +149,11 @@ public final class SetCommandRun {
                 dispatcher.touchWritten(databases.logical(staged.physicalDatabase(i)), staged.key(i));
             }
         } catch (RuntimeException e) {
-            failure = Dispatcher.internalError(set, e);
+            // A replicated commit refuses with Redis's words (TRYAGAIN, unknown outcome); anything else is a bug.
+            failure = Dispatcher.errorReplyOf(e);
+            if (failure == null) {
+                failure = Dispatcher.internalError(set, e);
+            }
         }
         finish(failure);
         return failure == null ? Attempt.SUCCEEDED : new Attempt(true, failure);

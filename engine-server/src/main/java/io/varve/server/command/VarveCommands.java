@@ -7,7 +7,8 @@ import io.varve.server.resp.RedisError;
  * and {@code VARVE SDELIVER <shardchannel> <message>} deliver a message to this node's subscribers only;
  * cluster nodes send them to each other to carry PUBLISH and SPUBLISH across the cluster (docs/cluster.md,
  * "Pub/sub"), as Redis Cluster carries them on its bus. A client may send them too: they do no more than a
- * PUBLISH on this node would.
+ * PUBLISH on this node would. {@code VARVE CLUSTER ...} are a cluster's topology operations
+ * ({@link VarveClusterCommands}).
  */
 final class VarveCommands {
 
@@ -23,6 +24,8 @@ final class VarveCommands {
             c.reply().integer(d.pubSub().publish(c.arg(2), c.arg(3)));
         } else if (c.argCount() == 4 && c.argIs(1, "sdeliver")) {
             c.reply().integer(d.pubSub().publishShard(c.arg(2), c.arg(3)));
+        } else if (c.argCount() >= 3 && c.argIs(1, "cluster")) {
+            VarveClusterCommands.varveCluster(c);
         } else {
             throw new RedisError("ERR unknown subcommand or wrong number of arguments for '" + c.argText(1)
                     + "'. Try VARVE HELP.");

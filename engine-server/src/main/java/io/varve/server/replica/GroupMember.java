@@ -2,6 +2,7 @@ package io.varve.server.replica;
 
 import io.varve.core.WriteBatch;
 import io.varve.replication.ApplyListener;
+import io.varve.replication.EntryRefusedException;
 import io.varve.replication.NotLeaderException;
 import io.varve.replication.ReplicatedDb;
 import io.varve.replication.ReplicationException;
@@ -43,6 +44,11 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class GroupMember {
 
     static final String CLUSTER_DOWN = "CLUSTERDOWN The cluster is down";
+    /**
+     * A write the group refused as it applied it: its slot was handed to another group meanwhile
+     * (docs/cluster.md, "Moving slots between groups"). Redis's words for a slot being moved.
+     */
+    public static final String SLOT_MOVING = "TRYAGAIN Multiple keys request during rehashing of slot";
     static final String UNKNOWN_PENDING =
             "TRYAGAIN an earlier write of unknown outcome is still being replicated; retry";
     /** The admission stamp of a writer that runs outside any command (the expiry sweep). */
@@ -107,20 +113,65 @@ public final class GroupMember {
      * @throws RedisError         TRYAGAIN or CLUSTERDOWN when the group cannot confirm this leader now
      */
     public long admitOnLeader(boolean write) {
+        return admitOnLeader(write, true);
+    }
+
+    /**
+     * {@link #admitOnLeader(boolean)}, waiting for the read index only if {@code readIndex}. Without it the
+     * command must confirm this member leads before it answers: by committing (its entry commits only while
+     * this member leads, and it holds the locks of what it read until the entry is applied), or else by
+     * {@link #confirmLeading}.
+     */
+    public long admitOnLeader(boolean write, boolean readIndex) {
         try {
             ensureReady();
             long unknown = unknownWrites.get();
             if (write && !settle(unknown)) {
                 throw new RedisError(UNKNOWN_PENDING);
             }
-            replicated.awaitReadIndex();
+            if (readIndex) {
+                replicated.awaitReadIndex();
+            }
             return unknown;
         } catch (NotLeaderException e) {
             throw e;
         } catch (ReplicationException e) {
-            throw new RedisError(replicated.leaderTerm() < 0 ? "TRYAGAIN the leader is starting; retry"
-                    : CLUSTER_DOWN + " (no majority confirmed this leader)");
+            throw unconfirmed();
         }
+    }
+
+    /**
+     * Waits for a read index: everything this member read before the call is then confirmed current, as a
+     * read index at admission would have.
+     *
+     * @throws NotLeaderException if this member does not lead
+     * @throws RedisError         TRYAGAIN or CLUSTERDOWN when the group cannot confirm this leader now
+     */
+    public void confirmLeading() {
+        try {
+            replicated.awaitReadIndex();
+        } catch (NotLeaderException e) {
+            throw e;
+        } catch (ReplicationException e) {
+            throw unconfirmed();
+        }
+    }
+
+    private RedisError unconfirmed() {
+        return new RedisError(replicated.leaderTerm() < 0 ? "TRYAGAIN the leader is starting; retry"
+                : CLUSTER_DOWN + " (no majority confirmed this leader)");
+    }
+
+    /**
+     * Whether a blind write (one that reads nothing, a plain SET) may be committed now without {@link
+     * #admitOnLeader}, as a {@link #BACKGROUND} writer: this member leads, is caught up in its term and knows
+     * every write of unknown outcome settled. It needs no read index: its entry commits only if this member
+     * still leads, and it answers nothing it read. Never waits; when it says no, the command goes through
+     * {@link #admitOnLeader}, which may wait for what is missing.
+     */
+    public boolean admitsBlindWriteAtOnce() {
+        long term = replicated.leaderTerm();
+        return term > 0 && term == readyTerm && settledWrites.get() >= unknownWrites.get();
     }
 
     /**
@@ -156,6 +207,8 @@ public final class GroupMember {
             replicated.write(batch);
         } catch (NotLeaderException e) {
             throw new RedisError("TRYAGAIN this member stopped leading before the write was proposed; retry");
+        } catch (EntryRefusedException e) {
+            throw new RedisError(SLOT_MOVING);
         } catch (ReplicationException e) {
             unknownWrites.incrementAndGet();
             throw new RedisError("ERR the write may or may not have been applied: " + e.getMessage());

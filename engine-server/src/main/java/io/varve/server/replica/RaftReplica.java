@@ -49,10 +49,14 @@ import java.util.stream.Collectors;
  * by every applied entry on every member ({@link #onApplied}), so a leader elected while a client watched
  * keys on it still aborts that client's EXEC for writes its predecessor made.
  *
- * <p><b>Reads.</b> Every keyed command on the leader, read or write, starts after a read index (linearizable;
- * with lease reads, as safe as the lease): a write that turns out to change nothing answers from what it read. A follower redirects keyed commands with {@code MOVED}, or answers reads from its own,
- * possibly stale, state on a connection that sent READONLY; such a read holds off the installation of a
- * snapshot ({@link #run}), so it sees the state before or after it, never a half-cleared one.
+ * <p><b>Reads.</b> Every keyed read on the leader, EXEC, scripts and blocking commands start after a read index
+ * (linearizable; with lease reads, as safe as the lease). A plain write does not: if it commits, its entry
+ * commits only while this member leads and it held the locks of what it read until the entry applied; if it
+ * commits nothing it answers from what it read, so {@link #confirmAnswer} waits for the read index before the
+ * answer leaves. Blind SETs grouped into one commit ({@link #takesBlindWriteAtOnce}) skip admission: they
+ * read nothing and always propose. A follower redirects keyed commands with {@code MOVED}, or answers reads
+ * from its own, possibly stale, state on a connection that sent READONLY; such a read holds off the
+ * installation of a snapshot ({@link #run}), so it sees the state before or after it, never a half-cleared one.
  *
  * <p><b>Blocked clients.</b> A client blocked here (BLPOP ...) waits for a write only a leader makes. When
  * this member stops leading, every blocked client is answered Redis's {@code UNBLOCKED} error, as Redis
@@ -77,6 +81,11 @@ public final class RaftReplica implements ReplicaNode {
     /** The admission stamp of the command running on this thread ({@link GroupMember#admitOnLeader}). */
     private static final ThreadLocal<long[]> ADMITTED_AT =
             ThreadLocal.withInitial(() -> new long[] {GroupMember.BACKGROUND});
+    /**
+     * Whether the command running on this thread was admitted as a write without a read index and has not
+     * committed yet: if it answers without committing, {@link #confirmAnswer} waits for the read index.
+     */
+    private static final ThreadLocal<boolean[]> UNCONFIRMED = ThreadLocal.withInitial(() -> new boolean[1]);
 
     RaftReplica(ReplicationProcess process, ReplicatedDb replicated, ReplicationSettings settings) {
         this.process = process;
@@ -128,6 +137,25 @@ public final class RaftReplica implements ReplicaNode {
     @Override
     public void write(WriteBatch batch, WriteOptions options) {
         member.write(batch, ADMITTED_AT.get()[0]);
+        // Committed in this member's term: it led when the command read, which held its keys' locks since.
+        UNCONFIRMED.get()[0] = false;
+    }
+
+    @Override
+    public String confirmAnswer() {
+        boolean[] unconfirmed = UNCONFIRMED.get();
+        if (!unconfirmed[0]) {
+            return null;
+        }
+        unconfirmed[0] = false;
+        try {
+            member.confirmLeading();
+            return null;
+        } catch (NotLeaderException e) {
+            return "TRYAGAIN this member stopped leading before the command could answer; retry";
+        } catch (RedisError e) {
+            return e.getMessage();
+        }
     }
 
     @Override
@@ -146,6 +174,7 @@ public final class RaftReplica implements ReplicaNode {
     public String admit(CommandSpec spec, byte[][] args, Connection connection) {
         // A command that runs without admission (keyless) writes, if at all, as a background writer would.
         ADMITTED_AT.get()[0] = GroupMember.BACKGROUND;
+        UNCONFIRMED.get()[0] = false;
         String name = spec.name();
         if (name.equals("swapdb")) {
             return "ERR SWAPDB is not allowed in cluster mode";
@@ -170,14 +199,30 @@ public final class RaftReplica implements ReplicaNode {
             return redirect(KeySlot.of(key));
         }
         try {
+            boolean script = spec.has(CommandFlag.MAY_REPLICATE);
+            // A plain write confirms this member leads by its commit, or before it answers without one. EXEC
+            // and scripts run many commands, and a blocking command may park before answering: they wait now.
+            boolean confirmLater = spec.isWrite() && !exec && !script && !spec.has(CommandFlag.BLOCKING);
             // A script may write too: it settles the unknown outcomes its writes would otherwise be refused for.
-            ADMITTED_AT.get()[0] = member.admitOnLeader(write || spec.has(CommandFlag.MAY_REPLICATE));
+            ADMITTED_AT.get()[0] = member.admitOnLeader(write || script, !confirmLater);
+            UNCONFIRMED.get()[0] = confirmLater;
             return null;
         } catch (NotLeaderException e) {
             return redirect(key == null ? 0 : KeySlot.of(key));
         } catch (RedisError e) {
             return e.getMessage();
         }
+    }
+
+    @Override
+    public boolean takesBlindWriteAtOnce(byte[] key) {
+        if (!member.admitsBlindWriteAtOnce()) {
+            return false;
+        }
+        // Its commit, on this thread or a committer's, is judged as a background writer's: every unknown
+        // outcome settled when it proposes. A blind write read nothing an earlier outcome could change.
+        ADMITTED_AT.get()[0] = GroupMember.BACKGROUND;
+        return true;
     }
 
     @Override
@@ -270,6 +315,9 @@ public final class RaftReplica implements ReplicaNode {
                 .collect(Collectors.joining(",")));
         f.put("raft_read_mode", settings.leaseReads() ? "lease" : "readindex");
         f.put("raft_snapshot_interval_secs", settings.snapshotIntervalSecs());
+        // Shared with every group of the process: with one group, divide by the writes to get syncs per write.
+        f.put("raft_log_syncs", process.logStats().dataSyncs());
+        f.put("raft_read_indexes", replicated.readIndexesRequested());
         return f;
     }
 

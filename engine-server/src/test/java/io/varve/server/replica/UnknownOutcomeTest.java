@@ -127,6 +127,30 @@ class UnknownOutcomeTest {
         }
     }
 
+    /**
+     * A blind write (a SET joining a run) skips admission only on a member caught up in its term with every
+     * outcome settled; otherwise it goes through admission, which waits for what is missing.
+     */
+    @Test
+    void blindWritesSkipAdmissionOnlyWhileEveryOutcomeIsSettled(@TempDir Path dir) throws Exception {
+        try (OneMemberGroup group = OneMemberGroup.start(dir)) {
+            GroupMember member = new GroupMember(group.replicated, "barrier");
+            assertFalse(member.admitsBlindWriteAtOnce(), "before the member confirmed it is caught up");
+            member.write(put("k", "old"), member.admitOnLeader(true));
+            assertTrue(member.admitsBlindWriteAtOnce());
+
+            group.holdLogSyncs();
+            timeOut(member, put("k", "unknown"));
+            assertFalse(member.admitsBlindWriteAtOnce(), "while a write's outcome is unknown");
+            group.releaseLogSyncs();
+            assertFalse(member.admitsBlindWriteAtOnce(), "until a barrier settles it");
+            member.admitOnLeader(true);
+            assertTrue(member.admitsBlindWriteAtOnce());
+            member.write(put("k", "blind"), GroupMember.BACKGROUND);
+            assertArrayEquals(bytes("blind"), group.replicated.get(bytes("k")));
+        }
+    }
+
     /** EXEC and scripts are admitted as writes on the leader: while an outcome is unknown they are refused. */
     @Test
     void execAndScriptsSettleUnknownOutcomesBeforeTheyRun(@TempDir Path dir) throws Exception {

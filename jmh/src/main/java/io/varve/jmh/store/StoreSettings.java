@@ -4,6 +4,7 @@ import io.varve.core.merge.MergeOperators;
 import org.iq80.leveldb.CompressionType;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
+import org.rocksdb.DataBlockIndexType;
 import org.rocksdb.InfoLogLevel;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Statistics;
@@ -23,7 +24,10 @@ import java.util.Locale;
  * and both raft stores reuse one write batch per writing thread.
  *
  * <p>Defaults follow db_bench and can be changed for a whole run with system properties on the {@code java}
- * command (JMH forks inherit them): {@code -Dvarve.bench.memtableMiB=64}, {@code -Dvarve.bench.cacheMiB=64}.
+ * command (JMH forks inherit them): {@code -Dvarve.bench.memtableMiB=64}, {@code -Dvarve.bench.cacheMiB=64},
+ * {@code -Dvarve.bench.dataBlockHashIndex=true} (a hash index in every data block, on Varve and RocksDB alike)
+ * and, for Varve alone, {@code -Dvarve.bench.maxSuccessiveMerges=0} (its default, as RocksDB's), to measure
+ * merges folded on write.
  * The quick profile of bin/bench uses a small memtable so that even its small data set reaches tables and
  * compaction.
  *
@@ -45,6 +49,14 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
                             boolean optimisticTransactions) {
 
     private static final long MIB = 1L << 20;
+    /** RocksDB's {@code num_levels} default, the length its per-level compression list takes. */
+    private static final int ROCKS_LEVELS = 7;
+
+    /**
+     * Data blocks end in a hash index of their keys on Varve ({@code TableOptions.withDataBlockHashIndex}) and
+     * RocksDB ({@code kDataBlockBinaryAndHash}); off, as both engines default, unless the property asks.
+     */
+    static final boolean DATA_BLOCK_HASH_INDEX = Boolean.getBoolean("varve.bench.dataBlockHashIndex");
 
     /**
      * Memtables a store may hold in memory, the mutable one included: LevelDB-java's fixed one mutable plus one
@@ -55,6 +67,13 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
     /** Level-0 table counts that slow and stop writes: RocksDB's defaults, set alike on Varve. */
     public static final int LEVEL0_SLOWDOWN = 20;
     public static final int LEVEL0_STOP = 36;
+    /**
+     * Whether level-0 tables are compressed like the other levels ({@code -Dvarve.bench.level0Compression}):
+     * off is RocksDB's common {@code compression_per_level} setting with no compression on level 0, given to
+     * Varve and RocksDB alike; LevelDB-java has one codec setting for every level and keeps it.
+     */
+    static final boolean LEVEL0_COMPRESSION =
+            Boolean.parseBoolean(System.getProperty("varve.bench.level0Compression", "true"));
 
     /** The settings of every benchmark unless it overrides one: see the class comment for the properties. */
     public static StoreSettings defaults() {
@@ -78,7 +97,7 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
                 - block cache: %d MiB LRU/CLOCK unless the benchmark sizes it to its data (readrandom hot: twice \
                 the raw data + 64 MiB; readrandom small and manycallers: a fraction of it, see their class comments)
                 - bloom filter: %d bits per key on Varve and RocksDB (full filter); LevelDB-java has none
-                - compression: %s on every level for Varve and RocksDB; %s on LevelDB-java (its only codec)
+                - compression: %s on every level for Varve and RocksDB%s; %s on LevelDB-java (its only codec, on every level)
                 - memtables in memory: %d (one mutable, one immutable) on every engine: RocksDB \
                 max_write_buffer_number, Varve's immutable-memtable stall trigger, LevelDB-java's fixed pair; \
                 level-0 slowdown/stop at %d/%d tables on Varve and RocksDB
@@ -92,10 +111,14 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
                 LevelDB-java its single thread
                 - unordered writes: %s; RocksDB statistics: only for benchmarks that report write counters
                 - merge operator: 64-bit little-endian add on Varve and RocksDB (its built-in uint64add)
+                - data block hash index: %s on Varve and RocksDB (kDataBlockBinaryAndHash)
                 """, memtableBytes / MIB, blockSize, blockCacheBytes / MIB, bloomBitsPerKey,
-                compression ? "LZ4" : "none", compression ? "Snappy" : "none",
+                compression ? "LZ4" : "none",
+                compression && !LEVEL0_COMPRESSION ? " but level 0 (compression_per_level), which is uncompressed" : "",
+                compression ? "Snappy" : "none",
                 MEMTABLES_IN_MEMORY, LEVEL0_SLOWDOWN, LEVEL0_STOP,
-                unorderedWrite ? "on" : "off unless the benchmark compares modes");
+                unorderedWrite ? "on" : "off unless the benchmark compares modes",
+                DATA_BLOCK_HASH_INDEX ? "on" : "off");
     }
 
     public StoreSettings withBlockCacheBytes(long bytes) {
@@ -128,13 +151,15 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
                 .withTableOptions(io.varve.core.sst.TableOptions.defaults()
                         .withBlockSize(blockSize)
                         .withBloomBitsPerKey(bloomBitsPerKey)
-                        .withCompression(compression))
+                        .withCompressionPerLevel(compression && LEVEL0_COMPRESSION, compression)
+                        .withDataBlockHashIndex(DATA_BLOCK_HASH_INDEX))
                 .withBlockCacheSize(blockCacheBytes)
                 .withMaxBackgroundCompactions(1)
                 .withWriteStallTriggers(MEMTABLES_IN_MEMORY - 1, LEVEL0_SLOWDOWN, LEVEL0_STOP)
                 .withVerifyEveryBlockLoad(true)
                 // Only MergeCounterBenchmark merges; an operator that is never used costs nothing.
-                .withMergeOperator(MergeOperators.int64Add(ByteOrder.LITTLE_ENDIAN));
+                .withMergeOperator(MergeOperators.int64Add(ByteOrder.LITTLE_ENDIAN))
+                .withMaxSuccessiveMerges(Integer.getInteger("varve.bench.maxSuccessiveMerges", 0));
     }
 
     // ---- RocksDB
@@ -153,7 +178,9 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
         BlockBasedTableConfig table = new BlockBasedTableConfig()
                 .setBlockSize(blockSize)
                 .setBlockCache(cache)
-                .setFilterPolicy(bloom);
+                .setFilterPolicy(bloom)
+                .setDataBlockIndexType(DATA_BLOCK_HASH_INDEX ? DataBlockIndexType.kDataBlockBinaryAndHash
+                        : DataBlockIndexType.kDataBlockBinarySearch);
         options.setCreateIfMissing(true)
                 .setWriteBufferSize(memtableBytes)
                 .setMaxWriteBufferNumber(MEMTABLES_IN_MEMORY)
@@ -161,6 +188,7 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
                 .setLevel0StopWritesTrigger(LEVEL0_STOP)
                 .setCompressionType(compression ? org.rocksdb.CompressionType.LZ4_COMPRESSION
                         : org.rocksdb.CompressionType.NO_COMPRESSION)
+                .setCompressionPerLevel(rocksCompressionPerLevel())
                 .setTableFormatConfig(table)
                 .setMergeOperator(counters)
                 // Two background jobs (flush + compaction) on a 2-core machine; Varve and LevelDB-java each
@@ -177,6 +205,18 @@ public record StoreSettings(long memtableBytes, int blockSize, long blockCacheBy
             options.setStatistics(statistics);
         }
         return new RocksConfig(options, statistics, natives);
+    }
+
+    /** Per level, as Varve's: level 0 per {@link #LEVEL0_COMPRESSION}, every other level per the setting. */
+    private List<org.rocksdb.CompressionType> rocksCompressionPerLevel() {
+        org.rocksdb.CompressionType codec = compression ? org.rocksdb.CompressionType.LZ4_COMPRESSION
+                : org.rocksdb.CompressionType.NO_COMPRESSION;
+        List<org.rocksdb.CompressionType> levels = new ArrayList<>();
+        levels.add(LEVEL0_COMPRESSION ? codec : org.rocksdb.CompressionType.NO_COMPRESSION);
+        for (int level = 1; level < ROCKS_LEVELS; level++) {
+            levels.add(codec);
+        }
+        return levels;
     }
 
     record RocksConfig(org.rocksdb.Options options, Statistics statistics, List<AutoCloseable> natives) {

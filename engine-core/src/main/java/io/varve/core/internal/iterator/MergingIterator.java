@@ -17,8 +17,14 @@ import java.util.List;
  * which is what makes {@code prev} after {@code next} correct. Internal keys are unique across children (each
  * write has its own sequence), so no tie-breaking rule is needed.
  *
- * <p>Children are scanned linearly to find the smallest or largest: a read view merges a handful of sources
- * (memtables and one iterator per level), where a heap would cost more than it saves.
+ * <p>The positioned children sit in a binary heap ordered by their current keys: a min-heap moving forward,
+ * a max-heap moving backward, rebuilt whenever a seek, a change of direction or a skip moves several
+ * children at once. A step moves only the root (the current child), so the heap below it stays as it was,
+ * and which of the root's two children comes first is remembered until one of them changes. A step after
+ * which the current child still comes before that runner-up therefore costs one key comparison, whatever the
+ * number of children, and a child alone costs none; only when another child takes over does the heap sift
+ * (logarithmic in the children). Sequential reads of compacted data, where one child supplies long runs,
+ * mostly take the one-comparison path.
  *
  * <p>Each child may come with the newest sequence it can hold. A reader that meets a range tombstone asks
  * the children whose every entry is older than the tombstone to jump to the tombstone's edge, so a deleted
@@ -33,7 +39,11 @@ public final class MergingIterator implements InternalIterator {
     private final InternalIterator[] children;
     /** Per child, the newest sequence any of its entries can carry. */
     private final long[] newestSequences;
-    private InternalIterator current;
+    /** The positioned children; the first {@link #size} slots form the heap, the current child at 0. */
+    private final InternalIterator[] heap;
+    private int size;
+    /** 1 or 2: the slot of the root's child that comes first (the runner-up); 0 when not known. */
+    private int runnerUpSlot;
     private boolean forward = true;
 
     public MergingIterator(List<? extends InternalIterator> children) {
@@ -43,6 +53,7 @@ public final class MergingIterator implements InternalIterator {
     /** {@code newestSequences[i]} bounds child i's sequences; null means no child has a known bound. */
     public MergingIterator(List<? extends InternalIterator> children, long[] newestSequences) {
         this.children = children.toArray(new InternalIterator[0]);
+        this.heap = new InternalIterator[this.children.length];
         if (newestSequences == null) {
             this.newestSequences = new long[this.children.length];
             Arrays.fill(this.newestSequences, Long.MAX_VALUE);
@@ -55,7 +66,7 @@ public final class MergingIterator implements InternalIterator {
 
     @Override
     public boolean valid() {
-        return current != null;
+        return size > 0;
     }
 
     @Override
@@ -64,7 +75,7 @@ public final class MergingIterator implements InternalIterator {
             child.seekToFirst();
         }
         forward = true;
-        pickSmallest();
+        rebuild();
     }
 
     @Override
@@ -73,7 +84,7 @@ public final class MergingIterator implements InternalIterator {
             child.seekToLast();
         }
         forward = false;
-        pickLargest();
+        rebuild();
     }
 
     @Override
@@ -82,7 +93,7 @@ public final class MergingIterator implements InternalIterator {
             child.seek(userKey, trailer);
         }
         forward = true;
-        pickSmallest();
+        rebuild();
     }
 
     @Override
@@ -91,12 +102,13 @@ public final class MergingIterator implements InternalIterator {
             child.seekForPrev(userKey, trailer);
         }
         forward = false;
-        pickLargest();
+        rebuild();
     }
 
     @Override
     public void next() {
         requireValid();
+        InternalIterator current = heap[0];
         if (!forward) {
             // Other children sit before the current key; move each to its first entry after it.
             MemorySegment key = current.userKey();
@@ -110,14 +122,18 @@ public final class MergingIterator implements InternalIterator {
                 }
             }
             forward = true;
+            current.next();
+            rebuild();
+            return;
         }
         current.next();
-        pickSmallest();
+        rootMoved();
     }
 
     @Override
     public void prev() {
         requireValid();
+        InternalIterator current = heap[0];
         if (forward) {
             MemorySegment key = current.userKey();
             long trailer = current.trailer();
@@ -130,9 +146,12 @@ public final class MergingIterator implements InternalIterator {
                 }
             }
             forward = false;
+            current.prev();
+            rebuild();
+            return;
         }
         current.prev();
-        pickLargest();
+        rootMoved();
     }
 
     /**
@@ -153,7 +172,7 @@ public final class MergingIterator implements InternalIterator {
             }
         }
         if (moved) {
-            pickSmallest();
+            rebuild();
         }
     }
 
@@ -174,38 +193,38 @@ public final class MergingIterator implements InternalIterator {
             }
         }
         if (moved) {
-            pickLargest();
+            rebuild();
         }
     }
 
     @Override
     public MemorySegment userKey() {
         requireValid();
-        return current.userKey();
+        return heap[0].userKey();
     }
 
     @Override
     public long trailer() {
         requireValid();
-        return current.trailer();
+        return heap[0].trailer();
     }
 
     @Override
     public MemorySegment value() {
         requireValid();
-        return current.value();
+        return heap[0].value();
     }
 
     @Override
     public int copyUserKey(byte[] dest) {
         requireValid();
-        return current.copyUserKey(dest);
+        return heap[0].copyUserKey(dest);
     }
 
     @Override
     public int copyValue(byte[] dest) {
         requireValid();
-        return current.copyValue(dest);
+        return heap[0].copyValue(dest);
     }
 
     @Override
@@ -222,36 +241,91 @@ public final class MergingIterator implements InternalIterator {
                 }
             }
         }
-        current = null;
+        Arrays.fill(heap, null);
+        size = 0;
         if (first != null) {
             throw first;
         }
     }
 
-    private void pickSmallest() {
-        InternalIterator best = null;
+    /** Puts every positioned child into a heap for the current direction. */
+    private void rebuild() {
+        size = 0;
         for (InternalIterator child : children) {
-            if (child.valid() && (best == null
-                    || InternalKey.compare(child.userKey(), child.trailer(), best.userKey(), best.trailer()) < 0)) {
-                best = child;
+            if (child.valid()) {
+                heap[size++] = child;
             }
         }
-        current = best;
+        for (int i = size / 2 - 1; i >= 0; i--) {
+            siftDown(i);
+        }
+        runnerUpSlot = 0;
     }
 
-    private void pickLargest() {
-        InternalIterator best = null;
-        for (InternalIterator child : children) {
-            if (child.valid() && (best == null
-                    || InternalKey.compare(child.userKey(), child.trailer(), best.userKey(), best.trailer()) > 0)) {
-                best = child;
-            }
+    /** Restores the heap after the root child stepped; the rest of the heap has not moved. */
+    private void rootMoved() {
+        InternalIterator top = heap[0];
+        if (!top.valid()) {
+            size--;
+            heap[0] = heap[size];
+            heap[size] = null;
+            runnerUpSlot = 0;
+            siftDown(0);
+            return;
         }
-        current = best;
+        if (size == 1) {
+            return;
+        }
+        int slot = runnerUpSlot();
+        if (comesFirst(top, heap[slot])) {
+            return;
+        }
+        heap[0] = heap[slot];
+        heap[slot] = top;
+        runnerUpSlot = 0;
+        siftDown(slot);
+    }
+
+    private int runnerUpSlot() {
+        if (size == 2) {
+            return 1;
+        }
+        if (runnerUpSlot == 0) {
+            runnerUpSlot = comesFirst(heap[2], heap[1]) ? 2 : 1;
+        }
+        return runnerUpSlot;
+    }
+
+    private void siftDown(int slot) {
+        if (slot >= size) {
+            return;
+        }
+        InternalIterator item = heap[slot];
+        while (true) {
+            int child = 2 * slot + 1;
+            if (child >= size) {
+                break;
+            }
+            if (child + 1 < size && comesFirst(heap[child + 1], heap[child])) {
+                child++;
+            }
+            if (!comesFirst(heap[child], item)) {
+                break;
+            }
+            heap[slot] = heap[child];
+            slot = child;
+        }
+        heap[slot] = item;
+    }
+
+    /** Whether {@code a}'s entry is met before {@code b}'s in the current direction. */
+    private boolean comesFirst(InternalIterator a, InternalIterator b) {
+        int c = InternalKey.compare(a.userKey(), a.trailer(), b.userKey(), b.trailer());
+        return forward ? c < 0 : c > 0;
     }
 
     private void requireValid() {
-        if (current == null) {
+        if (size == 0) {
             throw new IllegalStateException("iterator is not positioned on an entry");
         }
     }

@@ -13,6 +13,8 @@ final class BlockBuilder {
 
     private final int restartInterval;
     private final ByteBuilder buffer;
+    /** Null for blocks without a hash index (index blocks, and data blocks of tables without). */
+    private final BlockHashIndexBuilder hashIndex;
     private int[] restarts = new int[16];
     private int restartCount;
     private byte[] lastKey = new byte[64];
@@ -22,11 +24,17 @@ final class BlockBuilder {
     private boolean finished;
 
     BlockBuilder(int restartInterval, int expectedSize) {
+        this(restartInterval, expectedSize, false);
+    }
+
+    /** With {@code hashIndex}, the block ends in a hash index of its user keys (format 3 data blocks). */
+    BlockBuilder(int restartInterval, int expectedSize, boolean hashIndex) {
         if (restartInterval < 1) {
             throw new IllegalArgumentException("restart interval must be >= 1: " + restartInterval);
         }
         this.restartInterval = restartInterval;
         this.buffer = new ByteBuilder(expectedSize + expectedSize / 4);
+        this.hashIndex = hashIndex ? new BlockHashIndexBuilder() : null;
     }
 
     boolean isEmpty() {
@@ -37,9 +45,10 @@ final class BlockBuilder {
         return entryCount;
     }
 
-    /** The size the block would have if finished now (entries plus restart array). */
+    /** The size the block would have if finished now (entries, restart array and any hash index). */
     int estimatedSize() {
-        return buffer.size() + (restartCount + 1) * TableFormat.RESTART_ENTRY_SIZE;
+        int size = buffer.size() + (restartCount + 1) * TableFormat.RESTART_ENTRY_SIZE;
+        return hashIndex == null ? size : size + hashIndex.estimatedSize();
     }
 
     /** Appends an entry; {@code key[0, keyLength)} must sort after the previous key (the caller checks). */
@@ -47,6 +56,15 @@ final class BlockBuilder {
         int valueLength = Math.toIntExact(value.byteSize());
         appendHeaderAndKey(key, keyLength, valueLength);
         buffer.append(value);
+    }
+
+    /**
+     * Like {@link #add(byte[], int, MemorySegment)} for a block with a hash index: {@code userKeyHash} is
+     * {@link KeyHash#hash64} of the key's user key part.
+     */
+    void add(byte[] key, int keyLength, MemorySegment value, long userKeyHash) {
+        add(key, keyLength, value);
+        hashIndex.add(userKeyHash, restartCount - 1);
     }
 
     /** Like {@link #add(byte[], int, MemorySegment)} with a heap value. */
@@ -100,6 +118,9 @@ final class BlockBuilder {
                 buffer.appendFixed32(restarts[i]);
             }
             buffer.appendFixed32(restartCount);
+            if (hashIndex != null) {
+                hashIndex.appendTo(buffer, restartCount);
+            }
             finished = true;
         }
         return buffer;
@@ -112,5 +133,8 @@ final class BlockBuilder {
         entriesSinceRestart = 0;
         entryCount = 0;
         finished = false;
+        if (hashIndex != null) {
+            hashIndex.reset();
+        }
     }
 }

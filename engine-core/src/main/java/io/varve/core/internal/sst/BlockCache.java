@@ -1,5 +1,6 @@
 package io.varve.core.internal.sst;
 
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -33,6 +34,13 @@ import java.util.concurrent.atomic.LongAdder;
  * once and on the clock once; {@link #usedBytes()} is the sum of their charges and never above the capacity,
  * also as seen concurrently; a key put again replaces the old entry, whose charge is released at once and
  * whose stale clock slot is skipped, never mistaken for the new entry. Hit and miss counts are exact. Thread-safe.
+ *
+ * <p><b>Sharing.</b> One cache can serve several databases, so that a process bounds all their block memory
+ * with one figure. Each database reads through its own {@link #forDatabase() view}: the views share the
+ * shards (and so the capacity and the eviction), and each adds its owner id, unique within the cache, to
+ * every key, because file numbers repeat across databases. A view counts its own hits and misses, and the
+ * cache the sum of all. {@link #evictOwn()} drops one view's blocks when its database closes; blocks of the
+ * other databases stay.
  */
 public final class BlockCache {
 
@@ -43,6 +51,12 @@ public final class BlockCache {
     private final long capacityBytes;
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
+    /** The cache whose shards this view uses; this for a cache created by the constructor. */
+    private final BlockCache root;
+    /** The id this instance's keys carry; 0 for the root itself. */
+    private final long owner;
+    /** The root's source of view ids. */
+    private final AtomicLong owners;
 
     public BlockCache(long capacityBytes, int shardCount) {
         if (capacityBytes < 0) {
@@ -57,12 +71,38 @@ public final class BlockCache {
         for (int i = 0; i < shardCount; i++) {
             shards[i] = new ClockShard(perShard);
         }
+        this.root = this;
+        this.owner = 0;
+        this.owners = new AtomicLong();
+    }
+
+    private BlockCache(BlockCache root, long owner) {
+        this.shards = root.shards;
+        this.capacityBytes = root.capacityBytes;
+        this.root = root;
+        this.owner = owner;
+        this.owners = root.owners;
+    }
+
+    /**
+     * A view of this cache for one more database: same blocks budget, keys of its own. Call on the cache
+     * itself, not on a view.
+     */
+    public BlockCache forDatabase() {
+        if (root != this) {
+            throw new IllegalStateException("views are made from the shared cache, not from another view");
+        }
+        return new BlockCache(this, owners.incrementAndGet());
     }
 
     /** The cached block, or null (counted as a miss). */
     Block get(long fileNumber, long blockOffset) {
-        Block block = shardFor(fileNumber, blockOffset).get(fileNumber, blockOffset);
-        (block == null ? misses : hits).increment();
+        Block block = shardFor(fileNumber, blockOffset).get(owner, fileNumber, blockOffset);
+        if (block == null) {
+            recordMiss();
+        } else {
+            recordHit();
+        }
         return block;
     }
 
@@ -72,9 +112,9 @@ public final class BlockCache {
      * it calls {@link #recordMiss()} once it knows.
      */
     Block find(long fileNumber, long blockOffset) {
-        Block block = shardFor(fileNumber, blockOffset).get(fileNumber, blockOffset);
+        Block block = shardFor(fileNumber, blockOffset).get(owner, fileNumber, blockOffset);
         if (block != null) {
-            hits.increment();
+            recordHit();
         }
         return block;
     }
@@ -82,6 +122,16 @@ public final class BlockCache {
     /** Counts a miss of a {@link #find} whose block turned out to be cacheable. */
     void recordMiss() {
         misses.increment();
+        if (root != this) {
+            root.misses.increment();
+        }
+    }
+
+    private void recordHit() {
+        hits.increment();
+        if (root != this) {
+            root.hits.increment();
+        }
     }
 
     /**
@@ -92,21 +142,39 @@ public final class BlockCache {
         long charge = charge(block);
         ClockShard shard = shardFor(fileNumber, blockOffset);
         if (charge <= shard.capacity()) {
-            shard.put(fileNumber, blockOffset, block, charge);
+            shard.put(owner, fileNumber, blockOffset, block, charge);
         }
+    }
+
+    /**
+     * Whether a block of {@code contentBytes} under this key would fit its shard now without evicting
+     * anything. A snapshot, not a promise: a concurrent put may take the room first.
+     */
+    boolean hasRoomFor(long fileNumber, long blockOffset, long contentBytes) {
+        ClockShard shard = shardFor(fileNumber, blockOffset);
+        return shard.usedBytes() + contentBytes + ENTRY_OVERHEAD <= shard.capacity();
     }
 
     /** Drops every cached block of {@code fileNumber}, e.g. when the table file is deleted. */
     public void evictFile(long fileNumber) {
         for (ClockShard shard : shards) {
-            shard.evictFile(fileNumber);
+            shard.evictFile(owner, fileNumber);
         }
     }
 
+    /** Drops every block this instance cached (a view's own; the root's own, not its views'), at its database's close. */
+    public void evictOwn() {
+        for (ClockShard shard : shards) {
+            shard.evictOwner(owner);
+        }
+    }
+
+    /** Hits of this view, or of the whole cache when called on the cache itself. */
     public long hits() {
         return hits.sum();
     }
 
+    /** Misses of this view, or of the whole cache when called on the cache itself. */
     public long misses() {
         return misses.sum();
     }
@@ -115,7 +183,7 @@ public final class BlockCache {
         return capacityBytes;
     }
 
-    /** Bytes currently charged, overhead included. */
+    /** Bytes currently charged, overhead included: the whole cache's, views included. */
     public long usedBytes() {
         long total = 0;
         for (ClockShard shard : shards) {

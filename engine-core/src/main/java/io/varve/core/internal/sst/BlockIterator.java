@@ -109,9 +109,34 @@ final class BlockIterator {
             valid = false;
             return;
         }
+        seekAmongRestarts(userKey, targetTrailer, block.restartCount - 1);
+    }
+
+    /**
+     * {@link #seek} given {@code restartHint}, the restart interval the block's hash index names for
+     * {@code userKey} ({@link Block#restartHint}; -1 for none). The hint is only trusted as far as it is
+     * checked: decoding from restart {@code r} finds the right entry whenever everything before {@code r} is
+     * below the target, which holds if {@code r} is 0 or its restart key is below the target. A hint that
+     * fails the check (a key that starts its interval, or a damaged index) still bounds the binary search,
+     * since the restart keys from {@code r} on are then at or above the target. So the index can only ever
+     * save work, never change an answer.
+     */
+    void seek(MemorySegment userKey, long targetTrailer, int restartHint) throws CorruptionException {
+        if (restartHint < 0) {
+            seek(userKey, targetTrailer);
+        } else if (restartHint == 0 || compareRestartKey(restartHint, userKey, targetTrailer) < 0) {
+            seekToRestart(restartHint);
+            scanTo(userKey, targetTrailer);
+        } else {
+            seekAmongRestarts(userKey, targetTrailer, restartHint - 1);
+        }
+    }
+
+    /** Seeks from the last restart point in {@code [0, right]} whose key is below the target (or from 0). */
+    private void seekAmongRestarts(MemorySegment userKey, long targetTrailer, int right)
+            throws CorruptionException {
         // Find the last restart point whose key is < target; the answer is in its interval or the next.
         int left = 0;
-        int right = block.restartCount - 1;
         while (left < right) {
             int mid = (left + right + 1) >>> 1;
             if (compareRestartKey(mid, userKey, targetTrailer) < 0) {
@@ -121,6 +146,10 @@ final class BlockIterator {
             }
         }
         seekToRestart(left);
+        scanTo(userKey, targetTrailer);
+    }
+
+    private void scanTo(MemorySegment userKey, long targetTrailer) throws CorruptionException {
         while (parseNext()) {
             if (compareCurrent(userKey, targetTrailer) >= 0) {
                 return;

@@ -35,29 +35,33 @@ final class ClockShard {
      * removed by escape analysis: it escapes through {@code ConcurrentHashMap.get}'s collision-chain
      * {@code equals} call, which C2 does not inline (measured: 32 bytes per lookup on JDK 25).
      */
-    private static final ThreadLocal<Key> PROBE = ThreadLocal.withInitial(() -> new Key(0, 0));
+    private static final ThreadLocal<Key> PROBE = ThreadLocal.withInitial(() -> new Key(0, 0, 0));
 
     /**
-     * A cache key: an {@link Entry}, which is its own map key, or a thread's {@link #PROBE}. Fields are not
-     * final only so that the probe can be reused; an entry's never change after construction.
+     * A cache key: an {@link Entry}, which is its own map key, or a thread's {@link #PROBE}. The owner tells
+     * apart databases sharing one cache, whose file numbers repeat. Fields are not final only so that the
+     * probe can be reused; an entry's never change after construction.
      */
     static sealed class Key permits Entry {
+        long owner;
         long fileNumber;
         long blockOffset;
 
-        Key(long fileNumber, long blockOffset) {
+        Key(long owner, long fileNumber, long blockOffset) {
+            this.owner = owner;
             this.fileNumber = fileNumber;
             this.blockOffset = blockOffset;
         }
 
         @Override
         public final boolean equals(Object o) {
-            return o instanceof Key k && k.fileNumber == fileNumber && k.blockOffset == blockOffset;
+            return o instanceof Key k && k.fileNumber == fileNumber && k.blockOffset == blockOffset
+                    && k.owner == owner;
         }
 
         @Override
         public final int hashCode() {
-            return Long.hashCode(fileNumber * 0x9E37_79B9_7F4A_7C15L + blockOffset);
+            return Long.hashCode((owner * 0xC2B2_AE3D_27D4_EB4FL + fileNumber) * 0x9E37_79B9_7F4A_7C15L + blockOffset);
         }
     }
 
@@ -75,8 +79,8 @@ final class ClockShard {
         /** Replaced or evicted; guarded by the lock. */
         boolean removed;
 
-        Entry(long fileNumber, long blockOffset, Block block, long charge) {
-            super(fileNumber, blockOffset);
+        Entry(long owner, long fileNumber, long blockOffset, Block block, long charge) {
+            super(owner, fileNumber, blockOffset);
             this.block = block;
             this.charge = charge;
         }
@@ -100,8 +104,9 @@ final class ClockShard {
         return capacity;
     }
 
-    Block get(long fileNumber, long blockOffset) {
+    Block get(long owner, long fileNumber, long blockOffset) {
         Key probe = PROBE.get();
+        probe.owner = owner;
         probe.fileNumber = fileNumber;
         probe.blockOffset = blockOffset;
         Entry entry = map.get(probe);
@@ -117,9 +122,9 @@ final class ClockShard {
     }
 
     /** Caches {@code block}, whose charge fits the shard, under the key, replacing what was there. */
-    void put(long fileNumber, long blockOffset, Block block, long charge) {
+    void put(long owner, long fileNumber, long blockOffset, Block block, long charge) {
         assert charge <= capacity;
-        Entry entry = new Entry(fileNumber, blockOffset, block, charge);
+        Entry entry = new Entry(owner, fileNumber, blockOffset, block, charge);
         lock.lock();
         try {
             Entry previous = map.put(entry, entry);
@@ -144,10 +149,21 @@ final class ClockShard {
         }
     }
 
-    void evictFile(long fileNumber) {
+    void evictFile(long owner, long fileNumber) {
         lock.lock();
         try {
-            clock.removeIf(e -> e.removed || (e.fileNumber == fileNumber && evict(e)));
+            clock.removeIf(e -> e.removed || (e.owner == owner && e.fileNumber == fileNumber && evict(e)));
+            stale = 0;
+            publish();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void evictOwner(long owner) {
+        lock.lock();
+        try {
+            clock.removeIf(e -> e.removed || (e.owner == owner && evict(e)));
             stale = 0;
             publish();
         } finally {

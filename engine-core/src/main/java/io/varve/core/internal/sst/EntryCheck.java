@@ -63,7 +63,9 @@ final class EntryCheck {
      */
     void block(int ordinal, long fileOffset, byte[] data, int size) throws CorruptionException {
         blockOffset = fileOffset;
-        Block block = Block.parse(MemorySegment.ofArray(data).asSlice(0, size), path, fileOffset);
+        MemorySegment contents = MemorySegment.ofArray(data).asSlice(0, size);
+        Block block = properties.dataBlockHashIndex ? Block.parseWithHashIndex(contents, path, fileOffset)
+                : Block.parse(contents, path, fileOffset);
         int end = block.entriesEnd;
         int nextRestart = 0;
         int position = 0;
@@ -95,7 +97,10 @@ final class EntryCheck {
                 throw corruption("entry at block offset " + position + " runs past the entry area");
             }
             decodeKey(data, shared, unshared, (int) length, position);
-            checkOrder(ordinal, firstOfBlock);
+            boolean newUserKey = checkOrder(ordinal, firstOfBlock);
+            if ((newUserKey || atRestart) && block.hasHashIndex()) {
+                checkHashBucket(block, nextRestart - 1, position);
+            }
             firstOfBlock = false;
             position = (int) valueEnd;
         }
@@ -128,7 +133,20 @@ final class EntryCheck {
         trailer = InternalKeys.present(stored, globalSequence);
     }
 
-    private void checkOrder(int ordinal, boolean firstOfBlock) throws CorruptionException {
+    /**
+     * A key's bucket must name the restart interval it lies in, or be a collision. Lookups would still find
+     * the key through a wrong bucket (they check what the index says), but the writer never writes one.
+     */
+    private void checkHashBucket(Block block, int restart, int position) throws CorruptionException {
+        int bucket = block.hashBucket(KeyHash.hash64(userKey(key, keyLength)));
+        if (bucket != restart && bucket != TableFormat.HASH_BUCKET_COLLISION) {
+            throw corruption("the hash index sends the key at block offset " + position + " to bucket value "
+                    + bucket + ", but it lies in restart interval " + restart);
+        }
+    }
+
+    /** Checks the entry just decoded against the one before; returns whether it starts a new user key. */
+    private boolean checkOrder(int ordinal, boolean firstOfBlock) throws CorruptionException {
         int userKeyLength = keyLength - TableFormat.KEY_TRAILER_SIZE;
         boolean newUserKey = true;
         if (any) {
@@ -161,6 +179,7 @@ final class EntryCheck {
         if (InternalKey.kindCode(trailer) == ValueKind.DELETE.code()) {
             deletions++;
         }
+        return newUserKey;
     }
 
     /** Reads a varint length at {@link #cursor}; nearly all are one byte, read without the general decoder. */

@@ -11,9 +11,11 @@ import java.nio.file.Path;
 
 /**
  * The fixed-size end of a table: where the index, filter and properties blocks are, the format version, a
- * checksum of those fields, and the magic number. A filter handle of (0, 0) means "no filter".
+ * checksum of those fields, and the magic number. A filter handle of (0, 0) means "no filter". The version
+ * says how to read the data blocks: {@link TableFormat#HASH_INDEX_FORMAT_VERSION} when they end in hash
+ * indexes.
  */
-record Footer(BlockHandle index, BlockHandle filter, BlockHandle properties) {
+record Footer(BlockHandle index, BlockHandle filter, BlockHandle properties, int version) {
 
     private static final ValueLayout.OfLong FIXED64 =
             ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -32,7 +34,7 @@ record Footer(BlockHandle index, BlockHandle filter, BlockHandle properties) {
         out.appendFixed64(filter.size());
         out.appendFixed64(properties.offset());
         out.appendFixed64(properties.size());
-        out.appendFixed32(FORMAT_VERSION);
+        out.appendFixed32(version);
         out.appendFixed32(Checksums.mask(Checksums.crc32c(out.array(), 0, FOOTER_CHECKSUM)));
         out.appendFixed64(MAGIC);
         return out.toArray();
@@ -67,7 +69,7 @@ record Footer(BlockHandle index, BlockHandle filter, BlockHandle properties) {
         BlockHandle index = handle(file, start, FOOTER_INDEX_OFFSET, FOOTER_INDEX_SIZE, path);
         BlockHandle filter = handle(file, start, FOOTER_FILTER_OFFSET, FOOTER_FILTER_SIZE, path);
         BlockHandle properties = handle(file, start, FOOTER_PROPERTIES_OFFSET, FOOTER_PROPERTIES_SIZE, path);
-        return new Footer(index, filter, properties);
+        return new Footer(index, filter, properties, version);
     }
 
     private static BlockHandle handle(MemorySegment file, long footerStart, int offsetField, int sizeField,

@@ -12,17 +12,26 @@ import java.lang.foreign.MemorySegment;
  * array doubles as an array of entry offsets: the reader binary-searches it in place, without copying the
  * index to the heap. {@link #parse} walks every entry once at open and checks everything the later lookups
  * rely on; after that, decoding an entry again cannot fail.
+ *
+ * <p>The walk also keeps where each separator's user key starts and ends (8 bytes per data block, beside the
+ * index's own 30 or so): every point lookup compares about log2(blocks) separators, and each comparison
+ * would otherwise decode the entry's three length varints again to find its key.
  */
 final class IndexBlock {
 
     private final Block block;
     private final MemorySegment data;
     private final long globalSequence;
+    /** Entry i's separator: user key at {@code [keyStarts[i], userKeyEnds[i])}, trailer right after. */
+    private final int[] keyStarts;
+    private final int[] userKeyEnds;
 
     private IndexBlock(Block block, long globalSequence) {
         this.block = block;
         this.data = block.contents;
         this.globalSequence = globalSequence;
+        this.keyStarts = new int[block.restartCount];
+        this.userKeyEnds = new int[block.restartCount];
     }
 
     /**
@@ -61,6 +70,8 @@ final class IndexBlock {
                 throw block.corruption("index entry " + i + " does not fill its slot exactly");
             }
             long valueStart = cursor + keyBytes;
+            index.keyStarts[i] = (int) cursor;
+            index.userKeyEnds[i] = (int) (valueStart - TableFormat.KEY_TRAILER_SIZE);
             long offset = Varint.decodeLong(index.data, valueStart, entryEnd);
             long sizeStart = valueStart + Varint.encodedLength(offset);
             long size = offset == Varint.MALFORMED ? Varint.MALFORMED
@@ -120,38 +131,26 @@ final class IndexBlock {
 
     /** Compares separator {@code i} with {@code (userKey, trailer)} in internal-key order. */
     int compareSeparator(int i, MemorySegment userKey, long trailer) {
-        long keyStart = keyStart(i);
-        long userKeyEnd = keyStart + keyLength(i) - TableFormat.KEY_TRAILER_SIZE;
+        long keyStart = keyStarts[i];
+        long userKeyEnd = userKeyEnds[i];
         long separatorTrailer = InternalKeys.present(InternalKeys.readTrailer(data, userKeyEnd), globalSequence);
         return InternalKeys.compare(data, keyStart, userKeyEnd, separatorTrailer, userKey, trailer);
     }
 
     private int compareSeparators(int a, int b) {
-        long bStart = keyStart(b);
-        long bUserKeyEnd = bStart + keyLength(b) - TableFormat.KEY_TRAILER_SIZE;
+        long bStart = keyStarts[b];
+        long bUserKeyEnd = userKeyEnds[b];
         long bTrailer = InternalKeys.present(InternalKeys.readTrailer(data, bUserKeyEnd), globalSequence);
         return compareSeparator(a, data.asSlice(bStart, bUserKeyEnd - bStart), bTrailer);
     }
 
     /** Entry layout, with shared always 0: | 0 | key length | value length | key | value |. */
-    private long keyStart(int i) {
-        long position = block.restart(i) + 1;
-        long keySize = Varint.decodeInt(data, position, block.entriesEnd);
-        long valueSize = Varint.decodeInt(data, position + Varint.length(keySize), block.entriesEnd);
-        return position + Varint.length(keySize) + Varint.length(valueSize);
-    }
-
-    private int keyLength(int i) {
-        return Varint.value(Varint.decodeInt(data, block.restart(i) + 1, block.entriesEnd));
-    }
-
     private long valueStart(int i) {
-        return keyStart(i) + keyLength(i);
+        return userKeyEnds[i] + (long) TableFormat.KEY_TRAILER_SIZE;
     }
 
     /** The separator of entry {@code i} as a user key slice, for messages and tests. */
     MemorySegment separatorUserKey(int i) {
-        long keyStart = keyStart(i);
-        return data.asSlice(keyStart, keyLength(i) - TableFormat.KEY_TRAILER_SIZE);
+        return data.asSlice(keyStarts[i], userKeyEnds[i] - keyStarts[i]);
     }
 }

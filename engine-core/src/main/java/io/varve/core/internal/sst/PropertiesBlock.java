@@ -52,6 +52,9 @@ final class PropertiesBlock {
         if (p.columnFamily != null) {
             putBytes(out, PROP_COLUMN_FAMILY, p.columnFamily.getBytes(StandardCharsets.UTF_8));
         }
+        if (p.dataBlockHashIndex) {
+            putNumber(out, PROP_DATA_BLOCK_HASH_INDEX, 1);
+        }
         if (!rangeDeletions.isEmpty()) {
             putBytes(out, TableFormat.PROP_RANGE_DELETIONS, RangeDeletionBlock.encode(rangeDeletions));
         }
@@ -84,7 +87,7 @@ final class PropertiesBlock {
                 r.smallInt(PROP_BLOOM_BITS_PER_KEY), r.smallInt(PROP_BLOCK_SIZE),
                 r.smallInt(PROP_RESTART_INTERVAL), r.number(PROP_CREATION_TIME),
                 new String(r.bytes(PROP_CREATOR), StandardCharsets.UTF_8), r.optionalText(PROP_COLUMN_FAMILY),
-                fileSize);
+                r.flag(PROP_DATA_BLOCK_HASH_INDEX), fileSize);
         if (properties.entryCount < 1 || properties.deletionCount > properties.entryCount
                 || !properties.sequencesConsistent() || properties.dataBlockCount < 1
                 || properties.compressedDataBlockCount > properties.dataBlockCount) {
@@ -184,6 +187,17 @@ final class PropertiesBlock {
 
         byte[] bytes(String name) throws CorruptionException {
             return required(name).toArray(ValueLayout.JAVA_BYTE);
+        }
+
+        /** An optional property that, when present, must be the number 1. */
+        boolean flag(String name) throws CorruptionException {
+            if (!values.containsKey(name)) {
+                return false;
+            }
+            if (number(name) != 1) {
+                throw new CorruptionException(file, blockOffset, "property " + name + " is not 1");
+            }
+            return true;
         }
 
         String optionalText(String name) {

@@ -30,12 +30,16 @@ import io.varve.base.Checksums;
  *   entry = | shared : varint | unshared : varint | value length : varint | unshared key bytes | value |
  *   key   = internal key = | user key | trailer : u64 LE (sequence &lt;&lt; 8 | kind) |
  *
+ * A data block of a version-3 table ends in a hash index after the restart count:
+ *   | ... | restart count : u32 LE | bucket 0 : u8 | ... | bucket n-1 : u8 | n : u16 LE |
+ *   bucket = restart index (0..253), HASH_BUCKET_COLLISION or HASH_BUCKET_EMPTY
+ *
  * LZ4 block contents as stored: | uncompressed length : varint | LZ4 block-format bytes |
  *
  * Footer (64 bytes, fixed):
  *   0  index offset u64 | 8  index size u64 | 16 filter offset u64 | 24 filter size u64
  *   32 properties offset u64 | 40 properties size u64
- *   48 format version u32 | 52 masked CRC32C of bytes [0, 52) u32 | 56 magic u64
+ *   48 format version u32 (2, or 3 with block hash indexes) | 52 masked CRC32C of bytes [0, 52) u32 | 56 magic u64
  * </pre>
  *
  * All fixed-width integers are little-endian; varints are unsigned LEB128 (see {@link Varint}).
@@ -47,8 +51,18 @@ public final class TableFormat {
 
     // ---- File -------------------------------------------------------------------------------------------
 
-    /** The layout this code writes: version 1 plus the optional range-deletion property. */
-    public static final int FORMAT_VERSION = 2;
+    /** The newest layout this code reads and writes. */
+    public static final int FORMAT_VERSION = 3;
+    /**
+     * Written for tables whose data blocks carry a hash index ({@link #PROP_DATA_BLOCK_HASH_INDEX}): older
+     * readers refuse the version instead of misreading the blocks' ends.
+     */
+    public static final int HASH_INDEX_FORMAT_VERSION = 3;
+    /**
+     * Written for tables without block hash indexes: version 1 plus the optional range-deletion property, so
+     * such tables stay readable by builds that predate hash indexes.
+     */
+    public static final int PLAIN_FORMAT_VERSION = 2;
     /** The oldest layout this code still reads; version 1 has no range deletions. */
     public static final int OLDEST_READABLE_VERSION = 1;
 
@@ -109,6 +123,22 @@ public final class TableFormat {
      */
     public static final long SEPARATOR_TRAILER = -1L;
 
+    // ---- Data block hash index (format 3) ----------------------------------------------------------------
+
+    /** Width of the bucket count that ends a data block carrying a hash index (u16 LE). */
+    public static final int HASH_INDEX_COUNT_SIZE = 2;
+    /** The most buckets one block's index can have: the count is a u16. */
+    public static final int HASH_INDEX_MAX_BUCKETS = 65535;
+    /**
+     * A block with more restart points than this gets no buckets (count 0): a bucket names a restart index in
+     * one byte, and the two largest byte values are the markers below.
+     */
+    public static final int HASH_INDEX_MAX_RESTARTS = 254;
+    /** Bucket value: keys of more than one restart interval hash here, so the reader binary-searches. */
+    public static final int HASH_BUCKET_COLLISION = 254;
+    /** Bucket value: no key of the block hashes here. */
+    public static final int HASH_BUCKET_EMPTY = 255;
+
     // ---- Bloom filter -----------------------------------------------------------------------------------
 
     /** Filters never have fewer bits than this, so tiny tables still get a useful false-positive rate. */
@@ -152,6 +182,12 @@ public final class TableFormat {
 
     /** Optional (version 2): the table's range tombstones, encoded by {@link RangeDeletionBlock}. */
     public static final String PROP_RANGE_DELETIONS = "varve.range.deletions";
+
+    /**
+     * Optional (version 3): the number 1 when every data block ends in a hash index; absent when none does.
+     * Present exactly in tables of {@link #HASH_INDEX_FORMAT_VERSION}.
+     */
+    public static final String PROP_DATA_BLOCK_HASH_INDEX = "varve.data.block.hash.index";
 
     /** Value of {@link #PROP_CREATOR} written by this code. */
     public static final String CREATOR = "varve engine-core table writer, format 2";

@@ -9,6 +9,17 @@ import java.lang.foreign.MemorySegment;
  * The two-level iterator of a table: the index picks a data block, a {@link BlockIterator} walks it, and
  * running off either end of a block moves to the neighbouring block.
  *
+ * <p><b>Where a block's bytes live.</b> A block reached by a seek is loaded as a point lookup loads it: in
+ * place from the mapping if stored uncompressed, else from the block cache or decoded into a new array that
+ * the cache then keeps. A block reached by stepping off the end of the previous one (a sequential scan) is
+ * decoded, on a cache miss, into this iterator's own {@link BlockScratch} whenever the cache has no room for
+ * it without evicting another block, and is then not cached. That is safe because nothing else can hold
+ * those bytes: the scratch never enters the cache (cached blocks are shared with other threads and must
+ * never change), the previous block in it was this iterator's current block and nobody else's, and the
+ * segments the iterator hands out are valid only until it moves ({@link InternalIterator}), which loading
+ * the next block is. A scan over more data than the cache holds thus neither allocates a block per block nor
+ * evicts blocks that point reads keep hot; a scan over data that fits still fills the cache for the next one.
+ *
  * <p>Holds a reference to its {@link TableReader} from creation to {@link #close()}. Damage is thrown as
  * {@link UncheckedIOException} wrapping {@link CorruptionException}, leaving the iterator invalid. Calling
  * {@link #next()}, {@link #prev()} or an accessor while not {@link #valid()} is a bug and throws
@@ -19,6 +30,8 @@ final class TableIterator implements InternalIterator {
     private final TableReader table;
     private final IndexBlock index;
     private final BlockIterator blockCursor;
+    /** Made on the first step into another block: seeks and point-like uses never need it. */
+    private BlockScratch scratch;
     /** The data block loaded into {@link #blockCursor}, or -1. */
     private int blockOrdinal = -1;
     private boolean closed;
@@ -159,7 +172,7 @@ final class TableIterator implements InternalIterator {
     /** While the cursor is off the end of its block, moves to the start of the next one. */
     private void skipEmptyForward() throws CorruptionException {
         while (!blockCursor.valid() && blockOrdinal + 1 < index.count()) {
-            loadBlock(blockOrdinal + 1);
+            loadBlock(blockOrdinal + 1, scratch());
             blockCursor.seekToFirst();
         }
     }
@@ -167,16 +180,28 @@ final class TableIterator implements InternalIterator {
     /** While the cursor is off the start of its block, moves to the end of the previous one. */
     private void skipEmptyBackward() throws CorruptionException {
         while (!blockCursor.valid() && blockOrdinal > 0) {
-            loadBlock(blockOrdinal - 1);
+            loadBlock(blockOrdinal - 1, scratch());
             blockCursor.seekToLast();
         }
     }
 
+    private BlockScratch scratch() {
+        if (scratch == null) {
+            scratch = new BlockScratch();
+        }
+        return scratch;
+    }
+
     private void loadBlock(int ordinal) throws CorruptionException {
+        loadBlock(ordinal, null);
+    }
+
+    /** Loads block {@code ordinal}, into {@code scratch} if not null and the cache will not keep it. */
+    private void loadBlock(int ordinal, BlockScratch into) throws CorruptionException {
         if (ordinal != blockOrdinal) {
             blockOrdinal = -1;
             blockCursor.invalidate();
-            blockCursor.reset(table.dataBlock(ordinal));
+            blockCursor.reset(table.dataBlock(ordinal, into));
             blockOrdinal = ordinal;
         }
     }

@@ -35,6 +35,8 @@ public final class TableProperties {
     final String creator;
     /** Null when the writer recorded no column family. */
     final String columnFamily;
+    /** Every data block ends in a hash index (format 3). */
+    final boolean dataBlockHashIndex;
     final long fileSize;
 
     TableProperties(long entryCount, long deletionCount, byte[] smallestUserKey, long smallestTrailer,
@@ -42,7 +44,7 @@ public final class TableProperties {
                     long rawKeyBytes, long rawValueBytes, long dataBlockCount, long compressedDataBlockCount,
                     long dataBytes, long uncompressedDataBytes, int bloomBitsPerKey, int blockSize,
                     int restartInterval, long creationTimeMillis, String creator, String columnFamily,
-                    long fileSize) {
+                    boolean dataBlockHashIndex, long fileSize) {
         this.entryCount = entryCount;
         this.deletionCount = deletionCount;
         this.smallestUserKey = smallestUserKey.clone();
@@ -63,6 +65,7 @@ public final class TableProperties {
         this.creationTimeMillis = creationTimeMillis;
         this.creator = creator;
         this.columnFamily = columnFamily;
+        this.dataBlockHashIndex = dataBlockHashIndex;
         this.fileSize = fileSize;
     }
 
@@ -70,7 +73,7 @@ public final class TableProperties {
         return new TableProperties(entryCount, deletionCount, smallestUserKey, smallestTrailer, largestUserKey,
                 largestTrailer, smallestSequence, largestSequence, rawKeyBytes, rawValueBytes, dataBlockCount,
                 compressedDataBlockCount, dataBytes, uncompressedDataBytes, bloomBitsPerKey, blockSize,
-                restartInterval, creationTimeMillis, creator, columnFamily, size);
+                restartInterval, creationTimeMillis, creator, columnFamily, dataBlockHashIndex, size);
     }
 
     /** Number of entries (puts and deletes). */
@@ -167,6 +170,11 @@ public final class TableProperties {
      */
     public String columnFamily() {
         return columnFamily;
+    }
+
+    /** Whether every data block ends in a hash index of its user keys (a version-3 table). */
+    public boolean dataBlockHashIndex() {
+        return dataBlockHashIndex;
     }
 
     public long fileSize() {

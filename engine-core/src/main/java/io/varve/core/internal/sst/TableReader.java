@@ -32,7 +32,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * <h2>Memory and lifetime</h2>
  * The whole file is mapped once, at open, into memory owned by a shared {@link Arena} that only this reader
  * closes. Uncompressed blocks are read in place from that mapping (their parsed form is kept per reader);
- * compressed blocks are decompressed into heap arrays (shared through the optional {@link BlockCache}).
+ * compressed blocks are decompressed into heap arrays (shared through the optional {@link BlockCache}), or,
+ * for an iterator scanning blocks the cache has no room for, into that iterator's own buffer
+ * ({@link TableIterator}).
  * The filter and index are copied to the heap at open, so {@link #getCached} can answer from the heap alone.
  *
  * <p>The reader is reference counted. {@link #open} returns it with one reference, owned by the caller.
@@ -89,6 +91,8 @@ public final class TableReader {
     private final long propertiesOffset;
     private final BloomFilter filter;
     private final IndexBlock index;
+    /** Data blocks end in hash indexes (a version-3 table). */
+    private final boolean blockHashIndex;
     /** Bit i set: data block i's stored bytes matched their checksum. */
     private final AtomicLongArray verified;
     /** Verify a data block's checksum on every load from the mapping, not only on the first. */
@@ -232,6 +236,12 @@ public final class TableReader {
         this.propertiesOffset = propertiesHandle.offset();
         this.rangeTombstones = FragmentedTombstones.of(PropertiesBlock.rangeDeletions(
                 readMetaBlock(propertiesHandle), path, propertiesHandle.offset()));
+        this.blockHashIndex = properties.dataBlockHashIndex();
+        if (blockHashIndex != (footer.version() == TableFormat.HASH_INDEX_FORMAT_VERSION)) {
+            throw new CorruptionException(path, propertiesHandle.offset(), "format version " + footer.version()
+                    + (blockHashIndex ? " with" : " without") + " the " + TableFormat.PROP_DATA_BLOCK_HASH_INDEX
+                    + " property");
+        }
         if (footer.hasFilter() != (properties.bloomBitsPerKey() > 0)) {
             throw new CorruptionException(path, propertiesHandle.offset(), "filter presence disagrees with "
                     + "bloom bits per key " + properties.bloomBitsPerKey());
@@ -362,7 +372,9 @@ public final class TableReader {
             throw new IllegalArgumentException("snapshot sequence out of range: " + snapshotSequence);
         }
         result.setNotFound();
-        if (filter != null && !filter.mayContain(userKey)) {
+        // One hash serves the filter and the data blocks' hash indexes.
+        long hash = filter != null || blockHashIndex ? KeyHash.hash64(userKey) : 0;
+        if (filter != null && !filter.mayContainHash(hash)) {
             return true;
         }
         long target = InternalKey.seekTrailer(snapshotSequence);
@@ -385,7 +397,7 @@ public final class TableReader {
                     block = dataBlock(i);
                 }
                 cursor.reset(block, globalSequence);
-                cursor.seek(userKey, target);
+                cursor.seek(userKey, target, block.restartHint(hash));
                 if (cursor.valid()) {
                     break;
                 }
@@ -488,6 +500,16 @@ public final class TableReader {
      * mapping (checking its checksum unless already verified), decompressing and caching as needed.
      */
     Block dataBlock(int ordinal) throws CorruptionException {
+        return dataBlock(ordinal, null);
+    }
+
+    /**
+     * {@link #dataBlock(int)} for an iterator stepping from one block to the next: a compressed block that
+     * is not cached, and that the cache has no room for without evicting (or that no cache would keep), is
+     * decoded into {@code scratch} instead of a new array and is not cached, so it is valid only until
+     * {@code scratch} is filled again. With a null {@code scratch}, as {@link #dataBlock(int)}.
+     */
+    Block dataBlock(int ordinal, BlockScratch scratch) throws CorruptionException {
         // In-place blocks and the cache are consulted before the mapping is touched: the type byte read
         // can miss the page cache, and a block found in either was verified when it was first loaded.
         Block parsed = inPlaceBlocks[ordinal];
@@ -511,7 +533,18 @@ public final class TableReader {
             verifyChecksum(offset, size);
             markVerified(ordinal);
         }
-        Block block = Block.parse(decodeContents(offset, size, type), path, offset);
+        if (scratch != null && type == TableFormat.COMPRESSION_LZ4) {
+            long header = lz4Header(offset, size);
+            int length = Varint.value(header);
+            if (cache == null || !cache.hasRoomFor(fileNumber, offset, length)) {
+                lz4(offset, size, header, scratch.bytes(length));
+                return blockHashIndex ? Block.parseWithHashIndex(scratch.contents(length), path, offset)
+                        : Block.parse(scratch.contents(length), path, offset);
+            }
+        }
+        MemorySegment contents = decodeContents(offset, size, type);
+        Block block = blockHashIndex ? Block.parseWithHashIndex(contents, path, offset)
+                : Block.parse(contents, path, offset);
         if (type == TableFormat.COMPRESSION_NONE) {
             inPlaceBlocks[ordinal] = block;
         } else if (cache != null) {

@@ -61,6 +61,8 @@ public final class TableWriter implements AutoCloseable {
 
     private long[] keyHashes;
     private int keyHashCount;
+    /** {@link KeyHash#hash64} of the last user key added, when a filter or block hash index needs it. */
+    private long userKeyHash;
 
     /** Null when compression is off; kept for the writer's life so its hash table is reused per block. */
     private final Lz4BlockCompressor compressor;
@@ -91,7 +93,8 @@ public final class TableWriter implements AutoCloseable {
         if (file.size() != 0) {
             throw new IllegalArgumentException("table file must be empty, has " + file.size() + " bytes");
         }
-        this.dataBlock = new BlockBuilder(options.restartInterval(), options.blockSize());
+        this.dataBlock = new BlockBuilder(options.restartInterval(), options.blockSize(),
+                options.dataBlockHashIndex());
         this.indexBlock = new BlockBuilder(TableFormat.INDEX_RESTART_INTERVAL, 4096);
         this.keyHashes = options.bloomBitsPerKey() > 0 ? new long[1024] : null;
         this.compressor = options.compression() ? new Lz4BlockCompressor() : null;
@@ -143,13 +146,20 @@ public final class TableWriter implements AutoCloseable {
                 addIndexEntry(separator, separatorLength, pendingIndexHandle);
                 pendingIndexHandle = null;
             }
-            if (newUserKey && keyHashes != null) {
-                if (keyHashCount == keyHashes.length) {
-                    keyHashes = Arrays.copyOf(keyHashes, keyHashCount * 2);
+            if (newUserKey && (keyHashes != null || options.dataBlockHashIndex())) {
+                userKeyHash = KeyHash.hash64(userKey);
+                if (keyHashes != null) {
+                    if (keyHashCount == keyHashes.length) {
+                        keyHashes = Arrays.copyOf(keyHashes, keyHashCount * 2);
+                    }
+                    keyHashes[keyHashCount++] = userKeyHash;
                 }
-                keyHashes[keyHashCount++] = KeyHash.hash64(userKey);
             }
-            dataBlock.add(key, keyLength, value);
+            if (options.dataBlockHashIndex()) {
+                dataBlock.add(key, keyLength, value, userKeyHash);
+            } else {
+                dataBlock.add(key, keyLength, value);
+            }
             recordStatistics(kind, InternalKey.sequence(trailer), keyLength, value.byteSize());
             byte[] previous = lastKey;
             lastKey = key;
@@ -228,7 +238,9 @@ public final class TableWriter implements AutoCloseable {
             BlockHandle propertiesHandle = writeBlock(encodedProperties, encodedProperties.length, false);
             ByteBuilder index = indexBlock.finish();
             BlockHandle indexHandle = writeBlock(index.array(), index.size(), false);
-            byte[] footer = new Footer(indexHandle, filter, propertiesHandle).encode();
+            int version = options.dataBlockHashIndex() ? TableFormat.HASH_INDEX_FORMAT_VERSION
+                    : TableFormat.PLAIN_FORMAT_VERSION;
+            byte[] footer = new Footer(indexHandle, filter, propertiesHandle, version).encode();
             pendingWrites.append(footer, 0, footer.length);
             offset += footer.length;
             flushPendingWrites();
@@ -291,7 +303,7 @@ public final class TableWriter implements AutoCloseable {
                 smallestSequence, largestSequence, rawKeyBytes, rawValueBytes, dataBlockCount,
                 compressedDataBlockCount, dataBytes, uncompressedDataBytes, options.bloomBitsPerKey(),
                 options.blockSize(), options.restartInterval(), System.currentTimeMillis(), TableFormat.CREATOR,
-                columnFamily, 0);
+                columnFamily, options.dataBlockHashIndex(), 0);
     }
 
     private void flushDataBlock() throws IOException {

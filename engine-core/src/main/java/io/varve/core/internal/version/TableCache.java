@@ -142,12 +142,17 @@ public final class TableCache implements AutoCloseable {
      * Drops the cache's reference to every table; readers still holding their own keep theirs. Later
      * acquisitions throw {@link IllegalStateException}. A table an acquisition opened concurrently is either
      * seen here (closed is set first) or sees {@code closed} after entering the map and evicts it itself.
+     * Every block this database put in the block cache goes too: a cache shared with other databases must
+     * not keep a closed one's blocks.
      */
     @Override
     public void close() {
         closed = true;
         for (Long number : open.keySet()) {
             evict(number);
+        }
+        if (blockCache != null) {
+            blockCache.evictOwn();
         }
     }
 }

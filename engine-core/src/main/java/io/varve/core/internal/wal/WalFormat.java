@@ -2,6 +2,8 @@ package io.varve.core.internal.wal;
 
 import io.varve.base.Checksums;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
@@ -75,6 +77,9 @@ public final class WalFormat {
 
     private static final VarHandle U32 = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle U16 = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt U32_LE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfShort U16_LE =
+            ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private WalFormat() {
     }
@@ -112,6 +117,22 @@ public final class WalFormat {
         buf[offset + TYPE_OFFSET] = (byte) type;
         U32.set(buf, offset + LOG_NUMBER_OFFSET, logNumber);
         U32.set(buf, offset + CRC_OFFSET, mask(storedCrc(buf, offset, length)));
+    }
+
+    /**
+     * Fills in the header at {@code offset} of {@code buf} for a payload of {@code length} bytes that the caller
+     * has already placed right after it, CRC included: the writer's form of {@link #encodeHeader(byte[], int,
+     * int, int, int)}, for its native buffer.
+     */
+    static void encodeHeader(MemorySegment buf, long offset, int type, int logNumber, int length) {
+        if (length < 0 || length > MAX_FRAGMENT_LENGTH) {
+            throw new IllegalArgumentException("fragment length out of range: " + length);
+        }
+        buf.set(U16_LE, offset + LENGTH_OFFSET, (short) length);
+        buf.set(ValueLayout.JAVA_BYTE, offset + TYPE_OFFSET, (byte) type);
+        buf.set(U32_LE, offset + LOG_NUMBER_OFFSET, logNumber);
+        int crc = Checksums.crc32c(buf, offset + TYPE_OFFSET, HEADER_SIZE - TYPE_OFFSET + length);
+        buf.set(U32_LE, offset + CRC_OFFSET, mask(crc));
     }
 
     /** Decodes the header at {@code buf[offset]}; the caller ensures {@link #HEADER_SIZE} bytes are there. */

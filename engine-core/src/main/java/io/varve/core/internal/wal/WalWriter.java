@@ -2,10 +2,9 @@ package io.varve.core.internal.wal;
 
 import io.varve.base.fs.WritableFile;
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
-import java.util.Arrays;
 
 /**
  * Appends logical records to a write-ahead log in the layout of {@link WalFormat}.
@@ -22,6 +21,12 @@ import java.util.Arrays;
  *
  * <p>A writer may be given a file that already holds bytes (opened for append): it continues the block layout
  * from the file's current size. Not thread-safe: the commit pipeline serializes calls.
+ *
+ * <p>Why the buffer is native memory: a file channel writes a heap buffer by first copying it into a
+ * temporary native one, so a heap buffer would cost every logged byte one more copy. Payloads are copied
+ * once, straight into their record's place in this buffer, and the buffer goes to the {@code write} as it is.
+ * It comes from an automatic arena (freed by the garbage collector once dropped): closing a shared arena
+ * would stop every thread for a handshake, and the writer is used from whichever thread holds the log lock.
  */
 public final class WalWriter implements AutoCloseable {
 
@@ -30,14 +35,14 @@ public final class WalWriter implements AutoCloseable {
      * lifetime; ordinary groups of batches stay well below it and reuse one buffer. Tuning, not format.
      */
     private static final int RETAINED_BUFFER_BYTES = 1 << 20;
-    /** Largest Java array we ask for; some VMs reserve a few header words. */
+    /** Largest buffer: positions in it stay ints, and a write takes it as one {@link ByteBuffer}. */
     private static final int MAX_BUFFER_BYTES = Integer.MAX_VALUE - 16;
 
     private final WritableFile file;
     private final long logNumber;
     private final int logNumberBits;
 
-    private byte[] buffer = new byte[WalFormat.BLOCK_SIZE];
+    private MemorySegment buffer = allocate(WalFormat.BLOCK_SIZE);
     private int buffered;
     /** Bytes in the file plus bytes buffered: the logical end of the log. */
     private long size;
@@ -80,7 +85,7 @@ public final class WalWriter implements AutoCloseable {
             int room = WalFormat.BLOCK_SIZE - blockOffset();
             if (room < WalFormat.HEADER_SIZE) {
                 // The buffer is reused after a flush, so padding must be written, not assumed.
-                Arrays.fill(buffer, buffered, buffered + room, (byte) 0);
+                buffer.asSlice(buffered, room).fill((byte) 0);
                 buffered += room;
                 size += room;
                 room = WalFormat.BLOCK_SIZE;
@@ -90,8 +95,7 @@ public final class WalWriter implements AutoCloseable {
             int type = first
                     ? (last ? WalFormat.FULL_TYPE : WalFormat.FIRST_TYPE)
                     : (last ? WalFormat.LAST_TYPE : WalFormat.MIDDLE_TYPE);
-            MemorySegment.copy(payload, ValueLayout.JAVA_BYTE, source,
-                    buffer, buffered + WalFormat.HEADER_SIZE, fragment);
+            MemorySegment.copy(payload, source, buffer, buffered + WalFormat.HEADER_SIZE, fragment);
             WalFormat.encodeHeader(buffer, buffered, type, logNumberBits, fragment);
             int written = WalFormat.HEADER_SIZE + fragment;
             buffered += written;
@@ -109,13 +113,13 @@ public final class WalWriter implements AutoCloseable {
             return;
         }
         try {
-            file.write(ByteBuffer.wrap(buffer, 0, buffered));
+            file.write(buffer.asSlice(0, buffered).asByteBuffer());
         } catch (IOException e) {
             throw poison(e);
         }
         buffered = 0;
-        if (buffer.length > RETAINED_BUFFER_BYTES) {
-            buffer = new byte[WalFormat.BLOCK_SIZE];
+        if (buffer.byteSize() > RETAINED_BUFFER_BYTES) {
+            buffer = allocate(WalFormat.BLOCK_SIZE);
         }
     }
 
@@ -177,10 +181,16 @@ public final class WalWriter implements AutoCloseable {
     }
 
     private void ensureCapacity(int needed) {
-        if (needed > buffer.length) {
-            int grown = (int) Math.min(MAX_BUFFER_BYTES, Math.max(needed, 2L * buffer.length));
-            buffer = Arrays.copyOf(buffer, grown);
+        if (needed > buffer.byteSize()) {
+            long grown = Math.min(MAX_BUFFER_BYTES, Math.max(needed, 2L * buffer.byteSize()));
+            MemorySegment larger = allocate(grown);
+            MemorySegment.copy(buffer, 0, larger, 0, buffered);
+            buffer = larger;
         }
+    }
+
+    private static MemorySegment allocate(long bytes) {
+        return Arena.ofAuto().allocate(bytes, Long.BYTES);
     }
 
     private IOException poison(IOException cause) {

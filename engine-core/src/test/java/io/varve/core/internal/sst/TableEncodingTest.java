@@ -141,6 +141,12 @@ class TableEncodingTest {
         assertEquals("VARVESST", new String(magic, StandardCharsets.US_ASCII));
     }
 
+    /** Section "Sorted table" of docs/formats.md lists every int constant of the format class. */
+    @Test
+    void documentedConstantsMatchTheClass() throws Exception {
+        io.varve.core.DocumentedConstants.assertSectionMatches("Sorted table", TableFormat.class);
+    }
+
     @Test
     void maskMatchesTheDocumentedFormula() {
         int crc = 0x12345678;

@@ -48,20 +48,25 @@ class TableModelProperties {
                             @ForAll("targets") List<Target> targets,
                             @ForAll("snapshots") List<Long> snapshots,
                             @ForAll("walks") List<Boolean> walk,
-                            @ForAll boolean useCache) throws Exception {
+                            @ForAll("caches") int cacheKind) throws Exception {
         MemFileSystem fs = memFs();
         Path path = DIR.resolve("000007.sst");
         TableProperties written = write(fs, path, entries, options);
         checkProperties(written, entries);
 
-        // Far larger than any generated table (40 keys x 6 versions x 4 KB), so nothing is evicted.
-        BlockCache cache = useCache ? new BlockCache(64 << 20, 4) : null;
+        // None; far larger than any generated table (40 keys x 6 versions x 4 KB), so nothing is evicted; or
+        // room for a few small blocks, so a scan meets cached blocks and blocks decoded into its own buffer.
+        BlockCache cache = switch (cacheKind) {
+            case 0 -> null;
+            case 1 -> new BlockCache(64 << 20, 4);
+            default -> new BlockCache(3 * (BlockCache.ENTRY_OVERHEAD + 300), 1);
+        };
         TableReader reader = open(fs, path, 7, cache);
         try {
             checkProperties(reader.properties(), entries);
             assertEquals(written.fileSize(), reader.properties().fileSize());
             checkReads(reader, entries, targets, snapshots, walk);
-            if (cache != null && reader.properties().compressedDataBlockCount() > 0) {
+            if (cacheKind == 1 && reader.properties().compressedDataBlockCount() > 0) {
                 long missesBefore = cache.misses();
                 try (InternalIterator it = reader.newIterator()) {
                     assertEquals(entries, scanForward(it));
@@ -250,13 +255,20 @@ class TableModelProperties {
         });
     }
 
+    /** 0: no block cache; 1: a cache larger than any table; 2: a cache with room for a few small blocks. */
+    @Provide
+    Arbitrary<Integer> caches() {
+        return Arbitraries.of(0, 1, 2);
+    }
+
     @Provide
     Arbitrary<TableOptions> options() {
         return Combinators.combine(Arbitraries.of(64, 64, 100, 256, 1024, 4096),
                         Arbitraries.integers().between(1, 16), Arbitraries.of(0, 1, 10),
-                        Arbitraries.of(true, false))
-                .as((blockSize, restart, bloom, compression) -> TableOptions.defaults().withBlockSize(blockSize)
-                        .withRestartInterval(restart).withBloomBitsPerKey(bloom).withCompression(compression));
+                        Arbitraries.of(true, false), Arbitraries.of(true, false))
+                .as((blockSize, restart, bloom, compression, hashIndex) -> TableOptions.defaults()
+                        .withBlockSize(blockSize).withRestartInterval(restart).withBloomBitsPerKey(bloom)
+                        .withCompression(compression).withDataBlockHashIndex(hashIndex));
     }
 
     @Provide

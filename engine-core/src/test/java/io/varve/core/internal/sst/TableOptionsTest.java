@@ -14,6 +14,7 @@ class TableOptionsTest {
         assertEquals(16, o.restartInterval());
         assertEquals(10, o.bloomBitsPerKey());
         assertTrue(o.compression());
+        assertFalse(o.dataBlockHashIndex());
     }
 
     @Test
@@ -28,6 +29,8 @@ class TableOptionsTest {
         assertEquals(o, TableOptions.defaults().withBlockSize(64).withRestartInterval(1).withBloomBitsPerKey(0)
                 .withCompression(false));
         assertNotEquals(o, TableOptions.defaults());
+        assertTrue(o.withDataBlockHashIndex(true).dataBlockHashIndex());
+        assertNotEquals(o, o.withDataBlockHashIndex(true));
     }
 
     @Test

@@ -69,9 +69,10 @@ class TableVerifyProperties {
     void soundTablesPass(@ForAll("tables") List<Entry> entries, @ForAll boolean compressed,
                          @ForAll @IntRange(min = 32, max = 2048) int blockSize,
                          @ForAll @IntRange(min = 1, max = 16) int restartInterval,
-                         @ForAll boolean filter) throws Exception {
+                         @ForAll boolean filter, @ForAll boolean hashIndex) throws Exception {
         MemFileSystem fs = memFs();
-        write(fs, PATH, entries, options(compressed, blockSize, restartInterval, filter));
+        write(fs, PATH, entries, options(compressed, blockSize, restartInterval, filter)
+                .withDataBlockHashIndex(hashIndex));
         TableReader reader = open(fs, PATH, 1, null);
         try {
             reader.verifyContents();

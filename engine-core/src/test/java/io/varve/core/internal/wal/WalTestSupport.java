@@ -185,12 +185,17 @@ final class WalTestSupport {
     static final class CapturingFile implements WritableFile {
         private final ByteArrayOutputStream out = new ByteArrayOutputStream();
         int writes;
+        /** Writes handed a heap buffer, which a file channel would first copy into native memory. */
+        int heapWrites;
         int syncs;
         boolean closed;
 
         @Override
         public void write(ByteBuffer source) {
             writes++;
+            if (!source.isDirect()) {
+                heapWrites++;
+            }
             byte[] chunk = new byte[source.remaining()];
             source.get(chunk);
             out.writeBytes(chunk);

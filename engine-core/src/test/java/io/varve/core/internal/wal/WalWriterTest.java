@@ -109,6 +109,20 @@ class WalWriterTest {
     }
 
     @Test
+    void theBufferReachesTheFileAsNativeMemory() throws IOException {
+        CapturingFile file = new CapturingFile();
+        try (WalWriter writer = new WalWriter(file, 1)) {
+            writer.append(ByteBuffer.wrap(WalTestSupport.payload(100, 1)));
+            writer.flush();
+            writer.append(ByteBuffer.wrap(WalTestSupport.payload(3 << 20, 2))); // grows the buffer
+            writer.flush();
+            writer.append(ByteBuffer.wrap(WalTestSupport.payload(100, 3))); // back to a small one
+        }
+        assertEquals(3, file.writes);
+        assertEquals(0, file.heapWrites, "a heap buffer costs a copy into native memory on every write");
+    }
+
+    @Test
     void closeFlushesButDoesNotSync() throws IOException {
         CapturingFile file = new CapturingFile();
         WalWriter writer = new WalWriter(file, 1);

@@ -9,6 +9,7 @@ import io.varve.core.WriteOptions;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.errors.ProcessorStateException;
+import org.apache.kafka.streams.processor.StateStoreContext;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -44,11 +45,28 @@ public final class StoreDatabase implements AutoCloseable {
     private final ColumnFamily offsets;
     private final Set<AutoCloseable> openIterators = ConcurrentHashMap.newKeySet();
     private volatile boolean open = true;
+    /** The store's engine gauges in Kafka's metrics, or null when its context has no metrics registry. */
+    private StoreMetrics metrics;
 
     private StoreDatabase(String storeName, Db db, ColumnFamily offsets) {
         this.storeName = storeName;
         this.db = db;
         this.offsets = offsets;
+    }
+
+    /**
+     * Opens (creating if missing) the database of store {@code storeName} in {@code dir}, and reports its engine
+     * figures through {@code context}'s metrics (see {@link StoreMetrics}).
+     */
+    public static StoreDatabase open(StateStoreContext context, String storeName, Path dir, Options options) {
+        StoreDatabase database = open(storeName, dir, options);
+        try {
+            database.metrics = StoreMetrics.register(context, database, options);
+        } catch (RuntimeException e) {
+            database.close();
+            throw e;
+        }
+        return database;
     }
 
     /** Opens (creating if missing) the database of store {@code storeName} in {@code dir}. */
@@ -134,6 +152,9 @@ public final class StoreDatabase implements AutoCloseable {
             return;
         }
         open = false;
+        if (metrics != null) {
+            metrics.close();
+        }
         List<AutoCloseable> iterators = new ArrayList<>(openIterators);
         for (AutoCloseable iterator : iterators) {
             try {

@@ -59,7 +59,7 @@ public class VarveKeyValueStore implements KeyValueStore<Bytes, byte[]>, Batchin
     @Override
     public void init(StateStoreContext context, StateStore root) {
         Path dir = context.stateDir().toPath().resolve(STATE_SUBDIRECTORY).resolve(name);
-        this.database = StoreDatabase.open(name, dir, options.forApplication(context.appConfigs()));
+        this.database = StoreDatabase.open(context, name, dir, options.forApplication(context.appConfigs()));
         this.context = context;
         context.register(root, this);
     }

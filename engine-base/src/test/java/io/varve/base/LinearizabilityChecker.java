@@ -1,4 +1,4 @@
-package io.varve.replication;
+package io.varve.base;
 
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -19,21 +19,22 @@ import java.util.TreeMap;
  * register, and backtrack on a mismatch. An operation may come next when no other pending operation completed
  * before it was invoked. Lowe's refinement makes it practical: a configuration (the set of operations placed
  * so far and the register's value) that failed once is remembered and never explored again. Registers are
- * independent, so a history is checked per key, which keeps each search small.
+ * independent, so a history is checked per key, which keeps each search small. Shared test support: the
+ * replication tests and the server's cluster tests record their histories for it.
  *
  * <p>A write whose outcome the client never learned (it failed or timed out: it may or may not have taken
  * effect) has completion {@link #UNKNOWN}: it may be placed anywhere after its invocation, or nowhere. A read
  * that failed returned nothing and is left out of the history.
  */
-final class LinearizabilityChecker {
+public final class LinearizabilityChecker {
     /** Completion time of a write whose outcome is unknown. */
-    static final long UNKNOWN = Long.MAX_VALUE;
+    public static final long UNKNOWN = Long.MAX_VALUE;
 
-    enum Kind { READ, WRITE }
+    public enum Kind { READ, WRITE }
 
     /** One operation on one register: times from one monotonic clock; {@code value} read or written (null: absent). */
-    record Operation(Kind kind, String value, long invoke, long complete) {
-        Operation {
+    public record Operation(Kind kind, String value, long invoke, long complete) {
+        public Operation {
             Objects.requireNonNull(kind, "kind");
             if (complete < invoke) {
                 throw new IllegalArgumentException("completes before it is invoked: " + invoke + " > " + complete);
@@ -43,15 +44,15 @@ final class LinearizabilityChecker {
             }
         }
 
-        static Operation write(String value, long invoke, long complete) {
+        public static Operation write(String value, long invoke, long complete) {
             return new Operation(Kind.WRITE, value, invoke, complete);
         }
 
-        static Operation read(String value, long invoke, long complete) {
+        public static Operation read(String value, long invoke, long complete) {
             return new Operation(Kind.READ, value, invoke, complete);
         }
 
-        boolean definite() {
+        public boolean definite() {
             return complete != UNKNOWN;
         }
     }
@@ -70,12 +71,12 @@ final class LinearizabilityChecker {
     }
 
     /** Whether one register's history, starting from {@code initial}, is linearizable. */
-    static boolean isLinearizable(List<Operation> history, String initial) {
+    public static boolean isLinearizable(List<Operation> history, String initial) {
         return new LinearizabilityChecker(history).search(new BitSet(history.size()), 0, initial);
     }
 
     /** The keys whose histories are not linearizable (every register starts absent). */
-    static List<String> violations(Map<String, List<Operation>> historiesByKey) {
+    public static List<String> violations(Map<String, List<Operation>> historiesByKey) {
         List<String> bad = new ArrayList<>();
         for (Map.Entry<String, List<Operation>> e : new TreeMap<>(historiesByKey).entrySet()) {
             if (!isLinearizable(e.getValue(), null)) {

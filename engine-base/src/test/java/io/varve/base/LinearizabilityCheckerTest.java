@@ -1,14 +1,14 @@
-package io.varve.replication;
+package io.varve.base;
 
-import static io.varve.replication.LinearizabilityChecker.Operation.read;
-import static io.varve.replication.LinearizabilityChecker.Operation.write;
-import static io.varve.replication.LinearizabilityChecker.UNKNOWN;
-import static io.varve.replication.LinearizabilityChecker.isLinearizable;
+import static io.varve.base.LinearizabilityChecker.Operation.read;
+import static io.varve.base.LinearizabilityChecker.Operation.write;
+import static io.varve.base.LinearizabilityChecker.UNKNOWN;
+import static io.varve.base.LinearizabilityChecker.isLinearizable;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.varve.replication.LinearizabilityChecker.Operation;
+import io.varve.base.LinearizabilityChecker.Operation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,0 +1,164 @@
+package io.varve.server.cluster;
+
+import io.varve.replication.ReplicationException;
+import io.varve.server.replica.GroupMember;
+
+import java.io.IOException;
+import java.util.function.Predicate;
+
+/**
+ * Drives the slot change the topology holds, one step at a time, on every node: each node does the steps of
+ * the groups it leads, so no step needs another node's help (docs/cluster.md, "Moving slots between groups").
+ *
+ * <ol>
+ *   <li>{@code FENCING}: the leader of each source group proposes the group's fence entry ({@link SlotGate});
+ *       the leader of the metadata group, once every source has applied its fence here, commits the next
+ *       state: the target owns the slots ({@code HANDOFF}, epoch + 1).</li>
+ *   <li>{@code HANDOFF}: the target's leader proposes its accept entry, which applies on each node once the
+ *       sources' fences have applied there; the metadata leader, once the target applied it here, clears the
+ *       change (epoch + 1).</li>
+ * </ol>
+ *
+ * Every step is idempotent and checked against applied state (a gate's last change, the topology's epoch),
+ * so a step repeated by a new leader or after a lost reply changes nothing; a crashed node's step is done by
+ * whoever leads the group next. The reconciler also opens the groups a split created. One thread, woken by
+ * every applied topology and gate change and every {@value #PERIOD_MS} ms (leadership changes are not
+ * signalled). {@link #await} lets an operation wait for the state it started to complete.
+ */
+final class TopologyReconciler implements AutoCloseable {
+
+    static final long PERIOD_MS = 200;
+    private static final System.Logger LOG = System.getLogger(TopologyReconciler.class.getName());
+
+    private final ClusterNode node;
+    private final Object lock = new Object();
+    private final Thread thread;
+    private boolean woken;
+    private volatile boolean running = true;
+
+    TopologyReconciler(ClusterNode node) {
+        this.node = node;
+        this.thread = Thread.ofPlatform().daemon().name("varve-topology").unstarted(this::run);
+    }
+
+    void start() {
+        node.groups().onGateChange(this::wake);
+        thread.start();
+    }
+
+    void wake() {
+        synchronized (lock) {
+            woken = true;
+            lock.notifyAll();
+        }
+    }
+
+    /**
+     * Waits until the applied topology satisfies {@code done}; false after {@code timeoutMs}. The deadline
+     * bounds an operation's reply; the change itself goes on.
+     */
+    boolean await(Predicate<TopologyState> done, long timeoutMs) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutMs * 1_000_000;
+        synchronized (lock) {
+            while (!done.test(node.meta().applied())) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || !running) {
+                    return false;
+                }
+                lock.wait(Math.max(1, left / 1_000_000));
+            }
+            return true;
+        }
+    }
+
+    private void run() {
+        while (running) {
+            synchronized (lock) {
+                if (!woken) {
+                    try {
+                        lock.wait(PERIOD_MS);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+                woken = false;
+            }
+            if (!running) {
+                return;
+            }
+            try {
+                step();
+            } catch (ReplicationException | io.varve.server.resp.RedisError e) {
+                // not the leader any more, a timeout, another change first: the next round looks again
+                LOG.log(System.Logger.Level.DEBUG, "topology step: " + e.getMessage());
+            } catch (IOException | RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "topology step failed", e);
+            }
+        }
+    }
+
+    /** One round of whatever steps this node can do now. */
+    void step() throws IOException {
+        MetadataGroup meta = node.meta();
+        if (meta == null) {
+            return;
+        }
+        TopologyState state = meta.applied();
+        ClusterGroups groups = node.groups();
+        for (int g = 0; g < state.groups().size(); g++) {
+            if (groups.member(g) == null) {
+                groups.open(g, state.groups().get(g).members(), state.seedGroups());
+            }
+        }
+        TopologyState.Change change = state.change();
+        if (change == null) {
+            return;
+        }
+        long id = change.id();
+        if (change.phase() == TopologyState.Phase.FENCING) {
+            boolean allFenced = true;
+            for (int source : change.sources()) {
+                GroupMember member = groups.member(source);
+                SlotGate gate = groups.gate(source);
+                if (gate != null && gate.lastChange() >= id) {
+                    continue;
+                }
+                allFenced = false;
+                if (member != null && member.isLeader()) {
+                    member.replicated().write(SlotGate.fence(source, id, change.slots()));
+                }
+            }
+            if (allFenced && meta.isLeader()) {
+                proposeIfCurrent(meta, state, state.fenced());
+            }
+        } else {
+            int target = change.target();
+            GroupMember member = groups.member(target);
+            SlotGate gate = groups.gate(target);
+            if (gate == null || gate.lastChange() < id) {
+                if (member != null && member.isLeader()) {
+                    member.replicated().write(SlotGate.accept(target, id, change.slots(), change.sources()));
+                }
+            } else if (meta.isLeader()) {
+                proposeIfCurrent(meta, state, state.handedOff());
+            }
+        }
+    }
+
+    private static void proposeIfCurrent(MetadataGroup meta, TopologyState from, TopologyState next) {
+        if (meta.applied() == from) {
+            meta.propose(next); // refused if another change applied meanwhile: the next round recomputes
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        wake();
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

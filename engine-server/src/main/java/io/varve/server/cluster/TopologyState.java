@@ -1,0 +1,374 @@
+package io.varve.server.cluster;
+
+import io.varve.server.command.KeySlot;
+import io.varve.server.replica.RaftReplica;
+import io.varve.server.replica.ReplicationSettings;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Comparator;
+import java.util.List;
+import java.util.TreeSet;
+
+/**
+ * The cluster's topology as the metadata group replicates it (docs/cluster.md, "Topology"): the nodes and
+ * their addresses, every group with its members and preferred leader, the owner of each slot, the slot
+ * change in progress if any, and an epoch that every change raises by one. Immutable: each operation returns
+ * the next state, and {@link #encode} is what the metadata group stores.
+ *
+ * <p><b>A slot change</b> ({@link Change}) moves a set of slots from the groups owning them (its sources) to
+ * a target group, in two phases: {@link Phase#FENCING} while the sources stop accepting the slots (owners
+ * unchanged), then {@link Phase#HANDOFF} with the target as owner while the target starts accepting them; the
+ * change is then cleared. One change runs at a time.
+ *
+ * <p><b>Encoding</b> (big-endian; a string is a u16 length and modified UTF-8, as DataOutput.writeUTF writes
+ * it; a range list is a u16 count of u16 first, u16 last pairs):
+ * <pre>
+ *   u8 FORMAT_VERSION | u64 epoch | u16 seedGroups
+ *   u16 nodes  { str raftAddress, str clientAddress }
+ *   u16 groups { str preferredLeader, u16 members { str raftAddress } }
+ *   u16 runs   { u16 first, u16 last, u16 group }          (owners, as maximal runs in slot order)
+ *   u8 hasChange [ u64 id | u16 target | u8 phase | ranges slots | u16 sources { u16 group } ]
+ * </pre>
+ */
+final class TopologyState {
+
+    static final int FORMAT_VERSION = 1;
+
+    /** @param raft its Raft address, its identity; @param client its client address, host:port */
+    record Node(String raft, String client) {
+        String id() {
+            return RaftReplica.nodeId(raft);
+        }
+    }
+
+    /** @param members the Raft addresses of its members; @param preferredLeader where the balancer puts its leader */
+    record Group(List<String> members, String preferredLeader) {
+    }
+
+    enum Phase { FENCING, HANDOFF }
+
+    /**
+     * @param id      the epoch the change began at; the groups' fence and accept entries carry it
+     * @param slots   the slots moving
+     * @param target  the group taking them
+     * @param sources the groups giving them up
+     */
+    record Change(long id, BitSet slots, int target, List<Integer> sources, Phase phase) {
+    }
+
+    private final long epoch;
+    private final int seedGroups;
+    private final List<Node> nodes;
+    private final List<Group> groups;
+    private final int[] owners;
+    private final Change change;
+
+    private TopologyState(long epoch, int seedGroups, List<Node> nodes, List<Group> groups, int[] owners,
+                          Change change) {
+        this.epoch = epoch;
+        this.seedGroups = seedGroups;
+        this.nodes = List.copyOf(nodes);
+        this.groups = List.copyOf(groups);
+        this.owners = owners;
+        this.change = change;
+    }
+
+    /**
+     * The state every node computes alike from its start arguments, before any change: the nodes ordered by
+     * Raft address, {@code groups} groups of every node splitting the slots evenly, group g preferring node
+     * g mod n, epoch 1.
+     */
+    static TopologyState seed(ReplicationSettings settings, int groups) {
+        List<Node> nodes = new ArrayList<>();
+        for (String raft : new TreeSet<>(settings.peers().keySet())) {
+            nodes.add(new Node(raft, settings.peers().get(raft)));
+        }
+        return seed(nodes, groups);
+    }
+
+    static TopologyState seed(List<Node> nodes, int groups) {
+        List<Node> sorted = nodes.stream().sorted(Comparator.comparing(Node::raft)).toList();
+        List<String> members = sorted.stream().map(Node::raft).toList();
+        List<Group> list = new ArrayList<>();
+        for (int g = 0; g < groups; g++) {
+            list.add(new Group(members, members.get(g % members.size())));
+        }
+        return new TopologyState(1, groups, sorted, list, SlotMap.evenly(groups, 1).owners(), null);
+    }
+
+    long epoch() {
+        return epoch;
+    }
+
+    int seedGroups() {
+        return seedGroups;
+    }
+
+    List<Node> nodes() {
+        return nodes;
+    }
+
+    List<Group> groups() {
+        return groups;
+    }
+
+    Change change() {
+        return change;
+    }
+
+    SlotMap slotMap() {
+        return new SlotMap(owners, epoch);
+    }
+
+    int ownerOf(int slot) {
+        return owners[slot];
+    }
+
+    // ---- operations: each returns the next state (epoch + 1) or throws IllegalArgumentException with the
+    // error reply, in Redis's style
+
+    /** Begins moving slots {@code first}..{@code last} to {@code target}. */
+    TopologyState beginMove(int first, int last, int target) {
+        requireNoChange();
+        if (first < 0 || last >= KeySlot.SLOTS || first > last) {
+            throw new IllegalArgumentException("ERR Invalid or out of range slot");
+        }
+        requireGroup(target);
+        BitSet slots = new BitSet(KeySlot.SLOTS);
+        for (int s = first; s <= last; s++) {
+            if (owners[s] != target) {
+                slots.set(s);
+            }
+        }
+        if (slots.isEmpty()) {
+            throw new IllegalArgumentException("ERR slots " + first + "-" + last + " already belong to group "
+                    + target);
+        }
+        return withChange(groups, slots, target);
+    }
+
+    /**
+     * Creates a group on the members of {@code group} and begins moving the upper half of {@code group}'s
+     * slots (in slot order) to it. The new group prefers the node that is preferred by the fewest groups.
+     */
+    TopologyState beginSplit(int group) {
+        requireNoChange();
+        requireGroup(group);
+        BitSet own = slotsOf(group);
+        if (own.cardinality() < 2) {
+            throw new IllegalArgumentException("ERR group " + group + " owns fewer than 2 slots");
+        }
+        BitSet moving = new BitSet(KeySlot.SLOTS);
+        int keep = own.cardinality() / 2;
+        int seen = 0;
+        for (int s = own.nextSetBit(0); s >= 0; s = own.nextSetBit(s + 1)) {
+            if (seen++ >= keep) {
+                moving.set(s);
+            }
+        }
+        List<String> members = groups.get(group).members();
+        String preferred = members.stream()
+                .min(Comparator.comparingLong((String m) -> groups.stream()
+                        .filter(g -> g.preferredLeader().equals(m)).count()).thenComparing(m -> m))
+                .orElseThrow();
+        List<Group> next = new ArrayList<>(groups);
+        next.add(new Group(members, preferred));
+        return withChange(next, moving, next.size() - 1);
+    }
+
+    /** The sources have stopped accepting the change's slots: the target owns them now. */
+    TopologyState fenced() {
+        if (change == null || change.phase() != Phase.FENCING) {
+            throw new IllegalArgumentException("ERR no slot change is fencing");
+        }
+        int[] next = owners.clone();
+        for (int s = change.slots().nextSetBit(0); s >= 0; s = change.slots().nextSetBit(s + 1)) {
+            next[s] = change.target();
+        }
+        Change handoff = new Change(change.id(), change.slots(), change.target(), change.sources(), Phase.HANDOFF);
+        return new TopologyState(epoch + 1, seedGroups, nodes, groups, next, handoff);
+    }
+
+    /** The target accepts the change's slots: the change is over. */
+    TopologyState handedOff() {
+        if (change == null || change.phase() != Phase.HANDOFF) {
+            throw new IllegalArgumentException("ERR no slot change is handing off");
+        }
+        return new TopologyState(epoch + 1, seedGroups, nodes, groups, owners, null);
+    }
+
+    TopologyState withPreferredLeader(int group, String raft) {
+        requireGroup(group);
+        if (!groups.get(group).members().contains(raft)) {
+            throw new IllegalArgumentException("ERR node " + raft + " is not a member of group " + group);
+        }
+        List<Group> next = new ArrayList<>(groups);
+        next.set(group, new Group(groups.get(group).members(), raft));
+        return new TopologyState(epoch + 1, seedGroups, nodes, next, owners, change);
+    }
+
+    /** The slots {@code group} owns. */
+    BitSet slotsOf(int group) {
+        BitSet slots = new BitSet(KeySlot.SLOTS);
+        for (int s = 0; s < KeySlot.SLOTS; s++) {
+            if (owners[s] == group) {
+                slots.set(s);
+            }
+        }
+        return slots;
+    }
+
+    private TopologyState withChange(List<Group> nextGroups, BitSet slots, int target) {
+        TreeSet<Integer> sources = new TreeSet<>();
+        for (int s = slots.nextSetBit(0); s >= 0; s = slots.nextSetBit(s + 1)) {
+            sources.add(owners[s]);
+        }
+        Change begun = new Change(epoch + 1, slots, target, List.copyOf(sources), Phase.FENCING);
+        return new TopologyState(epoch + 1, seedGroups, nodes, nextGroups, owners, begun);
+    }
+
+    private void requireNoChange() {
+        if (change != null) {
+            throw new IllegalArgumentException("ERR a slot change is in progress (epoch " + change.id()
+                    + "); retry once it completes");
+        }
+    }
+
+    private void requireGroup(int group) {
+        if (group < 0 || group >= groups.size()) {
+            throw new IllegalArgumentException("ERR no such group: " + group);
+        }
+    }
+
+    // ---- encoding
+
+    byte[] encode() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(1024);
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeByte(FORMAT_VERSION);
+            out.writeLong(epoch);
+            out.writeShort(seedGroups);
+            out.writeShort(nodes.size());
+            for (Node n : nodes) {
+                out.writeUTF(n.raft());
+                out.writeUTF(n.client());
+            }
+            out.writeShort(groups.size());
+            for (Group g : groups) {
+                out.writeUTF(g.preferredLeader());
+                out.writeShort(g.members().size());
+                for (String m : g.members()) {
+                    out.writeUTF(m);
+                }
+            }
+            List<int[]> runs = new ArrayList<>();
+            for (int s = 0; s < KeySlot.SLOTS; s++) {
+                if (s == 0 || owners[s] != owners[s - 1]) {
+                    runs.add(new int[] {s, s, owners[s]});
+                } else {
+                    runs.getLast()[1] = s;
+                }
+            }
+            out.writeShort(runs.size());
+            for (int[] run : runs) {
+                out.writeShort(run[0]);
+                out.writeShort(run[1]);
+                out.writeShort(run[2]);
+            }
+            out.writeBoolean(change != null);
+            if (change != null) {
+                out.writeLong(change.id());
+                out.writeShort(change.target());
+                out.writeByte(change.phase().ordinal());
+                writeRanges(out, change.slots());
+                out.writeShort(change.sources().size());
+                for (int source : change.sources()) {
+                    out.writeShort(source);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    static TopologyState decode(byte[] encoded) {
+        try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(encoded))) {
+            int version = in.readUnsignedByte();
+            if (version != FORMAT_VERSION) {
+                throw new IllegalArgumentException("topology format " + version + " is not " + FORMAT_VERSION);
+            }
+            long epoch = in.readLong();
+            int seedGroups = in.readUnsignedShort();
+            List<Node> nodes = new ArrayList<>();
+            for (int i = in.readUnsignedShort(); i > 0; i--) {
+                nodes.add(new Node(in.readUTF(), in.readUTF()));
+            }
+            List<Group> groups = new ArrayList<>();
+            for (int i = in.readUnsignedShort(); i > 0; i--) {
+                String preferred = in.readUTF();
+                List<String> members = new ArrayList<>();
+                for (int m = in.readUnsignedShort(); m > 0; m--) {
+                    members.add(in.readUTF());
+                }
+                groups.add(new Group(List.copyOf(members), preferred));
+            }
+            int[] owners = new int[KeySlot.SLOTS];
+            for (int i = in.readUnsignedShort(); i > 0; i--) {
+                int first = in.readUnsignedShort();
+                int last = in.readUnsignedShort();
+                java.util.Arrays.fill(owners, first, last + 1, in.readUnsignedShort());
+            }
+            Change change = null;
+            if (in.readBoolean()) {
+                long id = in.readLong();
+                int target = in.readUnsignedShort();
+                Phase phase = Phase.values()[in.readUnsignedByte()];
+                BitSet slots = readRanges(in);
+                List<Integer> sources = new ArrayList<>();
+                for (int i = in.readUnsignedShort(); i > 0; i--) {
+                    sources.add(in.readUnsignedShort());
+                }
+                change = new Change(id, slots, target, List.copyOf(sources), phase);
+            }
+            return new TopologyState(epoch, seedGroups, nodes, groups, owners, change);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("a truncated topology", e);
+        }
+    }
+
+    static void writeRanges(DataOutputStream out, BitSet slots) throws IOException {
+        List<int[]> ranges = new ArrayList<>();
+        int s = slots.nextSetBit(0);
+        while (s >= 0) {
+            int end = slots.nextClearBit(s);
+            ranges.add(new int[] {s, end - 1});
+            s = slots.nextSetBit(end);
+        }
+        out.writeShort(ranges.size());
+        for (int[] r : ranges) {
+            out.writeShort(r[0]);
+            out.writeShort(r[1]);
+        }
+    }
+
+    static BitSet readRanges(DataInputStream in) throws IOException {
+        BitSet slots = new BitSet(KeySlot.SLOTS);
+        for (int i = in.readUnsignedShort(); i > 0; i--) {
+            int first = in.readUnsignedShort();
+            slots.set(first, in.readUnsignedShort() + 1);
+        }
+        return slots;
+    }
+
+    @Override
+    public String toString() {
+        return "TopologyState[epoch " + epoch + ", " + groups.size() + " groups, change " + change + "]";
+    }
+}

@@ -1,0 +1,23 @@
+package io.varve.server.command;
+
+/**
+ * The online topology operations of a cluster node (docs/operations.md), behind {@code VARVE CLUSTER ...} and
+ * {@code CLUSTER FAILOVER}. Each returns the simple-string reply or throws a {@code RedisError}. A node that
+ * does not lead the metadata group hands the operation to the node that does, authenticating with
+ * {@code password} (the nodes share {@code requirepass}); {@code forwarded} says the operation already came
+ * that way, so it is not handed on again.
+ */
+public interface ClusterOperations {
+
+    /** Moves slots {@code first}..{@code last} to {@code group}; returns once the group serves them. */
+    String moveSlots(int first, int last, int group, String password, boolean forwarded);
+
+    /** Creates a group on {@code group}'s members and moves the upper half of its slots there. */
+    String split(int group, String password, boolean forwarded);
+
+    /** Makes {@code node} (id, Raft or client address) the preferred leader of {@code group}. */
+    String preferLeader(int group, String node, String password, boolean forwarded);
+
+    /** Redis's CLUSTER FAILOVER: this node, shown as a replica, takes over its master's groups. */
+    String failover(String password);
+}

@@ -1,0 +1,122 @@
+package io.varve.server;
+
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.protocol.ProtocolVersion;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+
+/**
+ * Three cluster-mode nodes a test drives, in this JVM ({@link ClusterNodes}) or as server processes
+ * ({@link ClusterProcesses}), and what the cluster tests do with either: wait until the balancer has spread
+ * the leaders, connect Lettuce's cluster client, and retry a call through a failover.
+ */
+interface ClusterUnderTest extends AutoCloseable {
+
+    int SIZE = 3;
+
+    /** Starts one node of a cluster. */
+    interface NodeStart {
+        void start(int node) throws java.io.IOException;
+    }
+
+    /**
+     * Picks free loopback ports for every node (RESP into {@code clientPorts}, Raft into {@code raftPorts}) and
+     * returns the {@code raft-peers} list naming them: {@code raft-address/client-address} per node.
+     */
+    static String allocatePeers(int[] clientPorts, int[] raftPorts) {
+        java.util.List<String> entries = new java.util.ArrayList<>();
+        for (int i = 0; i < SIZE; i++) {
+            clientPorts[i] = io.varve.base.LoopbackPorts.next();
+            raftPorts[i] = io.varve.base.LoopbackPorts.next();
+            entries.add("127.0.0.1:" + raftPorts[i] + "/127.0.0.1:" + clientPorts[i]);
+        }
+        return String.join(",", entries);
+    }
+
+    /** Starts every node of {@code cluster}; if one fails, closes those started and rethrows. */
+    static <C extends ClusterUnderTest> C startEach(C cluster, NodeStart node) throws java.io.IOException {
+        try {
+            for (int i = 0; i < SIZE; i++) {
+                node.start(i);
+            }
+            return cluster;
+        } catch (java.io.IOException | RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    int groups();
+
+    int clientPort(int node);
+
+    /** How many groups node {@code node} leads now; -1 while it does not answer. */
+    int groupsLed(int node);
+
+    /** How long starting and balancing may take before a wait is taken for a hang. */
+    Duration settleLimit();
+
+    /** Waits until every group has a leader and each node leads {@code groups / SIZE} (the balancer's spread). */
+    default void awaitBalanced() throws TimeoutException {
+        long deadline = System.nanoTime() + settleLimit().toNanos();
+        int each = groups() / SIZE;
+        while (true) {
+            boolean balanced = true;
+            for (int i = 0; i < SIZE && balanced; i++) {
+                balanced = groupsLed(i) == each;
+            }
+            if (balanced) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new TimeoutException("leaders not spread " + each + " per node within " + settleLimit());
+            }
+            // Polling: elections and leadership transfers are visible only through INFO.
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+        }
+    }
+
+    /**
+     * Lettuce's cluster client seeded with node 0; with {@code adaptiveRefresh} it reloads the topology on
+     * MOVED and on failed reconnects, as a client riding out failovers must.
+     */
+    default RedisClusterClient clusterClient(boolean adaptiveRefresh) {
+        RedisClusterClient client = RedisClusterClient.create(RedisURI.builder().withHost("127.0.0.1")
+                .withPort(clientPort(0)).withTimeout(Duration.ofSeconds(10)).build());
+        ClusterClientOptions.Builder options = ClusterClientOptions.builder().protocolVersion(ProtocolVersion.RESP2);
+        if (adaptiveRefresh) {
+            options.topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                    .enableAllAdaptiveRefreshTriggers().build());
+        }
+        client.setOptions(options.build());
+        return client;
+    }
+
+    /**
+     * Runs a call again while it fails (a node down, an election, a redirect to a node that just stopped
+     * leading), refreshing the client's view of the cluster between tries; the deadline only detects a hang.
+     */
+    static <T> T retrying(RedisClusterClient client, Supplier<T> call) throws TimeoutException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            try {
+                return call.get();
+            } catch (RuntimeException e) {
+                if (System.nanoTime() > deadline) {
+                    throw new TimeoutException("still failing: " + e);
+                }
+                client.refreshPartitions();
+            }
+        }
+    }
+
+    @Override
+    void close();
+}
