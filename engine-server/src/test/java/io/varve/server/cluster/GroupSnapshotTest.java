@@ -10,7 +10,6 @@ import io.varve.core.WriteBatch;
 import io.varve.core.ingest.IngestOptions;
 import io.varve.replication.ReplicatedDb;
 import io.varve.replication.ReplicationException;
-import io.varve.server.command.ClusterView;
 import io.varve.server.replica.ReplicaNode;
 import io.varve.server.replica.ReplicationSettings;
 import io.varve.server.store.Database;
@@ -45,10 +44,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Snapshots per group on three cluster nodes in this JVM (three groups, every node a member of each, one
- * database per node): a group's snapshot holds exactly the keys of its slots (metadata and subkeys), and a
- * node that was stopped while one group's log was truncated past it installs that group's snapshot when it
- * returns — replacing that group's slot ranges only — and catches up the other groups from their logs; it
- * then holds exactly what the others hold.
+ * database per node). While node 2 is stopped, slots move both ways between groups 0 and 1 (written before
+ * and after each move) and group 0's log is truncated past it. A group's snapshot holds exactly the records
+ * of its slots and of the slots it handed away (metadata and subkeys); node 2 returns, installs group 0's
+ * snapshot — replacing those slots' ranges only, taking over the slots group 1 handed to group 0 once group
+ * 1, catching up from its log, has fenced them there — and catches up the other groups from their logs. It
+ * then holds exactly what the others hold, and each of its slot gates knows what the others' know.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class GroupSnapshotTest {
@@ -57,10 +58,13 @@ class GroupSnapshotTest {
     private static final int GROUPS = 3;
     private static final int KEYS = 90;
     private static final HexFormat HEX = HexFormat.of();
+    /** Slots group 0 hands to group 1 while node 2 is down, and slots group 1 hands to group 0. */
+    private static final int[] TO_GROUP_1 = {0, 1999};
+    private static final int[] TO_GROUP_0 = {5462, 7461};
+    private static final int MOVED_KEYS = 6;
 
     private final String[] raft = new String[NODES];
     private final ClusterNode[] nodes = new ClusterNode[NODES];
-    private final SlotMap map = SlotMap.evenly(GROUPS, 1);
     private Path root;
     private Map<String, String> peers;
 
@@ -81,6 +85,10 @@ class GroupSnapshotTest {
                 putString("k" + i, "v" + i);
                 putHash("h" + i, "f", "x" + i);
             }
+            for (int i = 0; i < MOVED_KEYS; i++) {
+                putString(keyIn(TO_GROUP_1, "out" + i), "before the move " + i);
+                putString(keyIn(TO_GROUP_0, "in" + i), "before the move " + i);
+            }
             awaitApplied();
             nodes[2].close();
             nodes[2] = null;
@@ -92,19 +100,34 @@ class GroupSnapshotTest {
                 putHash("h" + (i + 2), "g", "new" + i);
                 putString("new" + i, "n" + i);
             }
+            // Group 0's last writes to slots it then hands to group 1, and group 1's to slots it hands to group
+            // 0; then each new owner writes them.
+            for (int i = 0; i < MOVED_KEYS; i++) {
+                putString(keyIn(TO_GROUP_1, "out" + i), "group 0's last " + i);
+                putString(keyIn(TO_GROUP_0, "in" + i), "group 1's last " + i);
+            }
+            moveSlots(TO_GROUP_1, 1);
+            moveSlots(TO_GROUP_0, 0);
+            for (int i = 0; i < MOVED_KEYS; i += 2) {
+                putString(keyIn(TO_GROUP_1, "out" + i), "group 1's first " + i);
+                putString(keyIn(TO_GROUP_0, "in" + i), "group 0's first " + i);
+            }
             // Group 0's log is cut past what node 2 lacks: jraft drops it up to the previous snapshot.
             snapshotGroup(0);
             putString(keyOfGroup(0, "between"), "snapshots");
             snapshotGroup(0);
             awaitApplied();
             Map<String, String> snapshot = newestSnapshot(0, dir.resolve("snapshot-check"));
-            Map<String, String> group0 = keysOf(nodes[0].database(), 0);
-            assertEquals(group0, snapshot, "group 0's snapshot holds its slots' records as node 0 holds them");
+            BitSet carried = nodes[0].groups().gate(0).accepted();
+            carried.or(slots(TO_GROUP_1));
+            assertTrue(nodes[0].groups().gate(0).accepts(TO_GROUP_0[0]) && !nodes[0].groups().gate(0).accepts(0));
+            Map<String, String> group0 = keysOf(nodes[0].database(), carried);
+            assertEquals(group0, snapshot, "group 0's snapshot holds the records of its slots and of those it "
+                    + "handed away as node 0 holds them");
             assertTrue(snapshot.keySet().stream().anyMatch(k -> k.startsWith("4d"))
                     && snapshot.keySet().stream().anyMatch(k -> k.startsWith("53")), "metadata and subkeys");
-            for (String key : snapshot.keySet()) {
-                assertEquals(0, map.groupOf(KeyEncoding.slotOf(HEX.parseHex(key))), "a key of group 0's slots");
-            }
+            assertTrue(snapshot.keySet().stream().anyMatch(k -> slots(TO_GROUP_1).get(KeyEncoding.slotOf(HEX.parseHex(k)))),
+                    "records of the slots group 0 handed away");
             putString(keyOfGroup(0, "after"), "snapshots");
 
             open(2);
@@ -115,10 +138,21 @@ class GroupSnapshotTest {
             assertEquals(1, nodes[2].group(0).snapshotsInstalled(), "node 2 installed group 0's snapshot");
             assertEquals(0, nodes[2].group(1).snapshotsInstalled(), "group 1 caught up from its log");
             assertEquals(0, nodes[2].group(2).snapshotsInstalled(), "group 2 caught up from its log");
-            Map<String, String> expected = keysOf(nodes[0].database(), -1);
+            BitSet all = new BitSet();
+            all.set(0, HashSlot.SLOTS);
+            Map<String, String> expected = keysOf(nodes[0].database(), all);
             for (int i = 1; i < NODES; i++) {
-                assertEquals(expected, keysOf(nodes[i].database(), -1), "node " + i + " holds what node 0 holds");
+                assertEquals(expected, keysOf(nodes[i].database(), all), "node " + i + " holds what node 0 holds");
+                for (int g = 0; g < GROUPS; g++) {
+                    assertEquals(nodes[0].groups().gate(g).state(), nodes[i].groups().gate(g).state(),
+                            "node " + i + "'s gate of group " + g);
+                }
             }
+            assertEquals("group 0's first 0", stringValue(nodes[2], keyIn(TO_GROUP_0, "in0")));
+            assertEquals("group 1's last 1", stringValue(nodes[2], keyIn(TO_GROUP_0, "in1")),
+                    "group 1's write before its fence, missed by node 2, is there");
+            assertEquals("group 0's last 1", stringValue(nodes[2], keyIn(TO_GROUP_1, "out1")),
+                    "group 0's write before its fence, missed by node 2, is there");
             assertNull(nodes[2].database().get(Database.SLOTTED.metadataKey(bytes("k0"))),
                     "a key deleted while node 2 was down is gone there");
             assertFalse(expected.isEmpty());
@@ -131,17 +165,55 @@ class GroupSnapshotTest {
         }
     }
 
+    /** Moves {@code range} to {@code group} through the metadata group's leader, and waits for it to complete. */
+    private void moveSlots(int[] range, int group) throws TimeoutException {
+        await(() -> {
+            for (ClusterNode node : nodes) {
+                if (node != null && node.meta().isLeader()) {
+                    try {
+                        return "OK".equals(node.moveSlots(range[0], range[1], group, null, false));
+                    } catch (RuntimeException notNow) {
+                        return false;
+                    }
+                }
+            }
+            return false;
+        }, "a move of slots " + range[0] + "-" + range[1]);
+    }
+
+    private static BitSet slots(int[] range) {
+        BitSet slots = new BitSet();
+        slots.set(range[0], range[1] + 1);
+        return slots;
+    }
+
+    /** A key of a slot in {@code range}: {@code name} under a hash tag hashing there. */
+    private static String keyIn(int[] range, String name) {
+        for (int t = 0; ; t++) {
+            String key = "{t" + t + "}" + name;
+            int slot = HashSlot.of(bytes(key));
+            if (slot >= range[0] && slot <= range[1]) {
+                return key;
+            }
+        }
+    }
+
+    private static String stringValue(ClusterNode node, String key) {
+        byte[] stored = node.database().get(Database.SLOTTED.metadataKey(bytes(key)));
+        return stored == null ? null : new String(Metadata.decode(stored).value(), StandardCharsets.UTF_8);
+    }
+
     private void open(int i) throws IOException {
         ReplicationSettings settings = new ReplicationSettings(raft[i], Map.copyOf(peers), false, 0, 2000, 0);
         ReplicaNode node = ClusterNode.open(settings, GROUPS, root.resolve("node" + i), Options.defaults());
         nodes[i] = (ClusterNode) node;
     }
 
-    /** A key of group {@code group}: {@code name} under a hash tag hashing into its slots. */
+    /** A key of group {@code group} now: {@code name} under a hash tag hashing into its slots. */
     private String keyOfGroup(int group, String name) {
         for (int t = 0; ; t++) {
             String key = "{t" + t + "}" + name;
-            if (map.groupOf(HashSlot.of(bytes(key))) == group) {
+            if (nodes[0].topology().slots().groupOf(HashSlot.of(bytes(key))) == group) {
                 return key;
             }
         }
@@ -164,12 +236,13 @@ class GroupSnapshotTest {
         write(key, new WriteBatch().delete(Database.SLOTTED.metadataKey(bytes(key))));
     }
 
-    /** Writes through the leader of the key's group, wherever it is now. */
+    /** Writes through the leader of the group whose gate accepts the key's slot there, wherever it is now. */
     private void write(String key, WriteBatch batch) throws TimeoutException {
-        int group = map.groupOf(HashSlot.of(bytes(key)));
+        int slot = HashSlot.of(bytes(key));
         await(() -> {
             for (ClusterNode node : nodes) {
-                if (node != null && node.group(group).isLeader()) {
+                int group = node == null ? -1 : node.topology().slots().groupOf(slot);
+                if (node != null && node.group(group).isLeader() && node.groups().gate(group).accepts(slot)) {
                     try {
                         node.group(group).write(batch);
                         return true;
@@ -179,7 +252,7 @@ class GroupSnapshotTest {
                 }
             }
             return false;
-        }, "a write to group " + group);
+        }, "a write to slot " + slot);
     }
 
     /** Snapshots {@code group} on every running node, once each has applied everything committed. */
@@ -226,7 +299,9 @@ class GroupSnapshotTest {
             if (!tables.isEmpty()) {
                 db.ingestExternalFiles(tables, IngestOptions.defaults());
             }
-            return keysOf(db, -1);
+            BitSet all = new BitSet();
+            all.set(0, HashSlot.SLOTS);
+            return keysOf(db, all);
         }
     }
 
@@ -234,13 +309,8 @@ class GroupSnapshotTest {
         return Long.parseLong(snapshotDir.getFileName().toString().substring("snapshot_".length()));
     }
 
-    /** The slotted records (metadata and subkeys) of {@code db}, of {@code group}'s slots or all (-1), in hex. */
-    private Map<String, String> keysOf(Db db, int group) {
-        BitSet slots = new BitSet();
-        for (ClusterView.SlotRange r : group < 0 ? List.of(new ClusterView.SlotRange(0, HashSlot.SLOTS - 1))
-                : map.rangesOf(group)) {
-            slots.set(r.first(), r.last() + 1);
-        }
+    /** The slotted records (metadata and subkeys) of {@code db} in {@code slots}, in hex. */
+    private static Map<String, String> keysOf(Db db, BitSet slots) {
         Map<String, String> records = new TreeMap<>();
         try (Snapshot snapshot = db.snapshot(); DbIterator it = db.iterator(ReadOptions.at(snapshot)
                 .withLowerBound(new byte[] {KeyEncoding.SLOTTED_METADATA_PREFIX})
