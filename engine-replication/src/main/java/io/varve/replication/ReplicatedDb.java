@@ -111,9 +111,9 @@ public final class ReplicatedDb implements AutoCloseable {
      * batch it applies, so every group replays its own log idempotently after a crash. This form takes no
      * snapshots (a snapshot of the whole database would carry other groups' data, and loading one would clear
      * it): periodic snapshots are off whatever {@code options} says, and {@link #snapshot()} fails; the form
-     * given the group's share ({@link GroupShare}) takes snapshots of it. Closing
-     * the member leaves the database open. Open the groups sharing a database one at a time (the first
-     * creates the internal family they share).
+     * given the group's share ({@link GroupShare}) takes snapshots of it. Closing the member leaves the
+     * database open. Open the groups sharing a database one at a time (the first creates the internal family
+     * they share).
      */
     public static ReplicatedDb openShared(ReplicationProcess process, String group, List<String> peers,
                                           ReplicatedDbOptions options, Db shared) throws IOException {
