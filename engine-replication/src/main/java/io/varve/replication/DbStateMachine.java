@@ -76,7 +76,11 @@ import java.util.function.Function;
  *
  * <p><b>Threads.</b> jraft calls {@code onApply}, {@code onSnapshotSave} and {@code onSnapshotLoad} from its
  * one state-machine thread. Readers take {@link #read} under a read lock that a load holds exclusively, so a
- * read never sees the half-cleared state of a load in progress.
+ * read never sees the half-cleared state of a load in progress. A shared group's load lets go of it while a
+ * step's first action runs ({@link GroupShare.InstallStep#before}, which may wait for other groups of the
+ * process): the state is whole then (every earlier step done, this one not begun), and a reader holding this
+ * group's lock while it waits for another group's must not hold up that group's own load, which may be what
+ * the action waits for.
  */
 final class DbStateMachine extends StateMachineAdapter {
     static final String STATE_FAMILY = ReplicatedBatch.RESERVED_PREFIX + "raft";
@@ -433,7 +437,12 @@ final class DbStateMachine extends StateMachineAdapter {
                 parts.add(manifest.parts().stream().filter(p -> sameRange(p.range(), range)).findFirst()
                         .orElseThrow(() -> new IOException("the group's share names a range the snapshot lacks")));
             }
-            step.before().run();
+            loadLock.writeLock().unlock();
+            try {
+                step.before().run();
+            } finally {
+                loadLock.writeLock().lock();
+            }
             if (!parts.isEmpty()) {
                 WriteBatch clear = new WriteBatch();
                 for (SnapshotManifest.Part part : parts) {
