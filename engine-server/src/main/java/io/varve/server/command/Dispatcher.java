@@ -201,7 +201,9 @@ public final class Dispatcher {
             if (spec.handler() instanceof CoordinatedHandler coordinated) {
                 coordinated.handle(call, this);
             } else if (spec.handler() instanceof BlockingHandler blocking) {
-                blocking.handle(call, this);
+                // It marks what it pops while it holds its keys' locks; serving the clients blocked on those
+                // keys takes other keys' locks, so it waits until the command has released its own.
+                server.keyspace().blocking().signalAfter(() -> blocking.handle(call, this));
             } else if (keyspaceEvents.observes(spec)) {
                 keyspaceEvents.run(call);
             } else {
