@@ -159,8 +159,9 @@ class GroupCommitTest {
         long first = log.appended.incrementAndGet();
         long second = log.appended.incrementAndGet();
         long third = log.appended.incrementAndGet();
+        int syncsBefore = log.syncsStarted.get(); // read before the leader runs: it may start its sync at once
         Writer leader = log.write(first);
-        log.awaitSyncStarted(log.syncsStarted.get() + 1);
+        log.awaitSyncStarted(syncsBefore + 1);
         Writer b = log.write(second);
         Writer c = log.write(third);
         log.awaitQueued(2);
