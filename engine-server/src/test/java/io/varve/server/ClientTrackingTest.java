@@ -123,6 +123,18 @@ class ClientTrackingTest {
     }
 
     @Test
+    void aSetWhoseExpiryHasPassedStillExpiresThroughTheSweep() throws Exception {
+        try (TestServer server = TestServer.start(dir); RespClient me = RespClient.connect(server.port())) {
+            me.call("HELLO", "3");
+            me.call("CLIENT", "TRACKING", "on", "BCAST", "NOLOOP");
+            // what a SET PX 1 meets when its millisecond is gone before the write is staged
+            assertEquals("OK", me.call("SET", "late", "v", "PXAT", "1"));
+            assertEquals(0L, me.call("EXISTS", "late"));
+            assertEquals(List.of("invalidate", List.of("late")), readWaiting(me), "the key goes by expiry, nobody's write");
+        }
+    }
+
+    @Test
     void optInTracksOnlyTheCommandAfterCachingYes() throws Exception {
         try (TestServer server = TestServer.start(dir); RespClient me = RespClient.connect(server.port());
              RespClient other = RespClient.connect(server.port())) {
