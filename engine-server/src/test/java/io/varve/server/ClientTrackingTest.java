@@ -182,6 +182,25 @@ class ClientTrackingTest {
     }
 
     @Test
+    void aRedirectTargetThatQuitIsBrokenForTheFirstWriteAfterItsReply() throws Exception {
+        try (TestServer server = TestServer.start(dir); RespClient me = RespClient.connect(server.port());
+             RespClient other = RespClient.connect(server.port())) {
+            long id;
+            try (RespClient redirect = RespClient.connect(server.port())) {
+                id = (Long) redirect.call("CLIENT", "ID");
+                me.call("HELLO", "3");
+                me.call("CLIENT", "TRACKING", "on", "REDIRECT", Long.toString(id));
+                me.call("GET", "k");
+                assertEquals("OK", redirect.call("QUIT"));
+                // the redirect's channel may still be open here: Redis has freed its client by now
+                other.call("SET", "k", "v");
+                assertEquals(List.of("tracking-redir-broken", id), me.call("PING"));
+                assertEquals("PONG", me.read());
+            }
+        }
+    }
+
+    @Test
     void overlappingPrefixesAreRefusedAndInfoCountsTheTable() throws Exception {
         try (TestServer server = TestServer.start(dir); RespClient me = RespClient.connect(server.port());
              RespClient bcast = RespClient.connect(server.port())) {

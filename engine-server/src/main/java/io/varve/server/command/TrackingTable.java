@@ -280,9 +280,14 @@ public final class TrackingTable {
         }
     }
 
+    /**
+     * The connection with {@code id}, or null if it is gone. One that sent QUIT counts as gone from its reply
+     * on, while its channel still closes: as in Redis, whose client is freed once that reply is written,
+     * a write the client makes after reading it finds the redirect broken.
+     */
     private Connection find(long id) {
         for (Connection c : connections.get()) {
-            if (c.id() == id) {
+            if (c.id() == id && !c.closeAfterReply()) {
                 return c;
             }
         }
