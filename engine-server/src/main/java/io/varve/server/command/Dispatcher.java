@@ -215,7 +215,11 @@ public final class Dispatcher {
             if (spec.handler() instanceof CoordinatedHandler coordinated) {
                 coordinated.handle(call, this);
             } else if (spec.handler() instanceof BlockingHandler blocking) {
-                blocking.handle(call, this);
+                if (keyspaceEvents.observes(spec)) {
+                    keyspaceEvents.run(call, () -> blocking.handle(call, this)); // events of what it did at once
+                } else {
+                    blocking.handle(call, this);
+                }
             } else if (keyspaceEvents.observes(spec)) {
                 keyspaceEvents.run(call);
             } else {
