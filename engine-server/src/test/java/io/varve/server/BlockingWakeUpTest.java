@@ -1,5 +1,6 @@
 package io.varve.server;
 
+import io.lettuce.core.KeyValue;
 import io.lettuce.core.LMoveArgs;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.protocol.ProtocolVersion;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -32,6 +34,16 @@ class BlockingWakeUpTest extends OneServerPerClass {
     private void awaitWaiting(String key, int count) throws InterruptedException {
         assertTrue(keyspace().blocking().awaitWaiting(key.getBytes(StandardCharsets.UTF_8), count, 10_000),
                 count + " waiting on " + key);
+    }
+
+    /** Polls LLEN; the bound only detects a hang. */
+    private static void awaitLength(Lettuce client, String key, long length) throws TimeoutException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (client.sync().llen(key) != length) {
+            if (System.nanoTime() > deadline) {
+                throw new TimeoutException(key + " never reached length " + length);
+            }
+        }
     }
 
     private Keyspace keyspace() {
@@ -68,6 +80,49 @@ class BlockingWakeUpTest extends OneServerPerClass {
             assertEquals("c", get(move));
             assertEquals(List.of("c"), popper.sync().lrange(dst, 0, -1));
             assertEquals(0, keyspace().blocking().blockedCount());
+        }
+    }
+    /**
+     * A BLPOP that pops at once marks its key written, which offers the key to the clients blocked on it. That
+     * offer must not run while the BLPOP still holds its keys' locks: serving a BLMOVE takes its destination's
+     * lock too, and a client holding that lock while it waits for the BLPOP's key (another BLMOVE locking
+     * destination first) would deadlock with it. Here the test holds the destination's lock; the BLPOP's key
+     * must come free all the same.
+     */
+    @Test
+    void aPopThatFindsDataServesTheOtherWaitersOnlyAfterReleasingItsKeys() throws Exception {
+        String src = "held-src";
+        String dst = StripeOrder.lockedBefore("held-dst", src);
+        byte[] srcBytes = src.getBytes(StandardCharsets.UTF_8);
+        try (Lettuce first = connect(ProtocolVersion.RESP2); Lettuce second = connect(ProtocolVersion.RESP2);
+             Lettuce pusher = connect(ProtocolVersion.RESP2); Lettuce popper = connect(ProtocolVersion.RESP2);
+             Lettuce reader = connect(ProtocolVersion.RESP2)) {
+            RedisFuture<String> firstMove = first.async().blmove(src, dst, LMoveArgs.Builder.leftLeft(), 0);
+            awaitWaiting(src, 1);
+            RedisFuture<String> secondMove = second.async().blmove(src, dst, LMoveArgs.Builder.leftLeft(), 0);
+            awaitWaiting(src, 2);
+            RedisFuture<KeyValue<String, String>> pop;
+            RedisFuture<Long> push;
+            try (LockStripes.Held held = keyspace().lock(dst.getBytes(StandardCharsets.UTF_8))) {
+                // The push's writer serves the first client and waits for dst there, holding no lock; the
+                // second client is not offered the element yet.
+                push = pusher.async().rpush(src, "x");
+                awaitLength(reader, src, 1); // the push committed; its reply waits for the serve
+                pop = popper.async().blpop(0, src);
+                awaitLength(reader, src, 0); // the pop committed
+                CompletableFuture<Void> srcLock = CompletableFuture.runAsync(() -> {
+                    try (LockStripes.Held h = keyspace().lockAll(srcBytes)) {
+                        // free: the BLPOP released it before any waiter was served
+                    }
+                }, r -> Thread.ofPlatform().start(r));
+                srcLock.get(10, TimeUnit.SECONDS);
+            }
+            assertEquals(1, get(push));
+            assertEquals(KeyValue.just(src, "x"), get(pop));
+            assertEquals(2, keyspace().blocking().blockedCount(), "both clients still wait");
+            assertEquals(2, reader.sync().rpush(src, "y", "z"));
+            assertEquals("y", get(firstMove));
+            assertEquals("z", get(secondMove));
         }
     }
 }

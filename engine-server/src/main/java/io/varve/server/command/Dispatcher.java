@@ -215,10 +215,13 @@ public final class Dispatcher {
             if (spec.handler() instanceof CoordinatedHandler coordinated) {
                 coordinated.handle(call, this);
             } else if (spec.handler() instanceof BlockingHandler blocking) {
+                // It marks what it pops while it holds its keys' locks; serving the clients blocked on those
+                // keys takes other keys' locks, so it waits until the command has released its own.
+                Runnable run = () -> server.keyspace().blocking().signalAfter(() -> blocking.handle(call, this));
                 if (keyspaceEvents.observes(spec)) {
-                    keyspaceEvents.run(call, () -> blocking.handle(call, this)); // events of what it did at once
+                    keyspaceEvents.run(call, run); // the events of what it did at once
                 } else {
-                    blocking.handle(call, this);
+                    run.run();
                 }
             } else if (keyspaceEvents.observes(spec)) {
                 keyspaceEvents.run(call);

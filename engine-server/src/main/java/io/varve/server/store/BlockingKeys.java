@@ -33,6 +33,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@link #signal}s after its commit, with its locks released. So either the blocking command's check ran after
  * the commit (and found the data), or the registration happened before the writer could take the lock, and
  * so before the signal, which then offers the key to the waiter.
+ * <p>No signal is served while its thread holds a stripe lock: serving a waiter takes the locks of its keys
+ * (BLMOVE's destination too), and a writer holding one key's lock while it waits for another's, with a
+ * second writer doing the reverse, would deadlock. A blocking command that pops at once marks its keys
+ * while it still holds their locks, so the dispatcher runs it inside {@link #signalAfter}.
  *
  * <h2>One serve at a time, and no offer lost</h2>
  * Several writers may offer keys to one waiter at once. A {@link Registration}'s state goes WAITING → SERVING

@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -43,7 +44,13 @@ final class RespConnection implements AutoCloseable {
     /** Sends a command and returns its reply: "+OK", "-ERR ...", ":1", the bulk's text, or null for a nil. */
     String call(String... args) throws IOException {
         send(command(args));
-        return reply();
+        try {
+            return reply();
+        } catch (SocketTimeoutException e) {
+            // Names the request a hang left unanswered, and the client's port to find it in CLIENT LIST.
+            throw new SocketTimeoutException("no reply to " + String.join(" ", args) + " (client port "
+                    + socket.getLocalPort() + ")");
+        }
     }
 
     String reply() throws IOException {

@@ -69,14 +69,12 @@ final class Manifest implements AutoCloseable {
     }
 
     /**
-     * Appends edits and syncs once: once this returns, they survive a crash. Each edit is its own record, so a
-     * crash during the sync may keep a prefix of them; every edit is self-contained, which makes any prefix a
-     * valid state.
+     * Appends edits as one record and syncs: once this returns, they survive a crash. One record per append is
+     * what lets {@link #read} tell an append whose sync never completed from damage; the writer refuses
+     * every append after a failed sync, so only the last record can be unsynced.
      */
     void append(List<VersionEdit> edits) throws IOException {
-        for (VersionEdit edit : edits) {
-            writer.append(ByteBuffer.wrap(VersionEditFormat.encode(edit, false)));
-        }
+        writer.append(ByteBuffer.wrap(VersionEditFormat.encodeRecord(edits)));
         writer.sync();
     }
 
@@ -119,9 +117,11 @@ final class Manifest implements AutoCloseable {
     }
 
     /**
-     * Reads every edit of a manifest. A torn last record is an edit whose sync never completed, so it was
-     * never acknowledged and is dropped; any other damage is a {@link CorruptionException} naming the
-     * manifest and the offset.
+     * Reads every edit of a manifest. Each append is one record, written only after the previous one was
+     * synced, so only the last record can hold bytes a crash damaged (cut short, or with a page lost inside
+     * it). A damaged record after which no record starts is therefore dropped: its sync never completed, it
+     * was never acknowledged. Damage followed by a record is a {@link CorruptionException} naming the
+     * manifest and the offset, as is a record that does not decode.
      */
     static List<VersionEdit> read(FileSystem fs, Path dir, long number) throws IOException {
         Path path = path(dir, number);
@@ -138,12 +138,17 @@ final class Manifest implements AutoCloseable {
                     record = reader.next();
                 } catch (TruncatedRecordException torn) {
                     break;
+                } catch (CorruptionException damage) {
+                    if (reader.recordStartsAfter(damage.offset())) {
+                        throw damage;
+                    }
+                    break;
                 }
                 if (record == null) {
                     break;
                 }
                 try {
-                    edits.add(VersionEditFormat.decode(record));
+                    edits.addAll(VersionEditFormat.decodeRecord(record));
                 } catch (VersionEditFormat.MalformedEditException e) {
                     throw new CorruptionException(path, start, "manifest edit does not decode: " + e.getMessage());
                 }

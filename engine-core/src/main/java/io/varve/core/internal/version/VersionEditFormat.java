@@ -2,14 +2,17 @@ package io.varve.core.internal.version;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
- * The encoding of a {@link VersionEdit}: the payload of one manifest record (manifest records use the WAL's
- * record framing, so they are checksummed and torn tails are detected the same way). Described in
- * docs/formats.md, section "Manifest".
+ * The encoding of a {@link VersionEdit}, and of the manifest record that carries one edit or a group of them
+ * (manifest records use the WAL's record framing, so they are checksummed and torn tails are detected the
+ * same way). Described in docs/formats.md, section "Manifest".
  *
  * <pre>
+ *   record := edit | TAG_EDIT_GROUP count (varint) (length (varint) edit){count}
  *   edit  := field*
  *   field := tag (varint) value
  *   TAG_LOG_NUMBER       varint64
@@ -27,6 +30,10 @@ import java.util.Arrays;
  *   TAG_NEXT_COLUMN_FAMILY   varint: ids below it were handed out (never reused)
  * </pre>
  *
+ * A group holds the edits of one append to the manifest (one sync), so that every append is exactly one
+ * record: the reader can then tell the last append, whose sync may not have completed, from the ones before
+ * it ({@link Manifest#read}).
+ *
  * Unknown tags are corruption: a newer format must bump the format version kept in {@link #FORMAT_VERSION}.
  */
 public final class VersionEditFormat {
@@ -42,8 +49,13 @@ public final class VersionEditFormat {
     public static final int TAG_ADD_COLUMN_FAMILY = 8;
     public static final int TAG_DROP_COLUMN_FAMILY = 9;
     public static final int TAG_NEXT_COLUMN_FAMILY = 10;
-    /** Version 2 added the column-family tags; version 1 manifests (no column families) still open. */
-    public static final int FORMAT_VERSION = 2;
+    /** First field of a record holding several edits; never inside an edit. */
+    public static final int TAG_EDIT_GROUP = 11;
+    /**
+     * Version 2 added the column-family tags, version 3 edit groups; version 1 manifests (no column families)
+     * and version 2 ones still open.
+     */
+    public static final int FORMAT_VERSION = 3;
     public static final int OLDEST_READABLE_FORMAT_VERSION = 1;
 
     /** A manifest record that does not decode. */
@@ -99,6 +111,41 @@ public final class VersionEditFormat {
         return out.toByteArray();
     }
 
+    /** One manifest record holding {@code edits}, in order: the edit itself when there is one, else a group. */
+    public static byte[] encodeRecord(List<VersionEdit> edits) {
+        if (edits.size() == 1) {
+            return encode(edits.getFirst(), false);
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream(64 * edits.size());
+        putVarint(out, TAG_EDIT_GROUP);
+        putVarint(out, edits.size());
+        for (VersionEdit edit : edits) {
+            putBytes(out, encode(edit, false));
+        }
+        return out.toByteArray();
+    }
+
+    /** The edits of one manifest record ({@link #encodeRecord}, or a single edit with the format version). */
+    public static List<VersionEdit> decodeRecord(byte[] payload) throws MalformedEditException {
+        Reader in = new Reader(payload);
+        if (payload.length == 0 || in.varint() != TAG_EDIT_GROUP) {
+            return List.of(decode(payload));
+        }
+        long count = in.varint();
+        if (count < 2 || count > payload.length) {
+            throw new MalformedEditException("edit group of " + count + " edits in a record of " + payload.length
+                    + " bytes");
+        }
+        List<VersionEdit> edits = new ArrayList<>((int) count);
+        for (long i = 0; i < count; i++) {
+            edits.add(decode(in.bytes()));
+        }
+        if (in.position != payload.length) {
+            throw new MalformedEditException("edit group ends at byte " + in.position + " of " + payload.length);
+        }
+        return edits;
+    }
+
     public static VersionEdit decode(byte[] payload) throws MalformedEditException {
         Reader in = new Reader(payload);
         VersionEdit edit = new VersionEdit();
@@ -137,6 +184,7 @@ public final class VersionEditFormat {
                     edit.add(level, new TableMeta(number, size, smallest, smallestTrailer, largest, largestTrailer,
                             smallestSequence, largestSequence, global));
                 }
+                // TAG_EDIT_GROUP included: a group inside an edit is damage.
                 default -> throw new MalformedEditException("unknown field tag " + tag + " at byte " + in.position);
             }
         }

@@ -262,6 +262,61 @@ public final class WalReader implements AutoCloseable {
         return endCleanly(kind);
     }
 
+    /**
+     * After {@link #next()} reported damage at {@code damage} (a {@link CorruptionException}'s offset): whether
+     * a logical record of this log starts after the damaged one, that is a FULL record or a FIRST fragment
+     * with a valid checksum. The damaged block is searched after the damaged record as its header's length
+     * places it (when that header is this log's), and every later block from its start on, record by record
+     * while they stay valid. A log whose writer appends a record only once the previous one is synced can
+     * use the answer to tell damage to a synced record (a record follows it) from a last record whose sync
+     * never completed (none does); MIDDLE and LAST fragments found after the damage may be the damaged
+     * record's own, so they do not count.
+     */
+    public boolean recordStartsAfter(long damage) throws IOException {
+        byte[] buffer = new byte[WalFormat.BLOCK_SIZE];
+        long damagedBlock = damage - damage % WalFormat.BLOCK_SIZE;
+        int length = readBlockInto(buffer, damagedBlock);
+        int at = (int) (damage - damagedBlock);
+        if (at + WalFormat.HEADER_SIZE <= length) {
+            WalFormat.Header header = WalFormat.decodeHeader(buffer, at);
+            if (header.logNumber() == logNumberBits && header.isKnownType()
+                    && header.length() <= WalFormat.BLOCK_SIZE - at - WalFormat.HEADER_SIZE
+                    && startsLogicalRecord(buffer, at + WalFormat.HEADER_SIZE + header.length(), length)) {
+                return true;
+            }
+        }
+        for (long block = damagedBlock + WalFormat.BLOCK_SIZE; block + WalFormat.HEADER_SIZE <= fileSize;
+                block += WalFormat.BLOCK_SIZE) {
+            if (startsLogicalRecord(buffer, 0, readBlockInto(buffer, block))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Walks the valid records of this log from {@code at} in a block of {@code length} bytes. */
+    private boolean startsLogicalRecord(byte[] buffer, int at, int length) {
+        while (at + WalFormat.HEADER_SIZE <= length) {
+            WalFormat.Header header = WalFormat.decodeHeader(buffer, at);
+            if (header.logNumber() != logNumberBits || !header.isKnownType()
+                    || header.length() > length - at - WalFormat.HEADER_SIZE
+                    || !WalFormat.checksumMatches(buffer, at, header)) {
+                return false;
+            }
+            if (header.type() == WalFormat.FULL_TYPE || header.type() == WalFormat.FIRST_TYPE) {
+                return true;
+            }
+            at += WalFormat.HEADER_SIZE + header.length();
+        }
+        return false;
+    }
+
+    private int readBlockInto(byte[] buffer, long base) throws IOException {
+        int length = (int) Math.min(WalFormat.BLOCK_SIZE, fileSize - base);
+        file.readFully(ByteBuffer.wrap(buffer, 0, length), base);
+        return length;
+    }
+
     private byte[] endCleanly(End kind) throws TruncatedRecordException {
         if (chainStart >= 0) {
             throw new TruncatedRecordException(path, chainStart,
