@@ -112,6 +112,21 @@ class ClientTrackingTest {
     }
 
     @Test
+    void aReadOnlyScriptThatReadNothingRecordsNothing() throws Exception {
+        try (TestServer server = TestServer.start(dir); RespClient me = RespClient.connect(server.port());
+             RespClient other = RespClient.connect(server.port())) {
+            me.call("HELLO", "3");
+            me.call("CLIENT", "TRACKING", "on");
+            me.call("EVAL_RO", "redis.call('ping')", "1", "k1");
+            other.call("SET", "k1", "1");
+            assertEquals("PONG", me.call("PING"), "EVAL_RO is flagged readonly, but its script read no key");
+            me.call("EVAL_RO", "redis.call('get', 'k2')", "1", "k1");
+            other.call("SET", "k1", "2");
+            assertEquals(List.of("invalidate", List.of("k1")), me.read());
+        }
+    }
+
+    @Test
     void keysTheExpirySweepRemovesAreInvalidated() throws Exception {
         try (TestServer server = TestServer.start(dir); RespClient me = RespClient.connect(server.port())) {
             me.call("HELLO", "3");
