@@ -19,6 +19,10 @@ import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
  * <p>Windowed aggregations that emit on window close ({@code EmitStrategy.onWindowClose()}) need stores that
  * iterate all keys in time order; Varve's are key-ordered within each segment, so such an operator is refused
  * when the topology is built, naming the store: give it a store of its own through {@code Materialized}.
+ *
+ * <p>Versioned tables are not asked of a {@code DslStoreSuppliers}: Kafka's DSL makes a table versioned only
+ * when its {@code Materialized} names a versioned supplier, so such a table moves to Varve with
+ * {@code Materialized.as(VarveStores.versionedKeyValueStore(name, historyRetention))}.
  */
 public class VarveDslStoreSuppliers implements DslStoreSuppliers {
 

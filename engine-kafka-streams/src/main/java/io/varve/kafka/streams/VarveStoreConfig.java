@@ -22,6 +22,13 @@ public final class VarveStoreConfig {
     /** Memtables of one store that may wait for their flush before its writes stall (at least 1). */
     public static final String MAX_IMMUTABLE_MEMTABLES = "varve.store.max.immutable.memtables";
 
+    /**
+     * Where each store publishes its engine meters (docs/operations.md lists them) when Micrometer is on the class
+     * path: a {@code MeterRegistry} instance, {@code "global"} (the default: Micrometer's global registry) or
+     * {@code "none"}. Each store's meters carry its database directory as their {@code db} tag.
+     */
+    public static final String METER_REGISTRY = "varve.micrometer.registry";
+
     static final long DEFAULT_JVM_BLOCK_CACHE_BYTES = 64L << 20;
     static final long DEFAULT_JVM_WRITE_BUFFER_BYTES = 64L << 20;
     static final long DEFAULT_WRITE_BUFFER_BYTES = 4L << 20;
@@ -35,11 +42,12 @@ public final class VarveStoreConfig {
         long writeBuffer = longSetting(appConfigs, WRITE_BUFFER_BYTES, DEFAULT_WRITE_BUFFER_BYTES);
         int immutable = (int) longSetting(appConfigs, MAX_IMMUTABLE_MEMTABLES, DEFAULT_MAX_IMMUTABLE_MEMTABLES);
         Options defaults = Options.defaults();
-        return defaults.withWriteBufferSize(writeBuffer)
+        Options options = defaults.withWriteBufferSize(writeBuffer)
                 .withBlockCache(VarveMemory.blockCache(appConfigs))
                 .withWriteBufferManager(VarveMemory.writeBuffers(appConfigs))
                 .withWriteStallTriggers(immutable, defaults.level0SlowdownWritesTrigger(),
                         defaults.level0StopWritesTrigger());
+        return StoreMeters.apply(options, appConfigs);
     }
 
     /**

@@ -3,6 +3,7 @@ package io.varve.kafka.streams;
 import io.varve.kafka.streams.store.StoreMetrics;
 import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.SessionBytesStoreSupplier;
+import org.apache.kafka.streams.state.VersionedBytesStoreSupplier;
 import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
 
 import java.time.Duration;
@@ -68,6 +69,56 @@ public final class VarveStores {
             throw new IllegalArgumentException("retentionPeriod cannot be negative");
         }
         return new VarveSessionBytesStoreSupplier(name, retention, segmentInterval(retention));
+    }
+
+    /**
+     * A persistent versioned key-value store keeping older versions for {@code historyRetention}, the
+     * counterpart of Kafka's {@code Stores.persistentVersionedKeyValueStore(name, historyRetention)}, with the
+     * segment interval Kafka picks for that retention.
+     */
+    public static VersionedBytesStoreSupplier versionedKeyValueStore(String name, Duration historyRetention) {
+        long retention = nonNegativeMillis(historyRetention, "historyRetention");
+        return new VarveVersionedBytesStoreSupplier(name, retention, versionedSegmentInterval(retention));
+    }
+
+    /**
+     * {@link #versionedKeyValueStore(String, Duration)} with older versions filed in segments of
+     * {@code segmentInterval} (by the time each stopped holding): expiry drops a whole segment, so a shorter
+     * interval frees space sooner, and a read of the past seeks once per segment, so a longer one reads faster.
+     */
+    public static VersionedBytesStoreSupplier versionedKeyValueStore(String name, Duration historyRetention,
+                                                                     Duration segmentInterval) {
+        long retention = nonNegativeMillis(historyRetention, "historyRetention");
+        long interval = nonNegativeMillis(segmentInterval, "segmentInterval");
+        if (interval < 1) {
+            throw new IllegalArgumentException("segmentInterval cannot be zero");
+        }
+        return new VarveVersionedBytesStoreSupplier(name, retention, interval);
+    }
+
+    /**
+     * Kafka's choice for its versioned stores: a few segments for short retentions, up to about two dozen for
+     * long ones, never shorter than a floor that grows with the retention.
+     */
+    private static long versionedSegmentInterval(long retention) {
+        if (retention <= 60_000L) {
+            return Math.max(retention / 3, 2_000L);
+        }
+        if (retention <= 300_000L) {
+            return Math.max(retention / 5, 20_000L);
+        }
+        if (retention <= 3_600_000L) {
+            return Math.max(retention / 12, 60_000L);
+        }
+        return Math.max(retention / 24, 300_000L);
+    }
+
+    private static long nonNegativeMillis(Duration duration, String what) {
+        long millis = duration.toMillis();
+        if (millis < 0) {
+            throw new IllegalArgumentException(what + " cannot be negative");
+        }
+        return millis;
     }
 
     private static long segmentInterval(long retention) {

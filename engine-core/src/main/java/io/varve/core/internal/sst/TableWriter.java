@@ -1,9 +1,7 @@
 package io.varve.core.internal.sst;
 
 import io.varve.core.sst.TableOptions;
-import io.varve.base.Checksums;
 import io.varve.base.Varint;
-import io.varve.base.lz4.Lz4BlockCompressor;
 import io.varve.core.internal.keys.InternalKey;
 import io.varve.core.internal.keys.ValueKind;
 import io.varve.core.internal.rangedel.FragmentedTombstones;
@@ -12,12 +10,10 @@ import io.varve.base.fs.WritableFile;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
-import java.util.zip.CRC32C;
 
 /**
  * Writes one sorted table (layout in {@link TableFormat}) through a {@link WritableFile} it owns.
@@ -28,9 +24,14 @@ import java.util.zip.CRC32C;
  * file's name). After an I/O error the writer refuses further work; the caller abandons it.
  *
  * <p>Finished blocks are gathered in memory and handed to the file in writes of about
- * {@link TableFormat#WRITE_BUFFER_SIZE}, so a table costs few system calls. The writer never syncs on its
- * own: the caller decides when durability is needed (a flush syncs before installing the table; a
- * compaction may sync its outputs together). Not thread-safe.
+ * {@link TableFormat#WRITE_BUFFER_SIZE}, so a table costs few system calls ({@link BlockEncoder}). The writer
+ * never syncs on its own: the caller decides when durability is needed (a flush syncs before installing the
+ * table; a compaction may sync its outputs together). Not thread-safe.
+ *
+ * <p>A {@linkplain #pipelined pipelined} writer compresses, checksums and writes its data blocks on a thread
+ * of its own ({@link BlockPipeline}) while the caller goes on adding entries; its output is byte for byte
+ * what a plain writer writes. Either way the index is built in {@link #finish()}, from the separators
+ * gathered while adding and the places the encoder stored the data blocks at.
  */
 public final class TableWriter implements AutoCloseable {
 
@@ -42,32 +43,29 @@ public final class TableWriter implements AutoCloseable {
     private final WritableFile file;
     private final TableOptions options;
     private final BlockBuilder dataBlock;
-    private final BlockBuilder indexBlock;
-    private final ByteBuilder pendingWrites = new ByteBuilder(TableFormat.WRITE_BUFFER_SIZE);
+    private final BlockEncoder encoder;
+    /** Null for a plain writer, which encodes its data blocks itself. */
+    private final BlockPipeline pipeline;
     private State state = State.OPEN;
-
-    /** File offset of the next byte to be written (written to the file or still pending). */
-    private long offset;
 
     /** The last key added, encoded as user key + trailer; {@code key} is scratch for the one being added. */
     private byte[] lastKey = new byte[64];
     private int lastKeyLength;
     private byte[] key = new byte[64];
 
-    /** A flushed data block waits for the next key so its index separator can be shortened. */
-    private BlockHandle pendingIndexHandle;
+    /** A finished data block waits for the next key so its index separator can be shortened. */
+    private boolean separatorPending;
     private byte[] separator = new byte[64];
-    private final byte[] handleScratch = new byte[2 * Varint.MAX_LONG_LENGTH];
+    /** The index separators of the finished data blocks, back to back; block i's ends at separatorEnds[i]. */
+    private final ByteBuilder separators = new ByteBuilder(4096);
+    private int[] separatorEnds = new int[256];
+    private int separatorCount;
 
     private long[] keyHashes;
     private int keyHashCount;
     /** {@link KeyHash#hash64} of the last user key added, when a filter or block hash index needs it. */
     private long userKeyHash;
 
-    /** Null when compression is off; kept for the writer's life so its hash table is reused per block. */
-    private final Lz4BlockCompressor compressor;
-    private byte[] compressed = new byte[0];
-    private final CRC32C crc = new CRC32C();
     private String columnFamily;
 
     private long entryCount;
@@ -79,8 +77,6 @@ public final class TableWriter implements AutoCloseable {
     private long rawKeyBytes;
     private long rawValueBytes;
     private long dataBlockCount;
-    private long compressedDataBlockCount;
-    private long dataBytes;
     private long uncompressedDataBytes;
 
     /**
@@ -88,6 +84,21 @@ public final class TableWriter implements AutoCloseable {
      * in {@link #close()}).
      */
     public TableWriter(WritableFile file, TableOptions options) {
+        this(file, options, null);
+    }
+
+    /**
+     * A writer that encodes its data blocks on a thread it starts now and ends in {@link #finish()} or
+     * {@link #close()} (so close it in every case, as any writer). {@link #estimatedFileSize()} is not
+     * available: the encoding thread is behind the caller by a few blocks.
+     *
+     * @param owner who closes the writer, e.g. the database directory: names the thread for leak reports
+     */
+    public static TableWriter pipelined(WritableFile file, TableOptions options, String owner) {
+        return new TableWriter(file, options, Objects.requireNonNull(owner, "owner"));
+    }
+
+    private TableWriter(WritableFile file, TableOptions options, String pipelineOwner) {
         this.file = Objects.requireNonNull(file, "file");
         this.options = Objects.requireNonNull(options, "options");
         if (file.size() != 0) {
@@ -95,9 +106,9 @@ public final class TableWriter implements AutoCloseable {
         }
         this.dataBlock = new BlockBuilder(options.restartInterval(), options.blockSize(),
                 options.dataBlockHashIndex());
-        this.indexBlock = new BlockBuilder(TableFormat.INDEX_RESTART_INTERVAL, 4096);
         this.keyHashes = options.bloomBitsPerKey() > 0 ? new long[1024] : null;
-        this.compressor = options.compression() ? new Lz4BlockCompressor() : null;
+        this.encoder = new BlockEncoder(file, options.compression());
+        this.pipeline = pipelineOwner == null ? null : new BlockPipeline(encoder, pipelineOwner);
     }
 
     /**
@@ -141,10 +152,10 @@ public final class TableWriter implements AutoCloseable {
         }
 
         try {
-            if (pendingIndexHandle != null) {
+            if (separatorPending) {
                 int separatorLength = shortSeparator(lastKey, lastKeyLength, key, keyLength);
-                addIndexEntry(separator, separatorLength, pendingIndexHandle);
-                pendingIndexHandle = null;
+                addSeparator(separator, separatorLength);
+                separatorPending = false;
             }
             if (newUserKey && (keyHashes != null || options.dataBlockHashIndex())) {
                 userKeyHash = KeyHash.hash64(userKey);
@@ -205,7 +216,10 @@ public final class TableWriter implements AutoCloseable {
      * an output at its target size.
      */
     public long estimatedFileSize() {
-        return offset + dataBlock.estimatedSize();
+        if (pipeline != null) {
+            throw new IllegalStateException("a pipelined table writer does not know its file size before finish");
+        }
+        return encoder.offset() + dataBlock.estimatedSize();
     }
 
     /**
@@ -223,29 +237,33 @@ public final class TableWriter implements AutoCloseable {
             if (!dataBlock.isEmpty()) {
                 flushDataBlock();
             }
-            if (pendingIndexHandle != null) {
+            if (separatorPending) {
                 // The last separator is the last key itself: no next key to shorten against.
-                addIndexEntry(lastKey, lastKeyLength, pendingIndexHandle);
-                pendingIndexHandle = null;
+                addSeparator(lastKey, lastKeyLength);
+                separatorPending = false;
+            }
+            // Built before waiting for the pipeline, so the filter overlaps with encoding the last blocks.
+            byte[] filterBits = keyHashes == null ? null
+                    : BloomFilter.build(keyHashes, keyHashCount, options.bloomBitsPerKey());
+            if (pipeline != null) {
+                pipeline.finish();
             }
             BlockHandle filter = Footer.NO_FILTER;
-            if (keyHashes != null) {
-                byte[] bits = BloomFilter.build(keyHashes, keyHashCount, options.bloomBitsPerKey());
-                filter = writeBlock(bits, bits.length, false);
+            if (filterBits != null) {
+                filter = encoder.writeBlock(filterBits, 0, filterBits.length, false);
             }
             TableProperties properties = buildProperties();
             byte[] encodedProperties = PropertiesBlock.encode(properties, rangeTombstones);
-            BlockHandle propertiesHandle = writeBlock(encodedProperties, encodedProperties.length, false);
-            ByteBuilder index = indexBlock.finish();
-            BlockHandle indexHandle = writeBlock(index.array(), index.size(), false);
+            BlockHandle propertiesHandle = encoder.writeBlock(encodedProperties, 0, encodedProperties.length,
+                    false);
+            ByteBuilder index = buildIndex();
+            BlockHandle indexHandle = encoder.writeBlock(index.array(), 0, index.size(), false);
             int version = options.dataBlockHashIndex() ? TableFormat.HASH_INDEX_FORMAT_VERSION
                     : TableFormat.PLAIN_FORMAT_VERSION;
-            byte[] footer = new Footer(indexHandle, filter, propertiesHandle, version).encode();
-            pendingWrites.append(footer, 0, footer.length);
-            offset += footer.length;
-            flushPendingWrites();
+            encoder.appendRaw(new Footer(indexHandle, filter, propertiesHandle, version).encode());
+            encoder.flush();
             state = State.FINISHED;
-            return properties.withFileSize(offset);
+            return properties.withFileSize(encoder.offset());
         } catch (IOException | RuntimeException e) {
             state = State.FAILED;
             throw e;
@@ -268,6 +286,9 @@ public final class TableWriter implements AutoCloseable {
     public void close() throws IOException {
         if (state != State.CLOSED) {
             state = State.CLOSED;
+            if (pipeline != null) {
+                pipeline.close(); // its thread writes to the file until joined
+            }
             file.close();
         }
     }
@@ -301,20 +322,23 @@ public final class TableWriter implements AutoCloseable {
                 Arrays.copyOf(lastKey, largestUserKeyLength),
                 InternalKeys.readTrailer(lastKey, largestUserKeyLength),
                 smallestSequence, largestSequence, rawKeyBytes, rawValueBytes, dataBlockCount,
-                compressedDataBlockCount, dataBytes, uncompressedDataBytes, options.bloomBitsPerKey(),
+                encoder.compressedDataBlockCount(), encoder.dataBytes(), uncompressedDataBytes,
+                options.bloomBitsPerKey(),
                 options.blockSize(), options.restartInterval(), System.currentTimeMillis(), TableFormat.CREATOR,
                 columnFamily, options.dataBlockHashIndex(), 0);
     }
 
     private void flushDataBlock() throws IOException {
         ByteBuilder contents = dataBlock.finish();
-        long before = offset;
-        BlockHandle handle = writeBlock(contents.array(), contents.size(), options.compression());
+        if (pipeline != null) {
+            pipeline.add(contents.array(), contents.size());
+        } else {
+            encoder.writeDataBlock(contents.array(), 0, contents.size());
+        }
         dataBlockCount++;
-        dataBytes += offset - before;
         uncompressedDataBytes += contents.size();
         dataBlock.reset();
-        pendingIndexHandle = handle;
+        separatorPending = true;
     }
 
     /**
@@ -350,55 +374,37 @@ public final class TableWriter implements AutoCloseable {
         }
     }
 
-    private void addIndexEntry(byte[] separatorKey, int separatorLength, BlockHandle handle) {
-        int length = Varint.write(handleScratch, 0, handle.offset());
-        length = Varint.write(handleScratch, length, handle.size());
-        indexBlock.add(separatorKey, separatorLength, handleScratch, length);
+    private void addSeparator(byte[] separatorKey, int length) {
+        separators.append(separatorKey, 0, length);
+        if (separatorCount == separatorEnds.length) {
+            separatorEnds = Arrays.copyOf(separatorEnds, separatorCount * 2);
+        }
+        separatorEnds[separatorCount++] = separators.size();
     }
 
-    /**
-     * Appends {@code contents[0, length)} (LZ4-compressed when allowed and worth it) and its trailer to the
-     * pending writes, flushing them when enough has gathered.
-     */
-    private BlockHandle writeBlock(byte[] contents, int length, boolean mayCompress) throws IOException {
-        byte type = TableFormat.COMPRESSION_NONE;
-        byte[] stored = contents;
-        int storedLength = length;
-        if (mayCompress) {
-            int bound = Varint.MAX_INT_LENGTH + Lz4BlockCompressor.maxCompressedLength(length);
-            if (compressed.length < bound) {
-                compressed = new byte[bound];
+    /** The index block: one entry per data block, its separator and where the encoder stored it. */
+    private ByteBuilder buildIndex() {
+        if (encoder.dataBlockCount() != separatorCount) {
+            throw new IllegalStateException(encoder.dataBlockCount() + " data blocks stored for "
+                    + separatorCount + " separators");
+        }
+        BlockBuilder index = new BlockBuilder(TableFormat.INDEX_RESTART_INTERVAL, 4096);
+        byte[] all = separators.array();
+        byte[] key = new byte[64];
+        byte[] handleScratch = new byte[2 * Varint.MAX_LONG_LENGTH];
+        int start = 0;
+        for (int i = 0; i < separatorCount; i++) {
+            int length = separatorEnds[i] - start;
+            if (key.length < length) {
+                key = new byte[Math.max(length, key.length * 2)];
             }
-            int header = Varint.write(compressed, 0, length);
-            int compressedLength = compressor.compress(contents, 0, length, compressed, header);
-            if (header + compressedLength <= length - length / TableFormat.MIN_COMPRESSION_SAVING_DIVISOR) {
-                type = TableFormat.COMPRESSION_LZ4;
-                stored = compressed;
-                storedLength = header + compressedLength;
-                compressedDataBlockCount++;
-            }
+            System.arraycopy(all, start, key, 0, length);
+            BlockHandle handle = encoder.dataBlock(i);
+            int handleLength = Varint.write(handleScratch, 0, handle.offset());
+            handleLength = Varint.write(handleScratch, handleLength, handle.size());
+            index.add(key, length, handleScratch, handleLength);
+            start = separatorEnds[i];
         }
-        if (storedLength > TableFormat.MAX_BLOCK_CONTENTS_SIZE) {
-            throw new IllegalStateException("block of " + storedLength + " bytes exceeds the format limit");
-        }
-        crc.reset();
-        crc.update(stored, 0, storedLength);
-        crc.update(type);
-        BlockHandle handle = new BlockHandle(offset, storedLength);
-        pendingWrites.append(stored, 0, storedLength);
-        pendingWrites.appendByte(type);
-        pendingWrites.appendFixed32(Checksums.mask((int) crc.getValue()));
-        offset += storedLength + TableFormat.BLOCK_TRAILER_SIZE;
-        if (pendingWrites.size() >= TableFormat.WRITE_BUFFER_SIZE) {
-            flushPendingWrites();
-        }
-        return handle;
-    }
-
-    private void flushPendingWrites() throws IOException {
-        if (pendingWrites.size() > 0) {
-            file.write(ByteBuffer.wrap(pendingWrites.array(), 0, pendingWrites.size()));
-            pendingWrites.clear();
-        }
+        return index.finish();
     }
 }

@@ -1,0 +1,311 @@
+package io.varve.kafka.streams.store;
+
+import io.varve.core.Db;
+import io.varve.core.WriteBatch;
+import io.varve.core.WriteOptions;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.processor.internals.ChangelogRecordDeserializationHelper;
+import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
+import org.apache.kafka.streams.processor.internals.metrics.StreamsMetricsImpl;
+import org.apache.kafka.streams.processor.internals.metrics.TaskMetrics;
+import org.apache.kafka.streams.query.MultiVersionedKeyQuery;
+import org.apache.kafka.streams.query.Position;
+import org.apache.kafka.streams.query.PositionBound;
+import org.apache.kafka.streams.query.Query;
+import org.apache.kafka.streams.query.QueryConfig;
+import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.query.ResultOrder;
+import org.apache.kafka.streams.state.VersionedKeyValueStore;
+import org.apache.kafka.streams.state.VersionedRecord;
+import org.apache.kafka.streams.state.VersionedRecordIterator;
+import org.apache.kafka.streams.state.internals.StoreQueryUtils;
+
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Kafka Streams' persistent versioned key-value store of raw bytes on one Varve database: what
+ * {@code Stores.versionedKeyValueStoreBuilder} wraps (through Kafka's bytes adapter) with serdes, change logging
+ * and metrics. The versions live in a {@link VersionHistory}; this class adds Kafka's rules around it.
+ *
+ * <p>Those rules are the ones of Kafka's RocksDB versioned store: the history retention doubles as grace
+ * period, so a put or delete older than {@code observedStreamTime - historyRetention} is dropped (and counted
+ * in the task's dropped-records sensor), and a read as of a time before that sees only the latest value. The
+ * observed stream time is stored with the data, in the same write as the put that moves it, so a reopened
+ * store applies the same rules as before it closed (Kafka's RocksDB store starts again from no stream time).
+ * Each put is one atomic engine write. Restoration applies changelog records one by one as puts, each with
+ * the record's timestamp.
+ *
+ * <p>Threads: the owning task's thread writes; interactive queries may read from other threads (see
+ * {@link VersionHistory}); the stream time they compare against is volatile.
+ */
+public final class VarveVersionedStore implements VersionedKeyValueStore<Bytes, byte[]> {
+
+    private static final System.Logger LOG = System.getLogger(VarveVersionedStore.class.getName());
+    private static final long NO_TIMESTAMP = -1L;
+
+    private final String name;
+    private final long historyRetention;
+    private final StoreOptions options;
+    private final VersionHistory history;
+    private final Position position = Position.emptyPosition();
+    private volatile StoreDatabase database;
+    private volatile long observedStreamTime = NO_TIMESTAMP;
+    private StateStoreContext context;
+    private Sensor expiredRecords;
+    private boolean consistencyEnabled;
+
+    public VarveVersionedStore(String name, long historyRetention, long segmentInterval, StoreOptions options) {
+        if (historyRetention < 0) {
+            throw new IllegalArgumentException("historyRetention cannot be negative: " + historyRetention);
+        }
+        this.name = Objects.requireNonNull(name, "name");
+        this.historyRetention = historyRetention;
+        this.history = new VersionHistory(segmentInterval);
+        this.options = Objects.requireNonNull(options, "options");
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    public long historyRetention() {
+        return historyRetention;
+    }
+
+    @Override
+    public void init(StateStoreContext context, StateStore root) {
+        Path dir = context.stateDir().toPath().resolve(VarveKeyValueStore.STATE_SUBDIRECTORY).resolve(name);
+        StoreDatabase db = StoreDatabase.open(context, name, dir, options.forApplication(context.appConfigs()));
+        try {
+            history.load(db.db());
+            byte[] streamTime = db.db().get(VersionedLayout.STREAM_TIME_KEY);
+            observedStreamTime = streamTime == null ? NO_TIMESTAMP : VersionedLayout.streamTimeOf(streamTime);
+        } catch (RuntimeException e) {
+            db.close();
+            throw e;
+        }
+        this.database = db;
+        this.context = context;
+        if (context.metrics() instanceof StreamsMetricsImpl metrics) {
+            expiredRecords = TaskMetrics.droppedRecordsSensor(Thread.currentThread().getName(),
+                    context.taskId().toString(), metrics);
+        }
+        consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(context.appConfigs(),
+                StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
+        context.register(root, (RecordBatchingStateRestoreCallback) this::restoreBatch);
+    }
+
+    private StoreDatabase open() {
+        StoreDatabase db = database;
+        if (db == null) {
+            throw new InvalidStateStoreException("Store " + name + " is not initialized");
+        }
+        db.checkOpen();
+        return db;
+    }
+
+    /** The earliest time reads may ask about and writes may still change: a history retention before now. */
+    private long retentionStart() {
+        long start = observedStreamTime - historyRetention;
+        return start > observedStreamTime ? Long.MIN_VALUE : start;
+    }
+
+    private void dropExpired(String what) {
+        if (expiredRecords != null) {
+            expiredRecords.record();
+        }
+        LOG.log(System.Logger.Level.WARNING, "Skipping record for expired " + what + ".");
+    }
+
+    @Override
+    public long put(Bytes key, byte[] value, long timestamp) {
+        Objects.requireNonNull(key, "key cannot be null");
+        StoreDatabase db = open();
+        if (timestamp < retentionStart()) {
+            dropExpired("put");
+            return PUT_RETURN_CODE_NOT_PUT;
+        }
+        long validTo = write(db.db(), key.get(), value, timestamp);
+        StoreQueryUtils.updatePosition(position, context);
+        return validTo;
+    }
+
+    @Override
+    public VersionedRecord<byte[]> delete(Bytes key, long timestamp) {
+        Objects.requireNonNull(key, "key cannot be null");
+        StoreDatabase db = open();
+        if (timestamp < retentionStart()) {
+            dropExpired("delete");
+            return null;
+        }
+        VersionedRecord<byte[]> existing = get(key, timestamp);
+        write(db.db(), key.get(), null, timestamp);
+        StoreQueryUtils.updatePosition(position, context);
+        return existing;
+    }
+
+    /** Writes one point as one atomic engine write, moving stream time and dropping what that expires. */
+    private long write(Db db, byte[] key, byte[] value, long timestamp) {
+        WriteBatch batch = new WriteBatch();
+        if (timestamp > observedStreamTime) {
+            observedStreamTime = timestamp;
+            batch.put(VersionedLayout.STREAM_TIME_KEY, VersionedLayout.streamTimeValue(timestamp));
+            history.dropSegmentsBefore(history.segmentId(retentionStart()), batch);
+        }
+        long next = history.put(db, key, value, timestamp, batch);
+        db.write(batch, WriteOptions.DEFAULT);
+        return next == VersionHistory.NO_NEXT_POINT ? PUT_RETURN_CODE_VALID_TO_UNDEFINED : next;
+    }
+
+    @Override
+    public VersionedRecord<byte[]> get(Bytes key) {
+        Objects.requireNonNull(key, "key cannot be null");
+        return history.latest(open().db(), key.get());
+    }
+
+    @Override
+    public VersionedRecord<byte[]> get(Bytes key, long asOfTimestamp) {
+        Objects.requireNonNull(key, "key cannot be null");
+        Db db = open().db();
+        if (asOfTimestamp < retentionStart()) {
+            // Past the history retention only the latest value, which never expires, still answers.
+            VersionedRecord<byte[]> latest = history.latest(db, key.get());
+            return latest != null && latest.timestamp() <= asOfTimestamp ? latest : null;
+        }
+        return history.asOf(db, key.get(), asOfTimestamp);
+    }
+
+    /**
+     * The values of {@code key} that held at some time in {@code [fromTimestamp, toTimestamp]} within the
+     * history retention (or the latest value), newest first unless {@code order} is ascending: what
+     * {@link #get(Bytes, long)} answers for some time in the range.
+     */
+    public VersionedRecordIterator<byte[]> get(Bytes key, long fromTimestamp, long toTimestamp, ResultOrder order) {
+        Objects.requireNonNull(key, "key cannot be null");
+        Db db = open().db();
+        long visibleFrom = retentionStart();
+        List<VersionedRecord<byte[]>> versions;
+        if (toTimestamp < visibleFrom) {
+            VersionedRecord<byte[]> latest = history.latest(db, key.get());
+            versions = latest != null && latest.timestamp() <= toTimestamp && fromTimestamp <= toTimestamp
+                    ? List.of(latest) : List.of();
+        } else {
+            versions = history.versions(db, key.get(), Math.max(fromTimestamp, visibleFrom), toTimestamp,
+                    order == ResultOrder.ASCENDING);
+        }
+        Iterator<VersionedRecord<byte[]>> it = versions.iterator();
+        return new VersionedRecordIterator<>() {
+            @Override
+            public boolean hasNext() {
+                return it.hasNext();
+            }
+
+            @Override
+            public VersionedRecord<byte[]> next() {
+                return it.next();
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
+    /**
+     * Applies changelog records in order, each as the put that logged it, skipping what had expired. Kafka's
+     * restoration calls it through the callback the store registers in {@link #init}.
+     */
+    public void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
+        StoreDatabase db = open();
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+            if (record.timestamp() < retentionStart()) {
+                continue;
+            }
+            ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(record, consistencyEnabled, position);
+            write(db.db(), record.key(), record.value(), record.timestamp());
+        }
+    }
+
+    /** The observed stream time: the newest timestamp written, or -1 before the first write. */
+    public long observedStreamTime() {
+        return observedStreamTime;
+    }
+
+    @Override
+    public void commit(Map<TopicPartition, Long> changelogOffsets) {
+        open().commit(changelogOffsets);
+    }
+
+    @Override
+    public boolean managesOffsets() {
+        return true;
+    }
+
+    @Override
+    public Long committedOffset(TopicPartition partition) {
+        return open().committedOffset(partition);
+    }
+
+    @Override
+    public void close() {
+        StoreDatabase db = database;
+        if (db != null) {
+            db.close();
+        }
+    }
+
+    @Override
+    public boolean persistent() {
+        return true;
+    }
+
+    @Override
+    public boolean isOpen() {
+        StoreDatabase db = database;
+        return db != null && db.isOpen();
+    }
+
+    @Override
+    public Position getPosition() {
+        return position;
+    }
+
+    /**
+     * Answers Kafka's basic queries through {@code StoreQueryUtils}, except the multi-version key query, which
+     * Kafka's helper answers only for its RocksDB store, so it is answered here.
+     */
+    @Override
+    @SuppressWarnings("unchecked")
+    public <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
+        if (!(query instanceof MultiVersionedKeyQuery<?, ?> versionsQuery)) {
+            return StoreQueryUtils.handleBasicQueries(query, positionBound, config, this, position, context);
+        }
+        int partition = context.taskId().partition();
+        if (!StoreQueryUtils.isPermitted(position, positionBound, partition)) {
+            return QueryResult.notUpToBound(position, positionBound, partition);
+        }
+        long from = versionsQuery.fromTime().map(Instant::toEpochMilli).orElse(Long.MIN_VALUE);
+        long to = versionsQuery.toTime().map(Instant::toEpochMilli).orElse(Long.MAX_VALUE);
+        QueryResult<R> result = (QueryResult<R>) QueryResult.forResult(
+                get((Bytes) versionsQuery.key(), from, to, versionsQuery.resultOrder()));
+        if (config.isCollectExecutionInfo()) {
+            result.addExecutionInfo("Handled in " + getClass() + " with multi-version key query");
+        }
+        result.setPosition(position.copy());
+        return result;
+    }
+}
