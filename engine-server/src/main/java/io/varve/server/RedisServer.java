@@ -307,6 +307,7 @@ public final class RedisServer implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        background.execute(() -> guarded("scripting warm-up", io.varve.server.scripting.Scripting::warmUp));
         // Scheduled whatever appendfsync is now: CONFIG SET may switch to everysec later.
         long[] lastSynced = {keyspace.commits()};
         background.scheduleWithFixedDelay(() -> guarded("everysec fsync", () -> {

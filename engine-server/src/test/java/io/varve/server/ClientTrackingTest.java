@@ -112,6 +112,21 @@ class ClientTrackingTest {
     }
 
     @Test
+    void aReadOnlyScriptThatReadNothingRecordsNothing() throws Exception {
+        try (TestServer server = TestServer.start(dir); RespClient me = RespClient.connect(server.port());
+             RespClient other = RespClient.connect(server.port())) {
+            me.call("HELLO", "3");
+            me.call("CLIENT", "TRACKING", "on");
+            me.call("EVAL_RO", "redis.call('ping')", "1", "k1");
+            other.call("SET", "k1", "1");
+            assertEquals("PONG", me.call("PING"), "EVAL_RO is flagged readonly, but its script read no key");
+            me.call("EVAL_RO", "redis.call('get', 'k2')", "1", "k1");
+            other.call("SET", "k1", "2");
+            assertEquals(List.of("invalidate", List.of("k1")), me.read());
+        }
+    }
+
+    @Test
     void keysTheExpirySweepRemovesAreInvalidated() throws Exception {
         try (TestServer server = TestServer.start(dir); RespClient me = RespClient.connect(server.port())) {
             me.call("HELLO", "3");
@@ -119,6 +134,18 @@ class ClientTrackingTest {
             assertEquals("OK", me.call("SET", "short", "v", "PX", "1")); // own write: NOLOOP keeps it quiet
             server.advance(java.time.Duration.ofSeconds(1));
             assertEquals(List.of("invalidate", List.of("short")), readWaiting(me), "the sweep's delete is nobody's write");
+        }
+    }
+
+    @Test
+    void aSetWhoseExpiryHasPassedStillExpiresThroughTheSweep() throws Exception {
+        try (TestServer server = TestServer.start(dir); RespClient me = RespClient.connect(server.port())) {
+            me.call("HELLO", "3");
+            me.call("CLIENT", "TRACKING", "on", "BCAST", "NOLOOP");
+            // what a SET PX 1 meets when its millisecond is gone before the write is staged
+            assertEquals("OK", me.call("SET", "late", "v", "PXAT", "1"));
+            assertEquals(0L, me.call("EXISTS", "late"));
+            assertEquals(List.of("invalidate", List.of("late")), readWaiting(me), "the key goes by expiry, nobody's write");
         }
     }
 
@@ -166,6 +193,25 @@ class ClientTrackingTest {
             assertEquals("v", me.read());
             Object info = me.call("CLIENT", "TRACKINGINFO");
             assertEquals(List.of("on", "broken_redirect"), ((Map<?, ?>) info).get("flags"));
+        }
+    }
+
+    @Test
+    void aRedirectTargetThatQuitIsBrokenForTheFirstWriteAfterItsReply() throws Exception {
+        try (TestServer server = TestServer.start(dir); RespClient me = RespClient.connect(server.port());
+             RespClient other = RespClient.connect(server.port())) {
+            long id;
+            try (RespClient redirect = RespClient.connect(server.port())) {
+                id = (Long) redirect.call("CLIENT", "ID");
+                me.call("HELLO", "3");
+                me.call("CLIENT", "TRACKING", "on", "REDIRECT", Long.toString(id));
+                me.call("GET", "k");
+                assertEquals("OK", redirect.call("QUIT"));
+                // the redirect's channel may still be open here: Redis has freed its client by now
+                other.call("SET", "k", "v");
+                assertEquals(List.of("tracking-redir-broken", id), me.call("PING"));
+                assertEquals("PONG", me.read());
+            }
         }
     }
 

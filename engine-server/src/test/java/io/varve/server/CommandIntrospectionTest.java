@@ -108,4 +108,25 @@ class CommandIntrospectionTest extends OneServerPerClass {
             assertEquals(err("ERR syntax error"), c.call("COMMAND", "LIST", "FILTERBY", "NAME", "x"));
         }
     }
+
+    @Test
+    void theScriptingHyperLogLogAndGeoCategoriesHoldTheirCommands() throws IOException {
+        try (RespClient c = RespClient.connect(server.port())) {
+            List<?> scripting = (List<?>) c.call("COMMAND", "LIST", "FILTERBY", "ACLCAT", "scripting");
+            assertTrue(scripting.contains("eval") && scripting.contains("script|kill") && !scripting.contains("set"),
+                    scripting.toString());
+            List<?> hll = (List<?>) c.call("COMMAND", "LIST", "FILTERBY", "ACLCAT", "hyperloglog");
+            assertTrue(hll.contains("pfadd"), hll.toString());
+            List<?> geo = (List<?>) c.call("COMMAND", "LIST", "FILTERBY", "ACLCAT", "geo");
+            assertTrue(geo.contains("geoadd"), geo.toString());
+        }
+    }
+
+    @Test
+    void sortRoIsMarkedWithMovableKeys() throws IOException {
+        try (RespClient c = RespClient.connect(server.port())) {
+            List<?> info = (List<?>) ((List<?>) c.call("COMMAND", "INFO", "sort_ro")).get(0);
+            assertTrue(((List<?>) info.get(2)).contains("movablekeys"), info.toString());
+        }
+    }
 }

@@ -121,6 +121,26 @@ class KeyspaceNotificationsTest extends OneServerPerClass {
     }
 
     @Test
+    void streamCommandsPublishTheirEventsAndANewConsumerOnlyWhenCreated() throws Exception {
+        r.configSet("notify-keyspace-events", "K$t");
+        try (RespClient c = RespClient.connect(server.port())) {
+            c.call("XGROUP", "CREATE", "mystream", "mygroup", "$", "MKSTREAM");
+            c.call("XGROUP", "CREATECONSUMER", "mystream", "mygroup", "Bob");
+            c.call("XADD", "mystream", "1", "field1", "A");
+            c.call("XREADGROUP", "GROUP", "mygroup", "Alice", "STREAMS", "mystream", ">");
+            c.call("XCLAIM", "mystream", "mygroup", "Mike", "0", "1-0", "FORCE");
+            c.call("XGROUP", "DELCONSUMER", "mystream", "mygroup", "Lee"); // no such consumer: nothing
+            c.call("XAUTOCLAIM", "mystream", "mygroup", "Bob", "0", "1-0"); // Bob exists: nothing
+            c.call("XGROUP", "DELCONSUMER", "mystream", "mygroup", "Bob");
+        }
+        String channel = "__keyspace@0__:mystream ";
+        assertEquals(List.of(channel + "xgroup-create", channel + "xgroup-createconsumer", channel + "xadd",
+                channel + "xgroup-createconsumer", channel + "xgroup-createconsumer", channel + "xgroup-delconsumer"),
+                next(6));
+        assertNothingBeforeMarker();
+    }
+
+    @Test
     void commandsThatChangeNothingPublishNothing() throws Exception {
         r.configSet("notify-keyspace-events", "KEA");
         r.del("missing");

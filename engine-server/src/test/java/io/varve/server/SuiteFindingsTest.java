@@ -332,6 +332,23 @@ class SuiteFindingsTest extends OneServerPerClass {
     }
 
     @Test
+    void monitorShowsAScriptBeforeTheCommandsItCallsMarkedLua() throws Exception {
+        c.call("function", "load", "replace", "#!lua name=mon\n"
+                + "redis.register_function('mon', function() return redis.call('set', 'foo', 'baz') end)");
+        try (RespClient monitor = RespClient.connect(server.port())) {
+            assertEquals("OK", monitor.call("MONITOR"));
+            c.call("eval", "redis.call('set', KEYS[1], ARGV[1])", "1", "foo", "bar");
+            c.call("fcall", "mon", "0");
+            assertTrue(((String) monitor.read()).matches("\\d+\\.\\d{6} \\[0 127\\.0\\.0\\.1:\\d+\\] \"eval\" .*"));
+            String inner = (String) monitor.read();
+            assertTrue(inner.matches("\\d+\\.\\d{6} \\[0 lua\\] \"set\" \"foo\" \"bar\""), inner);
+            assertTrue(((String) monitor.read()).endsWith("\"fcall\" \"mon\" \"0\""));
+            assertTrue(((String) monitor.read()).endsWith("[0 lua] \"set\" \"foo\" \"baz\""));
+            assertEquals("RESET", monitor.call("RESET"));
+        }
+    }
+
+    @Test
     void hincrbyfloatRefusesAnInfiniteIncrementInRedisWords() throws Exception {
         assertEquals(new RespClient.Err("ERR value is NaN or Infinity"), c.call("HINCRBYFLOAT", "h", "f", "+inf"));
         assertEquals(0L, c.call("EXISTS", "h"));

@@ -22,9 +22,7 @@ import java.util.Map;
 final class CommandIntrospection {
 
     /** Redis's ACL categories in the order it reports them. */
-    private static final List<String> CATEGORY_ORDER = List.of("keyspace", "read", "write", "set", "sortedset",
-            "list", "hash", "string", "bitmap", "stream", "pubsub", "admin", "fast", "slow", "blocking", "dangerous",
-            "connection", "transaction");
+    private static final List<String> CATEGORY_ORDER = AclCategories.ALL;
 
     /** The ACL category of each COMMAND DOCS group that has one. */
     private static final Map<String, String> GROUP_CATEGORY = Map.ofEntries(Map.entry("generic", "keyspace"),

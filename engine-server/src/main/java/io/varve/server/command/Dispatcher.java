@@ -128,13 +128,18 @@ public final class Dispatcher {
                 reject(tx, reply, spec, decision.error());
             }
             case QUEUE -> {
+                String busy = ScriptExecution.busyRefusal(this, decision.effective());
+                if (busy != null) {
+                    reject(tx, reply, spec, busy); // as Redis: refused, not queued, and EXEC will abort
+                    return;
+                }
                 tx.queue(args, decision.writes());
                 reply.simple("QUEUED");
             }
             case RUN -> {
                 String busy = ScriptExecution.busyRefusal(this, decision.effective());
                 if (busy != null) {
-                    reject(tx, reply, spec, busy);
+                    rejectBusy(connection, tx, reply, spec, busy);
                     return;
                 }
                 if (spec.handler() instanceof CoordinatedHandler) {
@@ -146,7 +151,7 @@ public final class Dispatcher {
                 try (CommandGate.Held shared = decision.effective().has(CommandFlag.ALLOW_BUSY) ? gate.shared()
                         : gate.sharedUnless(() -> ScriptExecution.busyRefusal(this, decision.effective()) != null)) {
                     if (shared == null) {
-                        reject(tx, reply, spec, scripting.busyError());
+                        rejectBusy(connection, tx, reply, spec, scripting.busyError());
                         return;
                     }
                     run(spec, decision.effective(), connection, args, reply);
@@ -160,6 +165,15 @@ public final class Dispatcher {
         String sub = new String(args[1], StandardCharsets.UTF_8);
         return "ERR unknown subcommand '" + (sub.length() > 128 ? sub.substring(0, 128) : sub) + "'. Try "
                 + container.name().toUpperCase(java.util.Locale.ROOT) + " HELP.";
+    }
+
+    /** BUSY; an EXEC refused so discards its transaction and says why, in Redis's words. */
+    private void rejectBusy(Connection connection, MultiState tx, Reply reply, CommandSpec spec, String busy) {
+        if (spec.handler() == TransactionCommands.EXEC && tx.active()) {
+            TransactionCommands.discardRefused(connection, this);
+            busy = "EXECABORT Transaction discarded because of: " + busy;
+        }
+        reject(tx, reply, spec, busy);
     }
 
     private void reject(MultiState tx, Reply reply, CommandSpec spec, String error) {
@@ -203,7 +217,12 @@ public final class Dispatcher {
             } else if (spec.handler() instanceof BlockingHandler blocking) {
                 // It marks what it pops while it holds its keys' locks; serving the clients blocked on those
                 // keys takes other keys' locks, so it waits until the command has released its own.
-                server.keyspace().blocking().signalAfter(() -> blocking.handle(call, this));
+                Runnable run = () -> server.keyspace().blocking().signalAfter(() -> blocking.handle(call, this));
+                if (keyspaceEvents.observes(spec)) {
+                    keyspaceEvents.run(call, run); // the events of what it did at once
+                } else {
+                    run.run();
+                }
             } else if (keyspaceEvents.observes(spec)) {
                 keyspaceEvents.run(call);
             } else {

@@ -12,6 +12,7 @@ import static io.varve.server.pubsub.KeyspaceNotifier.HASH;
 import static io.varve.server.pubsub.KeyspaceNotifier.LIST;
 import static io.varve.server.pubsub.KeyspaceNotifier.NEW;
 import static io.varve.server.pubsub.KeyspaceNotifier.SET;
+import static io.varve.server.pubsub.KeyspaceNotifier.STREAM;
 import static io.varve.server.pubsub.KeyspaceNotifier.STRING;
 import static io.varve.server.pubsub.KeyspaceNotifier.ZSET;
 
@@ -158,6 +159,22 @@ final class KeyspaceEvents {
             }
         });
         RULES.put("georadiusbymember", RULES.get("georadius"));
+
+        on(STREAM, "xadd", "xadd");
+        on(STREAM, "xdel", "xdel");
+        on(STREAM, "xtrim", "xtrim");
+        on(STREAM, "xsetid", "xsetid");
+        // a container: its key is the subcommand's third argument; a subcommand that changed nothing wrote nothing
+        RULES.put("xgroup", (args, keys, out) -> {
+            if (args.length > 2) {
+                out.emit(STREAM, "xgroup-" + new String(args[1], java.nio.charset.StandardCharsets.US_ASCII)
+                        .toLowerCase(java.util.Locale.ROOT), 2);
+            }
+        });
+        // only the consumer they may create has an event (NewStreamConsumers)
+        for (String command : new String[] {"xreadgroup", "xclaim", "xautoclaim"}) {
+            RULES.put(command, (args, keys, out) -> { });
+        }
     }
 
     private final KeyspaceNotifier notifier;
@@ -173,22 +190,33 @@ final class KeyspaceEvents {
 
     /** Runs the command and publishes its events if it committed anything (see the class comment). */
     void run(CommandCall call) {
+        run(call, () -> call.spec().handler().handle(call));
+    }
+
+    /** {@link #run(CommandCall)} for a command that {@code execution} runs (a blocking one's own way). */
+    void run(CommandCall call, Runnable execution) {
         byte[][] args = call.args();
         List<Integer> keys;
         try {
             keys = call.spec().keyPositions(args);
         } catch (KeySpec.InvalidKeyArguments malformed) {
-            call.spec().handler().handle(call);
+            execution.run();
             return;
         }
         boolean[] existed = new boolean[keys.size()];
         for (int i = 0; i < existed.length; i++) {
             existed[i] = call.types().keys().exists(args[keys.get(i)]);
         }
-        if (!call.keyspace().writesDuring(() -> call.spec().handler().handle(call))) {
+        NewStreamConsumers consumers = NewStreamConsumers.before(call, keys);
+        if (!call.keyspace().writesDuring(execution)) {
             return;
         }
         int database = call.connection().database();
+        if (consumers != null) {
+            for (int key : consumers.created(call)) {
+                notifier.notify(STREAM, "xgroup-createconsumer", args[key], database);
+            }
+        }
         List<Integer> removed = new ArrayList<>();
         for (int i = 0; i < existed.length; i++) {
             boolean exists = call.types().keys().exists(args[keys.get(i)]);

@@ -12,6 +12,8 @@ import java.util.concurrent.CopyOnWriteArraySet;
 public final class Monitors {
 
     private final Set<Connection> watching = new CopyOnWriteArraySet<>();
+    /** Set on the thread running a script while it runs: its commands show as "lua" rather than the client. */
+    private static final ThreadLocal<Boolean> IN_SCRIPT = new ThreadLocal<>();
 
     boolean active() {
         return !watching.isEmpty();
@@ -31,11 +33,34 @@ public final class Monitors {
         if (watching.isEmpty() || spec.has(CommandFlag.ADMIN) || spec.has(CommandFlag.SKIP_MONITOR)) {
             return;
         }
+        send(connection, args);
+    }
+
+    /**
+     * Runs a script (EVAL, FCALL: flagged skip_monitor, so not shown when they end) as Redis shows one: its own
+     * line first, then the commands it calls, each marked {@code lua} where a command shows its client.
+     */
+    void script(Connection connection, byte[][] args, Runnable body) {
+        if (watching.isEmpty()) {
+            body.run();
+            return;
+        }
+        send(connection, args);
+        Boolean outer = IN_SCRIPT.get();
+        IN_SCRIPT.set(Boolean.TRUE);
+        try {
+            body.run();
+        } finally {
+            IN_SCRIPT.set(outer);
+        }
+    }
+
+    private void send(Connection connection, byte[][] args) {
         long micros = System.currentTimeMillis() * 1000 + (System.nanoTime() / 1000) % 1000;
         StringBuilder line = new StringBuilder();
         line.append(micros / 1_000_000).append('.').append(String.format("%06d", micros % 1_000_000))
                 .append(" [").append(connection.database()).append(' ')
-                .append(Connection.address(connection.remote())).append(']');
+                .append(IN_SCRIPT.get() != null ? "lua" : Connection.address(connection.remote())).append(']');
         int redactFrom = redactedFrom(args);
         for (int i = 0; i < args.length; i++) {
             line.append(' ');

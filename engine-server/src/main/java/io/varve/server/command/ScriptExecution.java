@@ -76,10 +76,11 @@ final class ScriptExecution implements ScriptHost {
             tx.executing(true);
             try {
                 Keyspace ks = c.keyspace();
+                Runnable shown = () -> d.monitors().script(connection, c.args(), script);
                 if (insideExec) {
-                    script.run();
+                    shown.run();
                 } else {
-                    ks.blocking().signalAfter(() -> ks.commitTogether(script));
+                    ks.blocking().signalAfter(() -> ks.commitTogether(shown));
                 }
             } finally {
                 tx.executing(insideExec);

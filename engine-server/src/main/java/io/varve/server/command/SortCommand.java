@@ -28,7 +28,8 @@ final class SortCommand {
     static void register(CommandTable.Builder b) {
         b.add("sort", -2, "write denyoom",
                 List.of(KeySpec.single(1), new KeySpec(2, new KeySpec.StoreOption(List.of("store")))), c -> sort(c, false));
-        b.add("sort_ro", -2, "readonly", 1, 1, 1, c -> sort(c, true));
+        // movablekeys as in Redis: BY and GET patterns name further keys, which no fixed position says
+        b.add("sort_ro", -2, "readonly movablekeys", 1, 1, 1, c -> sort(c, true));
     }
 
     /** One element being sorted, with what it sorts by. */

@@ -43,6 +43,8 @@ public final class TrackingTable {
     private static final byte[] CHANNEL = "__redis__:invalidate".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] REDIRECT_BROKEN = "tracking-redir-broken".getBytes(StandardCharsets.US_ASCII);
 
+    private static final Set<String> READ_ONLY_SCRIPTS = Set.of("eval_ro", "evalsha_ro", "fcall_ro");
+
     private final Supplier<List<Connection>> connections;
     private final Map<Long, TrackedClient> clients = new ConcurrentHashMap<>();
     /** Default mode: key to the ids of the clients that read it since it last changed. */
@@ -102,7 +104,9 @@ public final class TrackingTable {
         if (client == null) {
             return;
         }
-        if (!failed && (effective.has(CommandFlag.READONLY) || scriptRead) && client.tracksReads()) {
+        // A read-only script command (EVAL_RO, ...) is judged by what its script ran, as any script is.
+        boolean reads = effective.has(CommandFlag.READONLY) && !READ_ONLY_SCRIPTS.contains(effective.name());
+        if (!failed && (reads || scriptRead) && client.tracksReads()) {
             List<Key> read = new ArrayList<>();
             try {
                 for (KeySpec spec : effective.keySpecs()) {
@@ -280,9 +284,14 @@ public final class TrackingTable {
         }
     }
 
+    /**
+     * The connection with {@code id}, or null if it is gone. One that sent QUIT counts as gone from its reply
+     * on, while its channel still closes: as in Redis, whose client is freed once that reply is written,
+     * a write the client makes after reading it finds the redirect broken.
+     */
     private Connection find(long id) {
         for (Connection c : connections.get()) {
-            if (c.id() == id) {
+            if (c.id() == id && !c.closeAfterReply()) {
                 return c;
             }
         }

@@ -13,6 +13,18 @@ public final class Scripting {
     private final FunctionLibraries functions = new FunctionLibraries(runtime);
     private volatile ScriptRun running;
 
+    /**
+     * Builds an interpreter and compiles and runs a trivial chunk in it, then drops it: the classes the first
+     * script needs are then loaded before it comes. Cold, that takes hundreds of milliseconds, during which
+     * the first script is not yet running, so a SCRIPT KILL sent after it would answer NOTBUSY; Redis sets up
+     * its Lua at start-up. Safe from any thread: the interpreter built here is nobody else's.
+     */
+    public static void warmUp() {
+        LuaRuntime runtime = new LuaRuntime();
+        runtime.compile("return 1".getBytes(java.nio.charset.StandardCharsets.US_ASCII), "warm-up", false, "ERR ")
+                .call();
+    }
+
     public EvalScripts scripts() {
         return scripts;
     }

@@ -61,16 +61,15 @@ public final class RedisStrings {
     }
 
     /**
-     * Adds to {@code batch} the write of a string (replacing any type), or its deletion when {@code expireAt}
-     * has passed. Caller holds the key's lock and commits the batch.
+     * Adds to {@code batch} the write of a string (replacing any type). An {@code expireAt} that has already
+     * passed is written all the same, as Redis's SET writes it: reads hide the key at once, and it then goes
+     * by expiry, with the expired event and the invalidation a tracking client with NOLOOP still expects
+     * (a SET PX 1 may find its millisecond gone by the time it is staged). Caller holds the key's lock and
+     * commits the batch.
      */
     public void stage(WriteBatch batch, byte[] key, byte[] value, long expireAt) {
         checkFits(key, value.length);
-        if (expireAt != 0 && expireAt <= keyspace.now()) {
-            keyspace.deleteMetadata(batch, key);
-        } else {
-            keyspace.putMetadata(batch, key, Metadata.string(value, expireAt));
-        }
+        keyspace.putMetadata(batch, key, Metadata.string(value, expireAt));
     }
 
     /** Whether a value of {@code length} bytes fits {@code key} (see {@link #maxValueLength}). */
@@ -193,7 +192,11 @@ public final class RedisStrings {
     public byte[] getAndExpire(byte[] key, boolean changeExpiry, long expireAt) {
         try (LockStripes.Held held = keyspace.lock(key)) {
             Metadata meta = keyspace.lookup(key, RedisType.STRING);
-            if (meta != null && changeExpiry && (expireAt != 0 || meta.hasExpiry())) {
+            if (meta != null && changeExpiry && expireAt != 0 && expireAt <= keyspace.now()) {
+                WriteBatch batch = new WriteBatch(); // GETEX with a time already passed deletes, as Redis's does
+                keyspace.deleteMetadata(batch, key);
+                keyspace.commit(batch);
+            } else if (meta != null && changeExpiry && (expireAt != 0 || meta.hasExpiry())) {
                 storeNow(key, meta.value(), expireAt);
             }
             return meta == null ? null : meta.value();
