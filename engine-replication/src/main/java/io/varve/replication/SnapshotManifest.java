@@ -1,7 +1,6 @@
 package io.varve.replication;
 
 import io.varve.base.Checksums;
-import io.varve.core.Db;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -17,30 +16,20 @@ import java.util.List;
 
 /**
  * The small file in every state-machine snapshot that says what the tables are: the applied Raft index the
- * state is at and either each column family with its table files (a whole database; a family with no files is
- * listed too, so a load recreates empty families) or, for a group sharing its database with others
- * ({@link GroupShare}), each key range of the default family the snapshot carries with its table files, and
- * the group's share state. Tables are in key order and non-overlapping, as {@code TableExport} wrote them.
+ * state is at, and each column family with its table files (in key order, non-overlapping, as
+ * {@code TableExport} wrote them). A family with no files is listed too, so a load recreates empty families.
  *
  * <pre>
- *   magic "VRSM" (4 bytes), version (int: 1 for a whole database, 2 for a share)
+ *   magic "VRSM" (4 bytes), version (int, 1)
  *   applied index (long)
- *   version 1: family count (int), then each: name (modified UTF-8), file count (int), file names (modified UTF-8)
- *   version 2: range count (int), then each: start length (int), start, limit length (int), limit,
- *              file count (int), file names (modified UTF-8);
- *              state length (int), state
+ *   family count (int), then each: name (modified UTF-8), file count (int), file names (modified UTF-8)
  *   CRC32C of everything above (int)
  * </pre>
- *
- * @param families a whole database's families; empty for a share
- * @param parts    a share's ranges, ascending and disjoint, each with its tables; null for a whole database
- * @param state    a share's state; null for a whole database
  */
-record SnapshotManifest(long appliedIndex, List<Family> families, List<Part> parts, byte[] state) {
+record SnapshotManifest(long appliedIndex, List<Family> families) {
     static final String FILE_NAME = "varve-state";
     private static final int MAGIC = 0x5652534d;
-    private static final int WHOLE_DATABASE = 1;
-    private static final int SHARE = 2;
+    private static final int VERSION = 1;
     /** Bounds what a damaged count can make the reader allocate. */
     private static final int MAX_ITEMS = 1 << 20;
 
@@ -50,35 +39,8 @@ record SnapshotManifest(long appliedIndex, List<Family> families, List<Part> par
         }
     }
 
-    /** One range {@code [start, limit)} of the default family and the tables holding its records. */
-    record Part(Db.Range range, List<String> files) {
-        Part {
-            files = List.copyOf(files);
-        }
-    }
-
     SnapshotManifest {
         families = List.copyOf(families);
-        parts = parts == null ? null : List.copyOf(parts);
-    }
-
-    /** A snapshot of the whole database. */
-    SnapshotManifest(long appliedIndex, List<Family> families) {
-        this(appliedIndex, families, null, null);
-    }
-
-    /** A snapshot of a group's share of a shared database. */
-    static SnapshotManifest ofShare(long appliedIndex, List<Part> parts, byte[] state) {
-        return new SnapshotManifest(appliedIndex, List.of(), parts, state);
-    }
-
-    boolean isShare() {
-        return parts != null;
-    }
-
-    /** A share's ranges, in order. */
-    List<Db.Range> ranges() {
-        return parts.stream().map(Part::range).toList();
     }
 
     /** Writes the manifest into {@code dir} and syncs it. */
@@ -86,21 +48,14 @@ record SnapshotManifest(long appliedIndex, List<Family> families, List<Part> par
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeInt(MAGIC);
-            out.writeInt(isShare() ? SHARE : WHOLE_DATABASE);
+            out.writeInt(VERSION);
             out.writeLong(appliedIndex);
-            if (isShare()) {
-                out.writeInt(parts.size());
-                for (Part part : parts) {
-                    writeBytes(out, part.range().start());
-                    writeBytes(out, part.range().limit());
-                    writeNames(out, part.files());
-                }
-                writeBytes(out, state);
-            } else {
-                out.writeInt(families.size());
-                for (Family f : families) {
-                    out.writeUTF(f.name());
-                    writeNames(out, f.files());
+            out.writeInt(families.size());
+            for (Family f : families) {
+                out.writeUTF(f.name());
+                out.writeInt(f.files().size());
+                for (String file : f.files()) {
+                    out.writeUTF(file);
                 }
             }
         }
@@ -128,56 +83,23 @@ record SnapshotManifest(long appliedIndex, List<Family> families, List<Part> par
             throw new IOException("snapshot manifest " + file + " fails its checksum");
         }
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(all, 0, bodyLength))) {
-            int version = in.readInt() == MAGIC ? in.readInt() : -1;
-            if (version != WHOLE_DATABASE && version != SHARE) {
-                throw new IOException(file + " is not a snapshot manifest of version " + WHOLE_DATABASE + " or "
-                        + SHARE);
+            if (in.readInt() != MAGIC || in.readInt() != VERSION) {
+                throw new IOException(file + " is not a version " + VERSION + " snapshot manifest");
             }
             long applied = in.readLong();
-            if (version == SHARE) {
-                int partCount = boundedCount(in.readInt(), file);
-                List<Part> parts = new ArrayList<>();
-                for (int i = 0; i < partCount; i++) {
-                    Db.Range range = new Db.Range(readBytes(in, file), readBytes(in, file));
-                    parts.add(new Part(range, readNames(in, file)));
-                }
-                return ofShare(applied, parts, readBytes(in, file));
-            }
             int familyCount = boundedCount(in.readInt(), file);
             List<Family> families = new ArrayList<>();
             for (int i = 0; i < familyCount; i++) {
                 String name = in.readUTF();
-                families.add(new Family(name, readNames(in, file)));
+                int fileCount = boundedCount(in.readInt(), file);
+                List<String> files = new ArrayList<>();
+                for (int j = 0; j < fileCount; j++) {
+                    files.add(in.readUTF());
+                }
+                families.add(new Family(name, files));
             }
             return new SnapshotManifest(applied, families);
         }
-    }
-
-    private static void writeBytes(DataOutputStream out, byte[] b) throws IOException {
-        out.writeInt(b.length);
-        out.write(b);
-    }
-
-    private static void writeNames(DataOutputStream out, List<String> names) throws IOException {
-        out.writeInt(names.size());
-        for (String name : names) {
-            out.writeUTF(name);
-        }
-    }
-
-    private static byte[] readBytes(DataInputStream in, Path file) throws IOException {
-        byte[] b = new byte[boundedCount(in.readInt(), file)];
-        in.readFully(b);
-        return b;
-    }
-
-    private static List<String> readNames(DataInputStream in, Path file) throws IOException {
-        int count = boundedCount(in.readInt(), file);
-        List<String> names = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            names.add(in.readUTF());
-        }
-        return names;
     }
 
     private static int boundedCount(int count, Path file) throws IOException {

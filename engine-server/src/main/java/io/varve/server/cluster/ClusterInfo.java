@@ -116,7 +116,6 @@ final class ClusterInfo {
                 + ",term=" + status.term()
                 + ",commit=" + status.commitIndex()
                 + ",applied=" + status.appliedIndex()
-                + ",last=" + status.lastLogIndex()
-                + ",snapshots_installed=" + replicated.snapshotsInstalled();
+                + ",last=" + status.lastLogIndex();
     }
 }
