@@ -23,10 +23,11 @@ import java.util.function.UnaryOperator;
  * Writes the contents of memtables to one table file. Every entry is kept, older versions included: live
  * snapshots may still read them, and dropping what no snapshot needs is compaction's job.
  *
- * <p>The calling thread walks the memtable and builds the blocks; a second thread, started for the flush
- * and joined before it returns (whether it succeeds or fails), compresses, checksums and writes them
- * ({@link TableWriter#pipelined}). About half a flush's CPU goes to each side, so with a core to spare the
- * two overlap, and a writer waiting for the flush waits less; the table is the same either way.
+ * <p>Pipelined, the calling thread walks the memtable and builds the blocks; a second thread, started for
+ * the flush and joined before it returns (whether it succeeds or fails), compresses, checksums and writes
+ * them ({@link TableWriter#pipelined}). About half a flush's CPU goes to each side, so with a core to spare
+ * the two overlap; the table is the same either way. The database's own flushes do not use it yet: with it,
+ * a test of many writers under one write-buffer budget hung, and the cause is not known.
  */
 public final class MemtableFlush {
 
