@@ -200,9 +200,9 @@ public final class ReplicatedDb implements AutoCloseable {
         }
     }
 
-    /** The election timeout of a member that has not yet heard of a leader: half the configured one. */
+    /** The election timeout of a member that has not yet heard of a leader: a fifth of the configured one. */
     static int firstElectionTimeoutMs(int electionTimeoutMs) {
-        return Math.max(Math.min(100, electionTimeoutMs), electionTimeoutMs / 2);
+        return Math.max(Math.min(100, electionTimeoutMs), electionTimeoutMs / 5);
     }
 
     public String group() {

@@ -9,7 +9,7 @@ import java.util.Objects;
  * <ul>
  *   <li>{@code electionTimeoutMs} (1000): how long a follower waits without hearing from a leader before it
  *       stands for election. Failover takes about this long. A member that has not yet heard of any
- *       leader since it started stands after half of it (at least 100 ms), so a group that starts elects
+ *       leader since it started stands after a fifth of it (at least 100 ms), so a group that starts elects
  *       its first leader quickly.</li>
  *   <li>{@code readMode} ({@link ReadMode#LINEARIZABLE}): how {@code get} confirms it sees every acknowledged
  *       write; see {@link ReadMode}.</li>

@@ -13,16 +13,16 @@ import java.util.concurrent.TimeoutException;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * A member stands for its first election after half the election timeout and uses the whole timeout
+ * A member stands for its first election after a fifth of the election timeout and uses the whole timeout
  * once it knows a leader, so only a starting group elects early; failover keeps the configured timeout.
  */
 class FirstElectionTest {
 
     @Test
     void theFirstElectionWaitsAFifthOfTheTimeoutAndLaterOnesTheWholeTimeout() {
-        assertEquals(1500, ReplicatedDb.firstElectionTimeoutMs(3000));
-        assertEquals(500, ReplicatedDb.firstElectionTimeoutMs(1000));
-        assertEquals(100, ReplicatedDb.firstElectionTimeoutMs(150)); // never below 100 ms ...
+        assertEquals(600, ReplicatedDb.firstElectionTimeoutMs(3000));
+        assertEquals(200, ReplicatedDb.firstElectionTimeoutMs(1000));
+        assertEquals(100, ReplicatedDb.firstElectionTimeoutMs(300)); // never below 100 ms ...
         assertEquals(50, ReplicatedDb.firstElectionTimeoutMs(50)); // ... nor above the timeout itself
     }
 
