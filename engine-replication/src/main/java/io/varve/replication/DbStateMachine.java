@@ -122,8 +122,6 @@ final class DbStateMachine extends StateMachineAdapter {
     private final List<ReplicatedBatch.Op> pending = new ArrayList<>();
     /** Completed when this node becomes leader; replaced by a fresh one when it stops being leader. */
     private CompletableFuture<Long> leadership = new CompletableFuture<>();
-    /** Completed the first time this member learns of a leader, itself or another. */
-    private final CompletableFuture<Void> leaderKnown = new CompletableFuture<>();
     /** Told when this node stops being leader. */
     private final List<Runnable> leadershipLost = new CopyOnWriteArrayList<>();
 
@@ -417,11 +415,6 @@ final class DbStateMachine extends StateMachineAdapter {
         appliedIndex = index;
     }
 
-    /** Completed, on jraft's state-machine thread, the first time this member learns of a leader. */
-    CompletableFuture<Void> leaderKnown() {
-        return leaderKnown;
-    }
-
     /** A future completed with the term once this node is leader (already completed if it is now). */
     synchronized CompletableFuture<Long> leadership() {
         return leadership;
@@ -434,7 +427,6 @@ final class DbStateMachine extends StateMachineAdapter {
         synchronized (this) {
             leadership.complete(term);
         }
-        leaderKnown.complete(null);
     }
 
     @Override
@@ -462,7 +454,6 @@ final class DbStateMachine extends StateMachineAdapter {
     @Override
     public void onStartFollowing(LeaderChangeContext context) {
         term = context.getTerm();
-        leaderKnown.complete(null);
     }
 
     @Override

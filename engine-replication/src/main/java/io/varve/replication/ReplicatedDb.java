@@ -164,10 +164,7 @@ public final class ReplicatedDb implements AutoCloseable {
                     ? DbStateMachine.shared(db, group, group + "@" + process.address(), gate)
                     : new DbStateMachine(db, group + "@" + process.address(), probe);
             NodeOptions nodeOptions = new NodeOptions();
-            // Until a leader is known the member campaigns after a fraction of the election timeout, so a
-            // starting group elects its first leader quickly (etcd's initial election tick advance); the
-            // pre-vote keeps a restarted member from disturbing a group whose leader is alive.
-            nodeOptions.setElectionTimeoutMs(firstElectionTimeoutMs(options.electionTimeoutMs()));
+            nodeOptions.setElectionTimeoutMs(options.electionTimeoutMs());
             nodeOptions.setInitialConf(conf);
             nodeOptions.setFsm(stateMachine);
             nodeOptions.setServiceFactory(process.log().serviceFactory());
@@ -184,11 +181,9 @@ public final class ReplicatedDb implements AutoCloseable {
             nodeOptions.setRaftOptions(raftOptions);
             RaftGroupService service = new RaftGroupService(group, process.peer(), nodeOptions,
                     process.rpcServer(), true);
-            Node node = service.start(false);
-            if (node == null) {
+            if (service.start(false) == null) {
                 throw new IOException("the raft node of group " + group + " did not start");
             }
-            stateMachine.leaderKnown().thenRun(() -> node.resetElectionTimeoutMs(options.electionTimeoutMs()));
             return new ReplicatedDb(process, ownsProcess, group, options, db, shared != null, stateMachine,
                     service);
         } catch (IOException | RuntimeException e) {
@@ -198,11 +193,6 @@ public final class ReplicatedDb implements AutoCloseable {
             process.release(group);
             throw e;
         }
-    }
-
-    /** The election timeout of a member that has not yet heard of a leader: a fifth of the configured one. */
-    static int firstElectionTimeoutMs(int electionTimeoutMs) {
-        return Math.max(Math.min(100, electionTimeoutMs), electionTimeoutMs / 5);
     }
 
     public String group() {

@@ -8,9 +8,7 @@ import java.util.Objects;
  *
  * <ul>
  *   <li>{@code electionTimeoutMs} (1000): how long a follower waits without hearing from a leader before it
- *       stands for election. Failover takes about this long. A member that has not yet heard of any
- *       leader since it started stands after a fifth of it (at least 100 ms), so a group that starts elects
- *       its first leader quickly.</li>
+ *       stands for election. Failover takes about this long.</li>
  *   <li>{@code readMode} ({@link ReadMode#LINEARIZABLE}): how {@code get} confirms it sees every acknowledged
  *       write; see {@link ReadMode}.</li>
  *   <li>{@code snapshotIntervalSecs} (3600; 0 turns periodic snapshots off): how often jraft snapshots the
