@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -30,6 +31,8 @@ import net.jqwik.api.Tuple;
  */
 class GroupCommitProperties {
     private static final long MAX_GROUP_WEIGHT = 3;
+    /** Only a broken group commit keeps a writer waiting this long: the property then fails instead of hanging. */
+    private static final Duration GIVE_UP = Duration.ofSeconds(10);
 
     enum Op { ENTER_LIGHT, ENTER_HEAVY, ENTER_EXCLUSIVE, SUCCEED, LEAVE_LAST_UNSETTLED, THROW, SERVE, STOP }
 
@@ -172,7 +175,7 @@ class GroupCommitProperties {
                 group.add(pending.pollFirst());
             }
             running = group;
-            List<Req> actual = started.poll(30, TimeUnit.SECONDS);
+            List<Req> actual = started.poll(GIVE_UP.toSeconds(), TimeUnit.SECONDS);
             assertNotNull(actual, "no group started; expected " + ids(group));
             assertEquals(ids(group), ids(actual), "the group led");
         }
@@ -199,7 +202,7 @@ class GroupCommitProperties {
         }
 
         private void check(Req r) throws InterruptedException {
-            r.thread.join();
+            assertTrue(r.thread.join(GIVE_UP), "request " + r.id + " never returned");
             Outcome outcome = expected.remove(r);
             assertTrue(r.isSettled(), "request " + r.id);
             switch (outcome) {
@@ -223,7 +226,10 @@ class GroupCommitProperties {
         }
 
         private void awaitQueued() {
+            long deadline = System.nanoTime() + GIVE_UP.toNanos();
             while (groupCommit.queued() != pending.size()) {
+                assertTrue(System.nanoTime() < deadline,
+                        groupCommit.queued() + " queued; the model has " + ids(List.copyOf(pending)));
                 Thread.onSpinWait();
             }
         }
