@@ -288,6 +288,33 @@ class GroupCommitGroupsTest {
     }
 
     @Test
+    void anInterruptEndsGatheringButTheGroupsWorkNeverSeesIt() throws Exception {
+        AtomicInteger workSawInterrupt = new AtomicInteger();
+        GroupCommit.Leader recording = group -> {
+            if (Thread.currentThread().isInterrupted()) {
+                workSawInterrupt.incrementAndGet();
+            }
+            leader.lead(group);
+        };
+        GroupCommit groupCommit = new GroupCommit(recording, Long.MAX_VALUE, average -> FOREVER);
+        roundOfOnePlusFiveSynced(groupCommit);
+        Named alone = synced("alone");
+        AtomicInteger keptInterrupt = new AtomicInteger();
+        Thread writer = Thread.ofPlatform().start(() -> {
+            Thread.currentThread().interrupt(); // before entering: a leader would gather for a minute otherwise
+            groupCommit.enter(alone);
+            if (Thread.currentThread().isInterrupted()) {
+                keptInterrupt.incrementAndGet();
+            }
+        });
+        writer.join();
+        assertEquals(List.of("alone"), groups.get(2), "led alone: the interrupt ended its gathering");
+        assertEquals(0, workSawInterrupt.get(), "the group's work ran with the flag clear");
+        assertEquals(1, keptInterrupt.get(), "the caller gets its interrupt back");
+        assertNull(alone.failure());
+    }
+
+    @Test
     void anInterruptedWriterStillWaitsForItsOutcomeAndKeepsTheInterrupt() throws Exception {
         GroupCommit groupCommit = new GroupCommit(leader, Long.MAX_VALUE, average -> FOREVER);
         CountDownLatch release = new CountDownLatch(1);
