@@ -31,7 +31,8 @@ import java.util.concurrent.TimeUnit;
  * Kill -9 against cluster mode: three {@code VarveMain} processes with {@value #GROUPS} Raft groups splitting
  * the slots, written to by {@value #WORKERS} workers of Lettuce's cluster client ({@link ClusterWorkload}:
  * strings, hashes, lists, sets, sorted sets and MULTI/EXEC within a slot, over keys of all groups). Each
- * cycle kills a node leading groups with SIGKILL at a moment drawn from the seed ({@link KillSchedule}),
+ * cycle starts once the leader balancer has spread the groups' leaders evenly over the nodes, then kills a
+ * node leading groups with SIGKILL at a moment drawn from the seed ({@link KillSchedule}),
  * requires the cluster to go on (writes to the killed node's groups acknowledged again after their failover,
  * writes to the other groups acknowledged while it is down), restarts it, and once the groups have settled
  * judges every node: each node's own copy of every key (read after {@code READONLY}) sums to the same
@@ -79,12 +80,14 @@ public final class ClusterKillCampaign implements Campaign {
             for (int i = 0; i < NodeProcesses.SIZE; i++) {
                 nodes.start(i);
             }
-            // Every group led is enough: whether the balancer has spread the leaders yet only changes which
-            // node the first kill hits.
             nodes.await(info -> "ok".equals(info.get("cluster_state")), START_LIMIT, "every group led");
             int[] groupOfSlot = ClusterState.groupOfSlot(nodes.info(0), GROUPS);
             for (long cycle = 1; cycle <= settings.cycles() && System.nanoTime() < settings.deadlineNanos(start);
                     cycle++) {
+                // The first elections may all go to one node, and a returned node gets its groups back only
+                // from the balancer: killing a node leading every group would leave no bystander to judge.
+                nodes.await(info -> ClusterState.leadsItsShare(info, GROUPS, NodeProcesses.SIZE), START_LIMIT,
+                        "leaders spread " + GROUPS / NodeProcesses.SIZE + " per node");
                 CycleGates gates = new CycleGates(groupOfSlot);
                 KillSchedule.Kill kill = kills.next(cycle, random, maxRun);
                 Random draws = new Random(kill.workloadSeed());
