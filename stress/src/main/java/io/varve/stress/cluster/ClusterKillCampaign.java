@@ -86,8 +86,13 @@ public final class ClusterKillCampaign implements Campaign {
                     cycle++) {
                 // The first elections may all go to one node, and a returned node gets its groups back only
                 // from the balancer: killing a node leading every group would leave no bystander to judge.
+                String ledBefore = groupsLedPerNode(nodes);
+                long spreadStart = System.nanoTime();
                 nodes.await(info -> ClusterState.leadsItsShare(info, GROUPS, NodeProcesses.SIZE), START_LIMIT,
                         "leaders spread " + GROUPS / NodeProcesses.SIZE + " per node");
+                settings.progress(String.format("%s cycle %d: groups led per node %s, spread %d per node after %d ms",
+                        name(), cycle, ledBefore, GROUPS / NodeProcesses.SIZE,
+                        (System.nanoTime() - spreadStart) / 1_000_000));
                 CycleGates gates = new CycleGates(groupOfSlot);
                 KillSchedule.Kill kill = kills.next(cycle, random, maxRun);
                 Random draws = new Random(kill.workloadSeed());
@@ -208,6 +213,16 @@ public final class ClusterKillCampaign implements Campaign {
             h.settle(states.get(0).keys().get(h.key()));
         }
         return null;
+    }
+
+    /** How many groups each node leads now, as "a/b/c" ("?" for a node not answering). */
+    private static String groupsLedPerNode(NodeProcesses nodes) {
+        List<String> led = new ArrayList<>();
+        for (int i = 0; i < NodeProcesses.SIZE; i++) {
+            Map<String, String> info = nodes.info(i);
+            led.add(info == null ? "?" : info.getOrDefault("cluster_groups_led", "?"));
+        }
+        return String.join("/", led);
     }
 
     private static RedisClusterClient clusterClient(ClientResources resources, NodeProcesses nodes) {
