@@ -13,16 +13,12 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Random operation sequences against a {@code TreeMap} oracle: every read the database answers must equal
@@ -109,7 +105,7 @@ class DbModelProperties {
                         db.write(batch, WriteOptions.DEFAULT);
                     }
                     case Get g -> {
-                        assertValue(model.get(g.key), db.get(g.key.bytes()), g.key);
+                        ModelReads.assertValue(model.get(g.key), db.get(g.key.bytes()), g.key);
                         assertMemtableOnly(model.get(g.key), db, ReadOptions.DEFAULT, g.key);
                     }
                     case TakeSnapshot t -> {
@@ -119,11 +115,11 @@ class DbModelProperties {
                     case ReadSnapshot r -> {
                         if (!snapshots.isEmpty()) {
                             int i = r.index % snapshots.size();
-                            assertValue(snapshotModels.get(i).get(r.key),
+                            ModelReads.assertValue(snapshotModels.get(i).get(r.key),
                                     db.get(ReadOptions.at(snapshots.get(i)), r.key.bytes()), r.key);
                             assertMemtableOnly(snapshotModels.get(i).get(r.key), db,
                                     ReadOptions.at(snapshots.get(i)), r.key);
-                            scan(db, ReadOptions.at(snapshots.get(i)), snapshotModels.get(i), false);
+                            ModelReads.scan(db, ReadOptions.at(snapshots.get(i)), snapshotModels.get(i), false);
                         }
                     }
                     case Scan s -> {
@@ -138,9 +134,9 @@ class DbModelProperties {
                             expected = s.lower != null && s.lower.compareTo(s.upper) > 0
                                     ? new TreeMap<>() : expected.headMap(s.upper, false);
                         }
-                        scan(db, read, expected, s.backward);
+                        ModelReads.scan(db, read, expected, s.backward);
                     }
-                    case Walk w -> walk(db, model, w);
+                    case Walk w -> ModelReads.walk(db, model, w.start(), w.forwardMoves());
                     case Flush f -> db.flush();
                     case Compact c -> db.compactRange(null, null);
                     case Reopen r -> {
@@ -153,54 +149,9 @@ class DbModelProperties {
             }
             db.close();
             db = Db.open(dir, options);
-            scan(db, ReadOptions.DEFAULT, model, false);
+            ModelReads.scan(db, ReadOptions.DEFAULT, model, false);
         } finally {
             db.close();
-        }
-    }
-
-    private static void scan(Db db, ReadOptions read, NavigableMap<ModelKey, byte[]> expected, boolean backward) {
-        List<Map.Entry<ModelKey, byte[]>> actual = new ArrayList<>();
-        try (DbIterator it = db.iterator(read)) {
-            if (backward) {
-                for (it.seekToLast(); it.valid(); it.prev()) {
-                    actual.add(Map.entry(new ModelKey(it.key()), it.value()));
-                }
-            } else {
-                for (it.seekToFirst(); it.valid(); it.next()) {
-                    actual.add(Map.entry(new ModelKey(it.key()), it.value()));
-                }
-            }
-        }
-        List<Map.Entry<ModelKey, byte[]>> wanted = new ArrayList<>((backward ? expected.descendingMap() : expected).entrySet());
-        assertEquals(wanted.size(), actual.size(), () -> "entries: expected " + wanted + " got " + actual);
-        for (int i = 0; i < wanted.size(); i++) {
-            assertEquals(wanted.get(i).getKey(), actual.get(i).getKey());
-            assertArrayEquals(wanted.get(i).getValue(), actual.get(i).getValue());
-        }
-    }
-
-    private static void walk(Db db, TreeMap<ModelKey, byte[]> model, Walk w) {
-        try (DbIterator it = db.iterator()) {
-            it.seek(w.start.bytes());
-            ModelKey expected = model.ceilingKey(w.start);
-            for (boolean forward : w.forwardMoves) {
-                if (expected == null) {
-                    assertFalse(it.valid(), "iterator should be exhausted");
-                    return;
-                }
-                assertTrue(it.valid());
-                assertEquals(expected, new ModelKey(it.key()));
-                assertArrayEquals(model.get(expected), it.value());
-                IteratorCopies.assertCopiesMatch(it);
-                if (forward) {
-                    it.next();
-                    expected = model.higherKey(expected);
-                } else {
-                    it.prev();
-                    expected = model.lowerKey(expected);
-                }
-            }
         }
     }
 
@@ -218,14 +169,6 @@ class DbModelProperties {
                 assertEquals(expected.length, length, () -> restricted + " length of key " + key);
                 assertArrayEquals(expected, out, () -> restricted + " value of key " + key);
             }
-        }
-    }
-
-    private static void assertValue(byte[] expected, byte[] actual, ModelKey key) {
-        if (expected == null) {
-            assertEquals(null, actual, () -> "key " + key + " should be absent");
-        } else {
-            assertArrayEquals(expected, actual, () -> "value of key " + key);
         }
     }
 

@@ -17,17 +17,11 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Random puts, deletes, range deletions and merges (alone or mixed in one batch) against a {@code TreeMap}
@@ -187,7 +181,7 @@ class MergeModelProperties {
                         List<byte[]> keys = g.keys.stream().map(ModelKey::bytes).toList();
                         List<byte[]> values = db.multiGet(read, keys);
                         for (int i = 0; i < keys.size(); i++) {
-                            assertValue(expected.get(g.keys.get(i)), values.get(i), g.keys.get(i));
+                            ModelReads.assertValue(expected.get(g.keys.get(i)), values.get(i), g.keys.get(i));
                         }
                     }
                     case ReleaseSnapshot r -> {
@@ -198,7 +192,7 @@ class MergeModelProperties {
                         }
                     }
                     case Get g -> {
-                        assertValue(model.get(g.key), db.get(g.key.bytes()), g.key);
+                        ModelReads.assertValue(model.get(g.key), db.get(g.key.bytes()), g.key);
                         byte[] out = new byte[4];
                         long length = db.get(ReadOptions.DEFAULT, MemorySegment.ofArray(g.key.bytes()),
                                 MemorySegment.ofArray(out));
@@ -213,8 +207,8 @@ class MergeModelProperties {
                         if (!snapshots.isEmpty()) {
                             int i = r.index % snapshots.size();
                             ReadOptions at = ReadOptions.DEFAULT.withSnapshot(snapshots.get(i));
-                            assertValue(snapshotModels.get(i).get(r.key), db.get(at, r.key.bytes()), r.key);
-                            scan(db, at, snapshotModels.get(i), r.backward);
+                            ModelReads.assertValue(snapshotModels.get(i).get(r.key), db.get(at, r.key.bytes()), r.key);
+                            ModelReads.scan(db, at, snapshotModels.get(i), r.backward);
                         }
                     }
                     case Scan s -> {
@@ -229,9 +223,9 @@ class MergeModelProperties {
                             expected = s.lower != null && s.lower.compareTo(s.upper) > 0
                                     ? new TreeMap<>() : expected.headMap(s.upper, false);
                         }
-                        scan(db, read, expected, s.backward);
+                        ModelReads.scan(db, read, expected, s.backward);
                     }
-                    case Walk w -> walk(db, model, w);
+                    case Walk w -> ModelReads.walk(db, model, w.start(), w.forwardMoves());
                     case Flush f -> db.flush();
                     case Compact c -> db.compactRange(null, null);
                     case Reopen r -> {
@@ -244,8 +238,8 @@ class MergeModelProperties {
             }
             db.close();
             db = Db.open(dir, options);
-            scan(db, ReadOptions.DEFAULT, model, false);
-            scan(db, ReadOptions.DEFAULT, model, true);
+            ModelReads.scan(db, ReadOptions.DEFAULT, model, false);
+            ModelReads.scan(db, ReadOptions.DEFAULT, model, true);
         } finally {
             db.close();
         }
@@ -266,60 +260,6 @@ class MergeModelProperties {
             bytes[i] = (byte) (value >>> (8 * i + 2));
         }
         return bytes;
-    }
-
-    static void scan(Db db, ReadOptions read, NavigableMap<ModelKey, byte[]> expected, boolean backward) {
-        List<Map.Entry<ModelKey, byte[]>> actual = new ArrayList<>();
-        try (DbIterator it = db.iterator(read)) {
-            if (backward) {
-                for (it.seekToLast(); it.valid(); it.prev()) {
-                    actual.add(Map.entry(new ModelKey(it.key()), it.value()));
-                }
-            } else {
-                for (it.seekToFirst(); it.valid(); it.next()) {
-                    actual.add(Map.entry(new ModelKey(it.key()), it.value()));
-                }
-            }
-        }
-        List<Map.Entry<ModelKey, byte[]>> wanted = new ArrayList<>(
-                (backward ? expected.descendingMap() : expected).entrySet());
-        assertEquals(wanted.size(), actual.size(), () -> "entries: expected " + wanted + " got " + actual);
-        for (int i = 0; i < wanted.size(); i++) {
-            assertEquals(wanted.get(i).getKey(), actual.get(i).getKey());
-            assertArrayEquals(wanted.get(i).getValue(), actual.get(i).getValue(), "value of " + wanted.get(i).getKey());
-        }
-    }
-
-    private static void walk(Db db, TreeMap<ModelKey, byte[]> model, Walk w) {
-        try (DbIterator it = db.iterator()) {
-            it.seek(w.start.bytes());
-            ModelKey expected = model.ceilingKey(w.start);
-            for (boolean forward : w.forwardMoves) {
-                if (expected == null) {
-                    assertFalse(it.valid(), "iterator should be exhausted");
-                    return;
-                }
-                assertTrue(it.valid());
-                assertEquals(expected, new ModelKey(it.key()));
-                assertArrayEquals(model.get(expected), it.value(), "value of " + expected);
-                IteratorCopies.assertCopiesMatch(it);
-                if (forward) {
-                    it.next();
-                    expected = model.higherKey(expected);
-                } else {
-                    it.prev();
-                    expected = model.lowerKey(expected);
-                }
-            }
-        }
-    }
-
-    private static void assertValue(byte[] expected, byte[] actual, ModelKey key) {
-        if (expected == null) {
-            assertNull(actual, () -> "key " + key + " should be absent");
-        } else {
-            assertArrayEquals(expected, actual, () -> "value of key " + key);
-        }
     }
 
     /** Off, and small limits so that writes fold chains often (over snapshots, tombstones and batches). */
