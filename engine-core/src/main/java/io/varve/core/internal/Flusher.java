@@ -185,7 +185,7 @@ public final class Flusher {
                 TableMeta meta = MemtableFlush.write(fs, DbFiles.table(dir, number), number, s.memtable().memtable,
                         options.tableOptions().forLevel(0),
                         file -> new RateLimitedFile(file, compactions.rateLimiter(), bytesWritten),
-                        false); // the two-thread flush stays off until a hang seen with it is understood
+                        false); // one thread: the two-thread table write is not switched on here yet
                 if (meta != null) {
                     edit.add(0, meta);
                     written.add(meta);
