@@ -29,8 +29,8 @@ import java.util.function.LongUnaryOperator;
  * each released writer by its own unpark, then the new leader. A woken writer reads its outcome from its own
  * request without taking any lock: nobody is released through a shared lock one at a time, and released
  * writers come back (to write again) while the next leader gathers and works, which is what makes groups
- * large. Waking them before the leader gets them back sooner: on few cores a leader woken first takes the CPU
- * they need to re-queue (measured with 64 synced writers on two cores: more writers per fsync this way).
+ * large. They are woken before the leader because on few cores a leader woken first competes for the CPU they
+ * need to re-queue, and starts its work with fewer of them queued.
  *
  * <h2>Gathering</h2>
  * Left at that, n synced writers in a steady loop settle into two alternating groups of about n/2: while one
