@@ -40,6 +40,14 @@ public interface CommitTarget {
 
     /** Commits straight to {@code db}. */
     static CommitTarget local(Db db) {
+        return local(db, false);
+    }
+
+    /**
+     * Commits straight to {@code db}, with the slotted layout when {@code slotsInKeys}: one machine holding a
+     * cluster node's keyspace, as tests and measurements of that layout need.
+     */
+    static CommitTarget local(Db db, boolean slotsInKeys) {
         return new CommitTarget() {
             @Override
             public void write(WriteBatch batch, WriteOptions options) {
@@ -49,6 +57,11 @@ public interface CommitTarget {
             @Override
             public boolean local() {
                 return true;
+            }
+
+            @Override
+            public boolean slotsInKeys() {
+                return slotsInKeys;
             }
         };
     }

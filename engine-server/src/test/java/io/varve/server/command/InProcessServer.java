@@ -6,8 +6,6 @@ import io.varve.core.Db;
 import io.varve.core.Options;
 import io.varve.base.fs.MemFileSystem;
 import io.varve.server.resp.Reply;
-import io.varve.core.WriteBatch;
-import io.varve.core.WriteOptions;
 import io.varve.server.store.CommitTarget;
 import io.varve.server.store.Keyspace;
 import io.varve.server.store.KeyspaceCompactionFilter;
@@ -69,23 +67,7 @@ final class InProcessServer implements AutoCloseable {
         db = Db.open(Path.of("/db"), Options.defaults().withFileSystem(files)
                 .withWriteBufferSize(64 << 10).withCompactionFilter(filter));
         filter.attach(db);
-        CommitTarget local = CommitTarget.local(db);
-        CommitTarget target = !slotted ? local : new CommitTarget() {
-            @Override
-            public void write(WriteBatch batch, WriteOptions options) {
-                local.write(batch, options);
-            }
-
-            @Override
-            public boolean local() {
-                return true;
-            }
-
-            @Override
-            public boolean slotsInKeys() {
-                return true;
-            }
-        };
+        CommitTarget target = CommitTarget.local(db, slotted);
         keyspace = new Keyspace(db, target, false, clock::get, databases);
         filter.physicalDatabases(keyspace.databases().physicalCount());
         dispatcher = new Dispatcher(CommandTable.standard(), new Context(keyspace, configuration), Dispatcher.Observer.NONE);

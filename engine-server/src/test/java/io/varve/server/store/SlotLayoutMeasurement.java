@@ -6,7 +6,6 @@ import io.varve.core.Options;
 import io.varve.core.ReadOptions;
 import io.varve.core.Snapshot;
 import io.varve.core.WriteBatch;
-import io.varve.core.WriteOptions;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -44,7 +43,8 @@ public final class SlotLayoutMeasurement {
         for (boolean slotted : new boolean[] {false, true}) {
             Path dir = Files.createTempDirectory("slot-layout");
             try (Db db = Db.open(dir, Options.defaults())) {
-                Keyspace keyspace = new Keyspace(db, target(db, slotted), false, System::currentTimeMillis, 1);
+                Keyspace keyspace = new Keyspace(db, CommitTarget.local(db, slotted), false,
+                        System::currentTimeMillis, 1);
                 load(keyspace, keys);
                 db.flush();
                 db.compactRange(null, null);
@@ -148,26 +148,6 @@ public final class SlotLayoutMeasurement {
         double[] sorted = values.clone();
         Arrays.sort(sorted);
         return sorted[sorted.length / 2];
-    }
-
-    private static CommitTarget target(Db db, boolean slotted) {
-        CommitTarget local = CommitTarget.local(db);
-        return !slotted ? local : new CommitTarget() {
-            @Override
-            public void write(WriteBatch batch, WriteOptions options) {
-                local.write(batch, options);
-            }
-
-            @Override
-            public boolean local() {
-                return true;
-            }
-
-            @Override
-            public boolean slotsInKeys() {
-                return true;
-            }
-        };
     }
 
     private static void delete(Path dir) throws IOException {
