@@ -86,7 +86,7 @@ final class NodeProcesses implements AutoCloseable {
      * Cuts node {@code node} off from the others' Raft traffic, both ways: nothing reaches it through its
      * proxy, and the others' proxies drop what it sends them. Its clients still reach it.
      */
-    void isolate(int node) throws IOException {
+    void isolate(int node) throws IOException, InterruptedException {
         proxies[node].dropAll();
         for (int i = 0; i < SIZE; i++) {
             if (i != node) {

@@ -45,6 +45,7 @@ final class RaftProxy implements AutoCloseable {
     private final int target;
     /** Null while {@link #dropAll} refuses connections. */
     private ServerSocket listener;
+    private Thread acceptor;
     private boolean closed;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private volatile boolean droppingAll;
@@ -67,12 +68,15 @@ final class RaftProxy implements AutoCloseable {
         return port;
     }
 
-    /** Stops listening (connections are refused) and cuts every connection. */
-    synchronized void dropAll() throws IOException {
+    /** Stops listening (connections are refused once this returns) and cuts every connection. */
+    synchronized void dropAll() throws IOException, InterruptedException {
         droppingAll = true;
         if (listener != null) {
             listener.close();
             listener = null;
+            // A socket closed while a thread is blocked in accept() is released only when that thread leaves
+            // it: until then the kernel may still complete connections into its backlog.
+            acceptor.join();
         }
         cutAll();
     }
@@ -133,7 +137,7 @@ final class RaftProxy implements AutoCloseable {
     }
 
     private void listen(ServerSocket socket) {
-        Thread.ofVirtual().name("raft-proxy-" + port).start(() -> accept(socket));
+        acceptor = Thread.ofVirtual().name("raft-proxy-" + port).start(() -> accept(socket));
     }
 
     private void cutAll() {

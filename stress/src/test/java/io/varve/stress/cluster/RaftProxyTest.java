@@ -115,7 +115,7 @@ class RaftProxyTest {
     }
 
     @Test
-    void dropAllCutsEveryConnectionAndRefusesNewOnesUntilHealed() throws IOException {
+    void dropAllCutsEveryConnectionAndRefusesNewOnesUntilHealed() throws Exception {
         try (Socket before = connect()) {
             roundTrip(before, bytes("ping"));
             proxy.dropAll();
