@@ -157,9 +157,13 @@ public final class ClusterKillCampaign implements Campaign {
                 } catch (java.io.IOException e) {
                     problem = "cluster: " + e.getMessage();
                 } finally {
-                    nodes.heal(); // a partition cut short by a failure must not outlive its cycle
                     String stopped = running.stop(STOP_MILLIS);
                     problem = problem == null ? stopped : problem;
+                    try {
+                        nodes.heal(); // a partition cut short by a failure must not outlive its cycle
+                    } catch (java.io.IOException e) {
+                        problem = problem == null ? "could not heal the partition: " + e.getMessage() : problem;
+                    }
                     client.shutdown(0, 5, TimeUnit.SECONDS);
                 }
                 long cycleAcked = running.acknowledged();
@@ -298,8 +302,10 @@ public final class ClusterKillCampaign implements Campaign {
             files.put("node" + i, nodes.dir(i));
             files.put("node" + i + ".err", nodes.stderr(i));
         }
+        List<String> faultNames = new ArrayList<>();
+        faults.forEach(f -> faultNames.add(f.name().toLowerCase(java.util.Locale.ROOT)));
         Path reproducer = Reproducer.write(settings.reproducerDir(), name(), settings.seed(), cycle, what, tail, files,
-                kills);
+                kills, "--faults " + String.join(",", faultNames));
         settings.progress(name() + " cycle " + cycle + " FAILED: " + what);
         return new Failure(cycle, what, reproducer);
     }
