@@ -9,7 +9,9 @@ import io.lettuce.core.resource.ClientResources;
 import io.varve.server.VarveMain;
 import io.varve.stress.ChildJvm;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,7 +32,9 @@ import java.util.function.Predicate;
  * <p>The peers reach each node's Raft port through a {@link RaftProxy} of its own (the node's
  * {@code raft-address} is its proxy's, its {@code raft-listen-port} the real one), so that
  * {@link #isolate} can cut one node's Raft traffic while its clients still reach it, and {@link #heal} can
- * restore it.
+ * restore it. While a node is down or starting, its proxy refuses connections as the node's own port would:
+ * a proxy that accepted and then closed them at once, the node not answering behind it, was seen to keep a
+ * peer's bolt client from reconnecting for minutes after the node was back.
  */
 final class NodeProcesses implements AutoCloseable {
     static final int SIZE = 3;
@@ -114,15 +118,33 @@ final class NodeProcesses implements AutoCloseable {
         return root.resolve("node" + node);
     }
 
-    /** Starts node {@code i} on its directory (a restart after a kill reuses it); does not wait for it. */
-    void start(int node) throws IOException {
+    /**
+     * Starts node {@code i} on its directory (a restart after a kill reuses it); does not wait for it. Its
+     * proxy lets peers through once the node listens for Raft.
+     */
+    void start(int node) throws IOException, InterruptedException {
+        proxies[node].dropAll();
         Files.createDirectories(dir(node));
         List<String> args = List.of("--port", Integer.toString(clientPorts[node]), "--dir", dir(node).toString(),
                 "--io-threads", "1", "--write-buffer-size", "1mb",
                 "--raft-address", raftAddress(node), "--raft-listen-port", Integer.toString(raftPorts[node]),
                 "--raft-peers", peers,
                 "--raft-election-timeout", "2000", "--cluster-groups", Integer.toString(groups));
-        children[node] = ChildJvm.start(VarveMain.class, args, stderr(node), line -> { });
+        ChildJvm child = ChildJvm.start(VarveMain.class, args, stderr(node), line -> { });
+        children[node] = child;
+        Thread.ofVirtual().name("raft-proxy-opener-" + node).start(() -> healOnceListening(node, child));
+    }
+
+    private void healOnceListening(int node, ChildJvm child) {
+        while (child.isAlive()) {
+            try (Socket probe = new Socket(InetAddress.getLoopbackAddress(), raftPorts[node])) {
+                proxies[node].heal();
+                return;
+            } catch (IOException notYet) {
+                // Polling: the child's Raft listener is visible only by connecting to it.
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+            }
+        }
     }
 
     boolean alive(int node) {
@@ -146,9 +168,14 @@ final class NodeProcesses implements AutoCloseable {
         return false;
     }
 
-    /** SIGKILL: no shutdown hook runs, nothing is flushed. */
+    /** SIGKILL: no shutdown hook runs, nothing is flushed; the node's proxy refuses connections from now. */
     void kill(int node) throws InterruptedException {
         if (children[node] != null) {
+            try {
+                proxies[node].dropAll();
+            } catch (IOException closing) {
+                // the listener is gone either way
+            }
             children[node].kill();
             children[node] = null;
         }
