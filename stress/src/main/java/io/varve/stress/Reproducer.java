@@ -30,13 +30,19 @@ public final class Reproducer {
      */
     public static Path write(Path root, String campaign, long seed, long cycle, String what, List<String> opLogTail,
             Map<String, Path> files, KillSchedule kills) {
+        return write(root, campaign, seed, cycle, what, opLogTail, files, kills, "");
+    }
+
+    /** As above, {@code options} (such as {@code --faults kill,partition}) added to the replay command. */
+    public static Path write(Path root, String campaign, long seed, long cycle, String what, List<String> opLogTail,
+            Map<String, Path> files, KillSchedule kills, String options) {
         if (root == null) {
             return null;
         }
         Path dir = root.resolve(campaign + "-seed" + seed + "-cycle" + cycle);
         try {
             Files.createDirectories(dir);
-            String replay = "bin/stress " + campaign + " --seed " + seed;
+            String replay = "bin/stress " + campaign + " --seed " + seed + (options.isEmpty() ? "" : " " + options);
             if (kills != null) {
                 Path schedule = dir.resolve(KillSchedule.FILE_NAME);
                 Files.write(schedule, kills.lines(campaign, seed), StandardCharsets.UTF_8);

@@ -1,5 +1,6 @@
 package io.varve.stress;
 
+import io.varve.stress.cluster.ClusterFault;
 import io.varve.stress.cluster.ClusterKillCampaign;
 import io.varve.stress.engine.EngineCorruptionCampaign;
 import io.varve.stress.enginekill.EngineIoErrorCampaign;
@@ -20,11 +21,12 @@ import java.util.logging.LogManager;
 
 /**
  * {@code bin/stress <target|campaign> [--cycles N] [--minutes M] [--seed S] [--campaign NAME]
- * [--work DIR] [--reproducers DIR] [--replay FILE]}: runs a target's campaigns (raftlog, engine, server, cluster) one after the other,
+ * [--work DIR] [--reproducers DIR] [--replay FILE] [--faults LIST]}: runs a target's campaigns (raftlog, engine, server, cluster) one after the other,
  * sharing the time and cycle budget, or one campaign by name (engine-kill, engine-io-errors, raftlog-io-errors,
  * server-kill, ...); prints progress and one verdict line per campaign, and exits 0 only if every campaign
  * passed (known defects listed in the verdict do not fail it). {@code --replay} gives a kill campaign the kill
- * schedule a reproducer recorded ({@link KillSchedule}). See docs/reliability.md.
+ * schedule a reproducer recorded ({@link KillSchedule}); {@code --faults kill,partition} chooses what
+ * {@code cluster-kill} does to a node, the kinds taken in turn (default: kill). See docs/reliability.md.
  */
 public final class StressMain {
 
@@ -44,6 +46,7 @@ public final class StressMain {
         Path work = Path.of("stress", "target", "stress-work");
         Path reproducers = Path.of("stress", "target", "reproducers");
         Path replay = null;
+        List<ClusterFault> faults = List.of(ClusterFault.KILL);
         for (int i = 1; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : null;
             switch (args[i]) {
@@ -54,11 +57,12 @@ public final class StressMain {
                 case "--work" -> work = Path.of(require(value, args[i]));
                 case "--reproducers" -> reproducers = Path.of(require(value, args[i]));
                 case "--replay" -> replay = Path.of(require(value, args[i]));
+                case "--faults" -> faults = faults(require(value, args[i]));
                 default -> usage("unknown option " + args[i]);
             }
             i++;
         }
-        List<Campaign> campaigns = new ArrayList<>(campaigns(target)); // --campaign filters it
+        List<Campaign> campaigns = new ArrayList<>(campaigns(target, faults)); // --campaign filters it
         if (campaigns.isEmpty()) {
             usage("unknown target or campaign " + target);
         }
@@ -95,13 +99,13 @@ public final class StressMain {
      * A target's campaigns in the order they run, or the one campaign of that name; empty if neither. A
      * target runs each of its campaigns in turn on a share of the budget.
      */
-    static List<Campaign> campaigns(String target) {
+    static List<Campaign> campaigns(String target, List<ClusterFault> faults) {
         List<Campaign> raftlog = List.of(new RaftLogKillCampaign(Duration.ofSeconds(3)),
                 new RaftLogCorruptionCampaign(), new RaftLogIoErrorCampaign(1000));
         List<Campaign> engine = List.of(new EngineCorruptionCampaign(), new EngineKillCampaign(Duration.ofSeconds(4)),
                 new LifecycleCampaign(), new EngineIoErrorCampaign(Duration.ofMillis(600)));
         List<Campaign> server = List.of(new ServerKillCampaign(Duration.ofSeconds(3)), new HostileClientsCampaign(Duration.ofSeconds(3)));
-        List<Campaign> cluster = List.of(new ClusterKillCampaign(Duration.ofSeconds(5)));
+        List<Campaign> cluster = List.of(new ClusterKillCampaign(Duration.ofSeconds(5), faults));
         return switch (target) {
             case "raftlog" -> raftlog;
             case "engine" -> engine;
@@ -128,6 +132,15 @@ public final class StressMain {
         }
     }
 
+    private static List<ClusterFault> faults(String list) {
+        try {
+            return ClusterFault.parse(list);
+        } catch (IllegalArgumentException e) {
+            usage(e.getMessage());
+            return List.of();
+        }
+    }
+
     private static String require(String value, String option) {
         if (value == null) {
             usage(option + " needs a value");
@@ -138,7 +151,7 @@ public final class StressMain {
     private static void usage(String problem) {
         System.err.println("stress: " + problem);
         System.err.println("usage: bin/stress <target|campaign> [--cycles N] [--minutes M] [--seed S] "
-                + "[--campaign NAME] [--work DIR] [--reproducers DIR] [--replay FILE]");
+                + "[--campaign NAME] [--work DIR] [--reproducers DIR] [--replay FILE] [--faults kill,partition]");
         System.err.println("targets and their campaigns: raftlog: raftlog-kill, raftlog-corruption, "
                 + "raftlog-io-errors; engine: "
                 + "engine-corruption, engine-kill, lifecycle, engine-io-errors; server: server-kill, hostile-clients; "

@@ -3,6 +3,7 @@ package io.varve.stress;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.varve.stress.cluster.ClusterFault;
 import io.varve.stress.cluster.ClusterKillCampaign;
 import io.varve.stress.engine.EngineCorruptionCampaign;
 import io.varve.stress.enginekill.EngineIoErrorCampaign;
@@ -15,6 +16,7 @@ import io.varve.stress.server.HostileClientsCampaign;
 import io.varve.stress.server.ServerKillCampaign;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -116,10 +118,13 @@ class CampaignsTest {
     }
 
     @Test
-    void clusterKillNineOfANodeLosesNoAcknowledgedWriteAndLeavesTheReplicasAgreeing() throws Exception {
-        CampaignReport report = new ClusterKillCampaign(Duration.ofSeconds(2)).run(settings(1, 19));
+    void clusterKillNineOrPartitionOfANodeLosesNoAcknowledgedWriteAndLeavesTheReplicasAgreeing() throws Exception {
+        CampaignReport report = new ClusterKillCampaign(Duration.ofSeconds(2),
+                List.of(ClusterFault.KILL, ClusterFault.PARTITION)).run(settings(2, 19));
         System.out.println(report.verdict());
         assertTrue(report.passed(), report.verdict());
-        assertEquals(1, report.cycles(), report.verdict());
+        assertEquals(2, report.cycles(), report.verdict());
+        assertTrue(report.verdict().contains("killed-a-node") && report.verdict().contains("partitioned-a-node"),
+                report.verdict());
     }
 }

@@ -28,14 +28,16 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Kill -9 against cluster mode: three {@code VarveMain} processes with {@value #GROUPS} Raft groups splitting
- * the slots, written to by {@value #WORKERS} workers of Lettuce's cluster client ({@link ClusterWorkload}:
- * strings, hashes, lists, sets, sorted sets and MULTI/EXEC within a slot, over keys of all groups). Each
- * cycle starts once the leader balancer has spread the groups' leaders evenly over the nodes, then kills a
- * node leading groups with SIGKILL at a moment drawn from the seed ({@link KillSchedule}),
- * requires the cluster to go on (writes to the killed node's groups acknowledged again after their failover,
- * writes to the other groups acknowledged while it is down), restarts it, and once the groups have settled
- * judges every node: each node's own copy of every key (read after {@code READONLY}) sums to the same
+ * Kill -9 and partitions against cluster mode: three {@code VarveMain} processes with {@value #GROUPS} Raft
+ * groups splitting the slots, written to by {@value #WORKERS} workers of Lettuce's cluster client
+ * ({@link ClusterWorkload}: strings, hashes, lists, sets, sorted sets and MULTI/EXEC within a slot, over keys
+ * of all groups). Each cycle starts once the leader balancer has spread the groups' leaders evenly over the
+ * nodes, then, at a moment drawn from the seed ({@link KillSchedule}), loses a node leading groups by the
+ * cycle's {@link ClusterFault}: kills it with SIGKILL, or cuts its Raft traffic off through the
+ * {@link RaftProxy}s while its clients still reach it. It requires the cluster to go on (writes to the lost
+ * node's groups acknowledged again after their failover, writes to the other groups acknowledged while it is
+ * lost) and a cut-off node to step down from every group it led; then restarts the node or heals the cut,
+ * and once the groups have settled (the returned node caught up) judges every node: each node's own copy of every key (read after {@code READONLY}) sums to the same
  * checksum per slot as the others', holds as many keys as INFO keyspace says, and the state is one the
  * acknowledged and unacknowledged writes allow ({@link KeyHistory}). A cycle with fewer than
  * {@value #MIN_ACKNOWLEDGED} acknowledged writes fails as "no progress".
@@ -52,9 +54,20 @@ public final class ClusterKillCampaign implements Campaign {
     private static final long STOP_MILLIS = 30_000;
 
     private final Duration maxRun;
+    private final List<ClusterFault> faults;
 
+    /** Kills only. */
     public ClusterKillCampaign(Duration maxRun) {
+        this(maxRun, List.of(ClusterFault.KILL));
+    }
+
+    /** The cycles take {@code faults} in turn. */
+    public ClusterKillCampaign(Duration maxRun, List<ClusterFault> faults) {
+        if (faults.isEmpty()) {
+            throw new IllegalArgumentException("no fault to inject");
+        }
         this.maxRun = maxRun;
+        this.faults = List.copyOf(faults);
     }
 
     @Override
@@ -94,6 +107,7 @@ public final class ClusterKillCampaign implements Campaign {
                         name(), cycle, ledBefore, GROUPS / NodeProcesses.SIZE,
                         (System.nanoTime() - spreadStart) / 1_000_000));
                 CycleGates gates = new CycleGates(groupOfSlot);
+                ClusterFault fault = ClusterFault.ofCycle(faults, cycle);
                 KillSchedule.Kill kill = kills.next(cycle, random, maxRun);
                 Random draws = new Random(kill.workloadSeed());
                 List<Integer> leading = new ArrayList<>();
@@ -116,12 +130,23 @@ public final class ClusterKillCampaign implements Campaign {
                     }
                     victimGroups = ClusterState.groupsLed(nodes.info(victim), GROUPS);
                     gates.outage(victimGroups);
-                    nodes.kill(victim);
-                    gates.killed();
+                    if (fault == ClusterFault.KILL) {
+                        nodes.kill(victim);
+                    } else {
+                        nodes.isolate(victim);
+                    }
+                    gates.nodeLost();
                     if (problem == null) {
                         problem = gates.awaitOutageProgress(Progress.LIMIT);
                     }
-                    nodes.start(victim);
+                    if (problem == null && fault == ClusterFault.PARTITION) {
+                        problem = awaitSteppedDown(nodes, victim);
+                    }
+                    if (fault == ClusterFault.KILL) {
+                        nodes.start(victim);
+                    } else {
+                        nodes.heal();
+                    }
                     nodes.await(info -> "ok".equals(info.get("cluster_state")), START_LIMIT,
                             "node " + victim + " back and every group led");
                     gates.returned();
@@ -134,6 +159,11 @@ public final class ClusterKillCampaign implements Campaign {
                 } finally {
                     String stopped = running.stop(STOP_MILLIS);
                     problem = problem == null ? stopped : problem;
+                    try {
+                        nodes.heal(); // a partition cut short by a failure must not outlive its cycle
+                    } catch (java.io.IOException e) {
+                        problem = problem == null ? "could not heal the partition: " + e.getMessage() : problem;
+                    }
                     client.shutdown(0, 5, TimeUnit.SECONDS);
                 }
                 long cycleAcked = running.acknowledged();
@@ -154,11 +184,14 @@ public final class ClusterKillCampaign implements Campaign {
                 for (boolean v : victimGroups) {
                     led += v ? 1 : 0;
                 }
-                report.cycle("killed-a-node-leading-" + led + "-groups");
-                settings.progress(String.format("%s cycle %d: node %d (leading %d groups) killed %d ms in; %d writes "
-                        + "acknowledged (%d to its groups and %d to the others while it was down), %d of unknown "
-                        + "outcome; replicas agree", name(), cycle, victim, led, kill.delayMillis(), cycleAcked,
-                        gates.failoverAcks(), gates.bystanderAcks(), running.unknown()));
+                boolean killed = fault == ClusterFault.KILL;
+                report.cycle((killed ? "killed" : "partitioned") + "-a-node-leading-" + led + "-groups");
+                settings.progress(String.format("%s cycle %d: node %d (leading %d groups) %s %d ms in; %d writes "
+                        + "acknowledged (%d to its groups and %d to the others while it was %s), %d of unknown "
+                        + "outcome;%s replicas agree", name(), cycle, victim, led, killed ? "killed" : "cut off",
+                        kill.delayMillis(), cycleAcked, gates.failoverAcks(), gates.bystanderAcks(),
+                        killed ? "down" : "cut off", running.unknown(),
+                        killed ? "" : " it stepped down, caught up after the heal;"));
             }
         } catch (java.io.IOException e) {
             report.failure(fail(settings, kills, 0, "cluster: " + e.getMessage(), workload, nodes));
@@ -215,6 +248,21 @@ public final class ClusterKillCampaign implements Campaign {
         return null;
     }
 
+    /**
+     * Null once the cut-off node leads no group (a leader that cannot reach a majority steps down after an
+     * election timeout), else why not: while it claims a group, its clients are sent to a leader that can
+     * commit nothing.
+     */
+    private static String awaitSteppedDown(NodeProcesses nodes, int victim) {
+        try {
+            nodes.awaitNode(victim, info -> "0".equals(info.get("cluster_groups_led")), Progress.LIMIT,
+                    "the cut-off node " + victim + " to lead no group");
+            return null;
+        } catch (java.io.IOException e) {
+            return "no step-down: " + e.getMessage();
+        }
+    }
+
     /** How many groups each node leads now, as "a/b/c" ("?" for a node not answering). */
     private static String groupsLedPerNode(NodeProcesses nodes) {
         List<String> led = new ArrayList<>();
@@ -254,8 +302,10 @@ public final class ClusterKillCampaign implements Campaign {
             files.put("node" + i, nodes.dir(i));
             files.put("node" + i + ".err", nodes.stderr(i));
         }
+        List<String> faultNames = new ArrayList<>();
+        faults.forEach(f -> faultNames.add(f.name().toLowerCase(java.util.Locale.ROOT)));
         Path reproducer = Reproducer.write(settings.reproducerDir(), name(), settings.seed(), cycle, what, tail, files,
-                kills);
+                kills, "--faults " + String.join(",", faultNames));
         settings.progress(name() + " cycle " + cycle + " FAILED: " + what);
         return new Failure(cycle, what, reproducer);
     }

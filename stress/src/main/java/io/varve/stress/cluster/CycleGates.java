@@ -9,9 +9,9 @@ import java.util.function.IntConsumer;
 
 /**
  * What one cycle of the cluster campaign requires of the workload's acknowledgements, as latches the
- * campaign waits on: a first one before the kill ({@link Progress}); while the killed node is down, some on
- * the groups it led (they failed over) and some on the other groups (bystanders went on); some after it
- * returned. Workers report every acknowledged write's slot ({@link #accept}).
+ * campaign waits on: a first one before the fault ({@link Progress}); while the node is lost to the others
+ * (killed, or cut off by a partition), some on the groups it led (they failed over) and some on the other
+ * groups (bystanders went on); some after it returned. Workers report every acknowledged write's slot ({@link #accept}).
  */
 final class CycleGates implements IntConsumer {
     final Progress first = new Progress();
@@ -22,7 +22,7 @@ final class CycleGates implements IntConsumer {
     private final AtomicLong failoverAcks = new AtomicLong();
     private final AtomicLong bystanderAcks = new AtomicLong();
     private volatile boolean[] victimGroups = new boolean[0];
-    /** 0 before the kill, 1 from the moment the killed node is gone until it is back, 2 after. */
+    /** 0 before the fault, 1 from the moment the node is lost until it is back, 2 after. */
     private volatile int phase;
 
     CycleGates(int[] groupOfSlot) {
@@ -49,13 +49,13 @@ final class CycleGates implements IntConsumer {
         }
     }
 
-    /** The groups the node about to be killed leads. */
+    /** The groups the node about to be lost leads. */
     void outage(boolean[] groupsOfVictim) {
         victimGroups = groupsOfVictim.clone();
     }
 
-    /** The node is gone: any acknowledgement from now on came from another node. */
-    void killed() {
+    /** The node is gone or cut off: any acknowledgement from now on was committed without it. */
+    void nodeLost() {
         phase = 1;
     }
 
@@ -63,7 +63,7 @@ final class CycleGates implements IntConsumer {
         phase = 2;
     }
 
-    /** Null when the killed node's groups failed over and the others went on, each within {@code limit}. */
+    /** Null when the lost node's groups failed over and the others went on, each within {@code limit}. */
     String awaitOutageProgress(Duration limit) throws InterruptedException {
         boolean ledAny = false;
         boolean ledAll = victimGroups.length > 0;
@@ -72,16 +72,16 @@ final class CycleGates implements IntConsumer {
             ledAll &= led;
         }
         if (ledAll) {
-            return "no bystander group: the killed node led all " + victimGroups.length + " groups, so no write "
+            return "no bystander group: the lost node led all " + victimGroups.length + " groups, so no write "
                     + "could show the others going on (the cycle began before the leaders were spread)";
         }
         if (ledAny && !failover.await(limit.toMillis(), TimeUnit.MILLISECONDS)) {
-            return "no failover: fewer than " + ClusterKillCampaign.MIN_DURING_OUTAGE + " writes to the killed "
-                    + "node's groups acknowledged within " + limit.toSeconds() + " s of the kill";
+            return "no failover: fewer than " + ClusterKillCampaign.MIN_DURING_OUTAGE + " writes to the lost "
+                    + "node's groups acknowledged within " + limit.toSeconds() + " s of losing it";
         }
         if (!bystanders.await(limit.toMillis(), TimeUnit.MILLISECONDS)) {
             return "no bystander progress: fewer than " + ClusterKillCampaign.MIN_DURING_OUTAGE + " writes to the "
-                    + "other groups acknowledged within " + limit.toSeconds() + " s of the kill";
+                    + "other groups acknowledged within " + limit.toSeconds() + " s of losing the node";
         }
         return null;
     }

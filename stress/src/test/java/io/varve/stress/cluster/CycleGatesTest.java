@@ -34,7 +34,7 @@ class CycleGatesTest {
         CycleGates gates = new CycleGates(GROUP_OF_SLOT);
         gates.outage(leading(0, 1));
         gates.accept(0); // before the kill: counts for neither
-        gates.killed();
+        gates.nodeLost();
         for (int i = 0; i < ClusterKillCampaign.MIN_DURING_OUTAGE; i++) {
             gates.accept(1);
             gates.accept(4);
@@ -48,7 +48,7 @@ class CycleGatesTest {
     void aVictimThatLedEveryGroupLeavesNoBystanderToJudgeAndIsNamedSo() throws Exception {
         CycleGates gates = new CycleGates(GROUP_OF_SLOT);
         gates.outage(leading(0, 1, 2, 3, 4, 5));
-        gates.killed();
+        gates.nodeLost();
         for (int i = 0; i < 100; i++) {
             gates.accept(i % GROUPS);
         }
