@@ -245,6 +245,7 @@ final class ClientSession implements Parking {
     /** Event loop: the shared run did not take the SET after all; nothing was queued meanwhile (the loop is the only producer). */
     void releaseSharedSetHold() {
         unwritten.decrementAndGet();
+        flushHeldPushes();
         running.set(false);
     }
 
@@ -331,6 +332,7 @@ final class ClientSession implements Parking {
                 stats.replyBytes(out.readableBytes());
                 channel.writeAndFlush(out);
                 unwritten.decrementAndGet();
+                flushHeldPushes(); // messages its serving write sent meanwhile (tracking invalidations) follow it
                 parked = false;
                 running.set(false);
                 startDrainer();

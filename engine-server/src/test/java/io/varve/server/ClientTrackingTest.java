@@ -241,6 +241,24 @@ class ClientTrackingTest {
     }
 
     @Test
+    void anUnblockedMoveIsAnsweredThenItsInvalidationSent() throws Exception {
+        try (TestServer server = TestServer.start(dir); RespClient me = RespClient.connect(server.port());
+             RespClient other = RespClient.connect(server.port())) {
+            other.call("RPUSH", "dst", "a");
+            me.call("HELLO", "3");
+            me.call("CLIENT", "TRACKING", "on");
+            assertEquals(List.of("a"), me.call("LRANGE", "dst", "0", "-1"));
+            me.send("BLMOVE", "src", "dst", "LEFT", "LEFT", "0");
+            while (!other.call("INFO", "clients").toString().contains("blocked_clients:1\r\n")) {
+                Thread.onSpinWait(); // the BLMOVE has not parked yet
+            }
+            other.call("RPUSH", "src", "foo");
+            assertEquals("foo", me.read());
+            assertEquals(List.of("invalidate", List.of("dst")), me.read(), "the push does not wait for a next command");
+        }
+    }
+
+    @Test
     void goneRedirectTargetIsReportedAsBroken() throws Exception {
         try (TestServer server = TestServer.start(dir); RespClient me = RespClient.connect(server.port());
              RespClient other = RespClient.connect(server.port())) {
