@@ -58,7 +58,9 @@ import java.util.function.Consumer;
  *
  * <h2>Errors and closing</h2>
  * A {@link ProtocolError} is queued like a request, so the replies before it are still sent; it is answered
- * and the connection closed. QUIT closes after its reply, SHUTDOWN without one.
+ * and the connection closed. QUIT closes after its reply, SHUTDOWN without one. A QUIT gives up the
+ * connection's subscriptions, watches and tracking before its reply leaves, as Redis frees its client, although
+ * the socket lingers a little longer ({@link LingeringClose}).
  */
 final class ClientSession implements Parking {
 
@@ -491,6 +493,7 @@ final class ClientSession implements Parking {
             }
             if (connection.closeAfterReply()) {
                 closeAfter = true;
+                dispatcher.connectionClosed(connection); // its socket lingers; the client is gone already
                 break;
             }
             if (parkRequested) {

@@ -259,6 +259,17 @@ class ClientTrackingTest {
     }
 
     @Test
+    void aClientThatQuitStopsTrackingAtItsReply() throws Exception {
+        try (TestServer server = TestServer.start(dir); RespClient me = RespClient.connect(server.port());
+             RespClient other = RespClient.connect(server.port())) {
+            assertEquals("OK", me.call("CLIENT", "TRACKING", "on", "BCAST"));
+            assertEquals("OK", me.call("QUIT")); // its socket stays open here, as a client that never closes it
+            String info = other.call("INFO", "clients").toString();
+            assertTrue(info.contains("tracking_clients:0\r\n"), info);
+        }
+    }
+
+    @Test
     void goneRedirectTargetIsReportedAsBroken() throws Exception {
         try (TestServer server = TestServer.start(dir); RespClient me = RespClient.connect(server.port());
              RespClient other = RespClient.connect(server.port())) {
