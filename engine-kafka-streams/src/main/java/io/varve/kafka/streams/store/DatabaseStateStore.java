@@ -5,12 +5,6 @@ import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.processor.StateRestoreCallback;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
-import org.apache.kafka.streams.query.Position;
-import org.apache.kafka.streams.query.PositionBound;
-import org.apache.kafka.streams.query.Query;
-import org.apache.kafka.streams.query.QueryConfig;
-import org.apache.kafka.streams.query.QueryResult;
-import org.apache.kafka.streams.state.internals.StoreQueryUtils;
 
 import java.nio.file.Path;
 import java.util.Map;
@@ -26,25 +20,14 @@ import java.util.Objects;
  * <p>The database is published by {@link #init} once it is loaded; reads from interactive-query threads see it
  * through a volatile field, and {@link #database()} refuses a store not initialized or closed.
  */
-abstract class DatabaseStateStore implements StateStore {
+abstract class DatabaseStateStore extends VarveStateStore {
 
-    /** The folder under a task's state directory that holds the databases of Varve stores. */
-    public static final String STATE_SUBDIRECTORY = "varve";
-
-    private final String name;
     private final StoreOptions options;
-    private final Position position = Position.emptyPosition();
-    private StateStoreContext context;
     private volatile StoreDatabase database;
 
     DatabaseStateStore(String name, StoreOptions options) {
-        this.name = Objects.requireNonNull(name, "name");
+        super(name);
         this.options = Objects.requireNonNull(options, "options");
-    }
-
-    @Override
-    public String name() {
-        return name;
     }
 
     /**
@@ -53,8 +36,8 @@ abstract class DatabaseStateStore implements StateStore {
      */
     @Override
     public void init(StateStoreContext context, StateStore root) {
-        Path dir = context.stateDir().toPath().resolve(STATE_SUBDIRECTORY).resolve(name);
-        StoreDatabase db = StoreDatabase.open(context, name, dir, options.forApplication(context.appConfigs()));
+        Path dir = context.stateDir().toPath().resolve(STATE_SUBDIRECTORY).resolve(name());
+        StoreDatabase db = StoreDatabase.open(context, name(), dir, options.forApplication(context.appConfigs()));
         try {
             loaded(db, context);
         } catch (RuntimeException e) {
@@ -62,7 +45,7 @@ abstract class DatabaseStateStore implements StateStore {
             throw e;
         }
         this.database = db;
-        this.context = context;
+        attach(context);
         context.register(root, restoreCallback());
     }
 
@@ -77,20 +60,10 @@ abstract class DatabaseStateStore implements StateStore {
     protected final StoreDatabase database() {
         StoreDatabase db = database;
         if (db == null) {
-            throw new InvalidStateStoreException("Store " + name + " is not initialized");
+            throw new InvalidStateStoreException("Store " + name() + " is not initialized");
         }
         db.checkOpen();
         return db;
-    }
-
-    /** The context {@link #init} was given (null before). */
-    protected final StateStoreContext context() {
-        return context;
-    }
-
-    /** Records the current record's offset in the position interactive queries bound their reads by. */
-    protected final void updatePosition() {
-        StoreQueryUtils.updatePosition(position, context);
     }
 
     @Override
@@ -101,11 +74,6 @@ abstract class DatabaseStateStore implements StateStore {
     @Override
     public void commit(Map<TopicPartition, Long> changelogOffsets) {
         database().commit(changelogOffsets);
-    }
-
-    @Override
-    public boolean managesOffsets() {
-        return true;
     }
 
     @Override
@@ -122,23 +90,8 @@ abstract class DatabaseStateStore implements StateStore {
     }
 
     @Override
-    public boolean persistent() {
-        return true;
-    }
-
-    @Override
     public boolean isOpen() {
         StoreDatabase db = database;
         return db != null && db.isOpen();
-    }
-
-    @Override
-    public <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
-        return StoreQueryUtils.handleBasicQueries(query, positionBound, config, this, position, context);
-    }
-
-    @Override
-    public Position getPosition() {
-        return position;
     }
 }
