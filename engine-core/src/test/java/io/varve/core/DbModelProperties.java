@@ -13,17 +13,12 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Random operation sequences against a {@code TreeMap} oracle: every read the database answers must equal
@@ -36,29 +31,29 @@ class DbModelProperties {
     sealed interface Op permits Put, Delete, Batch, Get, TakeSnapshot, ReadSnapshot, Scan, Walk, Flush, Compact, Reopen {
     }
 
-    record Put(Key key, byte[] value) implements Op {
+    record Put(ModelKey key, byte[] value) implements Op {
     }
 
-    record Delete(Key key) implements Op {
+    record Delete(ModelKey key) implements Op {
     }
 
     record Batch(List<Op> ops) implements Op {
     }
 
-    record Get(Key key) implements Op {
+    record Get(ModelKey key) implements Op {
     }
 
     record TakeSnapshot() implements Op {
     }
 
-    record ReadSnapshot(int index, Key key) implements Op {
+    record ReadSnapshot(int index, ModelKey key) implements Op {
     }
 
-    record Scan(Key lower, Key upper, boolean backward) implements Op {
+    record Scan(ModelKey lower, ModelKey upper, boolean backward) implements Op {
     }
 
     /** A random walk of next/prev moves after a seek. */
-    record Walk(Key start, List<Boolean> forwardMoves) implements Op {
+    record Walk(ModelKey start, List<Boolean> forwardMoves) implements Op {
     }
 
     record Reopen() implements Op {
@@ -72,28 +67,6 @@ class DbModelProperties {
     record Compact() implements Op {
     }
 
-    record Key(byte[] bytes) implements Comparable<Key> {
-        @Override
-        public int compareTo(Key other) {
-            return Arrays.compareUnsigned(bytes, other.bytes);
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Key k && Arrays.equals(bytes, k.bytes);
-        }
-
-        @Override
-        public int hashCode() {
-            return Arrays.hashCode(bytes);
-        }
-
-        @Override
-        public String toString() {
-            return HexFormat.of().formatHex(bytes);
-        }
-    }
-
     @Property(tries = 60)
     void databaseAgreesWithTreeMap(@ForAll("operations") List<Op> ops, @ForAll boolean unordered) throws IOException {
         MemFileSystem fs = new MemFileSystem();
@@ -103,36 +76,36 @@ class DbModelProperties {
                 .withUnorderedWrite(unordered)
                 .withCompactionSettings(new io.varve.core.compaction.CompactionSettings(2, 64 << 10, 4, 16 << 10))
                 .withMaxBackgroundCompactions(2);
-        TreeMap<Key, byte[]> model = new TreeMap<>();
-        List<TreeMap<Key, byte[]>> snapshotModels = new ArrayList<>();
+        TreeMap<ModelKey, byte[]> model = new TreeMap<>();
+        List<TreeMap<ModelKey, byte[]>> snapshotModels = new ArrayList<>();
         List<Snapshot> snapshots = new ArrayList<>();
         Db db = Db.open(dir, options);
         try {
             for (Op op : ops) {
                 switch (op) {
                     case Put p -> {
-                        db.put(p.key.bytes, p.value);
+                        db.put(p.key.bytes(), p.value);
                         model.put(p.key, p.value);
                     }
                     case Delete d -> {
-                        db.delete(d.key.bytes);
+                        db.delete(d.key.bytes());
                         model.remove(d.key);
                     }
                     case Batch b -> {
                         WriteBatch batch = new WriteBatch();
                         for (Op inner : b.ops) {
                             if (inner instanceof Put p) {
-                                batch.put(p.key.bytes, p.value);
+                                batch.put(p.key.bytes(), p.value);
                                 model.put(p.key, p.value);
                             } else if (inner instanceof Delete d) {
-                                batch.delete(d.key.bytes);
+                                batch.delete(d.key.bytes());
                                 model.remove(d.key);
                             }
                         }
                         db.write(batch, WriteOptions.DEFAULT);
                     }
                     case Get g -> {
-                        assertValue(model.get(g.key), db.get(g.key.bytes), g.key);
+                        ModelReads.assertValue(model.get(g.key), db.get(g.key.bytes()), g.key);
                         assertMemtableOnly(model.get(g.key), db, ReadOptions.DEFAULT, g.key);
                     }
                     case TakeSnapshot t -> {
@@ -142,28 +115,28 @@ class DbModelProperties {
                     case ReadSnapshot r -> {
                         if (!snapshots.isEmpty()) {
                             int i = r.index % snapshots.size();
-                            assertValue(snapshotModels.get(i).get(r.key),
-                                    db.get(ReadOptions.at(snapshots.get(i)), r.key.bytes), r.key);
+                            ModelReads.assertValue(snapshotModels.get(i).get(r.key),
+                                    db.get(ReadOptions.at(snapshots.get(i)), r.key.bytes()), r.key);
                             assertMemtableOnly(snapshotModels.get(i).get(r.key), db,
                                     ReadOptions.at(snapshots.get(i)), r.key);
-                            scan(db, ReadOptions.at(snapshots.get(i)), snapshotModels.get(i), false);
+                            ModelReads.scan(db, ReadOptions.at(snapshots.get(i)), snapshotModels.get(i), false);
                         }
                     }
                     case Scan s -> {
                         ReadOptions read = ReadOptions.DEFAULT;
-                        NavigableMap<Key, byte[]> expected = model;
+                        NavigableMap<ModelKey, byte[]> expected = model;
                         if (s.lower != null) {
-                            read = read.withLowerBound(s.lower.bytes);
+                            read = read.withLowerBound(s.lower.bytes());
                             expected = expected.tailMap(s.lower, true);
                         }
                         if (s.upper != null) {
-                            read = read.withUpperBound(s.upper.bytes);
+                            read = read.withUpperBound(s.upper.bytes());
                             expected = s.lower != null && s.lower.compareTo(s.upper) > 0
                                     ? new TreeMap<>() : expected.headMap(s.upper, false);
                         }
-                        scan(db, read, expected, s.backward);
+                        ModelReads.scan(db, read, expected, s.backward);
                     }
-                    case Walk w -> walk(db, model, w);
+                    case Walk w -> ModelReads.walk(db, model, w.start(), w.forwardMoves());
                     case Flush f -> db.flush();
                     case Compact c -> db.compactRange(null, null);
                     case Reopen r -> {
@@ -176,62 +149,17 @@ class DbModelProperties {
             }
             db.close();
             db = Db.open(dir, options);
-            scan(db, ReadOptions.DEFAULT, model, false);
+            ModelReads.scan(db, ReadOptions.DEFAULT, model, false);
         } finally {
             db.close();
         }
     }
 
-    private static void scan(Db db, ReadOptions read, NavigableMap<Key, byte[]> expected, boolean backward) {
-        List<Map.Entry<Key, byte[]>> actual = new ArrayList<>();
-        try (DbIterator it = db.iterator(read)) {
-            if (backward) {
-                for (it.seekToLast(); it.valid(); it.prev()) {
-                    actual.add(Map.entry(new Key(it.key()), it.value()));
-                }
-            } else {
-                for (it.seekToFirst(); it.valid(); it.next()) {
-                    actual.add(Map.entry(new Key(it.key()), it.value()));
-                }
-            }
-        }
-        List<Map.Entry<Key, byte[]>> wanted = new ArrayList<>((backward ? expected.descendingMap() : expected).entrySet());
-        assertEquals(wanted.size(), actual.size(), () -> "entries: expected " + wanted + " got " + actual);
-        for (int i = 0; i < wanted.size(); i++) {
-            assertEquals(wanted.get(i).getKey(), actual.get(i).getKey());
-            assertArrayEquals(wanted.get(i).getValue(), actual.get(i).getValue());
-        }
-    }
-
-    private static void walk(Db db, TreeMap<Key, byte[]> model, Walk w) {
-        try (DbIterator it = db.iterator()) {
-            it.seek(w.start.bytes);
-            Key expected = model.ceilingKey(w.start);
-            for (boolean forward : w.forwardMoves) {
-                if (expected == null) {
-                    assertFalse(it.valid(), "iterator should be exhausted");
-                    return;
-                }
-                assertTrue(it.valid());
-                assertEquals(expected, new Key(it.key()));
-                assertArrayEquals(model.get(expected), it.value());
-                IteratorCopies.assertCopiesMatch(it);
-                if (forward) {
-                    it.next();
-                    expected = model.higherKey(expected);
-                } else {
-                    it.prev();
-                    expected = model.lowerKey(expected);
-                }
-            }
-        }
-    }
-
     /** Memtable-only and cached-only reads may be incomplete, but what they do answer must be the model's. */
-    private static void assertMemtableOnly(byte[] expected, Db db, ReadOptions read, Key key) {
+    private static void assertMemtableOnly(byte[] expected, Db db, ReadOptions read, ModelKey key) {
         for (ReadOptions restricted : List.of(read.withMemtableOnly(), read.withCachedOnly())) {
             byte[] out = new byte[expected == null ? 8 : expected.length];
-            long length = db.get(restricted, MemorySegment.ofArray(key.bytes), MemorySegment.ofArray(out));
+            long length = db.get(restricted, MemorySegment.ofArray(key.bytes()), MemorySegment.ofArray(out));
             if (length == ReadOptions.INCOMPLETE) {
                 continue;
             }
@@ -244,23 +172,15 @@ class DbModelProperties {
         }
     }
 
-    private static void assertValue(byte[] expected, byte[] actual, Key key) {
-        if (expected == null) {
-            assertEquals(null, actual, () -> "key " + key + " should be absent");
-        } else {
-            assertArrayEquals(expected, actual, () -> "value of key " + key);
-        }
-    }
-
     @Provide
     Arbitrary<List<Op>> operations() {
-        Arbitrary<Key> keys = Arbitraries.of((byte) 0x00, (byte) 0x01, (byte) 0x7F, (byte) 0x80, (byte) 0xFF)
+        Arbitrary<ModelKey> keys = Arbitraries.of((byte) 0x00, (byte) 0x01, (byte) 0x7F, (byte) 0x80, (byte) 0xFF)
                 .list().ofMinSize(0).ofMaxSize(3).map(list -> {
                     byte[] b = new byte[list.size()];
                     for (int i = 0; i < b.length; i++) {
                         b[i] = list.get(i);
                     }
-                    return new Key(b);
+                    return new ModelKey(b);
                 });
         Arbitrary<byte[]> values = Arbitraries.frequencyOf(
                 Tuple.of(8, Arbitraries.bytes().array(byte[].class).ofMaxSize(16)),
@@ -268,7 +188,7 @@ class DbModelProperties {
         Arbitrary<Op> put = Combinators.combine(keys, values).as(Put::new);
         Arbitrary<Op> delete = keys.map(Delete::new);
         Arbitrary<Op> batch = Arbitraries.oneOf(put, delete).list().ofMinSize(1).ofMaxSize(6).map(Batch::new);
-        Arbitrary<Key> optionalKey = Arbitraries.frequencyOf(Tuple.of(1, Arbitraries.just(null)), Tuple.of(2, keys));
+        Arbitrary<ModelKey> optionalKey = Arbitraries.frequencyOf(Tuple.of(1, Arbitraries.just(null)), Tuple.of(2, keys));
         Arbitrary<Op> op = Arbitraries.frequencyOf(
                 Tuple.of(10, put),
                 Tuple.of(4, delete),

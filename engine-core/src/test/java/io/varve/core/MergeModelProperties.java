@@ -17,18 +17,11 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Random puts, deletes, range deletions and merges (alone or mixed in one batch) against a {@code TreeMap}
@@ -58,27 +51,27 @@ class MergeModelProperties {
             ReleaseSnapshot, ReadSnapshot, Scan, Walk, Flush, Compact, Reopen {
     }
 
-    record Put(Key key, long value) implements Op {
+    record Put(ModelKey key, long value) implements Op {
     }
 
-    record Delete(Key key) implements Op {
+    record Delete(ModelKey key) implements Op {
     }
 
-    record Merge(Key key, long operand, boolean inBatch) implements Op {
+    record Merge(ModelKey key, long operand, boolean inBatch) implements Op {
     }
 
     /** Deletes {@code [begin, end)}; skipped when begin is not below end. */
-    record DeleteRange(Key begin, Key end, boolean inBatch) implements Op {
+    record DeleteRange(ModelKey begin, ModelKey end, boolean inBatch) implements Op {
     }
 
     /** Puts, deletes, merges and range deletions applied in one batch, in order. */
     record MixedBatch(List<Op> writes) implements Op {
     }
 
-    record Get(Key key) implements Op {
+    record Get(ModelKey key) implements Op {
     }
 
-    record MultiGet(List<Key> keys, boolean atSnapshot) implements Op {
+    record MultiGet(List<ModelKey> keys, boolean atSnapshot) implements Op {
     }
 
     record ReleaseSnapshot(int index) implements Op {
@@ -87,13 +80,13 @@ class MergeModelProperties {
     record TakeSnapshot() implements Op {
     }
 
-    record ReadSnapshot(int index, Key key, boolean backward) implements Op {
+    record ReadSnapshot(int index, ModelKey key, boolean backward) implements Op {
     }
 
-    record Scan(Key lower, Key upper, boolean backward) implements Op {
+    record Scan(ModelKey lower, ModelKey upper, boolean backward) implements Op {
     }
 
-    record Walk(Key start, List<Boolean> forwardMoves) implements Op {
+    record Walk(ModelKey start, List<Boolean> forwardMoves) implements Op {
     }
 
     record Flush() implements Op {
@@ -105,28 +98,6 @@ class MergeModelProperties {
     record Reopen() implements Op {
     }
 
-    record Key(byte[] bytes) implements Comparable<Key> {
-        @Override
-        public int compareTo(Key other) {
-            return Arrays.compareUnsigned(bytes, other.bytes);
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Key k && Arrays.equals(bytes, k.bytes);
-        }
-
-        @Override
-        public int hashCode() {
-            return Arrays.hashCode(bytes);
-        }
-
-        @Override
-        public String toString() {
-            return HexFormat.of().formatHex(bytes);
-        }
-    }
-
     @Property(tries = 400)
     void mergedReadsAgreeWithEagerModel(@ForAll("operations") List<Op> ops, @ForAll Operator which,
                                         @ForAll("successiveMergeLimits") int maxSuccessiveMerges) throws IOException {
@@ -136,8 +107,8 @@ class MergeModelProperties {
         Options options = Options.defaults().withFileSystem(fs).withWriteBufferSize(64 << 10)
                 .withCompactionSettings(new CompactionSettings(2, 64 << 10, 4, 16 << 10))
                 .withMergeOperator(operator).withMaxSuccessiveMerges(maxSuccessiveMerges);
-        TreeMap<Key, byte[]> model = new TreeMap<>();
-        List<TreeMap<Key, byte[]>> snapshotModels = new ArrayList<>();
+        TreeMap<ModelKey, byte[]> model = new TreeMap<>();
+        List<TreeMap<ModelKey, byte[]>> snapshotModels = new ArrayList<>();
         List<Snapshot> snapshots = new ArrayList<>();
         Db db = Db.open(dir, options);
         try {
@@ -145,28 +116,28 @@ class MergeModelProperties {
                 switch (op) {
                     case Put p -> {
                         byte[] value = encode(which, p.value);
-                        db.put(p.key.bytes, value);
+                        db.put(p.key.bytes(), value);
                         model.put(p.key, value);
                     }
                     case Delete d -> {
-                        db.delete(d.key.bytes);
+                        db.delete(d.key.bytes());
                         model.remove(d.key);
                     }
                     case Merge m -> {
                         byte[] operand = encode(which, m.operand);
                         if (m.inBatch) {
-                            db.write(new WriteBatch().merge(m.key.bytes, operand), WriteOptions.DEFAULT);
+                            db.write(new WriteBatch().merge(m.key.bytes(), operand), WriteOptions.DEFAULT);
                         } else {
-                            db.merge(m.key.bytes, operand);
+                            db.merge(m.key.bytes(), operand);
                         }
                         applyMerge(model, operator, m.key, operand);
                     }
                     case DeleteRange r -> {
                         if (r.begin.compareTo(r.end) < 0) {
                             if (r.inBatch) {
-                                db.write(new WriteBatch().deleteRange(r.begin.bytes, r.end.bytes), WriteOptions.DEFAULT);
+                                db.write(new WriteBatch().deleteRange(r.begin.bytes(), r.end.bytes()), WriteOptions.DEFAULT);
                             } else {
-                                db.deleteRange(r.begin.bytes, r.end.bytes);
+                                db.deleteRange(r.begin.bytes(), r.end.bytes());
                             }
                             model.subMap(r.begin, true, r.end, false).clear();
                         }
@@ -177,21 +148,21 @@ class MergeModelProperties {
                             switch (write) {
                                 case Put p -> {
                                     byte[] value = encode(which, p.value);
-                                    batch.put(p.key.bytes, value);
+                                    batch.put(p.key.bytes(), value);
                                     model.put(p.key, value);
                                 }
                                 case Delete d -> {
-                                    batch.delete(d.key.bytes);
+                                    batch.delete(d.key.bytes());
                                     model.remove(d.key);
                                 }
                                 case Merge m -> {
                                     byte[] operand = encode(which, m.operand);
-                                    batch.merge(m.key.bytes, operand);
+                                    batch.merge(m.key.bytes(), operand);
                                     applyMerge(model, operator, m.key, operand);
                                 }
                                 case DeleteRange r -> {
                                     if (r.begin.compareTo(r.end) < 0) {
-                                        batch.deleteRange(r.begin.bytes, r.end.bytes);
+                                        batch.deleteRange(r.begin.bytes(), r.end.bytes());
                                         model.subMap(r.begin, true, r.end, false).clear();
                                     }
                                 }
@@ -202,15 +173,15 @@ class MergeModelProperties {
                     }
                     case MultiGet g -> {
                         ReadOptions read = ReadOptions.DEFAULT;
-                        NavigableMap<Key, byte[]> expected = model;
+                        NavigableMap<ModelKey, byte[]> expected = model;
                         if (g.atSnapshot && !snapshots.isEmpty()) {
                             read = read.withSnapshot(snapshots.getLast());
                             expected = snapshotModels.getLast();
                         }
-                        List<byte[]> keys = g.keys.stream().map(Key::bytes).toList();
+                        List<byte[]> keys = g.keys.stream().map(ModelKey::bytes).toList();
                         List<byte[]> values = db.multiGet(read, keys);
                         for (int i = 0; i < keys.size(); i++) {
-                            assertValue(expected.get(g.keys.get(i)), values.get(i), g.keys.get(i));
+                            ModelReads.assertValue(expected.get(g.keys.get(i)), values.get(i), g.keys.get(i));
                         }
                     }
                     case ReleaseSnapshot r -> {
@@ -221,9 +192,9 @@ class MergeModelProperties {
                         }
                     }
                     case Get g -> {
-                        assertValue(model.get(g.key), db.get(g.key.bytes), g.key);
+                        ModelReads.assertValue(model.get(g.key), db.get(g.key.bytes()), g.key);
                         byte[] out = new byte[4];
-                        long length = db.get(ReadOptions.DEFAULT, MemorySegment.ofArray(g.key.bytes),
+                        long length = db.get(ReadOptions.DEFAULT, MemorySegment.ofArray(g.key.bytes()),
                                 MemorySegment.ofArray(out));
                         byte[] expected = model.get(g.key);
                         assertEquals(expected == null ? -1 : expected.length, length, "length of " + g.key);
@@ -236,25 +207,25 @@ class MergeModelProperties {
                         if (!snapshots.isEmpty()) {
                             int i = r.index % snapshots.size();
                             ReadOptions at = ReadOptions.DEFAULT.withSnapshot(snapshots.get(i));
-                            assertValue(snapshotModels.get(i).get(r.key), db.get(at, r.key.bytes), r.key);
-                            scan(db, at, snapshotModels.get(i), r.backward);
+                            ModelReads.assertValue(snapshotModels.get(i).get(r.key), db.get(at, r.key.bytes()), r.key);
+                            ModelReads.scan(db, at, snapshotModels.get(i), r.backward);
                         }
                     }
                     case Scan s -> {
                         ReadOptions read = ReadOptions.DEFAULT;
-                        NavigableMap<Key, byte[]> expected = model;
+                        NavigableMap<ModelKey, byte[]> expected = model;
                         if (s.lower != null) {
-                            read = read.withLowerBound(s.lower.bytes);
+                            read = read.withLowerBound(s.lower.bytes());
                             expected = expected.tailMap(s.lower, true);
                         }
                         if (s.upper != null) {
-                            read = read.withUpperBound(s.upper.bytes);
+                            read = read.withUpperBound(s.upper.bytes());
                             expected = s.lower != null && s.lower.compareTo(s.upper) > 0
                                     ? new TreeMap<>() : expected.headMap(s.upper, false);
                         }
-                        scan(db, read, expected, s.backward);
+                        ModelReads.scan(db, read, expected, s.backward);
                     }
-                    case Walk w -> walk(db, model, w);
+                    case Walk w -> ModelReads.walk(db, model, w.start(), w.forwardMoves());
                     case Flush f -> db.flush();
                     case Compact c -> db.compactRange(null, null);
                     case Reopen r -> {
@@ -267,16 +238,16 @@ class MergeModelProperties {
             }
             db.close();
             db = Db.open(dir, options);
-            scan(db, ReadOptions.DEFAULT, model, false);
-            scan(db, ReadOptions.DEFAULT, model, true);
+            ModelReads.scan(db, ReadOptions.DEFAULT, model, false);
+            ModelReads.scan(db, ReadOptions.DEFAULT, model, true);
         } finally {
             db.close();
         }
     }
 
-    private static void applyMerge(TreeMap<Key, byte[]> model, MergeOperator operator, Key key, byte[] operand) {
+    private static void applyMerge(TreeMap<ModelKey, byte[]> model, MergeOperator operator, ModelKey key, byte[] operand) {
         byte[] old = model.get(key);
-        model.put(key, operator.fullMerge(MemorySegment.ofArray(key.bytes),
+        model.put(key, operator.fullMerge(MemorySegment.ofArray(key.bytes()),
                 old == null ? null : MemorySegment.ofArray(old), List.of(MemorySegment.ofArray(operand))));
     }
 
@@ -291,60 +262,6 @@ class MergeModelProperties {
         return bytes;
     }
 
-    static void scan(Db db, ReadOptions read, NavigableMap<Key, byte[]> expected, boolean backward) {
-        List<Map.Entry<Key, byte[]>> actual = new ArrayList<>();
-        try (DbIterator it = db.iterator(read)) {
-            if (backward) {
-                for (it.seekToLast(); it.valid(); it.prev()) {
-                    actual.add(Map.entry(new Key(it.key()), it.value()));
-                }
-            } else {
-                for (it.seekToFirst(); it.valid(); it.next()) {
-                    actual.add(Map.entry(new Key(it.key()), it.value()));
-                }
-            }
-        }
-        List<Map.Entry<Key, byte[]>> wanted = new ArrayList<>(
-                (backward ? expected.descendingMap() : expected).entrySet());
-        assertEquals(wanted.size(), actual.size(), () -> "entries: expected " + wanted + " got " + actual);
-        for (int i = 0; i < wanted.size(); i++) {
-            assertEquals(wanted.get(i).getKey(), actual.get(i).getKey());
-            assertArrayEquals(wanted.get(i).getValue(), actual.get(i).getValue(), "value of " + wanted.get(i).getKey());
-        }
-    }
-
-    private static void walk(Db db, TreeMap<Key, byte[]> model, Walk w) {
-        try (DbIterator it = db.iterator()) {
-            it.seek(w.start.bytes);
-            Key expected = model.ceilingKey(w.start);
-            for (boolean forward : w.forwardMoves) {
-                if (expected == null) {
-                    assertFalse(it.valid(), "iterator should be exhausted");
-                    return;
-                }
-                assertTrue(it.valid());
-                assertEquals(expected, new Key(it.key()));
-                assertArrayEquals(model.get(expected), it.value(), "value of " + expected);
-                IteratorCopies.assertCopiesMatch(it);
-                if (forward) {
-                    it.next();
-                    expected = model.higherKey(expected);
-                } else {
-                    it.prev();
-                    expected = model.lowerKey(expected);
-                }
-            }
-        }
-    }
-
-    private static void assertValue(byte[] expected, byte[] actual, Key key) {
-        if (expected == null) {
-            assertNull(actual, () -> "key " + key + " should be absent");
-        } else {
-            assertArrayEquals(expected, actual, () -> "value of key " + key);
-        }
-    }
-
     /** Off, and small limits so that writes fold chains often (over snapshots, tombstones and batches). */
     @Provide
     Arbitrary<Integer> successiveMergeLimits() {
@@ -353,22 +270,22 @@ class MergeModelProperties {
 
     @Provide
     Arbitrary<List<Op>> operations() {
-        Arbitrary<Key> anyKey = Arbitraries.of((byte) 0x00, (byte) 0x01, (byte) 0x80, (byte) 0xFF)
+        Arbitrary<ModelKey> anyKey = Arbitraries.of((byte) 0x00, (byte) 0x01, (byte) 0x80, (byte) 0xFF)
                 .list().ofMinSize(0).ofMaxSize(2).map(list -> {
                     byte[] b = new byte[list.size()];
                     for (int i = 0; i < b.length; i++) {
                         b[i] = list.get(i);
                     }
-                    return new Key(b);
+                    return new ModelKey(b);
                 });
         // Mostly a few keys, so that operands, tombstones and snapshots meet on the same key.
-        Arbitrary<Key> keys = Arbitraries.frequencyOf(Tuple.of(1, anyKey), Tuple.of(3,
-                Arbitraries.of(new Key(new byte[] {0x01}), new Key(new byte[] {(byte) 0x80}),
-                        new Key(new byte[] {(byte) 0x80, 0x00}), new Key(new byte[] {(byte) 0xFF}))));
+        Arbitrary<ModelKey> keys = Arbitraries.frequencyOf(Tuple.of(1, anyKey), Tuple.of(3,
+                Arbitraries.of(new ModelKey(new byte[] {0x01}), new ModelKey(new byte[] {(byte) 0x80}),
+                        new ModelKey(new byte[] {(byte) 0x80, 0x00}), new ModelKey(new byte[] {(byte) 0xFF}))));
         // Small numbers, and a few near the ends of the range so that sums wrap around.
         Arbitrary<Long> numbers = Arbitraries.frequencyOf(Tuple.of(9, Arbitraries.longs().between(-1000, 1000)),
                 Tuple.of(1, Arbitraries.of(Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE - 3, Long.MIN_VALUE + 5)));
-        Arbitrary<Key> optionalKey = Arbitraries.frequencyOf(Tuple.of(1, Arbitraries.just(null)), Tuple.of(2, keys));
+        Arbitrary<ModelKey> optionalKey = Arbitraries.frequencyOf(Tuple.of(1, Arbitraries.just(null)), Tuple.of(2, keys));
         Arbitrary<Op> put = Combinators.combine(keys, numbers).as(Put::new);
         Arbitrary<Op> delete = keys.map(Delete::new);
         Arbitrary<Op> merge = Combinators.combine(keys, numbers, Arbitraries.of(true, false)).as(Merge::new);

@@ -1,7 +1,6 @@
 package io.varve.core;
 
 import io.varve.base.fs.MemFileSystem;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -37,8 +36,6 @@ class WriteBufferManagerConcurrencyTest {
     private static final int WRITES = 600;
 
     @Test
-    @Disabled("hangs in some runs (writers stalled on the budget, a flush not finishing); a known defect, "
-            + "docs/memtable.md \"A budget shared by databases\", to be found before this runs again")
     @Timeout(300) // a hang guard, generous for loaded machines: a deadlock would otherwise stop the build
     void writersOverSeveralDatabasesStayWithinTheBudgetAndAllFinish() throws Exception {
         MemFileSystem fs = new MemFileSystem();

@@ -53,6 +53,19 @@ import java.util.function.Function;
  * snapshot, which is what happens on every restart. A load first records applied index 0, synced, so a crash
  * in the middle leaves a state that the next start reloads instead of trusting.
  *
+
+ * <p><b>Snapshots of a group sharing its database</b> cover only the group's {@link GroupShare}: saving exports
+ * the key ranges of the default family the share names, each range's tables listed with it in the manifest
+ * beside the share's state; loading asks the share for its install steps and replaces the ranges each names
+ * only — one atomic batch of range deletions, then one ingestion of their tables — running the step's
+ * actions around it (the last hands the share its state), so the other groups' keys, and their applied
+ * indexes, are never touched. Both run on this group's state-machine
+ * thread, so no entry of the group applies meanwhile; the other groups keep applying to their own ranges. The
+ * crash protocol is the same (applied index 0 first, synced): after a crash anywhere in a load, jraft hands the
+ * same snapshot to the next start, whose load asks the share again, deletes the ranges again, whatever of the
+ * earlier attempt's deletions and tables survived, and ingests afresh. A group opened without a share refuses
+ * snapshots, since a snapshot of the whole database would carry the other groups' data.
+ *
  * <p><b>Gating.</b> A group sharing its database may have an {@link ApplyGate}: each entry's operations pass it
  * before they are gathered, and a refused entry adds nothing but its index, its proposer answered at once with
  * {@link #REFUSED}.
@@ -63,7 +76,11 @@ import java.util.function.Function;
  *
  * <p><b>Threads.</b> jraft calls {@code onApply}, {@code onSnapshotSave} and {@code onSnapshotLoad} from its
  * one state-machine thread. Readers take {@link #read} under a read lock that a load holds exclusively, so a
- * read never sees the half-cleared state of a load in progress.
+ * read never sees the half-cleared state of a load in progress. A shared group's load lets go of it while a
+ * step's first action runs ({@link GroupShare.InstallStep#before}, which may wait for other groups of the
+ * process): the state is whole then (every earlier step done, this one not begun), and a reader holding this
+ * group's lock while it waits for another group's must not hold up that group's own load, which may be what
+ * the action waits for.
  */
 final class DbStateMachine extends StateMachineAdapter {
     static final String STATE_FAMILY = ReplicatedBatch.RESERVED_PREFIX + "raft";
@@ -79,9 +96,12 @@ final class DbStateMachine extends StateMachineAdapter {
     enum LoadStep {
         /** Applied index 0 is synced; the user families still hold the old state. */
         APPLIED_ZERO_STORED,
-        /** The user families are emptied; nothing ingested yet. */
+        /** The user families are emptied (a shared group: a step's ranges deleted); nothing ingested yet. */
         FAMILIES_CLEARED,
-        /** One family's tables are ingested (reached once per family, in the manifest's order). */
+        /**
+         * One family's tables are ingested (reached once per family, in the manifest's order; for a shared
+         * group, once per step of its share's install, each step's tables going in one ingestion).
+         */
         FAMILY_INGESTED,
         /** Every table is ingested; the snapshot's applied index is not yet stored. */
         TABLES_INGESTED,
@@ -105,8 +125,10 @@ final class DbStateMachine extends StateMachineAdapter {
     private final ColumnFamily state;
     /** Where the applied index is stored: {@link #APPLIED_KEY}, or a key of the group's own in a shared database. */
     private final byte[] appliedKey;
-    /** The database is shared with other groups: snapshots, which would cover all of it, are refused. */
+    /** The database is shared with other groups: snapshots cover {@link #share} or are refused. */
     private final boolean shared;
+    /** A shared group's part of the database, for snapshots; null refuses them. */
+    private final GroupShare share;
     private final ApplyGate gate;
     private final ReadWriteLock loadLock = new ReentrantReadWriteLock();
     private final String name;
@@ -130,30 +152,29 @@ final class DbStateMachine extends StateMachineAdapter {
     }
 
     DbStateMachine(Db db, String name, LoadProbe probe) {
-        this(db, name, probe, APPLIED_KEY, false);
+        this(db, name, probe, APPLIED_KEY, false, ApplyGate.OPEN, null);
     }
 
     /**
      * The state machine of group {@code group} in a database other groups apply to as well: its applied
-     * index is stored under {@code applied/<group>}, and it takes and loads no snapshots.
+     * index is stored under {@code applied/<group>}, each entry passes {@code gate}, and its snapshots cover
+     * {@code share} (null: it takes and loads none).
      */
-    static DbStateMachine shared(Db db, String group, String name, ApplyGate gate) {
+    static DbStateMachine shared(Db db, String group, String name, ApplyGate gate, GroupShare share,
+                                 LoadProbe probe) {
         byte[] key = ("applied/" + group).getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        return new DbStateMachine(db, name, LoadProbe.NONE, key, true, gate);
-    }
-
-    private DbStateMachine(Db db, String name, LoadProbe probe, byte[] appliedKey, boolean shared) {
-        this(db, name, probe, appliedKey, shared, ApplyGate.OPEN);
+        return new DbStateMachine(db, name, probe, key, true, gate, share);
     }
 
     private DbStateMachine(Db db, String name, LoadProbe probe, byte[] appliedKey, boolean shared,
-                           ApplyGate gate) {
+                           ApplyGate gate, GroupShare share) {
         this.db = db;
         this.name = name;
         this.probe = probe;
         this.appliedKey = appliedKey;
         this.shared = shared;
         this.gate = gate;
+        this.share = share;
         this.state = db.columnFamily(STATE_FAMILY)
                 .orElseGet(() -> db.createColumnFamily(STATE_FAMILY, ColumnFamilyOptions.defaults()));
         byte[] stored = db.get(state, appliedKey);
@@ -299,30 +320,34 @@ final class DbStateMachine extends StateMachineAdapter {
 
     @Override
     public void onSnapshotSave(SnapshotWriter writer, Closure done) {
-        if (shared) {
-            done.run(new Status(RaftError.EINVAL, "%s: snapshots of a group sharing its database are not built",
-                    name));
+        if (shared && share == null) {
+            done.run(new Status(RaftError.EINVAL, "%s: a group sharing its database snapshots only its own share "
+                    + "of it, and was given none", name));
             return;
         }
         Path dir = Path.of(writer.getPath());
         try (Snapshot snapshot = db.snapshot()) {
-            List<SnapshotManifest.Family> families = new ArrayList<>();
-            int ordinal = 0;
-            for (ColumnFamily family : userFamilies()) {
-                TableExport.Result result = TableExport.export(db, family, snapshot, null, null,
-                        DiskFileSystem.INSTANCE, dir, "cf" + ordinal++, TableOptions.defaults(),
-                        SNAPSHOT_TABLE_BYTES);
-                List<String> files = new ArrayList<>();
-                for (Path file : result.files()) {
-                    String fileName = file.getFileName().toString();
-                    files.add(fileName);
-                    if (!writer.addFile(fileName)) {
-                        throw new IOException("snapshot writer refused " + fileName);
-                    }
+            SnapshotManifest manifest;
+            if (shared) {
+                GroupShare.Saved saved = share.save();
+                List<Db.Range> ranges = OwnedRanges.check(saved.ranges());
+                List<SnapshotManifest.Part> parts = new ArrayList<>();
+                for (int i = 0; i < ranges.size(); i++) {
+                    Db.Range range = ranges.get(i);
+                    parts.add(new SnapshotManifest.Part(range, export(writer, snapshot, db.defaultColumnFamily(),
+                            range.start(), range.limit(), "range" + i)));
                 }
-                families.add(new SnapshotManifest.Family(family.name(), files));
+                manifest = SnapshotManifest.ofShare(appliedIndex, parts, saved.state());
+            } else {
+                List<SnapshotManifest.Family> families = new ArrayList<>();
+                int ordinal = 0;
+                for (ColumnFamily family : userFamilies()) {
+                    families.add(new SnapshotManifest.Family(family.name(),
+                            export(writer, snapshot, family, null, null, "cf" + ordinal++)));
+                }
+                manifest = new SnapshotManifest(appliedIndex, families);
             }
-            new SnapshotManifest(appliedIndex, families).writeTo(dir);
+            manifest.writeTo(dir);
             if (!writer.addFile(SnapshotManifest.FILE_NAME)) {
                 throw new IOException("snapshot writer refused " + SnapshotManifest.FILE_NAME);
             }
@@ -331,6 +356,23 @@ final class DbStateMachine extends StateMachineAdapter {
             LOG.log(Level.WARNING, name + ": saving a snapshot failed", e);
             done.run(new Status(RaftError.EIO, "saving snapshot: %s", e));
         }
+    }
+
+    /** Exports {@code [begin, end)} of {@code family} into the snapshot as tables named {@code prefix-*}. */
+    private List<String> export(SnapshotWriter writer, Snapshot snapshot, ColumnFamily family, byte[] begin,
+                                byte[] end, String prefix) throws IOException {
+        Path dir = Path.of(writer.getPath());
+        TableExport.Result result = TableExport.export(db, family, snapshot, begin, end, DiskFileSystem.INSTANCE,
+                dir, prefix, TableOptions.defaults(), SNAPSHOT_TABLE_BYTES);
+        List<String> files = new ArrayList<>();
+        for (Path file : result.files()) {
+            String fileName = file.getFileName().toString();
+            files.add(fileName);
+            if (!writer.addFile(fileName)) {
+                throw new IOException("snapshot writer refused " + fileName);
+            }
+        }
+        return files;
     }
 
     @Override
@@ -343,22 +385,27 @@ final class DbStateMachine extends StateMachineAdapter {
                 // The database already holds this state or a later one of the same log: a restart.
                 return true;
             }
-            if (shared) {
-                // Loading clears the whole database, which holds other groups' state too.
-                LOG.log(Level.ERROR, name + ": a group sharing its database cannot install a snapshot");
+            if (shared != manifest.isShare() || (shared && share == null)) {
+                // A whole-database snapshot would clear other groups' state; a ranged one is not a whole state.
+                LOG.log(Level.ERROR, name + (shared ? ": a group sharing its database cannot install a snapshot "
+                        + "of a whole database" : ": a snapshot of key ranges is not a whole database's state"));
                 return false;
             }
             setApplied(0, WriteOptions.SYNC);
             probe.reached(LoadStep.APPLIED_ZERO_STORED);
-            clearUserFamilies();
-            probe.reached(LoadStep.FAMILIES_CLEARED);
-            for (SnapshotManifest.Family f : manifest.families()) {
-                ColumnFamily family = familyFor(f.name());
-                if (!f.files().isEmpty()) {
-                    db.ingestExternalFiles(family, f.files().stream().map(dir::resolve).toList(),
-                            IngestOptions.defaults());
+            if (shared) {
+                replaceRanges(manifest, dir);
+            } else {
+                clearUserFamilies();
+                probe.reached(LoadStep.FAMILIES_CLEARED);
+                for (SnapshotManifest.Family f : manifest.families()) {
+                    ColumnFamily family = familyFor(f.name());
+                    if (!f.files().isEmpty()) {
+                        db.ingestExternalFiles(family, f.files().stream().map(dir::resolve).toList(),
+                                IngestOptions.defaults());
+                    }
+                    probe.reached(LoadStep.FAMILY_INGESTED);
                 }
-                probe.reached(LoadStep.FAMILY_INGESTED);
             }
             probe.reached(LoadStep.TABLES_INGESTED);
             listener.replaced();
@@ -372,6 +419,52 @@ final class DbStateMachine extends StateMachineAdapter {
         } finally {
             loadLock.writeLock().unlock();
         }
+    }
+
+    /**
+     * A shared group's load, step by step as its share says ({@link GroupShare#install}): each step deletes its
+     * ranges in one atomic batch, then ingests their tables (all in the default family, within those ranges) in
+     * one ingestion, which a crash leaves whole or absent. The tables are newer than the deletions, so they are
+     * what reads see. A compaction filter judging a record by another record of the same state (a collection
+     * element by its owner) never finds one without the other: both went in the same deletion and come back in
+     * the same ingestion.
+     */
+    private void replaceRanges(SnapshotManifest manifest, Path dir) throws IOException {
+        OwnedRanges.check(manifest.ranges());
+        for (GroupShare.InstallStep step : share.install(new GroupShare.Saved(manifest.ranges(), manifest.state()))) {
+            List<SnapshotManifest.Part> parts = new ArrayList<>();
+            for (Db.Range range : step.ranges()) {
+                parts.add(manifest.parts().stream().filter(p -> sameRange(p.range(), range)).findFirst()
+                        .orElseThrow(() -> new IOException("the group's share names a range the snapshot lacks")));
+            }
+            loadLock.writeLock().unlock();
+            try {
+                step.before().run();
+            } finally {
+                loadLock.writeLock().lock();
+            }
+            if (!parts.isEmpty()) {
+                WriteBatch clear = new WriteBatch();
+                for (SnapshotManifest.Part part : parts) {
+                    clear.deleteRange(db.defaultColumnFamily(), part.range().start(), part.range().limit());
+                }
+                db.write(clear, WriteOptions.DEFAULT);
+            }
+            probe.reached(LoadStep.FAMILIES_CLEARED);
+            List<Path> files = new ArrayList<>();
+            for (SnapshotManifest.Part part : parts) {
+                part.files().forEach(file -> files.add(dir.resolve(file)));
+            }
+            if (!files.isEmpty()) {
+                db.ingestExternalFiles(db.defaultColumnFamily(), files, IngestOptions.defaults());
+            }
+            probe.reached(LoadStep.FAMILY_INGESTED);
+            step.after().run();
+        }
+    }
+
+    private static boolean sameRange(Db.Range a, Db.Range b) {
+        return java.util.Arrays.equals(a.start(), b.start()) && java.util.Arrays.equals(a.limit(), b.limit());
     }
 
     /**

@@ -31,6 +31,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
@@ -88,7 +89,8 @@ public final class ReplicatedDb implements AutoCloseable {
                                     ReplicatedDbOptions options) throws IOException {
         ReplicationProcess process = ReplicationProcess.open(dataDir, address, RaftLogOptions.defaults());
         try {
-            return open(process, true, group, peers, options, null, DbStateMachine.LoadProbe.NONE);
+            return open(process, true, group, peers, options, null, ApplyGate.OPEN, null,
+                    DbStateMachine.LoadProbe.NONE);
         } catch (IOException | RuntimeException e) {
             process.close();
             throw e;
@@ -98,18 +100,20 @@ public final class ReplicatedDb implements AutoCloseable {
     /** Opens a member of {@code group} in {@code process}, sharing its log and port with the process's other groups. */
     public static ReplicatedDb open(ReplicationProcess process, String group, List<String> peers,
                                     ReplicatedDbOptions options) throws IOException {
-        return open(process, false, group, peers, options, null, DbStateMachine.LoadProbe.NONE);
+        return open(process, false, group, peers, options, null, ApplyGate.OPEN, null,
+                DbStateMachine.LoadProbe.NONE);
     }
 
     /**
      * Opens a member of {@code group} in {@code process} whose state lives in {@code shared}, a database the
      * caller owns and that other groups of the process apply to as well (docs/cluster.md): the groups must
      * write disjoint keys. The group's applied index is its own key in the database, written with each
-     * batch it applies, so every group replays its own log idempotently after a crash. Snapshots are not
-     * taken (a snapshot of the whole database would carry other groups' data, and loading one would clear
-     * it): periodic snapshots are off whatever {@code options} says, and {@link #snapshot()} fails. Closing
-     * the member leaves the database open. Open the groups sharing a database one at a time (the first
-     * creates the internal family they share).
+     * batch it applies, so every group replays its own log idempotently after a crash. This form takes no
+     * snapshots (a snapshot of the whole database would carry other groups' data, and loading one would clear
+     * it): periodic snapshots are off whatever {@code options} says, and {@link #snapshot()} fails; the form
+     * given the group's share ({@link GroupShare}) takes snapshots of it. Closing the member leaves the
+     * database open. Open the groups sharing a database one at a time (the first creates the internal family
+     * they share).
      */
     public static ReplicatedDb openShared(ReplicationProcess process, String group, List<String> peers,
                                           ReplicatedDbOptions options, Db shared) throws IOException {
@@ -127,25 +131,60 @@ public final class ReplicatedDb implements AutoCloseable {
         if (shared == null) {
             throw new IllegalArgumentException("openShared needs the shared database");
         }
-        return open(process, false, group, peers, options.withSnapshotIntervalSecs(0), shared,
-                DbStateMachine.LoadProbe.NONE, gate);
+        return open(process, false, group, peers, options.withSnapshotIntervalSecs(0), shared, gate, null,
+                DbStateMachine.LoadProbe.NONE);
+    }
+
+    /**
+     * {@link #openShared(ReplicationProcess, String, List, ReplicatedDbOptions, Db, ApplyGate)} for a group
+     * that takes snapshots of its {@code share} of the shared database (as {@code options} says): a snapshot
+     * holds the share's key ranges of the default family and its state, and installing one (a follower far
+     * behind, a new member) replaces the ranges the share chooses and hands it the state, leaving the other
+     * groups' keys alone (docs/replication.md, "Snapshots of a group sharing its database"). Every key the
+     * group writes must lie in the share's ranges.
+     */
+    public static ReplicatedDb openShared(ReplicationProcess process, String group, List<String> peers,
+                                          ReplicatedDbOptions options, Db shared, ApplyGate gate,
+                                          GroupShare share) throws IOException {
+        if (shared == null || gate == null || share == null) {
+            throw new IllegalArgumentException("openShared needs the shared database, a gate and the group's share");
+        }
+        return open(process, false, group, peers, options, shared, gate, share, DbStateMachine.LoadProbe.NONE);
+    }
+
+    /**
+     * {@link #openShared(ReplicationProcess, String, List, ReplicatedDbOptions, Db, ApplyGate, GroupShare)}
+     * with no gate and a share of the key ranges {@code ownedRanges} gives (ascending, disjoint, each
+     * {@code [start, limit)} bounded; asked at each snapshot), with no state of its own: an install replaces
+     * them all.
+     */
+    public static ReplicatedDb openShared(ReplicationProcess process, String group, List<String> peers,
+                                          ReplicatedDbOptions options, Db shared,
+                                          Supplier<List<Db.Range>> ownedRanges) throws IOException {
+        return openShared(process, group, peers, options, shared, ownedRanges, DbStateMachine.LoadProbe.NONE);
+    }
+
+    /** For tests: {@link #openShared(ReplicationProcess, String, List, ReplicatedDbOptions, Db, Supplier)} reporting loads. */
+    static ReplicatedDb openShared(ReplicationProcess process, String group, List<String> peers,
+                                   ReplicatedDbOptions options, Db shared, Supplier<List<Db.Range>> ownedRanges,
+                                   DbStateMachine.LoadProbe probe) throws IOException {
+        if (shared == null || ownedRanges == null) {
+            throw new IllegalArgumentException("openShared needs the shared database and the group's ranges");
+        }
+        return open(process, false, group, peers, options, shared, ApplyGate.OPEN,
+                GroupShare.ofRanges(ownedRanges), probe);
     }
 
     /** For tests: {@link #open(ReplicationProcess, String, List, ReplicatedDbOptions)} reporting loads to a probe. */
     static ReplicatedDb open(ReplicationProcess process, String group, List<String> peers,
                              ReplicatedDbOptions options, DbStateMachine.LoadProbe probe) throws IOException {
-        return open(process, false, group, peers, options, null, probe);
+        return open(process, false, group, peers, options, null, ApplyGate.OPEN, null, probe);
     }
 
     private static ReplicatedDb open(ReplicationProcess process, boolean ownsProcess, String group,
                                      List<String> peers, ReplicatedDbOptions options, Db shared,
-                                     DbStateMachine.LoadProbe probe) throws IOException {
-        return open(process, ownsProcess, group, peers, options, shared, probe, ApplyGate.OPEN);
-    }
-
-    private static ReplicatedDb open(ReplicationProcess process, boolean ownsProcess, String group,
-                                     List<String> peers, ReplicatedDbOptions options, Db shared,
-                                     DbStateMachine.LoadProbe probe, ApplyGate gate) throws IOException {
+                                     ApplyGate gate, GroupShare share, DbStateMachine.LoadProbe probe)
+            throws IOException {
         if (group == null || !GROUP_NAME.matcher(group).matches() || group.startsWith(".")) {
             throw new IllegalArgumentException("group ids are 1-128 letters, digits, '_', '-', '.': " + group);
         }
@@ -161,7 +200,7 @@ public final class ReplicatedDb implements AutoCloseable {
             Files.createDirectories(snapshots);
             db = shared != null ? shared : Db.open(home.resolve("db"), options.dbOptions());
             DbStateMachine stateMachine = shared != null
-                    ? DbStateMachine.shared(db, group, group + "@" + process.address(), gate)
+                    ? DbStateMachine.shared(db, group, group + "@" + process.address(), gate, share, probe)
                     : new DbStateMachine(db, group + "@" + process.address(), probe);
             NodeOptions nodeOptions = new NodeOptions();
             nodeOptions.setElectionTimeoutMs(options.electionTimeoutMs());
@@ -464,6 +503,11 @@ public final class ReplicatedDb implements AutoCloseable {
             alive.add(peer.getEndpoint().toString());
         }
         return alive;
+    }
+
+    /** How many snapshots this member has installed (a leader's, or its own again after a crash mid-load). */
+    public long snapshotsInstalled() {
+        return stateMachine.snapshotsLoaded();
     }
 
     /** Takes a snapshot of this member's state now; jraft then drops the log entries it covers. */

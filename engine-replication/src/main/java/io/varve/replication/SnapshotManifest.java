@@ -1,6 +1,7 @@
 package io.varve.replication;
 
 import io.varve.base.Checksums;
+import io.varve.core.Db;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -16,20 +17,30 @@ import java.util.List;
 
 /**
  * The small file in every state-machine snapshot that says what the tables are: the applied Raft index the
- * state is at, and each column family with its table files (in key order, non-overlapping, as
- * {@code TableExport} wrote them). A family with no files is listed too, so a load recreates empty families.
+ * state is at and either each column family with its table files (a whole database; a family with no files is
+ * listed too, so a load recreates empty families) or, for a group sharing its database with others
+ * ({@link GroupShare}), each key range of the default family the snapshot carries with its table files, and
+ * the group's share state. Tables are in key order and non-overlapping, as {@code TableExport} wrote them.
  *
  * <pre>
- *   magic "VRSM" (4 bytes), version (int, 1)
+ *   magic "VRSM" (4 bytes), version (int: 1 for a whole database, 2 for a share)
  *   applied index (long)
- *   family count (int), then each: name (modified UTF-8), file count (int), file names (modified UTF-8)
+ *   version 1: family count (int), then each: name (modified UTF-8), file count (int), file names (modified UTF-8)
+ *   version 2: range count (int), then each: start length (int), start, limit length (int), limit,
+ *              file count (int), file names (modified UTF-8);
+ *              state length (int), state
  *   CRC32C of everything above (int)
  * </pre>
+ *
+ * @param families a whole database's families; empty for a share
+ * @param parts    a share's ranges, ascending and disjoint, each with its tables; null for a whole database
+ * @param state    a share's state; null for a whole database
  */
-record SnapshotManifest(long appliedIndex, List<Family> families) {
+record SnapshotManifest(long appliedIndex, List<Family> families, List<Part> parts, byte[] state) {
     static final String FILE_NAME = "varve-state";
     private static final int MAGIC = 0x5652534d;
-    private static final int VERSION = 1;
+    private static final int WHOLE_DATABASE = 1;
+    private static final int SHARE = 2;
     /** Bounds what a damaged count can make the reader allocate. */
     private static final int MAX_ITEMS = 1 << 20;
 
@@ -39,8 +50,35 @@ record SnapshotManifest(long appliedIndex, List<Family> families) {
         }
     }
 
+    /** One range {@code [start, limit)} of the default family and the tables holding its records. */
+    record Part(Db.Range range, List<String> files) {
+        Part {
+            files = List.copyOf(files);
+        }
+    }
+
     SnapshotManifest {
         families = List.copyOf(families);
+        parts = parts == null ? null : List.copyOf(parts);
+    }
+
+    /** A snapshot of the whole database. */
+    SnapshotManifest(long appliedIndex, List<Family> families) {
+        this(appliedIndex, families, null, null);
+    }
+
+    /** A snapshot of a group's share of a shared database. */
+    static SnapshotManifest ofShare(long appliedIndex, List<Part> parts, byte[] state) {
+        return new SnapshotManifest(appliedIndex, List.of(), parts, state);
+    }
+
+    boolean isShare() {
+        return parts != null;
+    }
+
+    /** A share's ranges, in order. */
+    List<Db.Range> ranges() {
+        return parts.stream().map(Part::range).toList();
     }
 
     /** Writes the manifest into {@code dir} and syncs it. */
@@ -48,14 +86,21 @@ record SnapshotManifest(long appliedIndex, List<Family> families) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeInt(MAGIC);
-            out.writeInt(VERSION);
+            out.writeInt(isShare() ? SHARE : WHOLE_DATABASE);
             out.writeLong(appliedIndex);
-            out.writeInt(families.size());
-            for (Family f : families) {
-                out.writeUTF(f.name());
-                out.writeInt(f.files().size());
-                for (String file : f.files()) {
-                    out.writeUTF(file);
+            if (isShare()) {
+                out.writeInt(parts.size());
+                for (Part part : parts) {
+                    writeBytes(out, part.range().start());
+                    writeBytes(out, part.range().limit());
+                    writeNames(out, part.files());
+                }
+                writeBytes(out, state);
+            } else {
+                out.writeInt(families.size());
+                for (Family f : families) {
+                    out.writeUTF(f.name());
+                    writeNames(out, f.files());
                 }
             }
         }
@@ -83,23 +128,56 @@ record SnapshotManifest(long appliedIndex, List<Family> families) {
             throw new IOException("snapshot manifest " + file + " fails its checksum");
         }
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(all, 0, bodyLength))) {
-            if (in.readInt() != MAGIC || in.readInt() != VERSION) {
-                throw new IOException(file + " is not a version " + VERSION + " snapshot manifest");
+            int version = in.readInt() == MAGIC ? in.readInt() : -1;
+            if (version != WHOLE_DATABASE && version != SHARE) {
+                throw new IOException(file + " is not a snapshot manifest of version " + WHOLE_DATABASE + " or "
+                        + SHARE);
             }
             long applied = in.readLong();
+            if (version == SHARE) {
+                int partCount = boundedCount(in.readInt(), file);
+                List<Part> parts = new ArrayList<>();
+                for (int i = 0; i < partCount; i++) {
+                    Db.Range range = new Db.Range(readBytes(in, file), readBytes(in, file));
+                    parts.add(new Part(range, readNames(in, file)));
+                }
+                return ofShare(applied, parts, readBytes(in, file));
+            }
             int familyCount = boundedCount(in.readInt(), file);
             List<Family> families = new ArrayList<>();
             for (int i = 0; i < familyCount; i++) {
                 String name = in.readUTF();
-                int fileCount = boundedCount(in.readInt(), file);
-                List<String> files = new ArrayList<>();
-                for (int j = 0; j < fileCount; j++) {
-                    files.add(in.readUTF());
-                }
-                families.add(new Family(name, files));
+                families.add(new Family(name, readNames(in, file)));
             }
             return new SnapshotManifest(applied, families);
         }
+    }
+
+    private static void writeBytes(DataOutputStream out, byte[] b) throws IOException {
+        out.writeInt(b.length);
+        out.write(b);
+    }
+
+    private static void writeNames(DataOutputStream out, List<String> names) throws IOException {
+        out.writeInt(names.size());
+        for (String name : names) {
+            out.writeUTF(name);
+        }
+    }
+
+    private static byte[] readBytes(DataInputStream in, Path file) throws IOException {
+        byte[] b = new byte[boundedCount(in.readInt(), file)];
+        in.readFully(b);
+        return b;
+    }
+
+    private static List<String> readNames(DataInputStream in, Path file) throws IOException {
+        int count = boundedCount(in.readInt(), file);
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            names.add(in.readUTF());
+        }
+        return names;
     }
 
     private static int boundedCount(int count, Path file) throws IOException {

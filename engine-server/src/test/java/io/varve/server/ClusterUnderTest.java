@@ -6,7 +6,10 @@ import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.protocol.ProtocolVersion;
 
+import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
@@ -23,7 +26,7 @@ interface ClusterUnderTest extends AutoCloseable {
 
     /** Starts one node of a cluster. */
     interface NodeStart {
-        void start(int node) throws java.io.IOException;
+        void start(int node) throws IOException;
     }
 
     /**
@@ -41,13 +44,13 @@ interface ClusterUnderTest extends AutoCloseable {
     }
 
     /** Starts every node of {@code cluster}; if one fails, closes those started and rethrows. */
-    static <C extends ClusterUnderTest> C startEach(C cluster, NodeStart node) throws java.io.IOException {
+    static <C extends ClusterUnderTest> C startEach(C cluster, NodeStart node) throws IOException {
         try {
             for (int i = 0; i < SIZE; i++) {
                 node.start(i);
             }
             return cluster;
-        } catch (java.io.IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             cluster.close();
             throw e;
         }
@@ -63,7 +66,12 @@ interface ClusterUnderTest extends AutoCloseable {
     /** How long starting and balancing may take before a wait is taken for a hang. */
     Duration settleLimit();
 
-    /** Waits until every group has a leader and each node leads {@code groups / SIZE} (the balancer's spread). */
+    /**
+     * Waits until every group has a leader, each node leads {@code groups / SIZE} (the balancer's spread), and
+     * every node's CLUSTER SLOTS names the same leader for every slot. A node learns of another's new leadership
+     * only from that leader's next heartbeat, so a client that loads the topology from a node whose view lags
+     * would miss the ranges of a group just transferred.
+     */
     default void awaitBalanced() throws TimeoutException {
         long deadline = System.nanoTime() + settleLimit().toNanos();
         int each = groups() / SIZE;
@@ -73,14 +81,49 @@ interface ClusterUnderTest extends AutoCloseable {
                 balanced = groupsLed(i) == each;
             }
             if (balanced) {
+                List<String> first = slotLeaders(0);
+                balanced = first != null && coversAllSlots(first);
+                for (int i = 1; i < SIZE && balanced; i++) {
+                    balanced = first.equals(slotLeaders(i));
+                }
+            }
+            if (balanced) {
                 return;
             }
             if (System.nanoTime() > deadline) {
-                throw new TimeoutException("leaders not spread " + each + " per node within " + settleLimit());
+                throw new TimeoutException("leaders not spread " + each + " per node, or not known alike to every"
+                        + " node, within " + settleLimit());
             }
-            // Polling: elections and leadership transfers are visible only through INFO.
+            // Polling: elections and leadership transfers are visible only through INFO and CLUSTER SLOTS.
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
         }
+    }
+
+    /**
+     * Node {@code node}'s CLUSTER SLOTS as "first-last@leader-port" per range, sorted; null while the node does
+     * not answer.
+     */
+    default List<String> slotLeaders(int node) {
+        try (RespClient client = RespClient.connect(clientPort(node))) {
+            List<String> ranges = new ArrayList<>();
+            for (Object range : (List<?>) client.call("CLUSTER", "SLOTS")) {
+                List<?> fields = (List<?>) range;
+                ranges.add(fields.get(0) + "-" + fields.get(1) + "@" + ((List<?>) fields.get(2)).get(1));
+            }
+            ranges.sort(null);
+            return ranges;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private static boolean coversAllSlots(List<String> ranges) {
+        long slots = 0;
+        for (String range : ranges) {
+            String[] bounds = range.substring(0, range.indexOf('@')).split("-");
+            slots += Long.parseLong(bounds[1]) - Long.parseLong(bounds[0]) + 1;
+        }
+        return slots == io.varve.server.command.KeySlot.SLOTS;
     }
 
     /**

@@ -81,7 +81,7 @@ public final class DbRecovery {
                 for (Memtable m : e.getValue()) {
                     long number = nextFile++;
                     TableMeta meta = MemtableFlush.write(fs, DbFiles.table(dir, number), number, m,
-                            families.get(e.getKey()).options().tableOptions().forLevel(0), file -> file, false);
+                            families.get(e.getKey()).options().tableOptions().forLevel(0));
                     if (meta != null) {
                         edit.add(0, meta);
                     }

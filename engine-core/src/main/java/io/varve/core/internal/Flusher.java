@@ -184,8 +184,7 @@ public final class Flusher {
                 long number = versions.newFileNumber();
                 TableMeta meta = MemtableFlush.write(fs, DbFiles.table(dir, number), number, s.memtable().memtable,
                         options.tableOptions().forLevel(0),
-                        file -> new RateLimitedFile(file, compactions.rateLimiter(), bytesWritten),
-                        false); // the two-thread flush stays off until a hang seen with it is understood
+                        file -> new RateLimitedFile(file, compactions.rateLimiter(), bytesWritten));
                 if (meta != null) {
                     edit.add(0, meta);
                     written.add(meta);

@@ -28,7 +28,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li><b>Flush</b> when the mutable bytes reach 7/8 of the budget, or the total reaches the budget while
  *       mutable bytes are at least half of it (RocksDB's rule): the member with the largest mutable bytes
  *       seals its memtables and its flusher writes them out. The thread that noticed (a writer, of any
- *       member) does the sealing, holding none of its own database's locks; one thread at a time.</li>
+ *       member) does the sealing, holding none of its own database's locks; one thread at a time (the
+ *       {@code sealing} flag). A thread that finds the rule met while another is sealing raises
+ *       {@code flushWanted} and goes on; the sealer re-applies the rule, to the state of that moment or later,
+ *       before it returns.</li>
  *   <li><b>Stall</b>: a write that finds the total at or above the budget waits (or, with
  *       {@code noSlowdown}, fails) until the total is back under it. Checked before the write enters its
  *       database's commit pipeline, holding no lock.</li>
@@ -38,13 +41,26 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <h2>Why a stalled writer always wakes</h2>
  * A writer waits only while the total is at or above the budget. Then either the mutable bytes are at least
- * half the budget, and the waiter itself has a flush started (it runs the flush rule before each wait), or
- * more than half the budget is in immutable memtables, each of which has a flush scheduled on its database's
- * flush thread; flush threads never wait for the budget. Each flush ends in a measurement that lowers the
- * total and signals; so does a member's failure (its count drops to zero) and its close (its count leaves).
- * The waiter re-checks after every signal. Lost wake-ups are ruled out by the {@code waiters} handshake: a
- * waiter raises it before reading the total, a measurement changes the total before reading it, and both are
- * volatile, so at least one of them sees the other's write.
+ * half the budget, and the flush rule was applied after the waiter saw that (the waiter applies it before each
+ * wait, and every writer after each of its measurements), so a flush was started, or more than half the
+ * budget is in immutable memtables, each of which has a flush scheduled on its database's flush thread; flush
+ * threads never wait for the budget. Each flush ends in a measurement that lowers the total and signals; so
+ * does a member's failure (its count drops to zero) and its close (its count leaves). The waiter re-checks
+ * after every signal.
+ *
+ * <p>Two handshakes rule out lost wake-ups, each between two volatile writes that are read the other way round,
+ * so that at least one side sees the other's write:
+ * <ul>
+ *   <li>{@code waiters}: a waiter raises it before reading the total; a measurement changes the total before
+ *       reading it (and signals if it is raised).</li>
+ *   <li>{@code flushWanted}: a thread that finds the rule met raises it before trying {@code sealing}; the
+ *       sealer clears it before reading the totals, and after letting go of {@code sealing} reads it again.
+ *       So a request made while another thread seals is either seen by that sealer's reading of the totals or
+ *       left raised for its next round (or for whichever thread takes {@code sealing} first, which applies the
+ *       rule after the request). Without it, a sealer asked for an older state could let go after its flush had
+ *       already ended, with every writer waiting for a budget full of mutable memtables and no thread left to
+ *       apply the rule.</li>
+ * </ul>
  *
  * <p>Locks: {@link #lock} (waiting writers) and each member's {@code refreshLock} are leaves; sealing a
  * member's memtables takes that database's log lock, with neither held.
@@ -70,7 +86,10 @@ public final class WriteBufferBudget {
     private final AtomicLong total = new AtomicLong();
     private final AtomicLong mutable = new AtomicLong();
     private final Set<Member> members = ConcurrentHashMap.newKeySet();
-    private final AtomicBoolean flushing = new AtomicBoolean();
+    /** Held by the one thread applying the flush rule. */
+    private final AtomicBoolean sealing = new AtomicBoolean();
+    /** Set by a thread that found the rule met; cleared by the sealer just before it applies the rule. */
+    private final AtomicBoolean flushWanted = new AtomicBoolean();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private volatile int waiters;
@@ -119,35 +138,49 @@ public final class WriteBufferBudget {
         return members.size();
     }
 
-    /** Applies the flush rule: seals the largest member's memtables if the budget is filling. */
+    /**
+     * Applies the flush rule: seals the largest member's memtables if the budget is filling. If another thread
+     * is applying it, leaves the request to that thread, which re-applies the rule before it returns.
+     */
     void maybeFlush() {
-        long m = mutable.get();
-        if (m < budget - budget / 8 && (total.get() < budget || m < budget / 2)) {
+        if (!flushRuleMet()) {
             return;
         }
-        if (!flushing.compareAndSet(false, true)) {
-            return; // another thread is sealing; its result is measured before it lets go
-        }
-        try {
-            Member largest = null;
-            for (Member member : members) {
-                if (largest == null || member.mutableBytes > largest.mutableBytes) {
-                    largest = member;
-                }
-            }
-            if (largest == null || largest.mutableBytes == 0) {
-                return;
-            }
-            flushes.increment();
+        flushWanted.set(true);
+        while (flushWanted.get() && sealing.compareAndSet(false, true)) {
             try {
-                largest.source.requestFlush();
-            } catch (RuntimeException closedOrFailed) {
-                // Its close or failure takes it out of the count and signals waiters.
+                flushWanted.set(false);
+                if (flushRuleMet()) {
+                    sealLargest();
+                }
+            } finally {
+                sealing.set(false);
             }
-            largest.refresh();
-        } finally {
-            flushing.set(false);
         }
+    }
+
+    private boolean flushRuleMet() {
+        long m = mutable.get();
+        return m >= budget - budget / 8 || (total.get() >= budget && m >= budget / 2);
+    }
+
+    private void sealLargest() {
+        Member largest = null;
+        for (Member member : members) {
+            if (largest == null || member.mutableBytes > largest.mutableBytes) {
+                largest = member;
+            }
+        }
+        if (largest == null || largest.mutableBytes == 0) {
+            return;
+        }
+        flushes.increment();
+        try {
+            largest.source.requestFlush();
+        } catch (RuntimeException closedOrFailed) {
+            // Its close or failure takes it out of the count and signals waiters.
+        }
+        largest.refresh();
     }
 
     private void signalWaiters() {

@@ -16,9 +16,10 @@ import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
  * The topology must be built with that configuration ({@code new StreamsBuilder(new TopologyConfig(new
  * StreamsConfig(props)))}); a {@code Materialized} that names its own supplier keeps it.
  *
- * <p>Windowed aggregations that emit on window close ({@code EmitStrategy.onWindowClose()}) need stores that
- * iterate all keys in time order; Varve's are key-ordered within each segment, so such an operator is refused
- * when the topology is built, naming the store: give it a store of its own through {@code Materialized}.
+ * <p>Windowed aggregations that emit on window close ({@code EmitStrategy.onWindowClose()}) get Kafka's
+ * time-ordered stores on RocksDB. Here they get the same key-ordered window and session stores as any other,
+ * reading what the time-ordered stores read: each key's closed windows come out as on RocksDB, but one emission
+ * lists them key by key where RocksDB lists them by time.
  *
  * <p>Versioned tables are not asked of a {@code DslStoreSuppliers}: Kafka's DSL makes a table versioned only
  * when its {@code Materialized} names a versioned supplier, so such a table moves to Varve with
@@ -35,25 +36,14 @@ public class VarveDslStoreSuppliers implements DslStoreSuppliers {
 
     @Override
     public WindowBytesStoreSupplier windowStore(DslWindowParams params) {
-        refuseEmitOnClose(params.emitStrategy(), params.name());
-        return params.dslStoreFormat() == DslStoreFormat.PLAIN
-                ? VarveStores.windowStore(params.name(), params.retentionPeriod(), params.windowSize(),
-                        params.retainDuplicates())
-                : VarveStores.timestampedWindowStore(params.name(), params.retentionPeriod(), params.windowSize(),
-                        params.retainDuplicates());
+        EmitStrategy emit = params.emitStrategy();
+        boolean emitsOnClose = emit != null && emit.type() == EmitStrategy.StrategyType.ON_WINDOW_CLOSE;
+        return VarveStores.window(params.name(), params.retentionPeriod(), params.windowSize(),
+                params.retainDuplicates(), params.dslStoreFormat() != DslStoreFormat.PLAIN, emitsOnClose);
     }
 
     @Override
     public SessionBytesStoreSupplier sessionStore(DslSessionParams params) {
-        refuseEmitOnClose(params.emitStrategy(), params.name());
         return VarveStores.sessionStore(params.name(), params.retentionPeriod());
-    }
-
-    private static void refuseEmitOnClose(EmitStrategy strategy, String storeName) {
-        if (strategy != null && strategy.type() == EmitStrategy.StrategyType.ON_WINDOW_CLOSE) {
-            throw new UnsupportedOperationException("Varve has no time-ordered window or session store, which "
-                    + "emitting on window close needs; materialize store " + storeName
-                    + " with a supplier of its own");
-        }
     }
 }

@@ -37,17 +37,21 @@ public final class VarveStores {
      */
     public static WindowBytesStoreSupplier windowStore(String name, Duration retentionPeriod, Duration windowSize,
                                                        boolean retainDuplicates) {
-        return window(name, retentionPeriod, windowSize, retainDuplicates, false);
+        return window(name, retentionPeriod, windowSize, retainDuplicates, false, false);
     }
 
     /** {@link #windowStore} whose values carry Kafka's timestamped format. */
     public static WindowBytesStoreSupplier timestampedWindowStore(String name, Duration retentionPeriod,
                                                                   Duration windowSize, boolean retainDuplicates) {
-        return window(name, retentionPeriod, windowSize, retainDuplicates, true);
+        return window(name, retentionPeriod, windowSize, retainDuplicates, true, false);
     }
 
-    private static WindowBytesStoreSupplier window(String name, Duration retentionPeriod, Duration windowSize,
-                                                   boolean retainDuplicates, boolean timestamped) {
+    /**
+     * @param emitsOnClose for a windowed aggregation emitting on window close ({@link VarveDslStoreSuppliers}):
+     *                     reads see what Kafka's time-ordered window store, its store for those, sees
+     */
+    static WindowBytesStoreSupplier window(String name, Duration retentionPeriod, Duration windowSize,
+                                           boolean retainDuplicates, boolean timestamped, boolean emitsOnClose) {
         long retention = retentionPeriod.toMillis();
         long size = windowSize.toMillis();
         if (retention < 0 || size < 0) {
@@ -59,7 +63,7 @@ public final class VarveStores {
                     + retention + "]");
         }
         return new VarveWindowBytesStoreSupplier(name, retention, segmentInterval(retention), size,
-                retainDuplicates, timestamped);
+                retainDuplicates, timestamped, emitsOnClose);
     }
 
     /** A persistent session store keeping sessions for {@code retentionPeriod} after they end. */

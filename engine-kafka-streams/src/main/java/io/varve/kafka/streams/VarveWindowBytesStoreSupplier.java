@@ -13,22 +13,24 @@ public final class VarveWindowBytesStoreSupplier extends SegmentedStoreSupplier
     private final long windowSize;
     private final boolean retainDuplicates;
     private final boolean timestamped;
+    private final boolean emitsOnClose;
 
     VarveWindowBytesStoreSupplier(String name, long retentionPeriod, long segmentInterval, long windowSize,
-                                  boolean retainDuplicates, boolean timestamped) {
+                                  boolean retainDuplicates, boolean timestamped, boolean emitsOnClose) {
         super(name, retentionPeriod, segmentInterval);
         this.windowSize = windowSize;
         this.retainDuplicates = retainDuplicates;
         this.timestamped = timestamped;
+        this.emitsOnClose = emitsOnClose;
     }
 
     @Override
     public WindowStore<Bytes, byte[]> get() {
         return timestamped
                 ? new VarveTimestampedWindowStore(name, retentionPeriod, segmentInterval, windowSize,
-                        retainDuplicates, VarveStoreConfig::options)
+                        retainDuplicates, emitsOnClose, VarveStoreConfig::options)
                 : new VarveWindowStore(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates,
-                        VarveStoreConfig::options);
+                        emitsOnClose, VarveStoreConfig::options);
     }
 
     @Override

@@ -33,8 +33,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * (key, start, end) segmented by end, stream time the largest end seen, whole segments dropped once behind the
  * retention period, reads hiding sessions that ended before it. {@code findSessions(key, earliestEnd,
  * latestStart)} returns the sessions ending at or after {@code earliestEnd} and starting at or before
- * {@code latestStart}, in segment order then in Kafka's session key order. Close and reopen keep data and
- * offsets and forget stream time; restoration moves stream time like puts.
+ * {@code latestStart}, in segment order then in Kafka's session key order; {@code findSessions(earliestEnd,
+ * latestEnd)} every key's sessions ending in that range, whether or not retention hides them from other reads,
+ * in the same order. Close and reopen keep data and offsets and forget stream time; restoration moves stream
+ * time like puts.
  */
 class VarveSessionStoreProperties {
 
@@ -42,8 +44,8 @@ class VarveSessionStoreProperties {
     private static final long SEGMENT = 40;
     private static final TopicPartition CHANGELOG = new TopicPartition("app-session-changelog", 0);
 
-    enum Kind { PUT, PUT_NULL, REMOVE, FETCH_SESSION, FIND, BACKWARD_FIND, FIND_RANGE, FETCH_KEY, COMMIT, REOPEN,
-        RESTORE }
+    enum Kind { PUT, PUT_NULL, REMOVE, FETCH_SESSION, FIND, BACKWARD_FIND, FIND_RANGE, FIND_BY_END, FETCH_KEY, COMMIT,
+        REOPEN, RESTORE }
 
     record Step(Kind kind, byte[] key, byte[] otherKey, long start, long length, long from, long to, byte[] value) {
         long end() {
@@ -111,6 +113,18 @@ class VarveSessionStoreProperties {
             }
             return result;
         }
+
+        /** Every key's sessions ending in {@code [earliestEnd, latestEnd]} that no dropped segment took along. */
+        List<String> findByEnd(long earliestEnd, long latestEnd) {
+            List<String> result = new ArrayList<>();
+            for (Map.Entry<byte[], byte[]> e : sessions.entrySet()) {
+                long end = end(e.getKey());
+                if (end >= earliestEnd && end <= latestEnd) {
+                    result.add(describe(key(e.getKey()), start(e.getKey()), end, e.getValue()));
+                }
+            }
+            return result;
+        }
     }
 
     static String describe(byte[] key, long start, long end, byte[] value) {
@@ -162,6 +176,11 @@ class VarveSessionStoreProperties {
                         Bytes to = s.otherKey() == null ? null : Bytes.wrap(s.otherKey());
                         try (KeyValueIterator<Windowed<Bytes>, byte[]> it = store.findSessions(key, to, s.from(), s.to())) {
                             assertEquals(model.find(s.key(), s.otherKey(), s.from(), s.to(), true), list(it), where);
+                        }
+                    }
+                    case FIND_BY_END -> {
+                        try (KeyValueIterator<Windowed<Bytes>, byte[]> it = store.findSessions(s.from(), s.to())) {
+                            assertEquals(model.findByEnd(s.from(), s.to()), list(it), where);
                         }
                     }
                     case FETCH_KEY -> {

@@ -2,6 +2,8 @@ package io.varve.kafka.streams;
 
 import io.varve.core.Options;
 import org.apache.kafka.streams.kstream.EmitStrategy;
+import org.apache.kafka.streams.state.SessionBytesStoreSupplier;
+import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
 import org.apache.kafka.streams.state.DslSessionParams;
 import org.apache.kafka.streams.state.DslWindowParams;
 import org.junit.jupiter.api.Test;
@@ -67,13 +69,16 @@ class VarveStoreConfigTest {
     }
 
     @Test
-    void emitOnWindowCloseIsRefusedWhenTheTopologyIsBuilt() {
+    void operatorsEmittingOnWindowCloseGetVarveStores() {
         VarveDslStoreSuppliers suppliers = new VarveDslStoreSuppliers();
-        assertThrows(UnsupportedOperationException.class, () -> suppliers.windowStore(new DslWindowParams("w",
-                Duration.ofMinutes(1), Duration.ofSeconds(10), false, EmitStrategy.onWindowClose(), false, true)));
-        assertThrows(UnsupportedOperationException.class, () -> suppliers.sessionStore(new DslSessionParams("s",
-                Duration.ofMinutes(1), EmitStrategy.onWindowClose())));
-        assertEquals("w", suppliers.windowStore(new DslWindowParams("w", Duration.ofMinutes(1),
-                Duration.ofSeconds(10), false, EmitStrategy.onWindowUpdate(), false, true)).name());
+        WindowBytesStoreSupplier windows = suppliers.windowStore(new DslWindowParams("w", Duration.ofMinutes(1),
+                Duration.ofSeconds(10), false, EmitStrategy.onWindowClose(), false, true));
+        assertEquals("w", windows.name());
+        assertEquals(10_000, windows.windowSize());
+        assertEquals(VarveStores.METRICS_SCOPE, windows.metricsScope());
+        SessionBytesStoreSupplier sessions = suppliers.sessionStore(new DslSessionParams("s", Duration.ofMinutes(1),
+                EmitStrategy.onWindowClose()));
+        assertEquals("s", sessions.name());
+        assertEquals(VarveStores.METRICS_SCOPE, sessions.metricsScope());
     }
 }

@@ -43,6 +43,8 @@ class VarveVersionedStoreProperties {
     private static final TopicPartition CHANGELOG = new TopicPartition("app-versioned-changelog", 0);
     /** Stands for a tombstone in the model's maps, where null means no point. */
     private static final byte[] TOMBSTONE = new byte[0];
+    private static final List<byte[]> KEYS = List.of(new byte[0], new byte[] {0x61}, new byte[] {0x61, 0x61},
+            new byte[] {(byte) 0xff});
 
     private RecordBatchingStateRestoreCallback restoreCallback;
 
@@ -145,9 +147,15 @@ class VarveVersionedStoreProperties {
         long nextOffset = 0;
         VarveVersionedStore store = open(dir, retention, segmentInterval);
         long clock = 0;
+        // Consecutive RESTORE steps make one restore batch, handed over before the next other step.
+        List<ConsumerRecord<byte[], byte[]>> restoring = new ArrayList<>();
         try {
             for (int i = 0; i < steps.size(); i++) {
                 Step step = steps.get(i);
+                if (step.kind() != Kind.RESTORE && !restoring.isEmpty()) {
+                    restoreCallback.restoreBatch(restoring);
+                    restoring = new ArrayList<>();
+                }
                 clock += step.advance();
                 long time = Math.max(0, clock - step.back());
                 Timed s = new Timed(step.kind(), step.key(), time, time + step.span(), step.value());
@@ -187,11 +195,22 @@ class VarveVersionedStoreProperties {
                         assertEquals(model.streamTime, store.observedStreamTime(), where);
                     }
                     case RESTORE -> {
-                        restoreCallback.restoreBatch(List.of(changelogRecord(s.key(), s.value(), s.time()),
-                                changelogRecord(s.key(), null, s.otherTime())));
+                        restoring.add(changelogRecord(s.key(), s.value(), s.time()));
+                        restoring.add(changelogRecord(s.key(), null, s.otherTime()));
                         model.put(s.key(), s.value(), s.time());
                         model.put(s.key(), null, s.otherTime());
                     }
+                }
+            }
+            if (!restoring.isEmpty()) {
+                restoreCallback.restoreBatch(restoring);
+                for (byte[] key : KEYS) {
+                    List<String> actual = new ArrayList<>();
+                    try (VersionedRecordIterator<byte[]> it = store.get(Bytes.wrap(key), 0, clock,
+                            ResultOrder.ASCENDING)) {
+                        it.forEachRemaining(r -> actual.add(render(r)));
+                    }
+                    assertEquals(model.versions(key, 0, clock, true), actual, "after the last restore batch");
                 }
             }
         } finally {
@@ -235,8 +254,7 @@ class VarveVersionedStoreProperties {
 
     @Provide
     Arbitrary<List<Step>> steps() {
-        Arbitrary<byte[]> keys = Arbitraries.of(new byte[0], new byte[] {0x61}, new byte[] {0x61, 0x61},
-                new byte[] {(byte) 0xff});
+        Arbitrary<byte[]> keys = Arbitraries.of(KEYS);
         Arbitrary<Long> advances = Arbitraries.longs().between(0, 12);
         Arbitrary<Long> backs = Arbitraries.longs().between(0, 60);
         Arbitrary<Long> spans = Arbitraries.longs().between(-5, 60);

@@ -5,6 +5,7 @@ import io.varve.kafka.streams.store.VarveWindowStore;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -34,7 +35,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * (key, window start) to value, stream time as the largest start seen, whole segments dropped once they fall
  * behind the retention period, reads hiding windows older than it. Results come in segment order, then in the
  * store key order Kafka's window key layout defines. Close and reopen keep the data and committed offsets and
- * forget stream time, as Kafka's RocksDB window store does; restoration moves stream time like puts.
+ * forget stream time, as Kafka's RocksDB window store does; restoration moves stream time like puts. A store
+ * for emitting on window close still shows windows exactly the retention period behind stream time, as
+ * Kafka's time-ordered window store does.
  */
 class VarveWindowStoreProperties {
 
@@ -63,6 +66,12 @@ class VarveWindowStoreProperties {
         final TreeMap<byte[], byte[]> entries = new TreeMap<>(Comparator
                 .comparingLong((byte[] k) -> segment(start(k))).thenComparing(Arrays::compareUnsigned));
         long streamTime = -1;
+        /** How far behind stream time the oldest visible window starts: the retention, or one less. */
+        final long oldestVisibleAge;
+
+        Model(boolean emitsOnClose) {
+            oldestVisibleAge = emitsOnClose ? RETENTION : RETENTION - 1;
+        }
 
         static long segment(long time) {
             return time / SEGMENT;
@@ -92,7 +101,7 @@ class VarveWindowStoreProperties {
         }
 
         long actualFrom(long from) {
-            return Math.max(from, streamTime - RETENTION + 1);
+            return Math.max(from, streamTime - oldestVisibleAge);
         }
 
         List<String> select(byte[] keyFrom, byte[] keyTo, long from, long to, boolean forward, boolean withKey) {
@@ -117,12 +126,12 @@ class VarveWindowStoreProperties {
     }
 
     @Property(tries = 30)
-    void behavesLikeKafkasSegmentedWindowStore(@ForAll("steps") List<Step> steps) {
+    void behavesLikeKafkasSegmentedWindowStore(@ForAll("steps") List<Step> steps, @ForAll boolean emitsOnClose) {
         Path dir = TestDirs.create("varve-window-model");
-        Model model = new Model();
+        Model model = new Model(emitsOnClose);
         Long committed = null;
         long nextOffset = 0;
-        VarveWindowStore store = open(dir);
+        VarveWindowStore store = open(dir, emitsOnClose);
         try {
             for (int i = 0; i < steps.size(); i++) {
                 Step s = steps.get(i);
@@ -179,7 +188,7 @@ class VarveWindowStoreProperties {
                     }
                     case REOPEN -> {
                         store.close();
-                        store = open(dir);
+                        store = open(dir, emitsOnClose);
                         model.streamTime = -1;
                         assertEquals(committed, store.committedOffset(CHANGELOG), where);
                     }
@@ -196,8 +205,32 @@ class VarveWindowStoreProperties {
         }
     }
 
-    private VarveWindowStore open(Path dir) {
-        VarveWindowStore store = new VarveWindowStore("window-model", RETENTION, SEGMENT, WINDOW, false, OPTIONS);
+    /** The retention edge itself, which random steps reach only now and then. */
+    @Example
+    void onlyAStoreForEmittingOnCloseShowsTheWindowExactlyTheRetentionPeriodBehindStreamTime() {
+        for (boolean emitsOnClose : new boolean[] {false, true}) {
+            Path dir = TestDirs.create("varve-window-edge");
+            VarveWindowStore store = open(dir, emitsOnClose);
+            try {
+                Bytes key = Bytes.wrap(new byte[] {0x61});
+                store.put(key, new byte[] {1}, 0);
+                store.put(key, new byte[] {2}, RETENTION);
+                List<Long> starts = new ArrayList<>();
+                try (KeyValueIterator<Windowed<Bytes>, byte[]> it = store.fetchAll(0, RETENTION)) {
+                    it.forEachRemaining(kv -> starts.add(kv.key.window().start()));
+                }
+                assertEquals(emitsOnClose ? List.of(0L, RETENTION) : List.of(RETENTION), starts);
+                assertArrayEquals(emitsOnClose ? new byte[] {1} : null, store.fetch(key, 0));
+            } finally {
+                store.close();
+                TestDirs.delete(dir);
+            }
+        }
+    }
+
+    private VarveWindowStore open(Path dir, boolean emitsOnClose) {
+        VarveWindowStore store = new VarveWindowStore("window-model", RETENTION, SEGMENT, WINDOW, false,
+                emitsOnClose, OPTIONS);
         TestStoreContext context = new TestStoreContext(dir);
         store.init(context, store);
         restoreCallback = (BatchingStateRestoreCallback) Objects.requireNonNull(context.restoreCallback);

@@ -4,10 +4,12 @@ import io.varve.kafka.streams.TopologyRuns.Stores;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.EmitStrategy;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.SessionWindows;
@@ -21,8 +23,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -42,10 +46,19 @@ class WindowedTopologyTest {
     Path temp;
 
     static void windowedSum(StreamsBuilder builder) {
+        windowedSum(builder, EmitStrategy.onWindowUpdate());
+    }
+
+    static void windowedSumOnClose(StreamsBuilder builder) {
+        windowedSum(builder, EmitStrategy.onWindowClose());
+    }
+
+    private static void windowedSum(StreamsBuilder builder, EmitStrategy emit) {
         builder.stream("events", Consumed.with(Serdes.String(), Serdes.Long()))
                 .groupByKey()
                 .windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofSeconds(10), Duration.ofSeconds(5))
                         .advanceBy(Duration.ofSeconds(5)))
+                .emitStrategy(emit)
                 .aggregate(() -> 0L, (key, value, sum) -> sum + value,
                         Materialized.<String, Long, org.apache.kafka.streams.state.WindowStore<
                                 org.apache.kafka.common.utils.Bytes, byte[]>>as("windowed-sums")
@@ -57,9 +70,18 @@ class WindowedTopologyTest {
     }
 
     static void sessionCount(StreamsBuilder builder) {
+        sessionCount(builder, EmitStrategy.onWindowUpdate());
+    }
+
+    static void sessionCountOnClose(StreamsBuilder builder) {
+        sessionCount(builder, EmitStrategy.onWindowClose());
+    }
+
+    private static void sessionCount(StreamsBuilder builder, EmitStrategy emit) {
         builder.stream("events", Consumed.with(Serdes.String(), Serdes.Long()))
                 .groupByKey()
                 .windowedBy(SessionWindows.ofInactivityGapAndGrace(Duration.ofSeconds(4), Duration.ofSeconds(3)))
+                .emitStrategy(emit)
                 .count(Materialized.as("session-counts"))
                 .toStream()
                 .map((windowed, count) -> KeyValue.pair(describe(windowed), count))
@@ -87,6 +109,9 @@ class WindowedTopologyTest {
 
     private List<KeyValue<String, Long>> run(Stores stores, Path stateDir, Consumer<StreamsBuilder> topology) {
         Properties props = TopologyRuns.config(stores, stateDir);
+        // Emitting on window close checks for closed windows on every record, not once a wall-clock second
+        // (the driver's wall clock stands still).
+        props.put(StreamsConfig.InternalConfig.EMIT_INTERVAL_MS_KSTREAMS_WINDOWED_AGGREGATION, 0L);
         List<Instant> times = new ArrayList<>();
         List<KeyValue<String, Long>> events = events(times);
         try (TopologyTestDriver driver = new TopologyTestDriver(TopologyRuns.build(props, topology), props, START)) {
@@ -118,5 +143,39 @@ class WindowedTopologyTest {
                 WindowedTopologyTest::sessionCount);
         assertTrue(onVarve.stream().anyMatch(kv -> kv.value == null), "merged sessions leave tombstones");
         assertEquals(onRocksDb, onVarve);
+    }
+
+    @Test
+    void windowedAggregationEmittingOnWindowCloseOnVarveMatchesRocksDb() {
+        List<KeyValue<String, Long>> onVarve = run(Stores.VARVE, temp.resolve("varve"),
+                WindowedTopologyTest::windowedSumOnClose);
+        List<KeyValue<String, Long>> onRocksDb = run(Stores.ROCKSDB, temp.resolve("rocksdb"),
+                WindowedTopologyTest::windowedSumOnClose);
+        assertFalse(onVarve.isEmpty());
+        assertEquals(perKey(onRocksDb), perKey(onVarve));
+    }
+
+    @Test
+    void sessionWindowCountEmittingOnWindowCloseOnVarveMatchesRocksDb() {
+        List<KeyValue<String, Long>> onVarve = run(Stores.VARVE, temp.resolve("varve"),
+                WindowedTopologyTest::sessionCountOnClose);
+        List<KeyValue<String, Long>> onRocksDb = run(Stores.ROCKSDB, temp.resolve("rocksdb"),
+                WindowedTopologyTest::sessionCountOnClose);
+        assertFalse(onVarve.isEmpty());
+        assertEquals(perKey(onRocksDb), perKey(onVarve));
+    }
+
+    /**
+     * Each record key's results in the order they came out. Emitting on window close, one check emits the
+     * closed windows of every key: RocksDB's time-ordered store yields them by time, then key, Varve's
+     * key-ordered segments by key, then time; what each key's consumers see is the same.
+     */
+    private static Map<String, List<KeyValue<String, Long>>> perKey(List<KeyValue<String, Long>> output) {
+        Map<String, List<KeyValue<String, Long>>> byKey = new TreeMap<>();
+        for (KeyValue<String, Long> record : output) {
+            byKey.computeIfAbsent(record.key.substring(0, record.key.indexOf('@')), k -> new ArrayList<>())
+                    .add(record);
+        }
+        return byKey;
     }
 }

@@ -1,12 +1,11 @@
 package io.varve.server.cluster;
 
 import io.varve.core.WriteBatch;
-import io.varve.server.command.KeySlot;
 import io.varve.server.store.KeyEncoding;
 
 /**
- * The group a commit belongs to, read from its engine keys: the slot of the user key inside each metadata
- * key and subkey ({@link KeyEncoding}), mapped through the slot map. The server's own internal keys (the
+ * The group a commit belongs to, read from its engine keys: the slot each metadata key and subkey carries
+ * after its first byte ({@link KeyEncoding}'s slotted layout), mapped through the slot map. The server's own internal keys (the
  * version floor, write barriers) belong to no slot and go with the command that writes them.
  */
 final class BatchRouting {
@@ -39,6 +38,9 @@ final class BatchRouting {
 
             private void note(byte[] key) {
                 int slot = slotOf(key);
+                if (slot < 0 && (KeyEncoding.isMetadataKey(key) || KeyEncoding.looksLikeSubkey(key))) {
+                    throw new IllegalStateException("a key of the plain layout in a cluster node's commit");
+                }
                 if (slot < 0 || group[0] == SEVERAL_GROUPS) {
                     return;
                 }
@@ -49,15 +51,11 @@ final class BatchRouting {
         return group[0];
     }
 
-    /** The slot of the user key an engine key belongs to; -1 for an internal key. */
+    /**
+     * The slot an engine key belongs to, read from the key (a cluster node's keyspace is in the slotted
+     * layout, {@link KeyEncoding}); -1 for an internal key.
+     */
     static int slotOf(byte[] engineKey) {
-        if (KeyEncoding.isMetadataKey(engineKey)) {
-            return KeySlot.of(KeyEncoding.userKeyOfMetadata(engineKey));
-        }
-        int prefix = KeyEncoding.subkeyPrefixLength(engineKey);
-        if (prefix >= 0) {
-            return KeySlot.of(KeyEncoding.userKeyOfSubkey(engineKey, prefix));
-        }
-        return -1;
+        return KeyEncoding.slotOf(engineKey);
     }
 }

@@ -71,7 +71,8 @@ final class ClusterGroups implements AutoCloseable {
 
     /**
      * Opens this node's member of group {@code g} (members {@code peers}) unless open, with a gate that accepts
-     * the group's seed slots until its own entries say otherwise.
+     * the group's seed slots until its own entries say otherwise, and that names what the group's snapshots
+     * carry.
      */
     synchronized void open(int g, List<String> peers, int seedGroups) throws IOException {
         if (member(g) != null) {
@@ -79,7 +80,7 @@ final class ClusterGroups implements AutoCloseable {
         }
         SlotGate gate = SlotGate.open(db, g, SlotGate.seed(g, seedGroups), gates);
         ReplicatedDb group = ReplicatedDb.openShared(process, ClusterTopology.groupName(g), peers, options, db,
-                gate);
+                gate, gate);
         GroupMember member = new GroupMember(group, "write-barrier/" + ClusterTopology.groupName(g));
         if (keyspace != null) {
             attach(member, keyspace);

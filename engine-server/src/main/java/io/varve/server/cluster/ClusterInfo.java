@@ -116,6 +116,7 @@ final class ClusterInfo {
                 + ",term=" + status.term()
                 + ",commit=" + status.commitIndex()
                 + ",applied=" + status.appliedIndex()
-                + ",last=" + status.lastLogIndex();
+                + ",last=" + status.lastLogIndex()
+                + ",snapshots_installed=" + replicated.snapshotsInstalled();
     }
 }

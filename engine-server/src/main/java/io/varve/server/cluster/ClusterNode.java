@@ -6,6 +6,7 @@ import io.varve.core.WriteBatch;
 import io.varve.core.WriteOptions;
 import io.varve.raftlog.RaftLogOptions;
 import io.varve.replication.NotLeaderException;
+import io.varve.replication.ReplicatedDb;
 import io.varve.replication.ReplicatedDbOptions;
 import io.varve.replication.ReplicationProcess;
 import io.varve.server.command.ClusterOperations;
@@ -88,12 +89,18 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
     private final PeerLinks peers;
     private final TopologyReconciler reconciler;
     private final ClusterAdmin admin;
+    private static final int NONE = -1;
+    private static final int EVERY = -2;
     /**
      * The group the command running on this thread was admitted for (-1: none), its admission stamp, the
-     * topology epoch it was routed by, and its slot.
+     * topology epoch it was routed by, its slot, and which groups' snapshot installs {@link #run} holds off:
+     * one group (a replica read of it), {@link #EVERY} follower group (a keyless read), or {@link #NONE}.
      */
     private static final ThreadLocal<long[]> CURRENT =
-            ThreadLocal.withInitial(() -> new long[] {-1, GroupMember.BACKGROUND, 0, -1});
+            ThreadLocal.withInitial(() -> new long[] {-1, GroupMember.BACKGROUND, 0, -1, NONE});
+    /** The keyless commands that read the keys of the slots this node serves. */
+    private static final java.util.Set<String> WALKS_KEYS = java.util.Set.of("scan", "keys", "dbsize", "randomkey",
+            "cluster");
 
     private ClusterNode(ReplicationProcess process, Db db, ClusterGroups groups, TopologyState state,
                         String self) {
@@ -117,6 +124,7 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
             throws IOException {
         ReplicatedDbOptions options = ReplicatedDbOptions.defaults()
                 .withDbOptions(dbOptions)
+                .withSnapshotIntervalSecs(settings.snapshotIntervalSecs())
                 .withElectionTimeoutMs(settings.electionTimeoutMs())
                 .withRequestTimeoutMs(REQUEST_TIMEOUT_MS)
                 .withReadMode(settings.leaseReads() ? ReplicatedDbOptions.ReadMode.LEASE
@@ -208,6 +216,11 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
         return db;
     }
 
+    /** This node's member of group {@code g}, for tests. */
+    ReplicatedDb group(int g) {
+        return groups.member(g).replicated();
+    }
+
     @Override
     public void attach(Keyspace keyspace) {
         groups.attach(keyspace);
@@ -230,6 +243,7 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
         long[] current = CURRENT.get();
         current[0] = -1;
         current[1] = GroupMember.BACKGROUND;
+        current[4] = NONE;
         String name = spec.name();
         MultiState tx = connection.transaction();
         boolean exec = name.equals("exec");
@@ -261,6 +275,7 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
                 }
                 return "ERR " + name.toUpperCase(Locale.ROOT) + " is not allowed in cluster mode";
             }
+            current[4] = WALKS_KEYS.contains(name) ? EVERY : NONE;
             return null; // keyless: this node's local state
         }
         boolean tiesTransaction = (tx.active() && !exec) || name.equals("watch");
@@ -277,6 +292,7 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
         }
         if (!member.isLeader()) {
             if (!write && connection.replicaReads()) {
+                current[4] = group;
                 return null; // a possibly stale read of this node's state
             }
             return redirect(slot, group);
@@ -316,6 +332,39 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
         return leader == null ? "CLUSTERDOWN The cluster is down" : "MOVED " + slot + " " + leader;
     }
 
+    /**
+     * Runs an admitted command while the groups it reads as a follower install no snapshot, so it sees each
+     * group's ranges before or after an install, never emptied halfway: the group of a replica read, or every
+     * group this node follows for a keyless command that walks the keys of served slots (SCAN, KEYS, DBSIZE,
+     * RANDOMKEY, CLUSTER COUNTKEYSINSLOT/GETKEYSINSLOT). Leaders never install.
+     */
+    @Override
+    public void run(Runnable command) {
+        long[] current = CURRENT.get();
+        int held = (int) current[4];
+        current[4] = NONE; // commands run inside this one (EXEC's) are covered by it
+        if (held == NONE) {
+            command.run();
+        } else {
+            GroupMember[] members = groups.members();
+            runHolding(members, held == EVERY ? 0 : held, held == EVERY ? members.length : held + 1, command);
+        }
+    }
+
+    /** Runs {@code command} holding off the installs of the follower groups among {@code members[from, to)}. */
+    private static void runHolding(GroupMember[] members, int from, int to, Runnable command) {
+        if (from >= to || from >= members.length) {
+            command.run();
+        } else if (members[from] == null || members[from].isLeader()) {
+            runHolding(members, from + 1, to, command);
+        } else {
+            members[from].replicated().readWhileNoSnapshotLoads(() -> {
+                runHolding(members, from + 1, to, command);
+                return null;
+            });
+        }
+    }
+
     @Override
     public String refusesWaiting() {
         long[] current = CURRENT.get();
@@ -353,6 +402,12 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
             throw new RedisError("TRYAGAIN this node does not lead the group of these keys now; retry");
         }
         member.write(batch, stamp);
+    }
+
+    /** Routing reads each write's slot from its keys ({@link BatchRouting}), and snapshots export slot ranges. */
+    @Override
+    public boolean slotsInKeys() {
+        return true;
     }
 
     @Override

@@ -1,7 +1,9 @@
 package io.varve.server.cluster;
 
 import io.varve.core.Db;
+import io.varve.core.WriteOptions;
 import io.varve.replication.ApplyGate;
+import io.varve.replication.GroupShare;
 import io.varve.replication.ReplicatedBatch;
 import io.varve.server.command.KeySlot;
 import io.varve.server.store.KeyEncoding;
@@ -11,6 +13,7 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
@@ -29,51 +32,62 @@ import java.util.List;
  * <pre>
  *   fence:  u8 FENCE  | u64 change id | ranges slots
  *   accept: u8 ACCEPT | u64 change id | ranges slots | u16 sources { u16 group }
- *   stored: u8 STATE  | u64 last change id | ranges accepted      (what the gate writes in their place)
+ *   stored: a {@link SlotGateState}                                (what the gate writes in their place)
  * </pre>
  * (ranges as in {@link TopologyState}). The gate rewrites a control entry into the resulting state, so the
- * database holds the accepted set as of its applied index, read back when the member opens; a group that has
+ * database holds the gate's state as of its applied index, read back when the member opens; a group that has
  * none yet accepts its seed ranges. A control entry older than the last one applied (a delayed retry) is
  * refused.
  *
- * <p>Threads: {@link #admit} runs on the group's state-machine thread; {@link #accepts} on command threads
- * reads the volatile set, replaced whole on each change.
+ * <p><b>Snapshots.</b> The gate is also the group's {@link GroupShare}: a snapshot carries the gate's state and
+ * the key ranges ({@link GroupKeyRanges}) of the slots the group accepts and of every slot it handed away. An
+ * install runs in two steps, each replacing its ranges:
+ * <ol>
+ *   <li>the slots handed away by fences this member never applied (it lacks the group's last writes to them,
+ *       and no group writes them here: their new owner's accept waits for this group's fence). Then the gate
+ *       takes the snapshot's change id and handed-away slots and keeps, of the slots it accepted, those the
+ *       snapshot accepts too, stored durably, and wakes the groups waiting for its fences.</li>
+ *   <li>first waiting, for every accept entry behind the slots the snapshot accepts, until each group the
+ *       slots came from has applied its fence here ({@link SlotGates#awaitChange}), as the accept entry itself
+ *       waited when this member applied it (then the wait ends at once): the old owner's entries before its
+ *       fence may still write those slots here, and would land on top of the snapshot's newer records. Then
+ *       the slots the snapshot accepts are replaced and the gate takes the snapshot's state, stored durably;
+ *       only now does it accept the slots it took over.</li>
+ * </ol>
+ * The first step never waits, so the groups waiting for this group's fences never wait for its install; the
+ * second waits only for fences of changes up to the snapshot's, each reached without waiting on this group
+ * (control entries apply in change order, and every wait is for a smaller or equal change), so installs
+ * and moves cannot wait on each other in a circle. A crash between the steps leaves the stored state of the
+ * first: the load that follows finds no fence unapplied and skips straight to the second.
+ *
+ * <p>Threads: {@link #admit} and the snapshot methods run on the group's state-machine thread; {@link #accepts}
+ * on command threads reads the volatile state, replaced whole on each change.
  */
-final class SlotGate implements ApplyGate {
+final class SlotGate implements ApplyGate, GroupShare {
 
     static final byte STATE = 0;
     static final byte FENCE = 1;
     static final byte ACCEPT = 2;
 
     private final int group;
+    private final Db db;
     private final byte[] controlKey;
     private final SlotGates gates;
-    private volatile BitSet accepted;
-    private volatile long lastChange;
+    private volatile SlotGateState state;
 
-    private SlotGate(int group, BitSet accepted, long lastChange, SlotGates gates) {
+    private SlotGate(int group, Db db, SlotGateState state, SlotGates gates) {
         this.group = group;
+        this.db = db;
         this.controlKey = controlKey(group);
-        this.accepted = accepted;
-        this.lastChange = lastChange;
+        this.state = state;
         this.gates = gates;
     }
 
     /** The gate of {@code group} as the database holds it, or accepting {@code seed} if it holds none. */
     static SlotGate open(Db db, int group, BitSet seed, SlotGates gates) {
         byte[] stored = db.get(controlKey(group));
-        SlotGate gate;
-        if (stored == null) {
-            gate = new SlotGate(group, (BitSet) seed.clone(), 0, gates);
-        } else {
-            try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(stored))) {
-                in.readByte();
-                long last = in.readLong();
-                gate = new SlotGate(group, TopologyState.readRanges(in), last, gates);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
+        SlotGate gate = new SlotGate(group, db,
+                stored == null ? SlotGateState.seeded(seed) : SlotGateState.decode(stored), gates);
         gates.register(group, gate);
         return gate;
     }
@@ -93,17 +107,22 @@ final class SlotGate implements ApplyGate {
     }
 
     boolean accepts(int slot) {
-        return accepted.get(slot);
+        return state.accepts(slot);
     }
 
     /** The slots it accepts now (a copy). */
     BitSet accepted() {
-        return (BitSet) accepted.clone();
+        return state.accepted();
     }
 
     /** The id of the last change this group applied here (0: none). */
     long lastChange() {
-        return lastChange;
+        return state.lastChange();
+    }
+
+    /** Everything the gate knows now. */
+    SlotGateState state() {
+        return state;
     }
 
     @Override
@@ -111,10 +130,10 @@ final class SlotGate implements ApplyGate {
         if (ops.size() == 1 && Arrays.equals(ops.getFirst().key(), controlKey) && ops.getFirst().value() != null) {
             return control(ops.getFirst());
         }
-        BitSet now = accepted;
+        SlotGateState now = state;
         for (ReplicatedBatch.Op op : ops) {
             int slot = BatchRouting.slotOf(op.key());
-            if (slot >= 0 && !now.get(slot)) {
+            if (slot >= 0 && !now.accepts(slot)) {
                 return null;
             }
         }
@@ -122,33 +141,73 @@ final class SlotGate implements ApplyGate {
     }
 
     private List<ReplicatedBatch.Op> control(ReplicatedBatch.Op op) {
-        BitSet next = (BitSet) accepted.clone();
-        long change;
+        SlotGateState now = state;
+        SlotGateState next;
         try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(op.value()))) {
             byte kind = in.readByte();
-            change = in.readLong();
-            if (kind == STATE || change < lastChange) {
+            long change = in.readLong();
+            if (kind == STATE || change < now.lastChange()) {
                 return null;
             }
             BitSet slots = TopologyState.readRanges(in);
             if (kind == FENCE) {
-                next.andNot(slots);
+                next = now.fence(change, slots);
             } else {
+                List<Integer> sources = new ArrayList<>();
                 for (int i = in.readUnsignedShort(); i > 0; i--) {
                     int source = in.readUnsignedShort();
+                    sources.add(source);
                     if (source != group) {
                         gates.awaitChange(source, change);
                     }
                 }
-                next.or(slots);
+                next = now.accept(change, slots, sources);
             }
         } catch (IOException e) {
             return null;
         }
-        accepted = next;
-        lastChange = change;
+        state = next;
         gates.changed();
-        return List.of(new ReplicatedBatch.Op(op.family(), op.key(), encodeState(change, next)));
+        return List.of(new ReplicatedBatch.Op(op.family(), op.key(), next.encode()));
+    }
+
+    // ---- snapshots (GroupShare)
+
+    @Override
+    public Saved save() {
+        SlotGateState now = state;
+        List<Db.Range> ranges = new ArrayList<>(GroupKeyRanges.of(now.accepted()));
+        now.fenced().values().forEach(slots -> ranges.addAll(GroupKeyRanges.of(slots)));
+        ranges.sort((a, b) -> Arrays.compareUnsigned(a.start(), b.start()));
+        return new Saved(ranges, now.encode());
+    }
+
+    @Override
+    public List<InstallStep> install(Saved saved) {
+        SlotGateState local = state;
+        SlotGateState snapshot = SlotGateState.decode(saved.state());
+        List<Db.Range> missedFences = new ArrayList<>();
+        snapshot.fenced().tailMap(local.lastChange(), false).values()
+                .forEach(slots -> missedFences.addAll(GroupKeyRanges.of(slots)));
+        InstallStep fences = new InstallStep(() -> { }, missedFences,
+                () -> adopt(local.fencedAsOf(snapshot)));
+        InstallStep accepts = new InstallStep(() -> {
+            snapshot.taken().forEach((change, taken) -> {
+                for (int source : taken.sources()) {
+                    if (source != group) {
+                        gates.awaitChange(source, change);
+                    }
+                }
+            });
+        }, GroupKeyRanges.of(snapshot.accepted()), () -> adopt(snapshot));
+        return List.of(fences, accepts);
+    }
+
+    /** Takes {@code next} as this gate's state, stored durably first, and tells the groups waiting on it. */
+    private void adopt(SlotGateState next) {
+        db.put(WriteOptions.SYNC, controlKey, next.encode());
+        state = next;
+        gates.changed();
     }
 
     private static ReplicatedBatch control(int group, byte kind, long change, BitSet slots, List<Integer> sources) {
@@ -169,18 +228,6 @@ final class SlotGate implements ApplyGate {
         return new ReplicatedBatch().put(controlKey(group), bytes.toByteArray());
     }
 
-    private static byte[] encodeState(long change, BitSet slots) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (DataOutputStream out = new DataOutputStream(bytes)) {
-            out.writeByte(STATE);
-            out.writeLong(change);
-            TopologyState.writeRanges(out, slots);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return bytes.toByteArray();
-    }
-
     /** The seed ranges of {@code group}: its share of an even map of {@code seedGroups} groups, or none. */
     static BitSet seed(int group, int seedGroups) {
         BitSet slots = new BitSet(KeySlot.SLOTS);
@@ -192,7 +239,6 @@ final class SlotGate implements ApplyGate {
 
     @Override
     public String toString() {
-        return "SlotGate[" + ClusterTopology.groupName(group) + ", change " + lastChange + ", "
-                + accepted.cardinality() + " slots]";
+        return "SlotGate[" + ClusterTopology.groupName(group) + ", " + state + "]";
     }
 }

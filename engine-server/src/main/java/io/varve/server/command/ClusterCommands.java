@@ -61,7 +61,7 @@ final class ClusterCommands {
         } else if (c.argCount() == 3 && c.argIs(1, "countkeysinslot")) {
             int slot = slotArgument(c);
             c.reply().integer(c.server().routing().servedSlots().serves(slot)
-                    ? ServedKeys.count(c.keyspace(), key -> KeySlot.of(key) == slot) : 0);
+                    ? ServedKeys.count(c.keyspace(), oneSlot(slot)) : 0);
         } else if (c.argCount() == 4 && c.argIs(1, "getkeysinslot")) {
             int slot = slotArgument(c);
             long count = Args.parseLong(c.arg(3));
@@ -87,14 +87,20 @@ final class ClusterCommands {
 
     /**
      * Up to {@code limit} live keys of {@code slot} in this node's state; none for a slot this node does not
-     * serve, as a Redis Cluster node holds none of them. The keyspace is not laid out by slot, so this walks
-     * every key (docs/cluster.md says what a slot prefix would change).
+     * serve, as a Redis Cluster node holds none of them. A cluster node's keys carry their slot, so this
+     * reads the slot's key range only.
      */
     private static List<byte[]> keysInSlot(CommandCall c, int slot, long limit) {
         if (!c.server().routing().servedSlots().serves(slot)) {
             return List.of();
         }
-        return ServedKeys.list(c.keyspace(), key -> KeySlot.of(key) == slot, limit);
+        return ServedKeys.list(c.keyspace(), oneSlot(slot), limit);
+    }
+
+    private static java.util.BitSet oneSlot(int slot) {
+        java.util.BitSet slots = new java.util.BitSet(KeySlot.SLOTS);
+        slots.set(slot);
+        return slots;
     }
 
     /**

@@ -40,7 +40,7 @@ final class KeyCommands {
         b.add("pexpiretime", 2, "readonly fast", 1, 1, 1, c -> expireTime(c, true));
         b.add("touch", -2, "readonly fast", 1, -1, 1, KeyCommands::touch);
         b.add("randomkey", 1, "readonly random", c -> c.reply().bulk(io.varve.server.types.RandomKey.pick(c.keyspace(),
-                c.server().routing().servedSlots()::servesKey)));
+                c.server().routing().servedSlots().slots())));
         b.add("persist", 2, "write fast", 1, 1, 1, KeyCommands::persist);
         b.add("rename", 3, "write", 1, 2, 1, c -> rename(c, false));
         b.add("renamenx", 3, "write fast", 1, 2, 1, c -> rename(c, true));
@@ -153,8 +153,7 @@ final class KeyCommands {
         boolean filtered = typeGiven;
         ServedSlots served = c.server().routing().servedSlots();
         RedisKeys.ScanPage page = c.types().keys().scan(resume, count, prefixOf(glob),
-                key -> (pattern == null || pattern.matches(key)) && served.servesKey(key),
-                t -> !filtered || t == wanted);
+                key -> pattern == null || pattern.matches(key), t -> !filtered || t == wanted, served.slots());
         long next = page.resumeAfter() == null ? 0 : c.server().scanCursors().save(SCAN_OWNER, page.resumeAfter());
         Reply r = c.reply();
         r.arrayHeader(2);
@@ -171,7 +170,7 @@ final class KeyCommands {
     private static void keys(CommandCall c) {
         Glob glob = new Glob(c.arg(1));
         ServedSlots served = c.server().routing().servedSlots();
-        List<byte[]> found = c.types().keys().keys(prefixOf(glob), key -> glob.matches(key) && served.servesKey(key));
+        List<byte[]> found = c.types().keys().keys(prefixOf(glob), glob::matches, served.slots());
         c.reply().arrayHeader(found.size());
         found.forEach(c.reply()::bulk);
     }

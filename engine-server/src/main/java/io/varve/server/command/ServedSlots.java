@@ -49,6 +49,11 @@ public final class ServedSlots {
         return union == null || union.get(slot);
     }
 
+    /** The served slots, a copy; null when {@link #everySlot}. */
+    public BitSet slots() {
+        return union == null ? null : (BitSet) union.clone();
+    }
+
     /** Whether the slot of user key {@code key} is served. */
     public boolean servesKey(byte[] key) {
         return union == null || union.get(KeySlot.of(key));

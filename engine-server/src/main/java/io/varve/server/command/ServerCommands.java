@@ -119,7 +119,7 @@ final class ServerCommands {
             throw new RedisError("READONLY You can't write against a read only replica.");
         }
         for (java.util.BitSet slots : served.groups()) {
-            c.keyspace().flushKeys(key -> slots.get(KeySlot.of(key)));
+            c.keyspace().flushSlots(slots);
         }
     }
 
@@ -127,7 +127,7 @@ final class ServerCommands {
     private static void dbsize(CommandCall c) {
         ServedSlots served = c.server().routing().servedSlots();
         c.reply().integer(served.everySlot() ? c.keyspace().countKeys()[0]
-                : ServedKeys.count(c.keyspace(), served::servesKey));
+                : ServedKeys.count(c.keyspace(), served.slots()));
     }
 
     private static void shutdown(CommandCall c) {

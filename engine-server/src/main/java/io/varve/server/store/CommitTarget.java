@@ -29,6 +29,15 @@ public interface CommitTarget {
         return true;
     }
 
+    /**
+     * Whether the keyspace writing here must use the slotted layout ({@link Database#SLOTTED}): a target
+     * that splits the keyspace among groups by hash slot reads each write's slot from its engine keys, and
+     * wants each slot's keys to be a key range it can snapshot and replace.
+     */
+    default boolean slotsInKeys() {
+        return false;
+    }
+
     /** Commits straight to {@code db}. */
     static CommitTarget local(Db db) {
         return new CommitTarget() {

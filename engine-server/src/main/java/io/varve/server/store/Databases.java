@@ -29,13 +29,13 @@ public final class Databases {
     /** One {@link Database} per physical number, made once. */
     private final Database[] physicalDatabases;
 
-    private Databases(Db db, int count, int[] physicalOf) {
+    private Databases(Db db, int count, int[] physicalOf, Database zero) {
         this.db = db;
         this.count = count;
         this.physicalOf = physicalOf;
         this.physicalDatabases = new Database[physicalOf.length];
         for (int p = 0; p < physicalOf.length; p++) {
-            physicalDatabases[p] = Database.of(p);
+            physicalDatabases[p] = p == 0 ? zero : Database.of(p);
         }
     }
 
@@ -45,8 +45,19 @@ public final class Databases {
      * physical numbers it does not use.
      */
     public static Databases open(Db db, int count) {
+        return open(db, count, Database.ZERO);
+    }
+
+    /**
+     * {@link #open(Db, int)} with {@code zero} as physical database 0: {@link Database#SLOTTED} for a cluster
+     * node's keyspace, which then has that database only ({@code count} 1).
+     */
+    public static Databases open(Db db, int count, Database zero) {
         if (count < 1 || count > KeyEncoding.MAX_DATABASES) {
             throw new IllegalArgumentException("databases must be between 1 and " + KeyEncoding.MAX_DATABASES);
+        }
+        if (zero.slotted() && count != 1) {
+            throw new IllegalArgumentException("the slotted layout has one database, not " + count);
         }
         byte[] raw = db.get(MAP_KEY);
         int[] stored = raw == null ? new int[0] : decode(raw);
@@ -61,7 +72,7 @@ public final class Databases {
             map[i] = next;
             used.set(next);
         }
-        return new Databases(db, count, map);
+        return new Databases(db, count, map, zero);
     }
 
     /** How many logical databases SELECT accepts. */

@@ -24,7 +24,7 @@ public final class HashStore {
     }
 
     public byte[] get(ReadOptions options, byte[] key, Metadata meta, byte[] field) {
-        return keyspace.db().get(options, KeyEncoding.subkey(key, meta.version(), field));
+        return keyspace.db().get(options, keyspace.database().subkey(key, meta.version(), field));
     }
 
     public byte[] get(byte[] key, Metadata meta, byte[] field) {
@@ -32,11 +32,11 @@ public final class HashStore {
     }
 
     public void put(WriteBatch batch, byte[] key, Metadata meta, byte[] field, byte[] value) {
-        batch.put(KeyEncoding.subkey(key, meta.version(), field), value);
+        batch.put(keyspace.database().subkey(key, meta.version(), field), value);
     }
 
     public void delete(WriteBatch batch, byte[] key, Metadata meta, byte[] field) {
-        batch.delete(KeyEncoding.subkey(key, meta.version(), field));
+        batch.delete(keyspace.database().subkey(key, meta.version(), field));
     }
 
     /**
@@ -45,13 +45,13 @@ public final class HashStore {
      */
     public void forEach(ReadOptions options, byte[] key, Metadata meta, byte[] afterField,
                         BiPredicate<byte[], byte[]> visitor) {
-        byte[] prefix = KeyEncoding.subkeyPrefix(key, meta.version());
+        byte[] prefix = keyspace.database().subkeyPrefix(key, meta.version());
         try (DbIterator it = keyspace.db().iterator(options.withLowerBound(prefix)
                 .withUpperBound(KeyEncoding.prefixEnd(prefix)))) {
             if (afterField == null) {
                 it.seekToFirst();
             } else {
-                byte[] start = KeyEncoding.subkey(key, meta.version(), afterField);
+                byte[] start = keyspace.database().subkey(key, meta.version(), afterField);
                 it.seek(start);
                 if (it.valid() && java.util.Arrays.equals(it.key(), start)) {
                     it.next();

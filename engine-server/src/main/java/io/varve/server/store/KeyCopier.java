@@ -26,7 +26,8 @@ public final class KeyCopier {
      * Adds to {@code batch} the records that make {@code to} of {@code destination} a copy of the live key
      * {@code from} (whose metadata record is {@code rawMetadata}), reading subkeys with {@code options}.
      * Caller holds both keys' locks; whatever {@code to} held before is replaced, its old subkeys becoming
-     * garbage. Subkeys carry no database, so only the metadata record names {@code destination}.
+     * garbage. Subkeys carry no database, so only the metadata record names {@code destination} (both are in
+     * the keyspace's one layout).
      */
     public void copy(ReadOptions options, WriteBatch batch, byte[] from, byte[] rawMetadata, Database destination,
                      byte[] to) {
@@ -39,8 +40,8 @@ public final class KeyCopier {
         long newVersion = keyspace.newVersion();
         byte[] copied = rawMetadata.clone();
         ByteBuffer.wrap(copied).putLong(KeyEncoding.VERSION_OFFSET, newVersion);
-        byte[] oldPrefix = KeyEncoding.subkeyPrefix(from, oldVersion);
-        byte[] newPrefix = KeyEncoding.subkeyPrefix(to, newVersion);
+        byte[] oldPrefix = keyspace.database().subkeyPrefix(from, oldVersion);
+        byte[] newPrefix = destination.subkeyPrefix(to, newVersion);
         try (DbIterator it = keyspace.db().iterator(options.withLowerBound(oldPrefix)
                 .withUpperBound(KeyEncoding.prefixEnd(oldPrefix)))) {
             for (it.seekToFirst(); it.valid(); it.next()) {

@@ -10,6 +10,7 @@ import io.varve.core.WriteOptions;
 import io.varve.core.WriteStallException;
 
 import java.lang.foreign.MemorySegment;
+import java.util.BitSet;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
@@ -82,7 +83,8 @@ public final class Keyspace {
     public Keyspace(Db db, CommitTarget target, boolean syncEveryWrite, LongSupplier clock, int databases) {
         this.db = db;
         this.target = target;
-        this.databases = Databases.open(db, databases);
+        Database zero = target.slotsInKeys() ? Database.SLOTTED : Database.ZERO;
+        this.databases = Databases.open(db, databases, zero);
         this.blocking = new BlockingKeys();
         this.hits = new LongAdder();
         this.misses = new LongAdder();
@@ -95,7 +97,7 @@ public final class Keyspace {
         this.versions = new VersionClock(db, target);
         this.clock = clock;
         this.root = this;
-        this.database = Database.ZERO;
+        this.database = zero;
         this.views = new AtomicReferenceArray<>(this.databases.physicalCount());
         this.views.set(0, this);
     }
@@ -436,7 +438,7 @@ public final class Keyspace {
 
     /** An iterator over the metadata records of every database (the expiry sweep's walk). */
     public DbIterator allMetadataIterator(ReadOptions base) {
-        byte[][] bounds = KeyEncoding.allMetadataBounds();
+        byte[][] bounds = KeyEncoding.allMetadataBounds(root.database.slotted());
         return reads().iterator(base.withLowerBound(bounds[0]).withUpperBound(bounds[1]));
     }
 
@@ -472,18 +474,16 @@ public final class Keyspace {
     }
 
     /**
-     * A cluster node's FLUSHALL/FLUSHDB of one group: deletes this database's keys whose user key
-     * {@code keys} accepts, as seen at one snapshot, holding every write lock, in commits of 1024. Their
-     * subkeys go with their metadata, as after FLUSHDB.
+     * A cluster node's FLUSHALL/FLUSHDB of one group: deletes this database's keys of {@code slots}, as seen
+     * at one snapshot, holding every write lock, in commits of 1024. Their subkeys go with their metadata, as
+     * after FLUSHDB.
      */
-    public void flushKeys(java.util.function.Predicate<byte[]> keys) {
+    public void flushSlots(BitSet slots) {
         try (LockStripes.Held all = lockEverything()) {
             WriteBatch batch = new WriteBatch();
-            try (Snapshot snapshot = db.snapshot(); DbIterator it = metadataIterator(ReadOptions.at(snapshot))) {
+            try (Snapshot snapshot = db.snapshot();
+                 DbIterator it = metadataIterator(ReadOptions.at(snapshot), slots, EMPTY)) {
                 for (it.seekToFirst(); it.valid(); it.next()) {
-                    if (!keys.test(KeyEncoding.userKeyOfMetadata(it.key()))) {
-                        continue;
-                    }
                     batch.delete(it.key());
                     if (batch.count() >= 1024) {
                         commit(batch);
@@ -495,6 +495,17 @@ public final class Keyspace {
                 commit(batch);
             }
         }
+    }
+
+    private static final byte[] EMPTY = new byte[0];
+
+    /**
+     * An iterator over this database's metadata records of the keys in {@code slots} (null: every slot)
+     * that start with {@code userPrefix} (empty: any), in key order: see {@link SlotRangeIterator}. The slotted
+     * layout reads only those slots' ranges; the plain one narrows by the prefix and skips other slots' keys.
+     */
+    public DbIterator metadataIterator(ReadOptions base, BitSet slots, byte[] userPrefix) {
+        return SlotRangeIterator.open(reads(), base, database, slots, userPrefix);
     }
 
     /** An iterator over this database's metadata records (seek with {@link Database#metadataKey}). */

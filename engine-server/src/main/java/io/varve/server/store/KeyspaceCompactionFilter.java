@@ -12,7 +12,7 @@ import java.util.function.LongSupplier;
  * Drops, while compaction rewrites them, the records no Redis client can see any more:
  * <ul>
  *   <li>a <b>metadata</b> record whose expire-at has passed (reads already treat the key as absent);</li>
- *   <li>a <b>subkey</b> whose collection is gone: its key has no metadata, or the metadata has expired,
+ *   <li>a <b>subkey</b> (of either layout, {@link KeyEncoding}) whose collection is gone: its key has no metadata, or the metadata has expired,
  *       holds a type without subkeys (the key was overwritten by a string), or carries another version
  *       (the key was deleted and created again).</li>
  * </ul>
@@ -132,7 +132,7 @@ public final class KeyspaceCompactionFilter implements CompactionFilter {
             }
             return KEEP;
         }
-        if (key[0] == KeyEncoding.SUBKEY_PREFIX && collectionIsDead(key)) {
+        if (KeyEncoding.looksLikeSubkey(key) && collectionIsDead(key)) {
             subkeysRemoved.increment();
             return REMOVE;
         }
@@ -164,14 +164,15 @@ public final class KeyspaceCompactionFilter implements CompactionFilter {
         if (database == null || databases == 0) {
             return false;
         }
-        byte[] userKey = KeyEncoding.userKeyOfSubkey(subkey, prefixLength);
         long version = KeyEncoding.versionOfSubkey(subkey, prefixLength);
         boolean dead = true;
-        // Subkeys carry no database: the collection lives if any database's metadata of the key has its version.
-        for (int d = 0; d < databases && dead; d++) {
+        // Subkeys carry no database: the collection lives if any database's metadata of the key has its
+        // version. A slotted subkey's collection can only be in the slotted layout's one database.
+        int owners = subkey[0] == KeyEncoding.SLOTTED_SUBKEY_PREFIX ? 1 : databases;
+        for (int d = 0; d < owners && dead; d++) {
             byte[] meta;
             try {
-                meta = database.get(KeyEncoding.metadataKey(d, userKey));
+                meta = database.get(KeyEncoding.metadataKeyOfSubkey(subkey, prefixLength, d));
             } catch (RuntimeException closingOrFailed) {
                 return false;
             }

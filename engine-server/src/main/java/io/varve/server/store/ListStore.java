@@ -68,15 +68,15 @@ public final class ListStore {
         if (index < 0 || index >= meta.size()) {
             return null;
         }
-        return keyspace.db().get(options, KeyEncoding.subkey(key, meta.version(), field(head(meta) + index)));
+        return keyspace.db().get(options, keyspace.database().subkey(key, meta.version(), field(head(meta) + index)));
     }
 
     public void put(WriteBatch batch, byte[] key, Metadata meta, long position, byte[] value) {
-        batch.put(KeyEncoding.subkey(key, meta.version(), field(position)), value);
+        batch.put(keyspace.database().subkey(key, meta.version(), field(position)), value);
     }
 
     public void delete(WriteBatch batch, byte[] key, Metadata meta, long position) {
-        batch.delete(KeyEncoding.subkey(key, meta.version(), field(position)));
+        batch.delete(keyspace.database().subkey(key, meta.version(), field(position)));
     }
 
     /** Elements {@code from..to} (indexes, inclusive, already clamped to the list) in order. */
@@ -86,10 +86,10 @@ public final class ListStore {
             return out;
         }
         long head = head(meta);
-        byte[] prefix = KeyEncoding.subkeyPrefix(key, meta.version());
-        byte[] upper = KeyEncoding.subkey(key, meta.version(), field(head + to + 1));
+        byte[] prefix = keyspace.database().subkeyPrefix(key, meta.version());
+        byte[] upper = keyspace.database().subkey(key, meta.version(), field(head + to + 1));
         try (DbIterator it = keyspace.db().iterator(options.withLowerBound(prefix).withUpperBound(upper))) {
-            for (it.seek(KeyEncoding.subkey(key, meta.version(), field(head + from))); it.valid(); it.next()) {
+            for (it.seek(keyspace.database().subkey(key, meta.version(), field(head + from))); it.valid(); it.next()) {
                 out.add(it.value());
             }
         }

@@ -38,7 +38,7 @@ public final class SetPicker {
      * {@link SetPopHints#forget} if that commit fails.
      */
     public List<byte[]> pop(byte[] key, Metadata meta, int count, RandomGenerator random) {
-        byte[] prefix = KeyEncoding.subkeyPrefix(key, meta.version());
+        byte[] prefix = keyspace.database().subkeyPrefix(key, meta.version());
         DeadRuns runs = hints.get(meta.version());
         if (runs == null) {
             runs = learn(ReadOptions.DEFAULT, prefix, meta.version());
@@ -67,7 +67,7 @@ public final class SetPicker {
 
     /** One member found the way {@link #pop} finds one, without removing it; null if the set is empty. */
     public byte[] peek(ReadOptions options, byte[] key, Metadata meta, RandomGenerator random) {
-        byte[] prefix = KeyEncoding.subkeyPrefix(key, meta.version());
+        byte[] prefix = keyspace.database().subkeyPrefix(key, meta.version());
         DeadRuns shared = hints.get(meta.version());
         DeadRuns runs = shared != null ? shared.copy() : learn(options, prefix, meta.version());
         byte[] member = runs == null ? null : pickOne(options, prefix, meta.version(), runs, random, false);
@@ -158,7 +158,7 @@ public final class SetPicker {
      * Returns how many it visited.
      */
     private long forEachLive(ReadOptions options, byte[] key, Metadata meta, DeadRuns runs, Predicate<byte[]> visitor) {
-        byte[] prefix = KeyEncoding.subkeyPrefix(key, meta.version());
+        byte[] prefix = keyspace.database().subkeyPrefix(key, meta.version());
         long visited = 0;
         byte[] from = runs == null ? EMPTY : runs.skip(EMPTY);
         while (from != null) {

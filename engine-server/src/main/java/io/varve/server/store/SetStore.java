@@ -30,28 +30,28 @@ public final class SetStore {
     }
 
     public boolean contains(ReadOptions options, byte[] key, Metadata meta, byte[] member) {
-        return keyspace.db().get(options, KeyEncoding.subkey(key, meta.version(), member)) != null;
+        return keyspace.db().get(options, keyspace.database().subkey(key, meta.version(), member)) != null;
     }
 
     /** Adds {@code member} to the batch; SPOP's hint for the set stops claiming it is dead. */
     public void add(WriteBatch batch, byte[] key, Metadata meta, byte[] member) {
         keyspace.setPopHints().memberAdded(meta.version(), member);
-        batch.put(KeyEncoding.subkey(key, meta.version(), member), EMPTY);
+        batch.put(keyspace.database().subkey(key, meta.version(), member), EMPTY);
     }
 
     public void remove(WriteBatch batch, byte[] key, Metadata meta, byte[] member) {
-        batch.delete(KeyEncoding.subkey(key, meta.version(), member));
+        batch.delete(keyspace.database().subkey(key, meta.version(), member));
     }
 
     /** Visits members in byte order after {@code afterMember} (null: from the first) until the visitor says stop. */
     public void forEach(ReadOptions options, byte[] key, Metadata meta, byte[] afterMember, Predicate<byte[]> visitor) {
-        byte[] prefix = KeyEncoding.subkeyPrefix(key, meta.version());
+        byte[] prefix = keyspace.database().subkeyPrefix(key, meta.version());
         try (DbIterator it = keyspace.db().iterator(options.withLowerBound(prefix)
                 .withUpperBound(KeyEncoding.prefixEnd(prefix)))) {
             if (afterMember == null) {
                 it.seekToFirst();
             } else {
-                byte[] start = KeyEncoding.subkey(key, meta.version(), afterMember);
+                byte[] start = keyspace.database().subkey(key, meta.version(), afterMember);
                 it.seek(start);
                 if (it.valid() && Arrays.equals(it.key(), start)) {
                     it.next();

@@ -158,16 +158,16 @@ public final class StreamStore {
     }
 
     public void putEntry(WriteBatch batch, byte[] key, Metadata meta, StreamId id, List<byte[]> items) {
-        batch.put(KeyEncoding.subkey(key, meta.version(), entryField(id)), encodeItems(items));
+        batch.put(keyspace.database().subkey(key, meta.version(), entryField(id)), encodeItems(items));
     }
 
     public void deleteEntry(WriteBatch batch, byte[] key, Metadata meta, StreamId id) {
-        batch.delete(KeyEncoding.subkey(key, meta.version(), entryField(id)));
+        batch.delete(keyspace.database().subkey(key, meta.version(), entryField(id)));
     }
 
     /** The entry with {@code id}, or null. */
     public Entry entry(ReadOptions options, byte[] key, Metadata meta, StreamId id) {
-        byte[] value = keyspace.db().get(options, KeyEncoding.subkey(key, meta.version(), entryField(id)));
+        byte[] value = keyspace.db().get(options, keyspace.database().subkey(key, meta.version(), entryField(id)));
         return value == null ? null : new Entry(id, decodeItems(value));
     }
 
@@ -181,11 +181,11 @@ public final class StreamStore {
         if (from.compareTo(to) > 0) {
             return out;
         }
-        byte[] prefix = KeyEncoding.subkeyPrefix(key, meta.version());
-        byte[] lower = KeyEncoding.subkey(key, meta.version(), entryField(from));
+        byte[] prefix = keyspace.database().subkeyPrefix(key, meta.version());
+        byte[] lower = keyspace.database().subkey(key, meta.version(), entryField(from));
         StreamId after = to.next();
         byte[] upper = after == null ? concat(prefix, new byte[] {GROUP})
-                : KeyEncoding.subkey(key, meta.version(), entryField(after));
+                : keyspace.database().subkey(key, meta.version(), entryField(after));
         try (DbIterator it = keyspace.db().iterator(options.withLowerBound(lower).withUpperBound(upper))) {
             if (reverse) {
                 it.seekToLast();
@@ -207,10 +207,10 @@ public final class StreamStore {
     /** IDs of the first {@code limit} entries (0: all) from the start, ascending, below {@code below} if not null. */
     public List<StreamId> firstIds(ReadOptions options, byte[] key, Metadata meta, long limit, StreamId below) {
         List<StreamId> out = new ArrayList<>();
-        byte[] prefix = KeyEncoding.subkeyPrefix(key, meta.version());
+        byte[] prefix = keyspace.database().subkeyPrefix(key, meta.version());
         byte[] lower = concat(prefix, new byte[] {ENTRY});
         byte[] upper = below == null ? concat(prefix, new byte[] {GROUP})
-                : KeyEncoding.subkey(key, meta.version(), entryField(below));
+                : keyspace.database().subkey(key, meta.version(), entryField(below));
         try (DbIterator it = keyspace.db().iterator(options.withLowerBound(lower).withUpperBound(upper))) {
             for (it.seekToFirst(); it.valid() && (limit == 0 || out.size() < limit); it.next()) {
                 out.add(StreamId.decode(it.key(), prefix.length + 1));
@@ -226,7 +226,7 @@ public final class StreamStore {
     }
 
     public Group group(ReadOptions options, byte[] key, Metadata meta, byte[] name) {
-        byte[] value = keyspace.db().get(options, KeyEncoding.subkey(key, meta.version(), groupField(name)));
+        byte[] value = keyspace.db().get(options, keyspace.database().subkey(key, meta.version(), groupField(name)));
         return value == null ? null : decodeGroup(name, value);
     }
 
@@ -239,13 +239,13 @@ public final class StreamStore {
         ByteBuffer b = ByteBuffer.allocate(StreamId.BYTES + 24);
         group.lastDelivered().writeTo(b);
         b.putLong(group.entriesRead()).putLong(group.pending()).putLong(group.consumers());
-        batch.put(KeyEncoding.subkey(key, meta.version(), groupField(group.name())), b.array());
+        batch.put(keyspace.database().subkey(key, meta.version(), groupField(group.name())), b.array());
     }
 
     /** Every group of the stream, by name. */
     public List<Group> groups(ReadOptions options, byte[] key, Metadata meta) {
         List<Group> out = new ArrayList<>();
-        byte[] prefix = KeyEncoding.subkeyPrefix(key, meta.version());
+        byte[] prefix = keyspace.database().subkeyPrefix(key, meta.version());
         try (DbIterator it = keyspace.db().iterator(options.withLowerBound(concat(prefix, new byte[] {GROUP}))
                 .withUpperBound(concat(prefix, new byte[] {PENDING})))) {
             for (it.seekToFirst(); it.valid(); it.next()) {
@@ -259,9 +259,9 @@ public final class StreamStore {
 
     /** Deletes the group's record, its pending entries and its consumers. */
     public void deleteGroup(ReadOptions options, WriteBatch batch, byte[] key, Metadata meta, byte[] name) {
-        batch.delete(KeyEncoding.subkey(key, meta.version(), groupField(name)));
+        batch.delete(keyspace.database().subkey(key, meta.version(), groupField(name)));
         for (byte tag : new byte[] {PENDING, CONSUMER}) {
-            byte[] start = KeyEncoding.subkey(key, meta.version(), groupScoped(tag, name, new byte[0]));
+            byte[] start = keyspace.database().subkey(key, meta.version(), groupScoped(tag, name, new byte[0]));
             try (DbIterator it = keyspace.db().iterator(options.withLowerBound(start)
                     .withUpperBound(KeyEncoding.prefixEnd(start)))) {
                 for (it.seekToFirst(); it.valid(); it.next()) {
@@ -280,7 +280,7 @@ public final class StreamStore {
     // ---- pending entries
 
     public Pending pending(ReadOptions options, byte[] key, Metadata meta, byte[] group, StreamId id) {
-        byte[] value = keyspace.db().get(options, KeyEncoding.subkey(key, meta.version(),
+        byte[] value = keyspace.db().get(options, keyspace.database().subkey(key, meta.version(),
                 groupScoped(PENDING, group, id.encode())));
         return value == null ? null : decodePending(id, value);
     }
@@ -297,20 +297,20 @@ public final class StreamStore {
     public void putPending(WriteBatch batch, byte[] key, Metadata meta, byte[] group, Pending p) {
         ByteBuffer b = ByteBuffer.allocate(16 + p.consumer().length);
         b.putLong(p.deliveryTime()).putLong(p.deliveryCount()).put(p.consumer());
-        batch.put(KeyEncoding.subkey(key, meta.version(), groupScoped(PENDING, group, p.id().encode())), b.array());
+        batch.put(keyspace.database().subkey(key, meta.version(), groupScoped(PENDING, group, p.id().encode())), b.array());
     }
 
     public void deletePending(WriteBatch batch, byte[] key, Metadata meta, byte[] group, StreamId id) {
-        batch.delete(KeyEncoding.subkey(key, meta.version(), groupScoped(PENDING, group, id.encode())));
+        batch.delete(keyspace.database().subkey(key, meta.version(), groupScoped(PENDING, group, id.encode())));
     }
 
     /** Visits a group's pending entries from {@code from} on, ascending, while {@code visitor} returns true. */
     public void forEachPending(ReadOptions options, byte[] key, Metadata meta, byte[] group, StreamId from,
                                java.util.function.Predicate<Pending> visitor) {
-        byte[] start = KeyEncoding.subkey(key, meta.version(), groupScoped(PENDING, group, new byte[0]));
+        byte[] start = keyspace.database().subkey(key, meta.version(), groupScoped(PENDING, group, new byte[0]));
         try (DbIterator it = keyspace.db().iterator(options.withLowerBound(start)
                 .withUpperBound(KeyEncoding.prefixEnd(start)))) {
-            it.seek(KeyEncoding.subkey(key, meta.version(), groupScoped(PENDING, group, from.encode())));
+            it.seek(keyspace.database().subkey(key, meta.version(), groupScoped(PENDING, group, from.encode())));
             for (; it.valid(); it.next()) {
                 if (!visitor.test(decodePending(StreamId.decode(it.key(), start.length), it.value()))) {
                     return;
@@ -321,7 +321,7 @@ public final class StreamStore {
 
     /** The first and last pending IDs of a group, or null when it has none. */
     public StreamId[] pendingBounds(ReadOptions options, byte[] key, Metadata meta, byte[] group) {
-        byte[] start = KeyEncoding.subkey(key, meta.version(), groupScoped(PENDING, group, new byte[0]));
+        byte[] start = keyspace.database().subkey(key, meta.version(), groupScoped(PENDING, group, new byte[0]));
         try (DbIterator it = keyspace.db().iterator(options.withLowerBound(start)
                 .withUpperBound(KeyEncoding.prefixEnd(start)))) {
             it.seekToFirst();
@@ -337,7 +337,7 @@ public final class StreamStore {
     // ---- consumers
 
     public Consumer consumer(ReadOptions options, byte[] key, Metadata meta, byte[] group, byte[] name) {
-        byte[] value = keyspace.db().get(options, KeyEncoding.subkey(key, meta.version(),
+        byte[] value = keyspace.db().get(options, keyspace.database().subkey(key, meta.version(),
                 groupScoped(CONSUMER, group, name)));
         return value == null ? null : decodeConsumer(name, value);
     }
@@ -348,18 +348,18 @@ public final class StreamStore {
     }
 
     public void putConsumer(WriteBatch batch, byte[] key, Metadata meta, byte[] group, Consumer c) {
-        batch.put(KeyEncoding.subkey(key, meta.version(), groupScoped(CONSUMER, group, c.name())),
+        batch.put(keyspace.database().subkey(key, meta.version(), groupScoped(CONSUMER, group, c.name())),
                 ByteBuffer.allocate(16).putLong(c.seenTime()).putLong(c.pending()).array());
     }
 
     public void deleteConsumer(WriteBatch batch, byte[] key, Metadata meta, byte[] group, byte[] name) {
-        batch.delete(KeyEncoding.subkey(key, meta.version(), groupScoped(CONSUMER, group, name)));
+        batch.delete(keyspace.database().subkey(key, meta.version(), groupScoped(CONSUMER, group, name)));
     }
 
     /** Every consumer of a group, by name. */
     public List<Consumer> consumers(ReadOptions options, byte[] key, Metadata meta, byte[] group) {
         List<Consumer> out = new ArrayList<>();
-        byte[] start = KeyEncoding.subkey(key, meta.version(), groupScoped(CONSUMER, group, new byte[0]));
+        byte[] start = keyspace.database().subkey(key, meta.version(), groupScoped(CONSUMER, group, new byte[0]));
         try (DbIterator it = keyspace.db().iterator(options.withLowerBound(start)
                 .withUpperBound(KeyEncoding.prefixEnd(start)))) {
             for (it.seekToFirst(); it.valid(); it.next()) {

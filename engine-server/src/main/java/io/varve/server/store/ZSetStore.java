@@ -158,18 +158,18 @@ public final class ZSetStore {
         }
     }
 
-    static byte[] tagPrefix(byte[] key, long version, byte tag) {
-        byte[] prefix = KeyEncoding.subkeyPrefix(key, version);
+    private byte[] tagPrefix(byte[] key, long version, byte tag) {
+        byte[] prefix = keyspace.database().subkeyPrefix(key, version);
         byte[] out = Arrays.copyOf(prefix, prefix.length + 1);
         out[prefix.length] = tag;
         return out;
     }
 
-    static byte[] memberSubkey(byte[] key, long version, byte[] member) {
+    private byte[] memberSubkey(byte[] key, long version, byte[] member) {
         return concat(tagPrefix(key, version, MEMBER_TAG), member);
     }
 
-    static byte[] scoreSubkey(byte[] key, long version, double score, byte[] member) {
+    private byte[] scoreSubkey(byte[] key, long version, double score, byte[] member) {
         byte[] tagPrefix = tagPrefix(key, version, SCORE_TAG);
         byte[] out = new byte[tagPrefix.length + ScoreCodec.LENGTH + member.length];
         System.arraycopy(tagPrefix, 0, out, 0, tagPrefix.length);

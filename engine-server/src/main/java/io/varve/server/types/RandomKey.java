@@ -9,9 +9,9 @@ import io.varve.server.store.Metadata;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.Predicate;
 
 /**
  * RANDOMKEY over an ordered key space, which has no random access. A database of at most {@link #SMALL} keys is
@@ -28,25 +28,25 @@ public final class RandomKey {
 
     /** A live key of the current database, or null when it has none. */
     public static byte[] pick(Keyspace keyspace) {
-        return pick(keyspace, key -> true);
+        return pick(keyspace, null);
     }
 
     /**
-     * A live key of the current database that {@code served} accepts (a cluster node's own slots), or null
-     * when it has none.
+     * A live key of the current database in {@code slots} (a cluster node's own slots; null: any slot), or
+     * null when it has none.
      */
-    public static byte[] pick(Keyspace keyspace, Predicate<byte[]> served) {
+    public static byte[] pick(Keyspace keyspace, BitSet slots) {
         long now = keyspace.now();
         ThreadLocalRandom random = ThreadLocalRandom.current();
         try (Snapshot snapshot = keyspace.snapshot();
-             DbIterator it = keyspace.metadataIterator(ReadOptions.at(snapshot))) {
+             DbIterator it = keyspace.metadataIterator(ReadOptions.at(snapshot), slots, new byte[0])) {
             List<byte[]> few = new ArrayList<>();
             int examined = 0;
             it.seekToFirst();
             byte[] first = it.valid() ? it.key() : null;
             for (; it.valid() && examined < SMALL; it.next(), examined++) {
                 byte[] key = KeyEncoding.userKeyOfMetadata(it.key());
-                if (served.test(key) && !Metadata.decodeHeader(it.value()).isExpired(now)) {
+                if (!Metadata.decodeHeader(it.value()).isExpired(now)) {
                     few.add(key);
                 }
             }
@@ -58,7 +58,7 @@ public final class RandomKey {
             for (int pass = 0; pass < 2; pass++) {
                 for (; it.valid(); it.next()) {
                     byte[] key = KeyEncoding.userKeyOfMetadata(it.key());
-                    if (served.test(key) && !Metadata.decodeHeader(it.value()).isExpired(now)) {
+                    if (!Metadata.decodeHeader(it.value()).isExpired(now)) {
                         return key;
                     }
                 }

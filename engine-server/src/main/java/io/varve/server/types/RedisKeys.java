@@ -15,6 +15,7 @@ import io.varve.server.store.RedisType;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.List;
 import java.util.function.Predicate;
 
@@ -217,13 +218,15 @@ public final class RedisKeys {
 
     /**
      * @param literalPrefix bytes every matching key starts with (empty: any), which narrows the walk
+     * @param slots         the hash slots whose keys are walked (a cluster node's served slots); null: all
      */
     public ScanPage scan(byte[] resumeAfter, long count, byte[] literalPrefix, Predicate<byte[]> matches,
-                         Predicate<RedisType> typeMatches) {
+                         Predicate<RedisType> typeMatches, BitSet slots) {
         List<byte[]> found = new ArrayList<>();
         byte[] last = null;
         long now = keyspace.now();
-        try (Snapshot snapshot = keyspace.snapshot(); DbIterator it = metadataWalk(snapshot, literalPrefix)) {
+        try (Snapshot snapshot = keyspace.snapshot();
+             DbIterator it = keyspace.metadataIterator(ReadOptions.at(snapshot), slots, literalPrefix)) {
             seekAfter(it, resumeAfter);
             long examined = 0;
             for (; it.valid() && examined < count; it.next(), examined++) {
@@ -240,11 +243,15 @@ public final class RedisKeys {
         }
     }
 
-    /** KEYS: every live key that starts with {@code literalPrefix} and that {@code matches} accepts. */
-    public List<byte[]> keys(byte[] literalPrefix, Predicate<byte[]> matches) {
+    /**
+     * KEYS: every live key of {@code slots} (null: all) that starts with {@code literalPrefix} and that
+     * {@code matches} accepts.
+     */
+    public List<byte[]> keys(byte[] literalPrefix, Predicate<byte[]> matches, BitSet slots) {
         List<byte[]> found = new ArrayList<>();
         long now = keyspace.now();
-        try (Snapshot snapshot = keyspace.snapshot(); DbIterator it = metadataWalk(snapshot, literalPrefix)) {
+        try (Snapshot snapshot = keyspace.snapshot();
+             DbIterator it = keyspace.metadataIterator(ReadOptions.at(snapshot), slots, literalPrefix)) {
             for (it.seekToFirst(); it.valid(); it.next()) {
                 byte[] key = KeyEncoding.userKeyOfMetadata(it.key());
                 if (!Metadata.decodeHeader(it.value()).isExpired(now) && matches.test(key)) {
@@ -253,16 +260,6 @@ public final class RedisKeys {
             }
         }
         return found;
-    }
-
-    /** This database's metadata records, narrowed to keys starting with {@code prefix} if it has bytes. */
-    private DbIterator metadataWalk(Snapshot snapshot, byte[] prefix) {
-        ReadOptions options = ReadOptions.at(snapshot);
-        if (prefix.length > 0) {
-            return keyspace.db().iterator(options.withLowerBound(keyspace.database().metadataKey(prefix))
-                    .withUpperBound(keyspace.database().metadataPrefixEnd(prefix)));
-        }
-        return keyspace.metadataIterator(options);
     }
 
     private static void seekAfter(DbIterator it, byte[] resumeMetaKey) {

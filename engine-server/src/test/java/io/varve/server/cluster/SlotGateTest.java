@@ -4,6 +4,7 @@ import io.varve.core.Db;
 import io.varve.core.Options;
 import io.varve.replication.ReplicatedBatch;
 import io.varve.server.command.KeySlot;
+import io.varve.server.store.Database;
 import io.varve.server.store.KeyEncoding;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -106,7 +107,7 @@ class SlotGateTest {
     }
 
     private static List<ReplicatedBatch.Op> write(byte[] userKey) {
-        return List.of(new ReplicatedBatch.Op("default", KeyEncoding.metadataKey(userKey), new byte[] {1}));
+        return List.of(new ReplicatedBatch.Op("default", Database.SLOTTED.metadataKey(userKey), new byte[] {1}));
     }
 
     /** The operations of a one-entry batch, as the state machine hands them to the gate. */

@@ -3,6 +3,7 @@ package io.varve.server.cluster;
 import io.varve.core.WriteBatch;
 import io.varve.server.command.ClusterView;
 import io.varve.server.command.KeySlot;
+import io.varve.server.store.Database;
 import io.varve.server.store.KeyEncoding;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -12,6 +13,7 @@ import net.jqwik.api.constraints.Size;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The slot map against its definition, and routing of commits by their engine keys against KeySlot. */
@@ -47,16 +49,28 @@ class SlotMapProperties {
                                                @ForAll @IntRange(min = 1, max = 64) int groups) {
         SlotMap map = SlotMap.evenly(groups, 1);
         int expected = map.groupOf(KeySlot.of(key));
-        assertEquals(KeySlot.of(key), BatchRouting.slotOf(KeyEncoding.metadataKey(key)));
-        assertEquals(KeySlot.of(key), BatchRouting.slotOf(KeyEncoding.metadataKey(3, key)));
-        assertEquals(KeySlot.of(key), BatchRouting.slotOf(KeyEncoding.subkey(key, 42, field)));
+        assertEquals(KeySlot.of(key), BatchRouting.slotOf(Database.SLOTTED.metadataKey(key)));
+        assertEquals(KeySlot.of(key), BatchRouting.slotOf(Database.SLOTTED.subkey(key, 42, field)));
+        assertEquals(KeySlot.of(key), BatchRouting.slotOf(Database.SLOTTED.subkeyPrefix(key, 42)));
         WriteBatch batch = new WriteBatch()
-                .put(KeyEncoding.metadataKey(key), new byte[] {1})
-                .put(KeyEncoding.subkey(key, 7, field), new byte[0])
+                .put(Database.SLOTTED.metadataKey(key), new byte[] {1})
+                .put(Database.SLOTTED.subkey(key, 7, field), new byte[0])
                 .put(KeyEncoding.internalKey("version-floor"), new byte[8]);
         assertEquals(expected, BatchRouting.groupOf(batch, map));
         assertEquals(BatchRouting.NO_GROUP,
                 BatchRouting.groupOf(new WriteBatch().put(KeyEncoding.internalKey("x"), new byte[0]), map));
+    }
+
+    @Property
+    void aCommitWithAKeyOfThePlainLayoutIsRefused(@ForAll @Size(max = 40) byte[] key,
+                                                  @ForAll @Size(max = 8) byte[] field) {
+        SlotMap map = SlotMap.evenly(3, 1);
+        for (byte[] plain : List.of(KeyEncoding.metadataKey(key), KeyEncoding.metadataKey(3, key),
+                KeyEncoding.subkey(key, 7, field))) {
+            assertEquals(-1, BatchRouting.slotOf(plain));
+            assertThrows(IllegalStateException.class,
+                    () -> BatchRouting.groupOf(new WriteBatch().put(plain, new byte[0]), map));
+        }
     }
 
     @Property
@@ -65,7 +79,8 @@ class SlotMapProperties {
         SlotMap map = SlotMap.evenly(groups, 1);
         int ga = map.groupOf(KeySlot.of(a));
         int gb = map.groupOf(KeySlot.of(b));
-        WriteBatch batch = new WriteBatch().delete(KeyEncoding.metadataKey(a)).delete(KeyEncoding.metadataKey(b));
+        WriteBatch batch = new WriteBatch().delete(Database.SLOTTED.metadataKey(a))
+                .delete(Database.SLOTTED.metadataKey(b));
         assertEquals(ga == gb ? ga : BatchRouting.SEVERAL_GROUPS, BatchRouting.groupOf(batch, map));
     }
 }

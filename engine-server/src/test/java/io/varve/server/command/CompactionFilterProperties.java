@@ -32,8 +32,9 @@ class CompactionFilterProperties {
     private static final List<String> FIELDS = List.of("x", "y", "z");
 
     @Property(tries = 80)
-    void compactionKeepsWhatClientsSeeAndDropsTheRest(@ForAll("programs") List<String[]> program) throws Exception {
-        try (InProcessServer s = new InProcessServer()) {
+    void compactionKeepsWhatClientsSeeAndDropsTheRest(@ForAll("programs") List<String[]> program,
+            @ForAll boolean slotted) throws Exception {
+        try (InProcessServer s = InProcessServer.of(slotted)) {
             for (String[] op : program) {
                 switch (op[0]) {
                     case "ADVANCE" -> s.clock.addAndGet(Long.parseLong(op[1]));
@@ -71,13 +72,13 @@ class CompactionFilterProperties {
         try (DbIterator it = s.db.iterator()) {
             for (it.seekToFirst(); it.valid(); it.next()) {
                 byte[] key = it.key();
-                if (key[0] == KeyEncoding.METADATA_PREFIX) {
+                if (KeyEncoding.isMetadataKey(key)) {
                     Metadata meta = Metadata.decode(it.value());
                     String user = text(KeyEncoding.userKeyOfMetadata(key));
                     assertFalse(meta.isExpired(now), "expired metadata left on disk: " + user);
                     metadata.put(user, meta);
-                } else if (key[0] == KeyEncoding.SUBKEY_PREFIX) {
-                    // Metadata keys ('m') sort before subkeys ('s'), so every live owner is known by now.
+                } else if (KeyEncoding.looksLikeSubkey(key)) {
+                    // Metadata keys ('m'; slotted 'M') sort before subkeys ('s'; 'S'), so every live owner is known by now.
                     int prefix = KeyEncoding.subkeyPrefixLength(key);
                     String user = text(KeyEncoding.userKeyOfSubkey(key, prefix));
                     Metadata owner = metadata.get(user);

@@ -6,6 +6,9 @@ import io.varve.core.Db;
 import io.varve.core.Options;
 import io.varve.base.fs.MemFileSystem;
 import io.varve.server.resp.Reply;
+import io.varve.core.WriteBatch;
+import io.varve.core.WriteOptions;
+import io.varve.server.store.CommitTarget;
 import io.varve.server.store.Keyspace;
 import io.varve.server.store.KeyspaceCompactionFilter;
 import io.varve.server.store.ScanCursors;
@@ -36,6 +39,8 @@ final class InProcessServer implements AutoCloseable {
     final Map<String, String> configuration = new java.util.concurrent.ConcurrentHashMap<>();
 
     private final int databases;
+    /** Whether the keyspace is laid out as a cluster node's (every key carrying its slot). */
+    private final boolean slotted;
 
     InProcessServer() throws IOException {
         this(16);
@@ -43,15 +48,45 @@ final class InProcessServer implements AutoCloseable {
 
     /** With {@code databases} logical databases (SELECT's range). */
     InProcessServer(int databases) throws IOException {
+        this(databases, false);
+    }
+
+    private InProcessServer(int databases, boolean slotted) throws IOException {
         this.databases = databases;
+        this.slotted = slotted;
         open();
+    }
+
+    /**
+     * A server whose keyspace uses a cluster node's slotted layout (one database), committing locally:
+     * what the model tests run against to check both layouts.
+     */
+    static InProcessServer of(boolean slotted) throws IOException {
+        return slotted ? new InProcessServer(1, true) : new InProcessServer();
     }
 
     private void open() throws IOException {
         db = Db.open(Path.of("/db"), Options.defaults().withFileSystem(files)
                 .withWriteBufferSize(64 << 10).withCompactionFilter(filter));
         filter.attach(db);
-        keyspace = new Keyspace(db, false, clock::get, databases);
+        CommitTarget local = CommitTarget.local(db);
+        CommitTarget target = !slotted ? local : new CommitTarget() {
+            @Override
+            public void write(WriteBatch batch, WriteOptions options) {
+                local.write(batch, options);
+            }
+
+            @Override
+            public boolean local() {
+                return true;
+            }
+
+            @Override
+            public boolean slotsInKeys() {
+                return true;
+            }
+        };
+        keyspace = new Keyspace(db, target, false, clock::get, databases);
         filter.physicalDatabases(keyspace.databases().physicalCount());
         dispatcher = new Dispatcher(CommandTable.standard(), new Context(keyspace, configuration), Dispatcher.Observer.NONE);
     }

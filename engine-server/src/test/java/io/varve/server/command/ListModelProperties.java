@@ -29,10 +29,11 @@ class ListModelProperties implements ModelRun.Model {
     private final Map<String, Long> expiry = new HashMap<>();
 
     @Property(tries = 150)
-    void listsBehaveLikeArrayLists(@ForAll("programs") List<String[]> program) throws Exception {
+    void listsBehaveLikeArrayLists(@ForAll("programs") List<String[]> program,
+            @ForAll boolean slotted) throws Exception {
         lists.clear();
         expiry.clear();
-        ModelRun.run(program, expiry, this);
+        ModelRun.run(program, expiry, this, slotted);
     }
 
     @Override

@@ -37,8 +37,14 @@ final class ModelRun {
      * milliseconds by key), which its command steps keep up to date. Returns how many restarts ran.
      */
     static int run(List<String[]> program, Map<String, Long> expiry, Model model) throws Exception {
+        return run(program, expiry, model, false);
+    }
+
+    /** {@link #run(List, Map, Model)} with the keyspace in the slotted layout of a cluster node, or not. */
+    static int run(List<String[]> program, Map<String, Long> expiry, Model model, boolean slotted)
+            throws Exception {
         int restarts = 0;
-        try (InProcessServer s = new InProcessServer()) {
+        try (InProcessServer s = InProcessServer.of(slotted)) {
             int step = 0;
             for (String[] op : program) {
                 step++;

@@ -33,10 +33,11 @@ class SetModelProperties implements ModelRun.Model {
     private final Map<String, Long> expiry = new HashMap<>();
 
     @Property(tries = 150)
-    void setsBehaveLikeTreeSets(@ForAll("programs") List<String[]> program) throws Exception {
+    void setsBehaveLikeTreeSets(@ForAll("programs") List<String[]> program,
+            @ForAll boolean slotted) throws Exception {
         sets.clear();
         expiry.clear();
-        ModelRun.run(program, expiry, this);
+        ModelRun.run(program, expiry, this, slotted);
     }
 
     @Override

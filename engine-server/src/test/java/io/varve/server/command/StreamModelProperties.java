@@ -46,10 +46,11 @@ class StreamModelProperties implements ModelRun.Model {
     private final Map<String, Stream> streams = new HashMap<>();
 
     @Property(tries = 100)
-    void streamsBehaveLikeSortedMaps(@ForAll("programs") List<String[]> program) throws Exception {
+    void streamsBehaveLikeSortedMaps(@ForAll("programs") List<String[]> program,
+            @ForAll boolean slotted) throws Exception {
         streams.clear();
         // Streams never expire here: the programs set no deadlines, so the map stays empty.
-        ModelRun.run(program, new HashMap<>(), this);
+        ModelRun.run(program, new HashMap<>(), this, slotted);
     }
 
     @Override
@@ -99,7 +100,7 @@ class StreamModelProperties implements ModelRun.Model {
                 new String[] {"XGROUP", "CREATE", "a", "g", "0", "MKSTREAM"},
                 new String[] {"XREADGROUP", "GROUP", "g", "c1", "COUNT", "1", "STREAMS", "a", ">"},
                 new String[] {"XACK", "a", "g", "1-0"},
-                new String[] {"XPENDING", "a", "g"}));
+                new String[] {"XPENDING", "a", "g"}), false);
     }
 
     /**

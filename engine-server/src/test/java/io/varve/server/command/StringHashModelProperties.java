@@ -35,11 +35,12 @@ class StringHashModelProperties implements ModelRun.Model {
     private final Map<String, Long> expiry = new HashMap<>();
 
     @Property(tries = 120)
-    void stringsAndHashesBehaveLikeMapsAcrossRestarts(@ForAll("programs") List<String[]> program) throws Exception {
+    void stringsAndHashesBehaveLikeMapsAcrossRestarts(@ForAll("programs") List<String[]> program,
+            @ForAll boolean slotted) throws Exception {
         strings.clear();
         hashes.clear();
         expiry.clear();
-        int restarts = ModelRun.run(program, expiry, this);
+        int restarts = ModelRun.run(program, expiry, this, slotted);
         Statistics.label("restarts").collect(Math.min(restarts, 3));
         // About half the programs restart at random; the check only guards against generation that never does.
         Statistics.label("restarts").coverage(c -> c.check(0).percentage(p -> p < 85));

@@ -45,11 +45,12 @@ class ZSetModelProperties implements ModelRun.Model {
     private final Map<String, Long> expiry = new HashMap<>();
 
     @Property(tries = 150)
-    void sortedSetsBehaveLikeTheModel(@ForAll("programs") List<String[]> program) throws Exception {
+    void sortedSetsBehaveLikeTheModel(@ForAll("programs") List<String[]> program,
+            @ForAll boolean slotted) throws Exception {
         zsets.clear();
         strings.clear();
         expiry.clear();
-        ModelRun.run(program, expiry, this);
+        ModelRun.run(program, expiry, this, slotted);
     }
 
     @Override
@@ -85,11 +86,11 @@ class ZSetModelProperties implements ModelRun.Model {
         try (DbIterator it = s.db.iterator()) {
             for (it.seekToFirst(); it.valid(); it.next()) {
                 byte[] key = it.key();
-                if (key[0] == KeyEncoding.METADATA_PREFIX) {
+                if (KeyEncoding.isMetadataKey(key)) {
                     Metadata meta = Metadata.decode(it.value());
                     assertFalse(meta.isExpired(s.clock.get()), where + ": expired metadata left after compaction");
                     live.put(new String(KeyEncoding.userKeyOfMetadata(key), StandardCharsets.UTF_8), meta);
-                } else if (key[0] == KeyEncoding.SUBKEY_PREFIX) {
+                } else if (KeyEncoding.looksLikeSubkey(key)) {
                     int prefix = KeyEncoding.subkeyPrefixLength(key);
                     String user = new String(KeyEncoding.userKeyOfSubkey(key, prefix), StandardCharsets.UTF_8);
                     Metadata owner = live.get(user);

@@ -70,4 +70,46 @@ class KeyEncodingTest {
         byte[] a = KeyEncoding.subkey(keyA, version, field);
         assertTrue(Arrays.compareUnsigned(a, prefixA) >= 0 && (endA == null || Arrays.compareUnsigned(a, endA) < 0));
     }
+
+    /** "foo" hashes to slot 12182 (0x2f96), as Redis's CLUSTER KEYSLOT foo answers. */
+    @Test
+    void slottedKeysCarryTheSlotAfterTheirFirstByte() {
+        byte[] meta = Database.SLOTTED.metadataKey("foo".getBytes());
+        assertEquals("4d" + "2f96" + "666f6f", hex(meta));
+        assertEquals(12182, KeyEncoding.slotOf(meta));
+        assertArrayEquals("foo".getBytes(), KeyEncoding.userKeyOfMetadata(meta));
+        assertTrue(KeyEncoding.isMetadataKey(meta));
+        assertEquals(0, KeyEncoding.databaseOfMetadata(meta));
+
+        byte[] sub = Database.SLOTTED.subkey("foo".getBytes(), 0x0102030405060708L, "f".getBytes());
+        assertEquals("53" + "2f96" + "00000003" + "666f6f" + "0102030405060708" + "66", hex(sub));
+        int prefix = KeyEncoding.subkeyPrefixLength(sub);
+        assertArrayEquals(Database.SLOTTED.subkeyPrefix("foo".getBytes(), 0x0102030405060708L),
+                Arrays.copyOf(sub, prefix));
+        assertArrayEquals("foo".getBytes(), KeyEncoding.userKeyOfSubkey(sub, prefix));
+        assertEquals(0x0102030405060708L, KeyEncoding.versionOfSubkey(sub, prefix));
+        assertArrayEquals("f".getBytes(), KeyEncoding.fieldOfSubkey(sub, prefix));
+        assertArrayEquals(meta, KeyEncoding.metadataKeyOfSubkey(sub, prefix, 0));
+        assertEquals(12182, KeyEncoding.slotOf(sub));
+
+        assertEquals(-1, KeyEncoding.slotOf(KeyEncoding.metadataKey("foo".getBytes())));
+        assertEquals(-1, KeyEncoding.slotOf(KeyEncoding.internalKey("version-floor")));
+    }
+
+    /** A key of slot s sorts inside [slotStart(s), slotStart(s + 1)) and outside every other slot's range. */
+    @Property(tries = 500)
+    void aSlotsKeysAreOneRangeOfMetadataAndOneOfSubkeys(@ForAll byte[] key, @ForAll long version,
+                                                        @ForAll byte[] field) {
+        int slot = HashSlot.of(key);
+        byte[] meta = Database.SLOTTED.metadataKey(key);
+        byte[] sub = Database.SLOTTED.subkey(key, version, field);
+        assertTrue(Arrays.compareUnsigned(meta, KeyEncoding.slotMetadataStart(slot)) >= 0);
+        assertTrue(Arrays.compareUnsigned(meta, KeyEncoding.slotMetadataStart(slot + 1)) < 0);
+        assertTrue(Arrays.compareUnsigned(sub, KeyEncoding.slotSubkeyStart(slot)) >= 0);
+        assertTrue(Arrays.compareUnsigned(sub, KeyEncoding.slotSubkeyStart(slot + 1)) < 0);
+        byte[][] all = KeyEncoding.allMetadataBounds(true);
+        assertTrue(Arrays.compareUnsigned(meta, all[0]) >= 0 && Arrays.compareUnsigned(meta, all[1]) < 0);
+        assertTrue(Arrays.compareUnsigned(sub, all[0]) < 0 || Arrays.compareUnsigned(sub, all[1]) >= 0,
+                "subkeys lie outside the metadata bounds");
+    }
 }

@@ -31,7 +31,8 @@ import java.util.concurrent.TimeUnit;
  * Kill -9 against cluster mode: three {@code VarveMain} processes with {@value #GROUPS} Raft groups splitting
  * the slots, written to by {@value #WORKERS} workers of Lettuce's cluster client ({@link ClusterWorkload}:
  * strings, hashes, lists, sets, sorted sets and MULTI/EXEC within a slot, over keys of all groups). Each
- * cycle kills a node leading groups with SIGKILL at a moment drawn from the seed ({@link KillSchedule}),
+ * cycle starts once the leader balancer has spread the groups' leaders evenly over the nodes, then kills a
+ * node leading groups with SIGKILL at a moment drawn from the seed ({@link KillSchedule}),
  * requires the cluster to go on (writes to the killed node's groups acknowledged again after their failover,
  * writes to the other groups acknowledged while it is down), restarts it, and once the groups have settled
  * judges every node: each node's own copy of every key (read after {@code READONLY}) sums to the same
@@ -79,12 +80,19 @@ public final class ClusterKillCampaign implements Campaign {
             for (int i = 0; i < NodeProcesses.SIZE; i++) {
                 nodes.start(i);
             }
-            // Every group led is enough: whether the balancer has spread the leaders yet only changes which
-            // node the first kill hits.
             nodes.await(info -> "ok".equals(info.get("cluster_state")), START_LIMIT, "every group led");
             int[] groupOfSlot = ClusterState.groupOfSlot(nodes.info(0), GROUPS);
             for (long cycle = 1; cycle <= settings.cycles() && System.nanoTime() < settings.deadlineNanos(start);
                     cycle++) {
+                // The first elections may all go to one node, and a returned node gets its groups back only
+                // from the balancer: killing a node leading every group would leave no bystander to judge.
+                String ledBefore = groupsLedPerNode(nodes);
+                long spreadStart = System.nanoTime();
+                nodes.await(info -> ClusterState.leadsItsShare(info, GROUPS, NodeProcesses.SIZE), START_LIMIT,
+                        "leaders spread " + GROUPS / NodeProcesses.SIZE + " per node");
+                settings.progress(String.format("%s cycle %d: groups led per node %s, spread %d per node after %d ms",
+                        name(), cycle, ledBefore, GROUPS / NodeProcesses.SIZE,
+                        (System.nanoTime() - spreadStart) / 1_000_000));
                 CycleGates gates = new CycleGates(groupOfSlot);
                 KillSchedule.Kill kill = kills.next(cycle, random, maxRun);
                 Random draws = new Random(kill.workloadSeed());
@@ -205,6 +213,16 @@ public final class ClusterKillCampaign implements Campaign {
             h.settle(states.get(0).keys().get(h.key()));
         }
         return null;
+    }
+
+    /** How many groups each node leads now, as "a/b/c" ("?" for a node not answering). */
+    private static String groupsLedPerNode(NodeProcesses nodes) {
+        List<String> led = new ArrayList<>();
+        for (int i = 0; i < NodeProcesses.SIZE; i++) {
+            Map<String, String> info = nodes.info(i);
+            led.add(info == null ? "?" : info.getOrDefault("cluster_groups_led", "?"));
+        }
+        return String.join("/", led);
     }
 
     private static RedisClusterClient clusterClient(ClientResources resources, NodeProcesses nodes) {

@@ -49,6 +49,16 @@ final class ClusterState {
         return led;
     }
 
+    /**
+     * Whether every group has a leader and this node leads its even share of them ({@code groups / nodes}), as
+     * the leader balancer spreads them from the topology's preferences. Until then one node may lead every
+     * group (whichever won the first elections), and killing it would leave no group to show the others going on.
+     */
+    static boolean leadsItsShare(Map<String, String> info, int groups, int nodes) {
+        return info != null && "ok".equals(info.get("cluster_state"))
+                && Integer.toString(groups / nodes).equals(info.get("cluster_groups_led"));
+    }
+
     /** The keys INFO keyspace counts (every key the node holds, of every group), -1 if it does not answer. */
     static long keysHeld(Map<String, String> info) {
         if (info == null) {

@@ -66,8 +66,14 @@ final class CycleGates implements IntConsumer {
     /** Null when the killed node's groups failed over and the others went on, each within {@code limit}. */
     String awaitOutageProgress(Duration limit) throws InterruptedException {
         boolean ledAny = false;
+        boolean ledAll = victimGroups.length > 0;
         for (boolean led : victimGroups) {
             ledAny |= led;
+            ledAll &= led;
+        }
+        if (ledAll) {
+            return "no bystander group: the killed node led all " + victimGroups.length + " groups, so no write "
+                    + "could show the others going on (the cycle began before the leaders were spread)";
         }
         if (ledAny && !failover.await(limit.toMillis(), TimeUnit.MILLISECONDS)) {
             return "no failover: fewer than " + ClusterKillCampaign.MIN_DURING_OUTAGE + " writes to the killed "

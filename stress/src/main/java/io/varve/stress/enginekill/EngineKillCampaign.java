@@ -13,6 +13,7 @@ import io.varve.stress.ChildJvm;
 import io.varve.stress.Corruptions;
 import io.varve.stress.Failure;
 import io.varve.stress.KillSchedule;
+import io.varve.stress.KillCycle;
 import io.varve.stress.Progress;
 import io.varve.stress.Reproducer;
 import io.varve.stress.Settings;
@@ -88,29 +89,15 @@ public final class EngineKillCampaign implements Campaign {
             Files.deleteIfExists(stderr);
             KillSchedule.Kill kill = kills.next(cycle, random, maxRun);
             long childSeed = kill.workloadSeed();
-            long runMillis = kill.delayMillis();
-            boolean fromStart = kill.fromStart();
             String outcome;
             try (ChildJvm child = ChildJvm.start(childMain, List.of(dir.toString(), staging.toString(),
                     Long.toString(childSeed), Long.toString(cycle), checkpoints.toString()), stderr, history::line)) {
-                if (!fromStart && !history.awaitReady(OPEN_LIMIT)) {
-                    report.failure(fail(settings, kills, cycle, childSeed, "the child did not open the database within "
-                            + OPEN_LIMIT.toSeconds() + " s: " + firstLine(stderr), history, dir, stderr));
+                String failed = KillCycle.runUntilKilled(child, history, kill, OPEN_LIMIT, progressLimit,
+                        stderr, "the database");
+                if (failed != null) {
+                    report.failure(fail(settings, kills, cycle, childSeed, failed, history, dir, stderr));
                     break;
                 }
-                if (child.exitedWithin(Duration.ofMillis(runMillis))) {
-                    int code = child.awaitExit(10);
-                    String why = history.childErrors().isEmpty() ? firstLine(stderr) : history.childErrors().getFirst();
-                    report.failure(fail(settings, kills, cycle, childSeed, "the child exited on its own (code " + code
-                            + "): " + why, history, dir, stderr));
-                    break;
-                }
-                if (history.ready() && !history.progress().awaitFirst(progressLimit)) {
-                    report.failure(fail(settings, kills, cycle, childSeed, Progress.noProgress(progressLimit), history,
-                            dir, stderr));
-                    break;
-                }
-                child.kill();
                 outcome = history.ready() ? "killed" : "killed-before-open";
             }
             // The reopen below changes the directory (a new manifest, replayed logs flushed): keep what the kill
@@ -163,8 +150,8 @@ public final class EngineKillCampaign implements Campaign {
             inFlightLost += history.inFlight() - recoveredInFlight;
             base = actual;
             settings.progress(String.format("%s cycle %d: killed %d ms %s, %d writes acknowledged (%d synced), "
-                    + "%d in flight of which %d recovered%s", name(), cycle, runMillis,
-                    fromStart ? "after start" : "after open", history.acknowledged(), history.acknowledgedSynced(),
+                    + "%d in flight of which %d recovered%s", name(), cycle, kill.delayMillis(),
+                    kill.fromStart() ? "after start" : "after open", history.acknowledged(), history.acknowledgedSynced(),
                     history.inFlight(), recoveredInFlight, checkpoint > 0 ? ", checkpoint " + checkpoint + " held a "
                             + "prefix" : ""));
         }
@@ -241,13 +228,5 @@ public final class EngineKillCampaign implements Campaign {
                 dir, "child.err", stderr), kills);
         settings.progress(name() + " cycle " + cycle + " FAILED: " + what);
         return new Failure(cycle, what, reproducer);
-    }
-
-    private static String firstLine(Path file) {
-        try {
-            return Files.readAllLines(file).stream().findFirst().orElse("(no output)");
-        } catch (Exception e) {
-            return "(unreadable: " + e + ")";
-        }
     }
 }

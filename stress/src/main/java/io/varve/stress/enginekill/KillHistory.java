@@ -5,6 +5,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import io.varve.stress.KillCycle;
 import io.varve.stress.Progress;
 import java.util.concurrent.TimeUnit;
 
@@ -27,7 +28,7 @@ import java.util.concurrent.TimeUnit;
  * none started after it finished (docs/operations.md: every write acknowledged before the call, a prefix of
  * the commit order).
  */
-final class KillHistory {
+final class KillHistory implements KillCycle.ChildReport {
     private static final int TAIL_LINES = 200;
 
     private final List<List<KillBatch>> batches = new ArrayList<>();
@@ -125,7 +126,8 @@ final class KillHistory {
     }
 
     /** Told of every acknowledgement, for the campaign's no-progress rule. */
-    Progress progress() {
+    @Override
+    public Progress progress() {
         return progress;
     }
 
@@ -137,11 +139,18 @@ final class KillHistory {
         return List.copyOf(childErrors);
     }
 
-    synchronized boolean ready() {
+    @Override
+    public synchronized String firstChildError() {
+        return childErrors.isEmpty() ? null : childErrors.getFirst();
+    }
+
+    @Override
+    public synchronized boolean ready() {
         return ready;
     }
 
-    boolean awaitReady(Duration limit) throws InterruptedException {
+    @Override
+    public boolean awaitReady(Duration limit) throws InterruptedException {
         return opened.await(limit.toMillis(), TimeUnit.MILLISECONDS);
     }
 

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import io.varve.stress.KillCycle;
 import io.varve.stress.Progress;
 
 /**
@@ -20,7 +21,7 @@ import io.varve.stress.Progress;
  * kernel has; only a machine crash loses unsynced ones. A batch started but not acknowledged may or may not
  * be there.
  */
-final class AckHistory {
+final class AckHistory implements KillCycle.ChildReport {
     private static final int TAIL_LINES = 200;
 
     private final List<List<LogOp>> batches = new ArrayList<>();
@@ -51,7 +52,8 @@ final class AckHistory {
     }
 
     /** The first failure a thread of the child reported ("E" lines), or null. */
-    synchronized String childError() {
+    @Override
+    public synchronized String firstChildError() {
         return childError;
     }
 
@@ -102,16 +104,19 @@ final class AckHistory {
     }
 
     /** Told of every acknowledgement, for the campaign's no-progress rule. */
-    Progress progress() {
+    @Override
+    public Progress progress() {
         return progress;
     }
 
-    synchronized boolean ready() {
+    @Override
+    public synchronized boolean ready() {
         return ready;
     }
 
     /** Waits until the child reported its store open, at most {@code limit}; whether it did. */
-    boolean awaitReady(Duration limit) throws InterruptedException {
+    @Override
+    public boolean awaitReady(Duration limit) throws InterruptedException {
         return opened.await(limit.toMillis(), TimeUnit.MILLISECONDS);
     }
 

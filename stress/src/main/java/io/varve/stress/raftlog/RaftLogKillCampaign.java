@@ -8,6 +8,7 @@ import io.varve.stress.CampaignReport;
 import io.varve.stress.ChildJvm;
 import io.varve.stress.Failure;
 import io.varve.stress.KillSchedule;
+import io.varve.stress.KillCycle;
 import io.varve.stress.Progress;
 import io.varve.stress.Reproducer;
 import io.varve.stress.Settings;
@@ -70,37 +71,21 @@ public final class RaftLogKillCampaign implements Campaign {
             Files.deleteIfExists(stderr);
             KillSchedule.Kill kill = kills.next(cycle, random, maxRun);
             long childSeed = kill.workloadSeed();
-            long runMillis = kill.delayMillis();
             String outcome;
             try (ChildJvm child = ChildJvm.start(childMain,
                     List.of(dir.toString(), Long.toString(childSeed), Long.toString(cycle)), stderr, history::line)) {
-                // The kill comes at a random moment: in a quarter of the cycles counted from the child's start
-                // (so it may hit its recovery), else from when its store is open. The child exiting before it
-                // is a crash of the workload.
-                if (!kill.fromStart() && !history.awaitReady(OPEN_LIMIT)) {
-                    report.failure(fail(settings, kills, cycle, childSeed, "the child did not open the store within "
-                            + OPEN_LIMIT.toSeconds() + " s: " + firstLine(stderr), history, dir, stderr));
+                String failed = KillCycle.runUntilKilled(child, history, kill, OPEN_LIMIT, progressLimit,
+                        stderr, "the store");
+                if (failed != null) {
+                    report.failure(fail(settings, kills, cycle, childSeed, failed, history, dir, stderr));
                     break;
                 }
-                if (child.exitedWithin(Duration.ofMillis(runMillis))) {
-                    int code = child.awaitExit(10);
-                    String why = history.childError() != null ? history.childError() : firstLine(stderr);
-                    report.failure(fail(settings, kills, cycle, childSeed, "the child exited on its own (code " + code
-                            + "): " + why, history, dir, stderr));
-                    break;
-                }
-                if (history.ready() && !history.progress().awaitFirst(progressLimit)) {
-                    report.failure(fail(settings, kills, cycle, childSeed, Progress.noProgress(progressLimit), history,
-                            dir, stderr));
-                    break;
-                }
-                child.kill();
                 outcome = history.ready() ? "killed" : "killed-before-open";
             }
             history.processKilled();
             String problem = history.protocolError();
-            if (problem == null && history.childError() != null) {
-                problem = "the child saw: " + history.childError();
+            if (problem == null && history.firstChildError() != null) {
+                problem = "the child saw: " + history.firstChildError();
             }
             if (problem != null) {
                 report.failure(fail(settings, kills, cycle, childSeed, problem, history, dir, stderr));
@@ -129,7 +114,7 @@ public final class RaftLogKillCampaign implements Campaign {
             report.cycle(outcome);
             base = actual;
             settings.progress(String.format("%s cycle %d: killed %d ms after %s, %d batches acknowledged, %d had "
-                    + "to survive, recovered %d", name(), cycle, runMillis, kill.fromStart() ? "start" : "open",
+                    + "to survive, recovered %d", name(), cycle, kill.delayMillis(), kill.fromStart() ? "start" : "open",
                     history.acknowledged(),
                     history.mustSurvive(), k));
         }
@@ -143,13 +128,5 @@ public final class RaftLogKillCampaign implements Campaign {
                 what + " (child seed " + childSeed + ")", history.tail(), Map.of("store", dir, "child.err", stderr),
                 kills);
         return new Failure(cycle, what, reproducer);
-    }
-
-    private static String firstLine(Path file) {
-        try {
-            return Files.readAllLines(file).stream().findFirst().orElse("(no output)");
-        } catch (Exception e) {
-            return "(unreadable: " + e + ")";
-        }
     }
 }

@@ -26,8 +26,7 @@ import java.util.function.UnaryOperator;
  * <p>Pipelined, the calling thread walks the memtable and builds the blocks; a second thread, started for
  * the flush and joined before it returns (whether it succeeds or fails), compresses, checksums and writes
  * them ({@link TableWriter#pipelined}). About half a flush's CPU goes to each side, so with a core to spare
- * the two overlap; the table is the same either way. The database's own flushes do not use it yet: with it,
- * a test of many writers under one write-buffer budget hung, and the cause is not known.
+ * the two overlap; the table is the same either way. The database's flushes and recovery write this way.
  */
 public final class MemtableFlush {
 

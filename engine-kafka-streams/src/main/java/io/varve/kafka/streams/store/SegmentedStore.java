@@ -14,6 +14,7 @@ import org.apache.kafka.streams.processor.StateStoreContext;
 import org.apache.kafka.streams.processor.internals.metrics.StreamsMetricsImpl;
 import org.apache.kafka.streams.processor.internals.metrics.TaskMetrics;
 import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.internals.HasNextCondition;
 import org.apache.kafka.streams.state.internals.SegmentedBytesStore.KeySchema;
 
 import java.nio.ByteBuffer;
@@ -37,7 +38,8 @@ import java.util.concurrent.ConcurrentSkipListSet;
  *
  * <p>Expiry follows Kafka's RocksDB segmented store exactly, so topologies behave the same on either: a record
  * whose segment is already expired is dropped (counted in the task's dropped-records sensor); reads hide records
- * older than {@code observedStreamTime - retention + 1}. The observed stream time lives in memory and is rebuilt
+ * older than {@code observedStreamTime - retention + 1} (or {@code - retention}, where Kafka's time-ordered window
+ * store does). The observed stream time lives in memory and is rebuilt
  * by new records and restoration, as in Kafka.
  *
  * <p>Threads: only the owning task's thread writes and moves stream time; reads may come from query threads,
@@ -53,6 +55,7 @@ public final class SegmentedStore implements BatchingStateRestoreCallback {
     private final long segmentInterval;
     private final KeySchema schema;
     private final boolean sessions;
+    private final long oldestVisibleAge;
     private final StoreOptions options;
     private final NavigableSet<Long> liveSegments = new ConcurrentSkipListSet<>();
     private volatile StoreDatabase database;
@@ -64,9 +67,12 @@ public final class SegmentedStore implements BatchingStateRestoreCallback {
      *                 segment from its lower end on (a session ending after the range can still overlap it), and
      *                 a range whose upper end precedes its lower end is still searched, as Kafka's RocksDB
      *                 session store does
+     * @param retentionEdgeVisible whether reads still see a record whose segment timestamp is exactly the
+     *                 retention period behind stream time, as Kafka's time-ordered window store (the store of
+     *                 windowed aggregations emitting on window close) does; its key-ordered stores hide it
      */
     public SegmentedStore(String name, long retentionPeriod, long segmentInterval, KeySchema schema,
-                          boolean sessions, StoreOptions options) {
+                          boolean sessions, boolean retentionEdgeVisible, StoreOptions options) {
         if (segmentInterval < 1) {
             throw new IllegalArgumentException("segmentInterval must be positive: " + segmentInterval);
         }
@@ -75,6 +81,7 @@ public final class SegmentedStore implements BatchingStateRestoreCallback {
         this.segmentInterval = segmentInterval;
         this.schema = schema;
         this.sessions = sessions;
+        this.oldestVisibleAge = retentionEdgeVisible ? retentionPeriod : retentionPeriod - 1;
         this.options = options;
     }
 
@@ -191,15 +198,20 @@ public final class SegmentedStore implements BatchingStateRestoreCallback {
     public byte[] get(Bytes schemaKey) {
         StoreDatabase db = open();
         long timestamp = schema.segmentTimestamp(schemaKey);
-        if (timestamp < observedStreamTime - retentionPeriod + 1) {
+        if (timestamp < oldestVisible()) {
             return null;
         }
         long segmentId = segmentId(timestamp);
         return liveSegments.contains(segmentId) ? db.db().get(physicalKey(segmentId, schemaKey.get())) : null;
     }
 
+    /** The oldest segment timestamp reads see: older records wait for their segment to be dropped. */
+    private long oldestVisible() {
+        return observedStreamTime - oldestVisibleAge;
+    }
+
     private long actualFrom(long from) {
-        return Math.max(from, observedStreamTime - retentionPeriod + 1);
+        return Math.max(from, oldestVisible());
     }
 
     /** Entries of record key {@code key} whose segment timestamps the schema places in {@code [from, to]}. */
@@ -239,6 +251,30 @@ public final class SegmentedStore implements BatchingStateRestoreCallback {
         }
         return new SegmentIterator(this, segments(actualFrom, to, forward), null, null,
                 schema.hasNextCondition(null, null, actualFrom, to, forward), forward);
+    }
+
+    /**
+     * Every key whose segment timestamp lies in {@code [from, to]}, whatever the schema's own time condition and
+     * whatever the retention hides from other reads (only dropped segments are gone): a session store's
+     * sessions by end time, as Kafka's time-ordered session store finds them for emitting on window close.
+     * Segment by segment in time order, by key within a segment.
+     */
+    public KeyValueIterator<Bytes, byte[]> fetchBySegmentTimestamp(long from, long to, boolean forward) {
+        open();
+        if (to < from) {
+            return ByteRangeIterator.empty();
+        }
+        HasNextCondition inRange = iterator -> {
+            while (iterator.hasNext()) {
+                long timestamp = schema.segmentTimestamp(iterator.peekNextKey());
+                if (timestamp >= from && timestamp <= to) {
+                    return true;
+                }
+                iterator.next();
+            }
+            return false;
+        };
+        return new SegmentIterator(this, segments(from, to, forward), null, null, inRange, forward);
     }
 
     public KeyValueIterator<Bytes, byte[]> all(boolean forward) {

@@ -6,7 +6,7 @@ import org.apache.kafka.streams.state.TimestampedBytesStore;
 public class VarveTimestampedWindowStore extends VarveWindowStore implements TimestampedBytesStore {
 
     public VarveTimestampedWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
-                                       boolean retainDuplicates, StoreOptions options) {
-        super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, options);
+                                       boolean retainDuplicates, boolean emitsOnClose, StoreOptions options) {
+        super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, emitsOnClose, options);
     }
 }

@@ -2,6 +2,7 @@ package io.varve.kafka.streams.store;
 
 import io.varve.core.Db;
 import io.varve.core.WriteBatch;
+import io.varve.core.WriteBatchWithIndex;
 import io.varve.core.WriteOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.metrics.Sensor;
@@ -138,7 +139,7 @@ public final class VarveVersionedStore extends DatabaseStateStore implements Ver
             batch.put(VersionedLayout.STREAM_TIME_KEY, VersionedLayout.streamTimeValue(timestamp));
             history.dropSegmentsBefore(history.segmentId(retentionStart()), batch);
         }
-        long next = history.put(db, key, value, timestamp, batch);
+        long next = history.put(VersionEdits.into(db, batch), key, value, timestamp);
         db.write(batch, WriteOptions.DEFAULT);
         return next == VersionHistory.NO_NEXT_POINT ? PUT_RETURN_CODE_VALID_TO_UNDEFINED : next;
     }
@@ -198,17 +199,31 @@ public final class VarveVersionedStore extends DatabaseStateStore implements Ver
     }
 
     /**
-     * Applies changelog records in order, each as the put that logged it, skipping what had expired. Kafka's
-     * restoration calls it through the callback the store registers in {@link #init}.
+     * Applies changelog records in order, each as the put that logged it, skipping what had expired, all in one
+     * engine write: each put reads the ones before it through the pending batch, and the segments the batch's
+     * stream time expires are dropped by a range deletion at its end. Kafka's restoration calls it through the
+     * callback the store registers in {@link #init}.
      */
     public void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
-        StoreDatabase db = database();
+        Db db = database().db();
+        WriteBatchWithIndex pending = new WriteBatchWithIndex();
+        VersionEdits edits = VersionEdits.through(db, pending);
+        long streamTimeBefore = observedStreamTime;
         for (ConsumerRecord<byte[], byte[]> record : records) {
             if (record.timestamp() < retentionStart()) {
                 continue;
             }
             ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(record, consistencyEnabled, getPosition());
-            write(db.db(), record.key(), record.value(), record.timestamp());
+            observedStreamTime = Math.max(observedStreamTime, record.timestamp());
+            history.put(edits, record.key(), record.value(), record.timestamp());
+        }
+        WriteBatch batch = pending.writeBatch();
+        if (observedStreamTime > streamTimeBefore) {
+            batch.put(VersionedLayout.STREAM_TIME_KEY, VersionedLayout.streamTimeValue(observedStreamTime));
+            history.dropSegmentsBefore(history.segmentId(retentionStart()), batch);
+        }
+        if (batch.count() > 0) {
+            db.write(batch, WriteOptions.DEFAULT);
         }
     }
 

@@ -26,8 +26,18 @@ public class VarveWindowStore extends SegmentedStateStore implements WindowStore
 
     public VarveWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
                             boolean retainDuplicates, StoreOptions options) {
+        this(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, false, options);
+    }
+
+    /**
+     * @param emitsOnClose whether the store serves a windowed aggregation that emits on window close, which
+     *                     Kafka gives a time-ordered store: reads then see what that store sees (see
+     *                     {@link SegmentedStore})
+     */
+    public VarveWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
+                            boolean retainDuplicates, boolean emitsOnClose, StoreOptions options) {
         super(name, new SegmentedStore(name, retentionPeriod, segmentInterval, new WindowKeySchema(), false,
-                options));
+                emitsOnClose, options));
         this.windowSize = windowSize;
         this.retainDuplicates = retainDuplicates;
     }

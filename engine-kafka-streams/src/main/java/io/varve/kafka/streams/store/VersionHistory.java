@@ -165,26 +165,26 @@ final class VersionHistory {
     }
 
     /**
-     * Adds to {@code batch} what makes {@code value} (null: a tombstone) the point of {@code key} at
+     * Records in {@code edits} what makes {@code value} (null: a tombstone) the point of {@code key} at
      * {@code timestamp}, replacing a point already there, and returns the next point's timestamp, or
-     * {@link #NO_NEXT_POINT} if this point is the newest. The caller writes the batch before the next put.
+     * {@link #NO_NEXT_POINT} if this point is the newest.
      */
-    long put(Db db, byte[] key, byte[] value, long timestamp, WriteBatch batch) {
+    long put(VersionEdits edits, byte[] key, byte[] value, long timestamp) {
         byte[] latestKey = VersionedLayout.latestKey(key);
-        byte[] latestStored = db.get(latestKey);
+        byte[] latestStored = edits.get(latestKey);
         if (latestStored != null && VersionedLayout.latestValidFrom(latestStored) <= timestamp) {
             long latestFrom = VersionedLayout.latestValidFrom(latestStored);
             if (latestFrom < timestamp) {
-                file(batch, key, latestFrom, timestamp, VersionedLayout.latestPayload(latestStored));
+                file(edits, key, latestFrom, timestamp, VersionedLayout.latestPayload(latestStored));
             }
-            putNewest(batch, key, latestKey, value, timestamp);
+            putNewest(edits, key, latestKey, value, timestamp);
             return NO_NEXT_POINT;
         }
 
         byte[] floorKey = null;
         byte[] floorStored = null;
         long next = latestStored == null ? NO_NEXT_POINT : VersionedLayout.latestValidFrom(latestStored);
-        try (DbIterator it = historyIterator(db)) {
+        try (DbIterator it = edits.history()) {
             for (long segment : liveSegments.tailSet(segmentId(timestamp), true)) {
                 byte[] prefix = VersionedLayout.versionsPrefix(segment, key);
                 it.seekForPrev(VersionedLayout.versionKey(prefix, timestamp));
@@ -206,34 +206,34 @@ final class VersionHistory {
             long floorFrom = VersionedLayout.validFromOf(floorKey);
             long floorTo = VersionedLayout.validToOf(floorStored);
             if (floorFrom == timestamp) {
-                batch.delete(floorKey);
+                edits.delete(floorKey);
             } else if (floorTo > timestamp) {
                 // The point before now ends here.
-                batch.delete(floorKey);
-                file(batch, key, floorFrom, timestamp, VersionedLayout.payloadOf(floorStored));
+                edits.delete(floorKey);
+                file(edits, key, floorFrom, timestamp, VersionedLayout.payloadOf(floorStored));
             }
         }
         if (next == NO_NEXT_POINT) {
-            putNewest(batch, key, latestKey, value, timestamp);
+            putNewest(edits, key, latestKey, value, timestamp);
         } else {
-            file(batch, key, timestamp, next, value);
+            file(edits, key, timestamp, next, value);
         }
         return next;
     }
 
-    private void putNewest(WriteBatch batch, byte[] key, byte[] latestKey, byte[] value, long timestamp) {
+    private void putNewest(VersionEdits edits, byte[] key, byte[] latestKey, byte[] value, long timestamp) {
         if (value != null) {
-            batch.put(latestKey, VersionedLayout.latestValue(timestamp, value));
+            edits.put(latestKey, VersionedLayout.latestValue(timestamp, value));
         } else {
-            batch.delete(latestKey);
-            file(batch, key, timestamp, timestamp, null);
+            edits.delete(latestKey);
+            file(edits, key, timestamp, timestamp, null);
         }
     }
 
     /** Files an older version in the segment of its {@code validTo}. */
-    private void file(WriteBatch batch, byte[] key, long validFrom, long validTo, byte[] value) {
+    private void file(VersionEdits edits, byte[] key, long validFrom, long validTo, byte[] value) {
         long segment = segmentId(validTo);
-        batch.put(VersionedLayout.versionKey(VersionedLayout.versionsPrefix(segment, key), validFrom),
+        edits.put(VersionedLayout.versionKey(VersionedLayout.versionsPrefix(segment, key), validFrom),
                 VersionedLayout.versionValue(validTo, value));
         liveSegments.add(segment);
     }
