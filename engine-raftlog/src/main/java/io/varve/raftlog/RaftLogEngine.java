@@ -1,5 +1,6 @@
 package io.varve.raftlog;
 
+import io.varve.base.concurrent.GroupCommit;
 import io.varve.base.fs.FileSystem;
 import io.varve.raftlog.file.BlockReader;
 import io.varve.raftlog.file.FileCatalog;
@@ -18,7 +19,6 @@ import io.varve.raftlog.purge.Purger;
 import io.varve.raftlog.recovery.RecoveredLog;
 import io.varve.raftlog.recovery.Recovery;
 import io.varve.raftlog.write.BatchCommitter;
-import io.varve.raftlog.write.WriteBarrier;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -55,7 +55,7 @@ public final class RaftLogEngine implements AutoCloseable {
     private final BlockReader blocks;
     private final QueueWriter appendWriter;
     private final BatchCommitter committer;
-    private final WriteBarrier barrier;
+    private final GroupCommit groupCommit;
     private final Purger purger;
     private volatile boolean closed;
 
@@ -72,11 +72,11 @@ public final class RaftLogEngine implements AutoCloseable {
         this.readers = new FileReaders(fs, dir);
         this.blocks = new BlockReader(readers, dir, counters);
         this.committer = new BatchCommitter(appendWriter, index);
-        this.barrier = new WriteBarrier(committer, options.maxWriteGroupBytes());
+        this.groupCommit = new GroupCommit(committer, options.maxWriteGroupBytes());
         PurgeSettings settings = new PurgeSettings(options.purgeThreshold(), options.purgeRewriteMaxEntries(),
                 options.rewriteGarbageRatio(), options.targetFileSize(),
                 (int) Math.min(1 << 20, options.targetFileSize() / 4), options.compressionThreshold());
-        this.purger = new Purger(fs, dir, index, catalog, readers, blocks, barrier, committer, appendWriter,
+        this.purger = new Purger(fs, dir, index, catalog, readers, blocks, groupCommit, committer, appendWriter,
                 rewriteWriter, pool, counters, settings, recovered.rewriteGroups());
     }
 
@@ -185,7 +185,7 @@ public final class RaftLogEngine implements AutoCloseable {
         }
         BatchCommitter.WriteRequest request = new BatchCommitter.WriteRequest(
                 batch.isEmpty() ? null : batch.builder.encode(options.compressionThreshold()), sync);
-        barrier.enter(request);
+        groupCommit.enter(request);
         rethrow(request.failure());
         return request.result();
     }
@@ -339,7 +339,7 @@ public final class RaftLogEngine implements AutoCloseable {
                 counters.directorySyncs.sum(), counters.batchesWritten.sum(), catalog.fileCount(LogQueue.APPEND),
                 catalog.fileCount(LogQueue.REWRITE),
                 catalog.totalBytes(LogQueue.APPEND) + catalog.totalBytes(LogQueue.REWRITE), s.groups(),
-                s.entries(), s.heapBytes(), barrier.queued(), counters.filesDeleted.sum(),
+                s.entries(), s.heapBytes(), groupCommit.queued(), counters.filesDeleted.sum(),
                 counters.purgeRewrites.sum(), counters.rewriteQueueCompactions.sum(), counters.filesRecycled.sum());
     }
 
@@ -372,7 +372,7 @@ public final class RaftLogEngine implements AutoCloseable {
             }
             return 0;
         }, false, true);
-        barrier.enter(stop);
+        groupCommit.enter(stop);
         if (stop.failure() instanceof IOException e) {
             first = e;
         }

@@ -2,76 +2,148 @@ package io.varve.base.concurrent;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongUnaryOperator;
 
 /**
- * Group commit for a log that writers append to on their own and then need made durable: many writers, one
- * fsync at a time, each fsync covering everything appended before it started.
+ * Group commit: many writers, one leader at a time doing the work of a whole group of them (typically
+ * appending their records and issuing one fsync for all), with no dedicated thread.
  *
- * <h2>Positions</h2>
- * A log position is a number that grows with every append (a byte offset that runs on across files, say).
- * After appending, a writer calls {@link #await} with the position just past its record. The {@link Syncer}
- * makes everything appended so far durable and answers the position that is now durable; it is the only
- * code that touches the disk, and it runs on one thread at a time.
+ * <h2>Requests and leaders</h2>
+ * A writer {@link #enter}s a {@link Request} and returns once it is settled. The first writer to find no
+ * leader becomes the leader: it takes itself and the requests queued behind it as its <em>group</em> and runs
+ * the owner's {@link Leader} on it, outside the queue lock; the leader settles each member. Writers arriving
+ * meanwhile queue and park; they form the next group, which is how one fsync comes to serve many writers.
+ * A group is bounded by its members' weights ({@code maxGroupWeight}; the head always fits), and an
+ * <em>exclusive</em> request forms a group of its own, run with every earlier group finished and no later one
+ * started (a raft log's purge takes a consistent cut of its index so).
  *
- * <h2>Design</h2>
- * At most one writer <em>leads</em>: it runs the syncer once, then hands over. Every writer that calls
- * {@link #await} while a sync runs joins the <em>pending queue</em> and parks, so the next sync, which starts
- * as soon as the current one ends (after the brief gathering below), carries every one of them: a writer never waits for two syncs after the one
- * in progress, and never competes to lead. When a sync returns, its leader, under the queue lock, takes out
- * every waiter the new durable position covers and promotes the oldest waiter it does not cover (one that
- * appended after the sync had taken its snapshot) to lead the next sync. Outside the lock it wakes the new
- * leader first, so the next fsync is not held up, then each covered waiter by its own unpark. A woken waiter
- * reads its outcome from its own node without taking any lock: nobody is released through a shared lock one
- * at a time, and the released writers come back (to append again) while the next fsync runs, which is what
- * makes the groups large.
+ * <h2>Hand-over</h2>
+ * When the leader's work returns, the leader, under the queue lock, asks every queued request whether the
+ * work just done already {@linkplain Request#alreadyServed served} it (a log's fsync covers every record
+ * appended before it started, including records of writers that queued after the group was taken), takes
+ * those out, and promotes the oldest request still queued to lead the next group. Outside the lock it wakes
+ * each released writer by its own unpark, then the new leader. A woken writer reads its outcome from its own
+ * request without taking any lock: nobody is released through a shared lock one at a time, and released
+ * writers come back (to write again) while the next leader gathers and works, which is what makes groups
+ * large. They are woken before the leader because on few cores a leader woken first competes for the CPU they
+ * need to re-queue, and starts its work with fewer of them queued.
  *
  * <h2>Gathering</h2>
- * Left at that, n writers in a steady loop settle into two alternating groups of about n/2: while one half
- * waits for the fsync in flight, the other half appends and queues for the next. And when an fsync is quicker
- * than a released writer's way back, groups shrink further. So a new leader first waits, briefly, until as many
- * writers are queued (itself included) as the previous fsync served: the writers just released are usually
- * back within microseconds, and one fsync then serves them all again. The wait ends as soon as that many are
- * queued, else after a quarter of the recent fsyncs' average duration and at most {@value #MAX_GATHER_NANOS} ns,
- * so a writer that has lost its company pays that once; after an fsync that served one writer nobody waits.
- * (PostgreSQL's {@code commit_delay}, made adaptive; the raft log's {@code WriteBarrier} gathers by the same
- * rule.)
+ * Left at that, n synced writers in a steady loop settle into two alternating groups of about n/2: while one
+ * half waits for the fsync in flight, the other half queues for the next. So a new leader whose request is
+ * {@code durable} (and not exclusive) first waits, briefly, until as many requests are queued (itself
+ * included) as the previous durable group served: the writers just released are usually back within
+ * microseconds, and one fsync then serves them all again. The wait ends as soon as that many are queued, else
+ * after a quarter of the recent durable groups' average duration and at most {@value #MAX_GATHER_NANOS} ns,
+ * so a writer that has lost its company pays that once; after a durable group of one nobody waits.
+ * (PostgreSQL's {@code commit_delay}, made adaptive.)
  *
  * <h2>Invariants</h2>
  * Guarded by {@code lock}: {@code pending}, {@code leading}, {@code stopped}, the gathering leader and its
- * target, and the previous group's size and the fsyncs' average duration.
+ * target, and the previous durable group's size and the durable groups' average duration.
  * <ul>
- *   <li>{@code leading} is true exactly while some thread runs or is about to run the syncer, so the syncer
- *       never runs twice at once.</li>
- *   <li>A waiter is queued only while {@code leading} is true, and a finishing leader either promotes a queued
- *       waiter (leading stays true) or finds none left uncovered (leading becomes false). So no waiter is ever
+ *   <li>{@code leading} is true exactly while some thread leads or is about to (promoted, gathering, or
+ *       running the {@link Leader}), so groups never overlap and their work reaches the log in queue order.</li>
+ *   <li>A request is queued only while {@code leading} is true, and a finishing leader either promotes a
+ *       queued request (leading stays true) or finds none left (leading becomes false). So no request is ever
  *       stranded without a leader to wake it.</li>
- *   <li>A waiter's node goes from WAITING to LEADS or DONE once, written by the thread that settles it after
- *       the durable position has been raised past it (or the group commit has stopped): a writer that sees DONE
- *       reads the durable position and so learns whether its record is durable.</li>
- *   <li>{@code durable} only grows. Besides the leaders, {@link #advance} raises it for durability won some
- *       other way (a log's final fsync on a background thread).</li>
- *   <li>A syncer that throws stops the group commit for good ({@link #stop} does the same from outside): every
- *       waiter wakes and {@link #await} answers false to it and to every later caller whose position is not
- *       durable, so the owner reports its own failure. The thrown exception goes to the leader's caller.</li>
+ *   <li>Each request is settled once, by exactly one thread: the leader of its group (or, for a member it
+ *       left unsettled or when it threw, this class on its behalf, as a failure); the finishing leader that
+ *       finds it already served; {@link #stop}; or its own writer, on entry, when it is already served or the
+ *       group commit has stopped. Whoever took it out of {@code pending} under the lock settles it. Its state
+ *       goes from WAITING to LEADS or DONE once, written after its outcome, so a writer that sees DONE sees
+ *       its outcome.</li>
+ *   <li>A leader that throws fails every member it left unsettled with what it threw, which then goes to the
+ *       leader's own caller; the group commit goes on. Whether a failure is final is the owner's decision:
+ *       {@link #stop} makes it so.</li>
+ *   <li>Once {@link #stop} has run, every queued request has failed and every later one fails on entry
+ *       (unless already served); a group being led finishes and its members get its outcome; a leader still
+ *       gathering or promoted but not yet running fails its group without running the {@link Leader}.</li>
  * </ul>
  * Waits are uninterruptible: a record may already be on its way to disk and its writer must learn the outcome.
- * An interrupt is kept for the caller.
+ * An interrupt is kept for the caller, and kept from the group's work, which serves other writers too: the
+ * flag is cleared while a writer waits or leads and restored when {@link #enter} returns. A gathering leader
+ * stops gathering when interrupted.
  */
 public final class GroupCommit {
 
-    /** Makes durable everything appended so far. */
-    @FunctionalInterface
-    public interface Syncer {
+    /** One writer's turn. Its leader settles it with {@link #succeed} or {@link #fail}. */
+    public static class Request {
+        private final boolean exclusive;
+        private final long weight;
+        private final boolean durable;
+        private Thread thread;
+        /** WAITING, then LEADS or DONE; written by whoever promotes or settles this request. */
+        private volatile int state = WAITING;
+        private boolean settled;
+        private long result;
+        private Throwable failure;
+
         /**
-         * Runs on one thread at a time.
-         *
-         * @return the position now durable: at least every position appended before this call began
+         * @param exclusive whether the request must form a group of its own
+         * @param weight the request's size, to bound how much one leader takes on at once
+         * @param durable whether the request waits for an fsync (a leader may then gather company for it)
          */
-        long sync();
+        protected Request(boolean exclusive, long weight, boolean durable) {
+            this.exclusive = exclusive;
+            this.weight = weight;
+            this.durable = durable;
+        }
+
+        /**
+         * Whether work done since this request was made already serves it (a log's fsync that covered its
+         * record's position, say), so that it needs no group of its own. Asked under the queue lock, on entry
+         * and of every queued request each time a group finishes: it must be quick and take no lock. A
+         * request that answers true succeeds with result 0. The default answers false.
+         */
+        protected boolean alreadyServed() {
+            return false;
+        }
+
+        public final boolean exclusive() {
+            return exclusive;
+        }
+
+        /** Records success, unless the request is settled already. */
+        public final void succeed(long value) {
+            if (!settled) {
+                settled = true;
+                result = value;
+            }
+        }
+
+        /** Records failure, unless the request is settled already. */
+        public final void fail(Throwable t) {
+            if (!settled) {
+                settled = true;
+                failure = t;
+            }
+        }
+
+        public final boolean isSettled() {
+            return settled;
+        }
+
+        /** Valid after {@link GroupCommit#enter} returned. */
+        public final long result() {
+            return result;
+        }
+
+        /** Valid after {@link GroupCommit#enter} returned; null on success. */
+        public final Throwable failure() {
+            return failure;
+        }
+    }
+
+    /** Does a group's work. Must settle every member; a member left unsettled fails. */
+    @FunctionalInterface
+    public interface Leader {
+        /** Runs on one thread at a time, with no lock of this class held; {@code group} is in queue order. */
+        void lead(List<Request> group);
     }
 
     /** Longest a leader waits for company, however slow fsyncs are. */
@@ -81,250 +153,274 @@ public final class GroupCommit {
     private static final int LEADS = 1;
     private static final int DONE = 2;
 
-    /** One writer's wait. */
-    private static final class Waiter {
-        final Thread thread = Thread.currentThread();
-        final long position;
-        /** WAITING, then LEADS or DONE; written by the thread that settles this waiter. */
-        volatile int state = WAITING;
-
-        Waiter(long position) {
-            this.position = position;
-        }
-    }
-
-    private final Syncer syncer;
+    private final Leader leader;
+    private final long maxGroupWeight;
+    /** From the recent durable groups' average duration to how long a new leader may wait for company. */
+    private final LongUnaryOperator gatherNanos;
     private final ReentrantLock lock = new ReentrantLock();
-    private ArrayDeque<Waiter> pending = new ArrayDeque<>();
+    /** Requests waiting behind the leader, in arrival order (the leader's own is not here). */
+    private final ArrayDeque<Request> pending = new ArrayDeque<>();
     private boolean leading;
     private volatile boolean stopped;
-    private volatile long durable;
-    /** From the recent fsyncs' average duration to how long a new leader may wait for company. */
-    private final LongUnaryOperator gatherNanos;
-    /** Writers the previous fsync served (its leader included); 0 before the first. */
-    private int lastGroup;
-    /** Moving average of the syncer's duration. */
-    private long syncNanos;
-    /** The leader waiting for company, if any, and how many writers (itself included) it waits for. */
+    /** Requests the previous durable group served (its leader's and those released early included); 0 before. */
+    private int lastDurableGroup;
+    /** Moving average of how long durable groups' work took. */
+    private long durableGroupNanos;
+    /** The leader waiting for company, if any, and how many requests (itself included) it waits for. */
     private Thread gatherer;
     private int gatherTarget;
 
-    /** @param durable the position durable at the start (everything recovered, say) */
-    public GroupCommit(Syncer syncer, long durable) {
-        this(syncer, durable, average -> Math.min(MAX_GATHER_NANOS, average / 4));
+    /** @param maxGroupWeight the most weight one group takes on (its head always fits) */
+    public GroupCommit(Leader leader, long maxGroupWeight) {
+        this(leader, maxGroupWeight, average -> Math.min(MAX_GATHER_NANOS, average / 4));
     }
 
     /** Tests choose how long a leader gathers, so that outcomes do not depend on timing. */
-    GroupCommit(Syncer syncer, long durable, LongUnaryOperator gatherNanos) {
-        this.syncer = syncer;
-        this.durable = durable;
+    GroupCommit(Leader leader, long maxGroupWeight, LongUnaryOperator gatherNanos) {
+        this.leader = leader;
+        this.maxGroupWeight = maxGroupWeight;
         this.gatherNanos = gatherNanos;
     }
 
-    /** The highest position known durable. */
-    public long durablePosition() {
-        return durable;
-    }
-
-    /** Whether a sync failed or {@link #stop} was called. */
-    public boolean stopped() {
-        return stopped;
-    }
-
-    /**
-     * Returns once {@code position} is durable, having led a sync itself if no one was leading.
-     *
-     * @return true when the position is durable; false when the group commit stopped first (a sync failed, here
-     *         or on another writer, or {@link #stop} was called), so the caller must report its owner's failure
-     * @throws RuntimeException or Error whatever the syncer threw, when this thread led the failing sync
-     */
-    public boolean await(long position) {
-        if (durable >= position) {
-            return true;
-        }
-        Waiter me = new Waiter(position);
-        Thread gatheringLeader = null;
-        lock.lock();
-        try {
-            if (durable >= position) {
-                return true;
-            }
-            if (stopped) {
-                return false;
-            }
-            if (leading) {
-                pending.addLast(me);
-                if (gatherer != null && pending.size() + 1 >= gatherTarget) {
-                    gatheringLeader = gatherer;
-                }
-            } else {
-                leading = true;
-                me.state = LEADS;
-            }
-        } finally {
-            lock.unlock();
-        }
-        if (gatheringLeader != null) {
-            LockSupport.unpark(gatheringLeader);
-        }
-        boolean interrupted = false;
-        while (me.state == WAITING) {
-            LockSupport.park(this);
-            interrupted |= Thread.interrupted(); // park returns at once while the flag is set
-        }
-        try {
-            if (me.state == LEADS) {
-                lead();
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        return durable >= position;
-    }
-
-    /** Runs one sync and hands over (see the type comment). Caller was made leader. */
-    private void lead() {
-        Throwable failure = null;
-        long started = 0;
-        try {
-            gather();
-            if (!stopped) {
-                started = System.nanoTime();
-                raise(syncer.sync());
-            }
-        } catch (RuntimeException | Error e) {
-            failure = e;
-            throw e;
-        } finally {
-            handOver(failure != null, started == 0 ? -1 : System.nanoTime() - started);
-        }
-    }
-
-    /** The new leader waits for company (see the type comment). */
-    private void gather() {
-        lock.lock();
-        try {
-            int target = lastGroup;
-            if (target <= 1 || pending.size() + 1 >= target || stopped) {
-                return;
-            }
-            long deadline = System.nanoTime() + gatherNanos.applyAsLong(syncNanos);
-            gatherer = Thread.currentThread();
-            gatherTarget = target;
-            try {
-                long wait;
-                while (pending.size() + 1 < target && !stopped && (wait = deadline - System.nanoTime()) > 0) {
-                    lock.unlock();
-                    try {
-                        LockSupport.parkNanos(this, wait);
-                    } finally {
-                        lock.lock();
-                    }
-                    if (Thread.interrupted()) {
-                        Thread.currentThread().interrupt(); // stop gathering; the sync itself goes on
-                        return;
-                    }
-                }
-            } finally {
-                gatherer = null;
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** @param syncNanos how long the syncer ran, or -1 when it did not run */
-    private void handOver(boolean failed, long syncNanos) {
-        List<Waiter> released = new ArrayList<>();
-        Waiter next = null;
-        lock.lock();
-        try {
-            if (failed) {
-                stopped = true;
-            }
-            long now = durable;
-            ArrayDeque<Waiter> uncovered = new ArrayDeque<>();
-            for (Waiter w : pending) {
-                if (w.position <= now || stopped) {
-                    released.add(w);
-                } else {
-                    uncovered.addLast(w);
-                }
-            }
-            next = uncovered.pollFirst();
-            pending = uncovered;
-            leading = next != null;
-            if (syncNanos >= 0) {
-                lastGroup = released.size() + 1;
-                this.syncNanos = this.syncNanos == 0 ? syncNanos : (7 * this.syncNanos + syncNanos) / 8;
-            }
-        } finally {
-            lock.unlock();
-        }
-        if (next != null) {
-            next.state = LEADS;
-            LockSupport.unpark(next.thread);
-        }
-        for (Waiter w : released) {
-            w.state = DONE;
-            LockSupport.unpark(w.thread);
-        }
-    }
-
-    /** Raises the durable position to {@code position} if it is lower: durability won outside {@link #await}. */
-    public void advance(long position) {
-        raise(position);
-    }
-
-    private void raise(long position) {
-        // Leaders raise it one at a time, but advance() may run beside a leader, so take the lock to keep it
-        // monotonic; it is held for two field accesses.
-        lock.lock();
-        try {
-            if (position > durable) {
-                durable = position;
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * Stops group commit for good: every waiter wakes and {@link #await} answers false from now on for any
-     * position not yet durable. A sync in progress finishes; its leader's caller gets its outcome. Safe to call
-     * from any thread, holding any lock that no waiter's owner takes while awaiting (the queue lock is a leaf).
-     */
-    public void stop() {
-        List<Waiter> released;
-        Thread gatheringLeader;
-        lock.lock();
-        try {
-            stopped = true;
-            released = new ArrayList<>(pending);
-            pending.clear();
-            gatheringLeader = gatherer;
-            // A running leader keeps leading until it hands over; there is no one left to promote.
-        } finally {
-            lock.unlock();
-        }
-        if (gatheringLeader != null) {
-            LockSupport.unpark(gatheringLeader);
-        }
-        for (Waiter w : released) {
-            w.state = DONE;
-            LockSupport.unpark(w.thread);
-        }
-    }
-
-    /** Writers parked for a sync (not counting the leader): a load figure for tests and metrics. */
-    public int waiting() {
+    /** Requests waiting behind the leader (not counting the group being led): a load figure. */
+    public int queued() {
         lock.lock();
         try {
             return pending.size();
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Whether {@link #stop} was called. */
+    public boolean stopped() {
+        return stopped;
+    }
+
+    /**
+     * Queues the request and returns once it is settled, having led a group itself if no one was leading.
+     * After {@link #stop}, a request not {@linkplain Request#alreadyServed already served} fails at once.
+     *
+     * @throws RuntimeException or Error whatever the {@link Leader} threw, when this thread led the group
+     */
+    public void enter(Request request) {
+        request.thread = Thread.currentThread();
+        Thread gatheringLeader = null;
+        lock.lock();
+        try {
+            if (request.alreadyServed()) {
+                request.succeed(0);
+                return;
+            }
+            if (stopped) {
+                request.fail(stoppedFailure());
+                return;
+            }
+            if (leading) {
+                pending.addLast(request);
+                if (gatherer != null && pending.size() + 1 >= gatherTarget) {
+                    gatheringLeader = gatherer;
+                }
+            } else {
+                leading = true;
+                request.state = LEADS;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (gatheringLeader != null) {
+            LockSupport.unpark(gatheringLeader);
+        }
+        // Cleared until return: parking ignores it, and a group's work (I/O on an interruptible channel,
+        // perhaps) done for many writers must not fail because one of them was interrupted.
+        boolean interrupted = Thread.interrupted();
+        while (request.state == WAITING) {
+            LockSupport.park(this);
+            interrupted |= Thread.interrupted(); // park returns at once while the flag is set
+        }
+        try {
+            if (request.state == LEADS) {
+                interrupted |= lead(request);
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Gathers, takes the group, runs the leader and hands over (see the type comment).
+     *
+     * @return whether the thread was interrupted while gathering (the flag stays clear for the group's work)
+     */
+    private boolean lead(Request head) {
+        List<Request> group;
+        boolean refused;
+        boolean interrupted;
+        lock.lock();
+        try {
+            interrupted = gather(head);
+            group = takeGroup(head);
+            refused = stopped;
+        } finally {
+            lock.unlock();
+        }
+        if (refused) {
+            Throwable failure = stoppedFailure();
+            for (Request r : group) {
+                r.fail(failure);
+            }
+            handOver(group, -1);
+            return interrupted;
+        }
+        long started = System.nanoTime();
+        try {
+            leader.lead(group);
+        } catch (RuntimeException | Error e) {
+            for (Request r : group) {
+                r.fail(e);
+            }
+            throw e;
+        } finally {
+            handOver(group, System.nanoTime() - started);
+        }
+        return interrupted;
+    }
+
+    /**
+     * The new leader waits for company (see the type comment); called with the lock held.
+     *
+     * @return whether an interrupt ended the wait
+     */
+    private boolean gather(Request head) {
+        int target = lastDurableGroup;
+        if (!head.durable || head.exclusive || target <= 1 || pending.size() + 1 >= target || stopped) {
+            return false;
+        }
+        long deadline = System.nanoTime() + gatherNanos.applyAsLong(durableGroupNanos);
+        gatherer = Thread.currentThread();
+        gatherTarget = target;
+        try {
+            long wait;
+            while (pending.size() + 1 < target && !stopped && (wait = deadline - System.nanoTime()) > 0) {
+                lock.unlock();
+                try {
+                    LockSupport.parkNanos(this, wait);
+                } finally {
+                    lock.lock();
+                }
+                if (Thread.interrupted()) {
+                    return true; // stop gathering; the group's work itself goes on
+                }
+            }
+            return false;
+        } finally {
+            gatherer = null;
+        }
+    }
+
+    /** The head and the requests behind it that fit by weight, up to an exclusive one; called with the lock held. */
+    private List<Request> takeGroup(Request head) {
+        List<Request> group = new ArrayList<>();
+        group.add(head);
+        if (head.exclusive) {
+            return group;
+        }
+        long weight = head.weight;
+        Request next;
+        while ((next = pending.peekFirst()) != null && !next.exclusive && weight + next.weight <= maxGroupWeight) {
+            group.add(pending.pollFirst());
+            weight += next.weight;
+        }
+        return group;
+    }
+
+    /**
+     * Releases the group and every queued request its work already served, and promotes the next leader
+     * (see the type comment).
+     *
+     * @param nanos how long the leader's work took, or -1 when it did not run
+     */
+    private void handOver(List<Request> group, long nanos) {
+        List<Request> servedEarly = List.of();
+        Request next;
+        lock.lock();
+        try {
+            boolean durable = false;
+            for (Request r : group) {
+                durable |= r.durable;
+                if (!r.settled) {
+                    r.fail(new IllegalStateException("the group commit's leader did not settle a request"));
+                }
+            }
+            if (nanos >= 0 && !pending.isEmpty()) {
+                for (Iterator<Request> it = pending.iterator(); it.hasNext(); ) {
+                    Request r = it.next();
+                    if (r.alreadyServed()) {
+                        it.remove();
+                        r.succeed(0);
+                        if (servedEarly.isEmpty()) {
+                            servedEarly = new ArrayList<>();
+                        }
+                        servedEarly.add(r);
+                    }
+                }
+            }
+            if (durable && nanos >= 0) {
+                lastDurableGroup = group.size() + servedEarly.size();
+                durableGroupNanos = durableGroupNanos == 0 ? nanos : (7 * durableGroupNanos + nanos) / 8;
+            }
+            next = pending.pollFirst();
+            leading = next != null;
+        } finally {
+            lock.unlock();
+        }
+        release(group);
+        release(servedEarly);
+        if (next != null) {
+            next.state = LEADS;
+            LockSupport.unpark(next.thread);
+        }
+    }
+
+    /** Publishes the settled requests' outcomes and wakes their writers, each by its own unpark. */
+    private static void release(List<Request> settled) {
+        for (Request r : settled) {
+            r.state = DONE;
+            LockSupport.unpark(r.thread);
+        }
+    }
+
+    /**
+     * Stops the group commit for good: every queued request fails at once, and so does every later one not
+     * already served (see the type comment). A group being led finishes; its members get its outcome. Safe to
+     * call from any thread, holding any lock that no writer takes while in {@link #enter} (the queue lock is a
+     * leaf).
+     */
+    public void stop() {
+        List<Request> failed;
+        Thread gatheringLeader;
+        lock.lock();
+        try {
+            stopped = true;
+            failed = new ArrayList<>(pending);
+            pending.clear();
+            gatheringLeader = gatherer;
+            Throwable failure = stoppedFailure();
+            for (Request r : failed) {
+                r.fail(failure);
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (gatheringLeader != null) {
+            LockSupport.unpark(gatheringLeader);
+        }
+        release(failed);
+    }
+
+    private static IllegalStateException stoppedFailure() {
+        return new IllegalStateException("the group commit has stopped");
     }
 }

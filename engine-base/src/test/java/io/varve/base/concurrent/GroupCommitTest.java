@@ -17,8 +17,10 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Group commit's rules, each interleaving forced with gates: writers that arrive during an fsync ride the next
- * one, covered writers are released without waiting for the next fsync, and a failure releases everyone.
+ * Group commit used the way a write-ahead log uses it, each interleaving forced with gates: a writer appends,
+ * then enters a request for its position, whose group's work is one fsync of everything appended so far.
+ * Writers that arrive during an fsync ride the next one, covered writers are released without waiting for the
+ * next fsync, and a failure that stops the group commit releases everyone.
  */
 class GroupCommitTest {
 
@@ -29,6 +31,7 @@ class GroupCommitTest {
         final Semaphore finishSync = new Semaphore(0);
         final AtomicBoolean syncing = new AtomicBoolean();
         volatile RuntimeException failNext;
+        volatile long durable;
         final GroupCommit groupCommit;
 
         GatedLog() {
@@ -36,23 +39,54 @@ class GroupCommitTest {
         }
 
         GatedLog(java.util.function.LongUnaryOperator gatherNanos) {
-            groupCommit = new GroupCommit(this::sync, 0, gatherNanos);
+            groupCommit = new GroupCommit(this::syncGroup, Long.MAX_VALUE, gatherNanos);
         }
 
-        private long sync() {
+        /** A writer's wait for its record's position. */
+        final class At extends GroupCommit.Request {
+            final long position;
+
+            At(long position) {
+                super(false, 0, true);
+                this.position = position;
+            }
+
+            @Override
+            protected boolean alreadyServed() {
+                return durable >= position;
+            }
+        }
+
+        private void syncGroup(List<GroupCommit.Request> group) {
             assertTrue(syncing.compareAndSet(false, true), "two syncs ran at once");
             try {
                 long snapshot = appended.get();
+                for (GroupCommit.Request r : group) {
+                    assertTrue(((At) r).position <= snapshot, "a member appended after the group was taken");
+                }
                 syncsStarted.incrementAndGet();
                 finishSync.acquireUninterruptibly();
                 RuntimeException failure = failNext;
                 if (failure != null) {
+                    groupCommit.stop(); // a failed fsync is final, as the log's failure waker makes it
                     throw failure;
                 }
-                return snapshot;
+                advance(snapshot);
+                group.forEach(r -> r.succeed(0));
             } finally {
                 syncing.set(false);
             }
+        }
+
+        synchronized void advance(long position) {
+            durable = Math.max(durable, position);
+        }
+
+        /** Whether {@code position} is durable when this returns; false when the group commit stopped first. */
+        boolean await(long position) {
+            At request = new At(position);
+            groupCommit.enter(request);
+            return request.failure() == null;
         }
 
         /** Appends one record on a new thread and awaits its durability there. */
@@ -65,7 +99,7 @@ class GroupCommitTest {
             Writer w = new Writer(position);
             w.thread = Thread.ofPlatform().start(() -> {
                 try {
-                    w.durable.set(groupCommit.await(position));
+                    w.durable.set(await(position));
                 } catch (Throwable t) {
                     w.thrown.set(t);
                 }
@@ -80,7 +114,7 @@ class GroupCommitTest {
         }
 
         void awaitQueued(int n) {
-            while (groupCommit.waiting() < n) {
+            while (groupCommit.queued() < n) {
                 Thread.onSpinWait();
             }
         }
@@ -127,7 +161,7 @@ class GroupCommitTest {
         log.finishSync.release();
         assertTrue(late.join());
         assertEquals(3, log.syncsStarted.get(), "one fsync for the leader, one for the 8 arrivals, one for the late");
-        assertEquals(10, log.groupCommit.durablePosition());
+        assertEquals(10, log.durable);
     }
 
     @Test
@@ -229,9 +263,9 @@ class GroupCommitTest {
         assertFalse(follower.join(), "the follower learns its record may not be durable");
         assertTrue(log.groupCommit.stopped());
         log.failNext = null;
-        assertFalse(log.groupCommit.await(log.appended.incrementAndGet()), "no fsync after a failure");
+        assertFalse(log.await(log.appended.incrementAndGet()), "no fsync after a failure");
         assertEquals(1, log.syncsStarted.get());
-        assertEquals(0, log.groupCommit.durablePosition());
+        assertEquals(0, log.durable);
     }
 
     @Test
@@ -249,13 +283,28 @@ class GroupCommitTest {
     }
 
     @Test
-    void durabilityWonElsewhereNeedsNoFsync() {
+    void aRequestAlreadyServedOnEntryNeedsNoLeader() {
         GatedLog log = new GatedLog();
-        log.groupCommit.advance(5);
-        log.groupCommit.advance(3);
-        assertEquals(5, log.groupCommit.durablePosition(), "the durable position never goes back");
-        assertTrue(log.groupCommit.await(5));
+        log.advance(5); // durability won elsewhere: a sealed log's final fsync, say
+        assertTrue(log.await(5));
+        log.groupCommit.stop();
+        assertTrue(log.await(4), "served before the stop: still a success");
+        assertFalse(log.await(6));
         assertEquals(0, log.syncsStarted.get());
+    }
+
+    @Test
+    void aQueuedRequestServedByDurabilityWonElsewhereLeavesWithTheRunningGroup() throws InterruptedException {
+        GatedLog log = new GatedLog();
+        Writer leader = log.write();
+        log.awaitSyncStarted(1); // its fsync covers position 1
+        Writer queued = log.write(7); // made durable some other way while it waits
+        log.awaitQueued(1);
+        log.advance(7);
+        log.finishSync.release();
+        assertTrue(queued.join(), "released when the running group finished");
+        assertTrue(leader.join());
+        assertEquals(1, log.syncsStarted.get(), "no fsync of its own");
     }
 
     @Test
@@ -279,14 +328,14 @@ class GroupCommitTest {
         AtomicBoolean syncing = new AtomicBoolean();
         AtomicInteger syncs = new AtomicInteger();
         AtomicLong lastSynced = new AtomicLong();
-        GroupCommit groupCommit = new GroupCommit(() -> {
+        GroupCommit groupCommit = new GroupCommit(group -> {
             assertTrue(syncing.compareAndSet(false, true), "two syncs ran at once");
             long snapshot = appended.get();
             syncs.incrementAndGet();
             lastSynced.set(snapshot);
             syncing.set(false);
-            return snapshot;
-        }, 0);
+            group.forEach(r -> r.succeed(0));
+        }, Long.MAX_VALUE);
         int threads = 8;
         int writes = 200;
         CountDownLatch start = new CountDownLatch(1);
@@ -298,7 +347,9 @@ class GroupCommitTest {
                     start.await();
                     for (int i = 0; i < writes; i++) {
                         long position = appended.incrementAndGet();
-                        assertTrue(groupCommit.await(position));
+                        GroupCommit.Request request = new GroupCommit.Request(false, 0, true) { };
+                        groupCommit.enter(request);
+                        assertTrue(request.failure() == null);
                         assertTrue(lastSynced.get() >= position, "returned before an fsync covered it");
                     }
                 } catch (Throwable e) {
@@ -313,6 +364,6 @@ class GroupCommitTest {
         if (error.get() != null) {
             throw new AssertionError(error.get());
         }
-        assertEquals(threads * writes, groupCommit.durablePosition());
+        assertEquals(threads * writes, lastSynced.get());
     }
 }

@@ -1,5 +1,6 @@
 package io.varve.raftlog.purge;
 
+import io.varve.base.concurrent.GroupCommit;
 import io.varve.base.fs.FileSystem;
 import io.varve.raftlog.file.BlockReader;
 import io.varve.raftlog.file.FileCatalog;
@@ -16,7 +17,6 @@ import io.varve.raftlog.index.EntryRing;
 import io.varve.raftlog.index.Location;
 import io.varve.raftlog.index.MemIndex;
 import io.varve.raftlog.write.BatchCommitter;
-import io.varve.raftlog.write.WriteBarrier;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.AbstractMap;
@@ -37,7 +37,7 @@ import java.util.function.LongPredicate;
  * <p>How a purge stays correct across crashes. Recovery replays the rewrite queue, then the append queue. A
  * purge that will delete append files below sequence S does, in order:
  * <ol>
- *   <li>Takes a cut T of the index as an exclusive request of the write barrier (no write in flight), after
+ *   <li>Takes a cut T of the index as an exclusive request of the group commit (no write in flight), after
  *       syncing the append queue so that every batch before T is durable.</li>
  *   <li>Writes to the rewrite queue: (a) every live entry that lives in a file below S, per group the whole
  *       index range from the first such entry to the last entry not in a surviving append file, so that
@@ -73,7 +73,7 @@ public final class Purger {
     private final FileCatalog catalog;
     private final FileReaders readers;
     private final BlockReader blocks;
-    private final WriteBarrier barrier;
+    private final GroupCommit groupCommit;
     private final BatchCommitter committer;
     private final QueueWriter appendWriter;
     private final QueueWriter rewriteWriter;
@@ -89,7 +89,7 @@ public final class Purger {
     private long lastSnapshotBytes;
 
     public Purger(FileSystem fs, Path dir, MemIndex index, FileCatalog catalog, FileReaders readers,
-            BlockReader blocks, WriteBarrier barrier, BatchCommitter committer, QueueWriter appendWriter,
+            BlockReader blocks, GroupCommit groupCommit, BatchCommitter committer, QueueWriter appendWriter,
             QueueWriter rewriteWriter, RecyclePool pool, IoCounters counters, PurgeSettings settings,
             Set<Long> rewriteGroups) {
         this.fs = fs;
@@ -99,7 +99,7 @@ public final class Purger {
         this.catalog = catalog;
         this.readers = readers;
         this.blocks = blocks;
-        this.barrier = barrier;
+        this.groupCommit = groupCommit;
         this.committer = committer;
         this.appendWriter = appendWriter;
         this.rewriteWriter = rewriteWriter;
@@ -137,7 +137,7 @@ public final class Purger {
     // ---------------------------------------------------------------- append queue
 
     private List<Long> purgeAppendQueue() throws IOException {
-        RewritePlan plan = underBarrier(() -> {
+        RewritePlan plan = exclusively(() -> {
             long activeSeq = FileId.sequence(appendWriter.activeFileId());
             List<FileCatalog.FileInfo> files = catalog.files(LogQueue.APPEND);
             if (files.isEmpty()) {
@@ -223,7 +223,7 @@ public final class Purger {
         }
         rewriteWriter.startNewFile();
         long firstNewSeq = FileId.sequence(rewriteWriter.activeFileId());
-        RewritePlan plan = underBarrier(() -> {
+        RewritePlan plan = exclusively(() -> {
             RewritePlan p = capture(Long.MIN_VALUE, id -> FileId.queue(id) == LogQueue.REWRITE, false);
             p.commit = commitPoint(oldestAppendFile(), firstNewSeq);
             return p;
@@ -254,14 +254,14 @@ public final class Purger {
     }
 
     /** Runs {@code maker} as an exclusive request after syncing the append queue. */
-    private RewritePlan underBarrier(PlanMaker maker) throws IOException {
+    private RewritePlan exclusively(PlanMaker maker) throws IOException {
         RewritePlan[] out = new RewritePlan[1];
         BatchCommitter.ExclusiveRequest request = new BatchCommitter.ExclusiveRequest(() -> {
             appendWriter.sync();
             out[0] = maker.make();
             return 0;
         }, true, false);
-        barrier.enter(request);
+        groupCommit.enter(request);
         Throwable failure = request.failure();
         if (failure != null) {
             if (failure instanceof IOException io) {
@@ -283,7 +283,7 @@ public final class Purger {
     public void checkpoint() throws IOException {
         lock.lock();
         try {
-            RewritePlan plan = underBarrier(() -> {
+            RewritePlan plan = exclusively(() -> {
                 RewritePlan p = new RewritePlan(Long.MIN_VALUE);
                 p.commit = commitPoint(oldestAppendFile(), oldestRewriteFile());
                 return p;

@@ -1,5 +1,6 @@
 package io.varve.raftlog.write;
 
+import io.varve.base.concurrent.GroupCommit;
 import io.varve.raftlog.file.QueueWriter;
 import io.varve.raftlog.format.BatchMerger;
 import io.varve.raftlog.format.EncodedBatch;
@@ -24,10 +25,10 @@ import java.util.List;
  * the group that was not yet acknowledged and is remembered; every later write is refused with it as the
  * cause. A failed fsync is never retried, since the kernel may already have dropped the dirty pages.
  */
-public final class BatchCommitter implements WriteBarrier.Leader {
+public final class BatchCommitter implements GroupCommit.Leader {
 
     /** A batch to append; {@code batch} is null for a bare sync request. */
-    public static final class WriteRequest extends WriteBarrier.Request {
+    public static final class WriteRequest extends GroupCommit.Request {
         final EncodedBatch batch;
         final boolean sync;
 
@@ -44,7 +45,7 @@ public final class BatchCommitter implements WriteBarrier.Leader {
     }
 
     /** Runs {@link ExclusiveWork} in the position of a leader, alone. */
-    public static final class ExclusiveRequest extends WriteBarrier.Request {
+    public static final class ExclusiveRequest extends GroupCommit.Request {
         final ExclusiveWork work;
         final boolean fatalOnError;
         final boolean evenAfterFailure;
@@ -98,7 +99,7 @@ public final class BatchCommitter implements WriteBarrier.Leader {
     }
 
     @Override
-    public void lead(List<WriteBarrier.Request> group) {
+    public void lead(List<GroupCommit.Request> group) {
         if (group.size() == 1 && group.getFirst() instanceof ExclusiveRequest ex) {
             runExclusive(ex);
             return;
@@ -120,7 +121,7 @@ public final class BatchCommitter implements WriteBarrier.Leader {
         }
         if (failure != null) {
             // Whatever is not settled was written (or queued) in a round that failed: never acknowledged.
-            for (WriteBarrier.Request r : group) {
+            for (GroupCommit.Request r : group) {
                 r.fail(failure);
             }
         }
@@ -130,11 +131,11 @@ public final class BatchCommitter implements WriteBarrier.Leader {
      * Validates every member, then appends the accepted batches in order, consecutive small ones merged into
      * one batch (one header, one write), and syncs once if any member asked for it.
      */
-    private void appendAll(List<WriteBarrier.Request> group, List<WriteRequest> written, List<Appended> appended)
+    private void appendAll(List<GroupCommit.Request> group, List<WriteRequest> written, List<Appended> appended)
             throws IOException {
         BatchValidator validator = new BatchValidator(index);
         boolean needSync = false;
-        for (WriteBarrier.Request r : group) {
+        for (GroupCommit.Request r : group) {
             WriteRequest w = (WriteRequest) r;
             if (!admit(w)) {
                 continue;
@@ -177,7 +178,7 @@ public final class BatchCommitter implements WriteBarrier.Leader {
         appended.add(new Appended(batch, writer.activeFileId(), position));
     }
 
-    private boolean admit(WriteBarrier.Request r) {
+    private boolean admit(GroupCommit.Request r) {
         if (closed) {
             r.fail(new IllegalStateException("the raft log engine is closed"));
             return false;

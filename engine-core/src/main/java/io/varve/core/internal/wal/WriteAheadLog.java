@@ -24,8 +24,8 @@ import java.util.function.LongSupplier;
  * <h2>Positions</h2>
  * Byte positions run on across logs ({@code base} is the position of the current log's first byte), so one
  * number says how far the logs are written: {@code flushedPosition} (handed to the OS) and
- * the group commit's durable position. Every byte below the durable position is durable, because fsyncs cover
- * logs strictly oldest first.
+ * {@code durablePosition}. Every byte below the durable position is durable, because fsyncs cover logs strictly
+ * oldest first.
  *
  * <h2>Rotation without I/O under the log lock</h2>
  * The log worker keeps a <em>spare log</em> ready: the next log file, created and its name made durable
@@ -39,10 +39,14 @@ import java.util.function.LongSupplier;
  * worker deletes it and makes another.
  *
  * <h2>Group commit</h2>
- * Synced writers go through a {@link GroupCommit}: the first to find no fsync running leads one; every writer
- * arriving while it runs queues and rides the next fsync, which the finishing leader hands to one of them at
- * once, after briefly gathering company; each covered writer is woken on its own. The leader's fsync is
- * {@link #leadSync}.
+ * A synced writer whose position is not yet durable enters engine-base's {@link GroupCommit} with a request
+ * for its position: the first to find no fsync running leads one; every writer arriving while it runs queues
+ * and rides the next fsync, which the finishing leader hands to one of them at once, after briefly gathering
+ * company; each covered writer is woken on its own. A group's work ({@link #syncGroup}) is one
+ * {@link #leadSync}, which writes out and fsyncs everything appended so far: every member appended before it
+ * entered, so that one fsync covers the whole group. A queued writer that an fsync covered (it appended before
+ * the leader's snapshot but queued after the group was taken), or whose position a sealed log's final fsync
+ * made durable, is released when that group finishes, without waiting for the next fsync.
  *
  * <h2>Locks and invariants</h2>
  * <ul>
@@ -56,7 +60,7 @@ import java.util.function.LongSupplier;
  *       the current one, and only then raises the position. So a synced write acknowledged in a new log implies
  *       the old logs' tails are durable.</li>
  *   <li>The group commit's queue lock is a leaf: it guards only the queue of synced writers waiting for the
- *       next fsync and the durable position.</li>
+ *       next fsync. Asking a queued writer whether it is covered reads the volatile durable position.</li>
  *   <li>A failed write, fsync or file creation, here or on the log worker, is recorded in the shared
  *       {@link StickyFailure} and is final; a log worker failure no caller saw is reported by {@link #close()}.
  *       The failure's waker stops the group commit, which wakes every waiting synced writer to see it.</li>
@@ -80,8 +84,10 @@ public final class WriteAheadLog {
     private final ReentrantLock logLock;
     private final StickyFailure failure;
     private final ReentrantLock syncLock = new ReentrantLock();
-    /** Synced writers wait here for the fsync that covers them; it raises the durable position. */
-    private final GroupCommit groupCommit = new GroupCommit(this::leadSync, 0);
+    /** Synced writers wait here for the fsync that covers them; see {@link #syncGroup}. */
+    private final GroupCommit groupCommit = new GroupCommit(this::syncGroup, Long.MAX_VALUE);
+    /** Every log byte below this position is durable. Raised only by syncLock's holder, so it only grows. */
+    private volatile long durablePosition;
     /** Runs sealed logs' final fsyncs and spare log creation, in submission order, off every writer's path. */
     private final LogWorker worker;
     private final LongAdder syncs = new LongAdder();
@@ -212,22 +218,57 @@ public final class WriteAheadLog {
             }
         }
         if (sync) {
-            if (!groupCommit.await(end)) {
-                failure.check("database failed earlier; reopen to recover");
-                throw new IllegalStateException("log sync stopped without a recorded failure");
+            if (durablePosition < end) {
+                SyncRequest request = new SyncRequest(end);
+                groupCommit.enter(request); // the group's leader gets what its fsync threw
+                if (request.failure() != null) {
+                    failure.check("database failed earlier; reopen to recover");
+                    throw new IllegalStateException("log sync failed without a recorded failure", request.failure());
+                }
             }
             syncedCommits.increment();
+        }
+    }
+
+    /** A synced writer's wait for the log position just past its batch. */
+    private final class SyncRequest extends GroupCommit.Request {
+        final long position;
+
+        SyncRequest(long position) {
+            super(false, 0, true);
+            this.position = position;
+        }
+
+        @Override
+        protected boolean alreadyServed() {
+            return durablePosition >= position;
+        }
+    }
+
+    /**
+     * The group commit's work: one fsync for the whole group. Each member appended before it entered, and the
+     * group was taken before {@link #leadSync} snapshots the log's end, so that fsync covers every member.
+     */
+    private void syncGroup(List<GroupCommit.Request> group) {
+        long highest = 0;
+        for (GroupCommit.Request r : group) {
+            highest = Math.max(highest, ((SyncRequest) r).position);
+        }
+        if (durablePosition < highest) { // else a sealed log's final fsync made them durable meanwhile
+            leadSync();
+        }
+        for (GroupCommit.Request r : group) {
+            r.succeed(0);
         }
     }
 
     /**
      * Writes out the log buffer and fsyncs it, after any sealed log whose final fsync is still pending: the
      * snapshot of both is taken under one hold of logLock, so a rotation cannot slip a newly sealed log in
-     * between. Runs on the group commit's leader, one at a time.
-     *
-     * @return the position now durable
+     * between, then raises the durable position. Runs on the group commit's leader, one at a time. Any failure
+     * is final: it is recorded, which stops the group commit.
      */
-    private long leadSync() {
+    private void leadSync() {
         syncLock.lock();
         try {
             WritableFile file;
@@ -247,9 +288,12 @@ public final class WriteAheadLog {
             syncSealed(older);
             file.sync();
             syncs.increment();
-            return target;
+            raiseDurable(target);
         } catch (IOException e) {
             throw failed(e);
+        } catch (RuntimeException e) {
+            failure.record(e, false);
+            throw e;
         } finally {
             syncLock.unlock();
         }
@@ -268,7 +312,7 @@ public final class WriteAheadLog {
             // Not counted in syncs: that counter is about fsyncs serving synced commits (group commit).
             l.file.sync();
         }
-        groupCommit.advance(logs[logs.length - 1].end);
+        raiseDurable(logs[logs.length - 1].end);
         logLock.lock();
         try {
             for (LogFile l : logs) {
@@ -281,6 +325,13 @@ public final class WriteAheadLog {
         }
         for (LogFile l : logs) {
             l.writer.close();
+        }
+    }
+
+    /** Caller holds syncLock, which makes it the only writer of the durable position. */
+    private void raiseDurable(long position) {
+        if (position > durablePosition) {
+            durablePosition = position;
         }
     }
 
