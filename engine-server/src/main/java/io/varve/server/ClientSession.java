@@ -58,7 +58,9 @@ import java.util.function.Consumer;
  *
  * <h2>Errors and closing</h2>
  * A {@link ProtocolError} is queued like a request, so the replies before it are still sent; it is answered
- * and the connection closed. QUIT closes after its reply, SHUTDOWN without one.
+ * and the connection closed. QUIT closes after its reply, SHUTDOWN without one. A QUIT gives up the
+ * connection's subscriptions, watches and tracking before its reply leaves, as Redis frees its client, although
+ * the socket lingers a little longer ({@link LingeringClose}).
  */
 final class ClientSession implements Parking {
 
@@ -245,6 +247,7 @@ final class ClientSession implements Parking {
     /** Event loop: the shared run did not take the SET after all; nothing was queued meanwhile (the loop is the only producer). */
     void releaseSharedSetHold() {
         unwritten.decrementAndGet();
+        flushHeldPushes();
         running.set(false);
     }
 
@@ -331,6 +334,7 @@ final class ClientSession implements Parking {
                 stats.replyBytes(out.readableBytes());
                 channel.writeAndFlush(out);
                 unwritten.decrementAndGet();
+                flushHeldPushes(); // messages its serving write sent meanwhile (tracking invalidations) follow it
                 parked = false;
                 running.set(false);
                 startDrainer();
@@ -489,6 +493,7 @@ final class ClientSession implements Parking {
             }
             if (connection.closeAfterReply()) {
                 closeAfter = true;
+                dispatcher.connectionClosed(connection); // its socket lingers; the client is gone already
                 break;
             }
             if (parkRequested) {

@@ -159,14 +159,113 @@ class ClientTrackingTest {
             assertEquals("OK", me.call("CLIENT", "CACHING", "yes"));
             assertEquals(Map.of("flags", List.of("on", "optin", "caching-yes"), "redirect", 0L, "prefixes", List.of()),
                     me.call("CLIENT", "TRACKINGINFO"));
-            me.call("GET", "skipped"); // the choice held for TRACKINGINFO only
-            me.call("CLIENT", "CACHING", "yes");
-            me.call("GET", "kept");
+            me.call("GET", "kept"); // a CLIENT command in between keeps the choice
+            me.call("GET", "skipped");
             other.call("SET", "skipped", "1");
             other.call("SET", "kept", "1");
             assertEquals(List.of("invalidate", List.of("kept")), me.read());
             assertEquals(new RespClient.Err("ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT "
                     + "mode."), me.call("CLIENT", "CACHING", "no"));
+        }
+    }
+
+    @Test
+    void aCachingChoiceHoldsForAWholeTransaction() throws Exception {
+        try (TestServer server = TestServer.start(dir); RespClient me = RespClient.connect(server.port());
+             RespClient other = RespClient.connect(server.port())) {
+            me.call("HELLO", "3");
+            me.call("CLIENT", "TRACKING", "on", "OPTIN");
+            me.call("CLIENT", "CACHING", "yes");
+            me.call("MULTI");
+            me.call("GET", "first");
+            me.call("GET", "second");
+            assertEquals(List.of(RespClient.NULL, RespClient.NULL), me.call("EXEC"));
+            me.call("GET", "after");
+            other.call("MSET", "after", "1", "first", "1", "second", "1");
+            assertEquals(List.of("invalidate", List.of("first")), me.read());
+            assertEquals(List.of("invalidate", List.of("second")), me.read());
+            assertEquals("PONG", me.call("PING"), "the choice ended with EXEC");
+        }
+    }
+
+    @Test
+    void aTrackingClientMayChangeItsRedirectTargetAndShareOne() throws Exception {
+        try (TestServer server = TestServer.start(dir); RespClient me = RespClient.connect(server.port());
+             RespClient second = RespClient.connect(server.port());
+             RespClient first = RespClient.connect(server.port());
+             RespClient shared = RespClient.connect(server.port());
+             RespClient other = RespClient.connect(server.port())) {
+            String firstId = first.call("CLIENT", "ID").toString();
+            String sharedId = shared.call("CLIENT", "ID").toString();
+            assertEquals(List.of("subscribe", CHANNEL, 1L), first.call("SUBSCRIBE", CHANNEL));
+            assertEquals(List.of("subscribe", CHANNEL, 1L), shared.call("SUBSCRIBE", CHANNEL));
+            assertEquals("OK", me.call("CLIENT", "TRACKING", "on", "REDIRECT", firstId));
+            assertEquals("OK", me.call("CLIENT", "TRACKING", "on", "REDIRECT", firstId));
+            assertEquals("OK", me.call("CLIENT", "TRACKING", "on", "REDIRECT", sharedId));
+            assertEquals(Long.parseLong(sharedId), me.call("CLIENT", "GETREDIR"));
+            assertEquals("OK", second.call("CLIENT", "TRACKING", "on", "REDIRECT", sharedId));
+            me.call("GET", "mine");
+            second.call("GET", "theirs");
+            other.call("SET", "mine", "1");
+            other.call("SET", "theirs", "1");
+            assertEquals(List.of("message", CHANNEL, List.of("mine")), shared.read());
+            assertEquals(List.of("message", CHANNEL, List.of("theirs")), shared.read());
+            assertEquals(List.of("subscribe", "x", 2L), first.call("SUBSCRIBE", "x"), "the first target got nothing");
+            assertEquals("OK", me.call("CLIENT", "TRACKING", "on"));
+            assertEquals(0L, me.call("CLIENT", "GETREDIR"), "turning on again without REDIRECT drops the redirect");
+        }
+    }
+
+    @Test
+    void turningTrackingOnAgainIsCheckedAsRedisChecksIt() throws Exception {
+        try (TestServer server = TestServer.start(dir); RespClient me = RespClient.connect(server.port())) {
+            assertEquals(new RespClient.Err("ERR You can't specify both OPTIN mode and OPTOUT mode"),
+                    me.call("CLIENT", "TRACKING", "on", "OPTIN", "OPTOUT"));
+            assertEquals(new RespClient.Err("ERR The client ID you want redirect to does not exist"),
+                    me.call("CLIENT", "TRACKING", "off", "REDIRECT", "999999"), "options are checked before OFF");
+            assertEquals("OK", me.call("CLIENT", "TRACKING", "off", "PREFIX", "x", "OPTIN", "OPTOUT"));
+            String myId = me.call("CLIENT", "ID").toString();
+            assertEquals("OK", me.call("CLIENT", "TRACKING", "on", "REDIRECT", myId));
+            assertEquals("OK", me.call("CLIENT", "TRACKING", "off"));
+            assertEquals("OK", me.call("CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "b"));
+            assertEquals(new RespClient.Err("ERR Prefix 'b' overlaps with an existing prefix 'b'. "
+                    + "Prefixes for a single client must not overlap."),
+                    me.call("CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "b"));
+            assertEquals("OK", me.call("CLIENT", "TRACKING", "on", "BCAST"));
+            assertEquals(List.of("flags", List.of("on", "bcast"), "redirect", 0L, "prefixes", List.of("", "b")),
+                    me.call("CLIENT", "TRACKINGINFO"), "every prefix the client gave, in key order");
+            assertEquals(new RespClient.Err("ERR Prefix 'a' overlaps with an existing prefix ''. "
+                    + "Prefixes for a single client must not overlap."),
+                    me.call("CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "a"));
+        }
+    }
+
+    @Test
+    void anUnblockedMoveIsAnsweredThenItsInvalidationSent() throws Exception {
+        try (TestServer server = TestServer.start(dir); RespClient me = RespClient.connect(server.port());
+             RespClient other = RespClient.connect(server.port())) {
+            other.call("RPUSH", "dst", "a");
+            me.call("HELLO", "3");
+            me.call("CLIENT", "TRACKING", "on");
+            assertEquals(List.of("a"), me.call("LRANGE", "dst", "0", "-1"));
+            me.send("BLMOVE", "src", "dst", "LEFT", "LEFT", "0");
+            while (!other.call("INFO", "clients").toString().contains("blocked_clients:1\r\n")) {
+                Thread.onSpinWait(); // the BLMOVE has not parked yet
+            }
+            other.call("RPUSH", "src", "foo");
+            assertEquals("foo", me.read());
+            assertEquals(List.of("invalidate", List.of("dst")), me.read(), "the push does not wait for a next command");
+        }
+    }
+
+    @Test
+    void aClientThatQuitStopsTrackingAtItsReply() throws Exception {
+        try (TestServer server = TestServer.start(dir); RespClient me = RespClient.connect(server.port());
+             RespClient other = RespClient.connect(server.port())) {
+            assertEquals("OK", me.call("CLIENT", "TRACKING", "on", "BCAST"));
+            assertEquals("OK", me.call("QUIT")); // its socket stays open here, as a client that never closes it
+            String info = other.call("INFO", "clients").toString();
+            assertTrue(info.contains("tracking_clients:0\r\n"), info);
         }
     }
 

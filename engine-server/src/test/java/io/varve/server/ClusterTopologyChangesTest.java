@@ -20,8 +20,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Supplier;
 
+import static io.varve.server.ClusterUnderTest.retrying;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
@@ -128,24 +128,6 @@ class ClusterTopologyChangesTest {
             }
         }
         return true;
-    }
-
-    /**
-     * Runs a call again while it fails (a slot moving, a redirect to a node that just stopped leading),
-     * refreshing the client's view between tries; the deadline only detects a hang.
-     */
-    static <T> T retrying(RedisClusterClient client, Supplier<T> call) throws TimeoutException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (true) {
-            try {
-                return call.get();
-            } catch (RuntimeException e) {
-                if (System.nanoTime() > deadline) {
-                    throw new TimeoutException("still failing: " + e);
-                }
-                client.refreshPartitions();
-            }
-        }
     }
 
     static RedisClusterClient clusterClient(int seedPort) {

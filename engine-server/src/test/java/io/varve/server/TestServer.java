@@ -9,10 +9,11 @@ import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 
 /**
- * A server on a loopback port chosen by the OS, over a test's temporary directory, with a clock the test
- * moves by hand (expiry is tested by advancing it, never by sleeping).
+ * A server in the test's JVM on a loopback port chosen by the OS, over a test's temporary directory, with a clock
+ * the test moves by hand (expiry is tested by advancing it, never by sleeping). Public for the tests that run
+ * client libraries against it ({@code io.varve.server.apps}).
  */
-final class TestServer implements AutoCloseable {
+public final class TestServer implements AutoCloseable {
 
     final RedisServer server;
     final AtomicLong clock;
@@ -24,8 +25,17 @@ final class TestServer implements AutoCloseable {
         this.dir = dir;
     }
 
-    static TestServer start(Path dir) throws IOException {
+    public static TestServer start(Path dir) throws IOException {
         return start(dir, c -> c, InetAddress::isLoopbackAddress);
+    }
+
+    /**
+     * A server on the wall clock, for clients that count on the server's time passing as theirs does (BullMQ's
+     * rate limiter waits for a key's PTTL to run out); {@link #advance} has no effect on it.
+     */
+    public static TestServer startOnWallClock(Path dir) throws IOException {
+        return start(dir, c -> c, InetAddress::isLoopbackAddress, new AtomicLong(),
+                b -> b.clock(System::currentTimeMillis));
     }
 
     static TestServer start(Path dir, UnaryOperator<ServerConfig> tweak) throws IOException {
@@ -54,11 +64,12 @@ final class TestServer implements AutoCloseable {
         return new TestServer(server, clock, dir);
     }
 
-    int port() {
+    public int port() {
         return server.port();
     }
 
-    void advance(Duration d) {
+    /** Moves the server's clock, so keys whose TTL falls within {@code d} expire. */
+    public void advance(Duration d) {
         clock.addAndGet(d.toMillis());
     }
 

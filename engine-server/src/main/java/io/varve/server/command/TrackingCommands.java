@@ -36,15 +36,13 @@ final class TrackingCommands {
         return true;
     }
 
+    /**
+     * CLIENT TRACKING ON|OFF with its options, checked in Redis's order: the options first (a REDIRECT target must
+     * exist even for OFF), then, for ON, their compatibility with each other and with the client's current mode.
+     * A client already tracking may turn it on again to change its redirect target, its NOLOOP, or add prefixes;
+     * only a switch of BCAST or between OPTIN and OPTOUT needs tracking turned off first.
+     */
     private static void tracking(CommandCall c, TrackingTable table) {
-        boolean on;
-        if (c.argIs(2, "on")) {
-            on = true;
-        } else if (c.argIs(2, "off")) {
-            on = false;
-        } else {
-            throw RedisError.syntax();
-        }
         long redirect = 0;
         boolean broadcast = false;
         boolean optIn = false;
@@ -58,9 +56,6 @@ final class TrackingCommands {
                     throw new RedisError("ERR A client can only redirect to a single other client");
                 }
                 redirect = c.argLong(++i);
-                if (redirect == c.connection().id()) {
-                    throw new RedisError("ERR tracking redirection to the client itself is not allowed");
-                }
                 if (!table.connected(redirect)) {
                     throw new RedisError("ERR The client ID you want redirect to does not exist");
                 }
@@ -79,55 +74,59 @@ final class TrackingCommands {
             }
         }
         Connection me = c.connection();
-        TrackedClient current = table.of(me);
-        if (!on) {
+        if (c.argIs(2, "off")) {
             table.disable(me);
             c.reply().ok();
             return;
         }
-        if (current != null) {
-            if (current.redirect != 0 && redirect != 0 && current.redirect != redirect) {
-                throw new RedisError("ERR A client can only redirect to a single other client");
-            }
-            if (current.broadcast != broadcast) {
-                throw new RedisError("ERR You can't switch BCAST mode on/off before disabling tracking for this "
-                        + "client, and then re-enabling it with a different mode.");
-            }
+        if (!c.argIs(2, "on")) {
+            throw RedisError.syntax();
         }
+        TrackedClient current = table.of(me);
         if (!broadcast && !prefixes.isEmpty()) {
             throw new RedisError("ERR PREFIX option requires BCAST mode to be enabled");
         }
-        if (optIn && optOut) {
-            throw new RedisError("ERR You can't use both OPTIN and OPTOUT");
+        if (current != null && current.broadcast != broadcast) {
+            throw new RedisError("ERR You can't switch BCAST mode on/off before disabling tracking for this "
+                    + "client, and then re-enabling it with a different mode.");
         }
         if (broadcast && (optIn || optOut)) {
             throw new RedisError("ERR OPTIN and OPTOUT are not compatible with BCAST");
+        }
+        if (optIn && optOut) {
+            throw new RedisError("ERR You can't specify both OPTIN mode and OPTOUT mode");
         }
         if (current != null && ((optIn && current.optOut) || (optOut && current.optIn))) {
             throw new RedisError("ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, "
                     + "and then re-enabling it with a different mode.");
         }
-        List<byte[]> existing = current == null ? List.of() : current.prefixes;
-        checkPrefixes(existing, prefixes);
-        List<byte[]> all = new ArrayList<>(existing);
-        for (byte[] p : prefixes) {
-            if (all.stream().noneMatch(e -> java.util.Arrays.equals(e, p))) {
-                all.add(p);
+        List<byte[]> all = new ArrayList<>();
+        if (broadcast) {
+            List<byte[]> existing = current == null ? List.of() : current.prefixes;
+            checkPrefixes(existing, prefixes);
+            all.addAll(existing);
+            if (prefixes.isEmpty() && all.stream().noneMatch(p -> p.length == 0)) {
+                all.add(new byte[0]); // no PREFIX: every key
             }
+            all.addAll(prefixes);
+            all.sort(java.util.Arrays::compareUnsigned); // TRACKINGINFO lists them in key order, as Redis does
         }
-        if (broadcast && all.isEmpty()) {
-            all.add(new byte[0]);
-        }
-        table.enable(new TrackedClient(me, redirect, broadcast, optIn, optOut, noLoop, all));
+        TrackedClient enabled = new TrackedClient(me, redirect, broadcast, optIn, optOut, noLoop, all);
+        // CLIENT commands keep a CACHING choice for the command after them, CLIENT TRACKING ON included.
+        enabled.cachingChosen = current != null && current.cachingChosen;
+        table.enable(enabled);
         c.reply().ok();
     }
 
-    /** Redis refuses prefixes of one client where one starts another: a key would be sent twice. */
+    /**
+     * Redis refuses a prefix that starts, or is started by, one of the client's prefixes or another given
+     * prefix (an equal one included): a key would be sent twice.
+     */
     private static void checkPrefixes(List<byte[]> existing, List<byte[]> added) {
         for (int i = 0; i < added.size(); i++) {
             byte[] p = added.get(i);
             for (byte[] e : existing) {
-                if (overlap(e, p) && !java.util.Arrays.equals(e, p)) {
+                if (overlap(e, p)) {
                     throw new RedisError("ERR Prefix '" + TrackedClient.text(p) + "' overlaps with an existing "
                             + "prefix '" + TrackedClient.text(e) + "'. Prefixes for a single client must not overlap.");
                 }

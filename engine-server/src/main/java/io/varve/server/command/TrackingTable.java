@@ -86,8 +86,8 @@ public final class TrackingTable {
     }
 
     /**
-     * After a command of {@code connection} ran: a read command of a default-mode client records its keys; any
-     * command but CLIENT CACHING ends the one-command CACHING choice.
+     * After a command of {@code connection} ran: a read command of a default-mode client records its keys, and the
+     * one-command CACHING choice ends unless {@link #keepsCachingChoice} keeps it.
      */
     void afterCommand(CommandSpec effective, Connection connection, byte[][] args, boolean failed) {
         ScriptReads script = SCRIPT.get();
@@ -121,9 +121,18 @@ public final class TrackingTable {
                 }
             }
         }
-        if (!effective.name().equals("client|caching")) {
+        if (!keepsCachingChoice(effective, connection)) {
             client.cachingChosen = false;
         }
+    }
+
+    /**
+     * Whether a CLIENT CACHING choice outlives this command: as in Redis, it holds across CLIENT commands and for a
+     * whole transaction (MULTI, the queued commands and the ones EXEC runs), and ends after any other command.
+     */
+    private static boolean keepsCachingChoice(CommandSpec effective, Connection connection) {
+        MultiState tx = connection.transaction();
+        return effective.name().startsWith("client|") || tx.active() || tx.executing();
     }
 
     /** What the commands of the script running on this thread read: set by {@link #asScriptCommand}. */

@@ -1,5 +1,6 @@
 package io.varve.server.apps;
 
+import io.varve.server.TestServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,7 +43,7 @@ class BullMqTest {
                 "bullmq is not installed in " + cache + " (engine-server/bench/bullmq-check.sh installs it): skipped");
         assumeTrue(Files.isRegularFile(SCRIPT), SCRIPT.toAbsolutePath() + " not found: skipped");
 
-        try (InProcessVarve server = InProcessVarve.startOnWallClock(dir.resolve("data"))) {
+        try (TestServer server = TestServer.startOnWallClock(dir.resolve("data"))) {
             Path output = dir.resolve("bullmq.out");
             Process check = new ProcessBuilder(node.get().toString(), SCRIPT.toString(),
                     String.valueOf(server.port()), cache.toString(), String.join(",", STEPS))

@@ -3,6 +3,7 @@ package io.varve.server.apps;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.varve.server.TestServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,7 +34,7 @@ abstract class RedissonAgainstVarve {
     /** A lease no test outlives, for locks whose expiry a test does not look at. */
     static final Duration LONG_LEASE = Duration.ofMinutes(5);
 
-    InProcessVarve server;
+    TestServer server;
     RedissonClient first;
     RedissonClient second;
     private RedisClient plainClient;
@@ -41,7 +42,7 @@ abstract class RedissonAgainstVarve {
 
     @BeforeAll
     void start(@TempDir Path dir) throws Exception {
-        server = InProcessVarve.start(dir);
+        server = TestServer.start(dir);
         first = connect(server.port(), protocol());
         second = connect(server.port(), protocol());
         plainClient = RedisClient.create("redis://127.0.0.1:" + server.port());

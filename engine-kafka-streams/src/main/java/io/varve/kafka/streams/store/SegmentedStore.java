@@ -86,7 +86,7 @@ public final class SegmentedStore implements BatchingStateRestoreCallback {
     }
 
     public void init(StateStoreContext context, StateStore root) {
-        Path dir = context.stateDir().toPath().resolve(VarveKeyValueStore.STATE_SUBDIRECTORY).resolve(name);
+        Path dir = context.stateDir().toPath().resolve(VarveStateStore.STATE_SUBDIRECTORY).resolve(name);
         StoreDatabase db = StoreDatabase.open(context, name, dir, options.forApplication(context.appConfigs()));
         liveSegments.clear();
         loadSegments(db);

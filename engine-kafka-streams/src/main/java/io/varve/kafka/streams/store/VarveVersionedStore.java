@@ -5,12 +5,10 @@ import io.varve.core.WriteBatch;
 import io.varve.core.WriteBatchWithIndex;
 import io.varve.core.WriteOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.errors.InvalidStateStoreException;
-import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateRestoreCallback;
 import org.apache.kafka.streams.processor.StateStoreContext;
 import org.apache.kafka.streams.processor.internals.ChangelogRecordDeserializationHelper;
 import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
@@ -28,12 +26,10 @@ import org.apache.kafka.streams.state.VersionedRecord;
 import org.apache.kafka.streams.state.VersionedRecordIterator;
 import org.apache.kafka.streams.state.internals.StoreQueryUtils;
 
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -52,71 +48,47 @@ import java.util.Objects;
  * <p>Threads: the owning task's thread writes; interactive queries may read from other threads (see
  * {@link VersionHistory}); the stream time they compare against is volatile.
  */
-public final class VarveVersionedStore implements VersionedKeyValueStore<Bytes, byte[]> {
+public final class VarveVersionedStore extends DatabaseStateStore implements VersionedKeyValueStore<Bytes, byte[]> {
 
     private static final System.Logger LOG = System.getLogger(VarveVersionedStore.class.getName());
     private static final long NO_TIMESTAMP = -1L;
 
-    private final String name;
     private final long historyRetention;
-    private final StoreOptions options;
     private final VersionHistory history;
-    private final Position position = Position.emptyPosition();
-    private volatile StoreDatabase database;
     private volatile long observedStreamTime = NO_TIMESTAMP;
-    private StateStoreContext context;
     private Sensor expiredRecords;
     private boolean consistencyEnabled;
 
     public VarveVersionedStore(String name, long historyRetention, long segmentInterval, StoreOptions options) {
+        super(name, options);
         if (historyRetention < 0) {
             throw new IllegalArgumentException("historyRetention cannot be negative: " + historyRetention);
         }
-        this.name = Objects.requireNonNull(name, "name");
         this.historyRetention = historyRetention;
         this.history = new VersionHistory(segmentInterval);
-        this.options = Objects.requireNonNull(options, "options");
-    }
-
-    @Override
-    public String name() {
-        return name;
     }
 
     public long historyRetention() {
         return historyRetention;
     }
 
+    /** Loads the version history's segments and the stored stream time, and finds the task's sensors. */
     @Override
-    public void init(StateStoreContext context, StateStore root) {
-        Path dir = context.stateDir().toPath().resolve(VarveKeyValueStore.STATE_SUBDIRECTORY).resolve(name);
-        StoreDatabase db = StoreDatabase.open(context, name, dir, options.forApplication(context.appConfigs()));
-        try {
-            history.load(db.db());
-            byte[] streamTime = db.db().get(VersionedLayout.STREAM_TIME_KEY);
-            observedStreamTime = streamTime == null ? NO_TIMESTAMP : VersionedLayout.streamTimeOf(streamTime);
-        } catch (RuntimeException e) {
-            db.close();
-            throw e;
-        }
-        this.database = db;
-        this.context = context;
+    protected void loaded(StoreDatabase db, StateStoreContext context) {
+        history.load(db.db());
+        byte[] streamTime = db.db().get(VersionedLayout.STREAM_TIME_KEY);
+        observedStreamTime = streamTime == null ? NO_TIMESTAMP : VersionedLayout.streamTimeOf(streamTime);
         if (context.metrics() instanceof StreamsMetricsImpl metrics) {
             expiredRecords = TaskMetrics.droppedRecordsSensor(Thread.currentThread().getName(),
                     context.taskId().toString(), metrics);
         }
         consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(context.appConfigs(),
                 StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
-        context.register(root, (RecordBatchingStateRestoreCallback) this::restoreBatch);
     }
 
-    private StoreDatabase open() {
-        StoreDatabase db = database;
-        if (db == null) {
-            throw new InvalidStateStoreException("Store " + name + " is not initialized");
-        }
-        db.checkOpen();
-        return db;
+    @Override
+    protected StateRestoreCallback restoreCallback() {
+        return (RecordBatchingStateRestoreCallback) this::restoreBatch;
     }
 
     /** The earliest time reads may ask about and writes may still change: a history retention before now. */
@@ -135,27 +107,27 @@ public final class VarveVersionedStore implements VersionedKeyValueStore<Bytes, 
     @Override
     public long put(Bytes key, byte[] value, long timestamp) {
         Objects.requireNonNull(key, "key cannot be null");
-        StoreDatabase db = open();
+        StoreDatabase db = database();
         if (timestamp < retentionStart()) {
             dropExpired("put");
             return PUT_RETURN_CODE_NOT_PUT;
         }
         long validTo = write(db.db(), key.get(), value, timestamp);
-        StoreQueryUtils.updatePosition(position, context);
+        updatePosition();
         return validTo;
     }
 
     @Override
     public VersionedRecord<byte[]> delete(Bytes key, long timestamp) {
         Objects.requireNonNull(key, "key cannot be null");
-        StoreDatabase db = open();
+        StoreDatabase db = database();
         if (timestamp < retentionStart()) {
             dropExpired("delete");
             return null;
         }
         VersionedRecord<byte[]> existing = get(key, timestamp);
         write(db.db(), key.get(), null, timestamp);
-        StoreQueryUtils.updatePosition(position, context);
+        updatePosition();
         return existing;
     }
 
@@ -175,13 +147,13 @@ public final class VarveVersionedStore implements VersionedKeyValueStore<Bytes, 
     @Override
     public VersionedRecord<byte[]> get(Bytes key) {
         Objects.requireNonNull(key, "key cannot be null");
-        return history.latest(open().db(), key.get());
+        return history.latest(database().db(), key.get());
     }
 
     @Override
     public VersionedRecord<byte[]> get(Bytes key, long asOfTimestamp) {
         Objects.requireNonNull(key, "key cannot be null");
-        Db db = open().db();
+        Db db = database().db();
         if (asOfTimestamp < retentionStart()) {
             // Past the history retention only the latest value, which never expires, still answers.
             VersionedRecord<byte[]> latest = history.latest(db, key.get());
@@ -197,7 +169,7 @@ public final class VarveVersionedStore implements VersionedKeyValueStore<Bytes, 
      */
     public VersionedRecordIterator<byte[]> get(Bytes key, long fromTimestamp, long toTimestamp, ResultOrder order) {
         Objects.requireNonNull(key, "key cannot be null");
-        Db db = open().db();
+        Db db = database().db();
         long visibleFrom = retentionStart();
         List<VersionedRecord<byte[]>> versions;
         if (toTimestamp < visibleFrom) {
@@ -233,7 +205,7 @@ public final class VarveVersionedStore implements VersionedKeyValueStore<Bytes, 
      * callback the store registers in {@link #init}.
      */
     public void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
-        Db db = open().db();
+        Db db = database().db();
         WriteBatchWithIndex pending = new WriteBatchWithIndex();
         VersionEdits edits = VersionEdits.through(db, pending);
         long streamTimeBefore = observedStreamTime;
@@ -241,7 +213,7 @@ public final class VarveVersionedStore implements VersionedKeyValueStore<Bytes, 
             if (record.timestamp() < retentionStart()) {
                 continue;
             }
-            ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(record, consistencyEnabled, position);
+            ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(record, consistencyEnabled, getPosition());
             observedStreamTime = Math.max(observedStreamTime, record.timestamp());
             history.put(edits, record.key(), record.value(), record.timestamp());
         }
@@ -260,45 +232,6 @@ public final class VarveVersionedStore implements VersionedKeyValueStore<Bytes, 
         return observedStreamTime;
     }
 
-    @Override
-    public void commit(Map<TopicPartition, Long> changelogOffsets) {
-        open().commit(changelogOffsets);
-    }
-
-    @Override
-    public boolean managesOffsets() {
-        return true;
-    }
-
-    @Override
-    public Long committedOffset(TopicPartition partition) {
-        return open().committedOffset(partition);
-    }
-
-    @Override
-    public void close() {
-        StoreDatabase db = database;
-        if (db != null) {
-            db.close();
-        }
-    }
-
-    @Override
-    public boolean persistent() {
-        return true;
-    }
-
-    @Override
-    public boolean isOpen() {
-        StoreDatabase db = database;
-        return db != null && db.isOpen();
-    }
-
-    @Override
-    public Position getPosition() {
-        return position;
-    }
-
     /**
      * Answers Kafka's basic queries through {@code StoreQueryUtils}, except the multi-version key query, which
      * Kafka's helper answers only for its RocksDB store, so it is answered here.
@@ -307,9 +240,10 @@ public final class VarveVersionedStore implements VersionedKeyValueStore<Bytes, 
     @SuppressWarnings("unchecked")
     public <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
         if (!(query instanceof MultiVersionedKeyQuery<?, ?> versionsQuery)) {
-            return StoreQueryUtils.handleBasicQueries(query, positionBound, config, this, position, context);
+            return super.query(query, positionBound, config);
         }
-        int partition = context.taskId().partition();
+        int partition = context().taskId().partition();
+        Position position = getPosition();
         if (!StoreQueryUtils.isPermitted(position, positionBound, partition)) {
             return QueryResult.notUpToBound(position, positionBound, partition);
         }
