@@ -66,8 +66,8 @@ import java.util.function.LongUnaryOperator;
  * </ul>
  * Waits are uninterruptible: a record may already be on its way to disk and its writer must learn the outcome.
  * An interrupt is kept for the caller, and kept from the group's work, which serves other writers too: the
- * flag is cleared while a writer waits or leads and restored when {@link #enter} returns. A gathering leader
- * stops gathering when interrupted.
+ * flag is cleared while a writer waits or leads and restored when {@link #enter} returns. A leader interrupted
+ * before it leads does not gather, and one interrupted while gathering stops.
  */
 public final class GroupCommit {
 
@@ -240,7 +240,7 @@ public final class GroupCommit {
         }
         try {
             if (request.state == LEADS) {
-                interrupted |= lead(request);
+                interrupted = lead(request, interrupted);
             }
         } finally {
             if (interrupted) {
@@ -252,15 +252,16 @@ public final class GroupCommit {
     /**
      * Gathers, takes the group, runs the leader and hands over (see the type comment).
      *
-     * @return whether the thread was interrupted while gathering (the flag stays clear for the group's work)
+     * @param interrupted whether the thread was interrupted before it came to lead: then it does not gather
+     * @return whether the thread was interrupted, before or while gathering (the flag stays clear for the
+     *         group's work)
      */
-    private boolean lead(Request head) {
+    private boolean lead(Request head, boolean interrupted) {
         List<Request> group;
         boolean refused;
-        boolean interrupted;
         lock.lock();
         try {
-            interrupted = gather(head);
+            interrupted = interrupted || gather(head);
             group = takeGroup(head);
             refused = stopped;
         } finally {
