@@ -1,5 +1,6 @@
 package io.varve.base;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -29,13 +30,15 @@ public final class LoopbackPorts {
     private static final int LOWEST = 10_000;
     private static final int ATTEMPTS = 1_000;
     private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
+    /** The low end of the kernel's ephemeral range; it does not change while tests run. */
+    private static final int EPHEMERAL_LOW = ephemeralLow();
 
     private LoopbackPorts() {
     }
 
     /** A loopback port that is free now and that no other caller in this JVM has been given. */
     public static int next() {
-        int ceiling = ephemeralLow();
+        int ceiling = EPHEMERAL_LOW;
         if (ceiling - LOWEST < 1_000) {
             return kernelChoice();
         }
@@ -48,9 +51,13 @@ public final class LoopbackPorts {
         throw new IllegalStateException("no free loopback port below " + ceiling + " after " + ATTEMPTS + " tries");
     }
 
+    /**
+     * Read line by line: {@code Files.readString} trusts the size a {@code /proc} file reports, and on some
+     * kernels got the first character only, which sent every caller to the kernel's choice.
+     */
     private static int ephemeralLow() {
-        try {
-            String[] range = Files.readString(EPHEMERAL_RANGE).trim().split("\\s+");
+        try (BufferedReader in = Files.newBufferedReader(EPHEMERAL_RANGE)) {
+            String[] range = in.readLine().trim().split("\\s+");
             return Integer.parseInt(range[0]);
         } catch (IOException | RuntimeException unknown) {
             return 0;
@@ -67,12 +74,15 @@ public final class LoopbackPorts {
     }
 
     private static int kernelChoice() {
-        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            int port = probe.getLocalPort();
-            HANDED_OUT.add(port);
-            return port;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        for (int i = 0; i < ATTEMPTS; i++) {
+            try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                if (HANDED_OUT.add(probe.getLocalPort())) {
+                    return probe.getLocalPort();
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
+        throw new IllegalStateException("the kernel offered only ports already handed out, " + ATTEMPTS + " times");
     }
 }
