@@ -1,5 +1,6 @@
 package io.varve.stress.cluster;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -116,8 +117,9 @@ final class RaftProxy implements AutoCloseable {
      */
     private static ServerSocket bindBelowEphemeral() throws IOException {
         int ceiling = 0;
-        try {
-            ceiling = Integer.parseInt(Files.readString(EPHEMERAL_RANGE).trim().split("\\s+")[0]);
+        // Line by line: Files.readString of this /proc file returned only its first character on some kernels.
+        try (BufferedReader in = Files.newBufferedReader(EPHEMERAL_RANGE)) {
+            ceiling = Integer.parseInt(in.readLine().trim().split("\\s+")[0]);
         } catch (IOException | RuntimeException unknownRange) {
             // not Linux: the kernel's choice below
         }
