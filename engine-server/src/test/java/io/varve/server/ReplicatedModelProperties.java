@@ -131,15 +131,22 @@ class ReplicatedModelProperties {
         return args;
     }
 
-    /** Sends a command again while the cluster answers that it is between leaders (nothing was applied). */
-    private static Object callRetrying(RespClient client, String[] args) throws IOException, TimeoutException {
-        long deadline = System.nanoTime() + ReplicatedCluster.WAIT_MILLIS * 1_000_000;
-        while (true) {
-            Object reply = client.call(args);
-            if (!(reply instanceof RespClient.Err err && err.text().startsWith("TRYAGAIN"))
-                    || System.nanoTime() > deadline) {
+    /**
+     * Sends a command again while the cluster answers that it is between leaders (TRYAGAIN) or that no
+     * majority confirmed the leader (CLUSTERDOWN): both are answered at admission, before anything is proposed.
+     */
+    private static Object callRetrying(RespClient client, String[] args) throws TimeoutException {
+        return ReplicatedCluster.retrying(() -> {
+            try {
+                Object reply = client.call(args);
+                if (reply instanceof RespClient.Err err
+                        && (err.text().startsWith("TRYAGAIN") || err.text().startsWith("CLUSTERDOWN"))) {
+                    throw new IllegalStateException(err.text());
+                }
                 return reply;
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
             }
-        }
+        });
     }
 }
