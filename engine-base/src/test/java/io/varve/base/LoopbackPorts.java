@@ -23,12 +23,22 @@ import java.util.concurrent.ThreadLocalRandom;
  * below the ephemeral range, where no outgoing connection lands, chosen at random so that two test JVMs on
  * one machine rarely pick the same one, never the same one twice within a JVM, and each checked free by
  * binding it. Where the range is unknown (not Linux) it falls back to the kernel's choice.
+ *
+ * <p>A module's tests may run in several surefire forks at once. Each fork is told its number and the
+ * fork count (system properties {@value #FORK} and {@value #FORKS}, set in the root pom) and draws only from
+ * its own equal share of the range, so sibling forks never hand out the same port, whatever their timing:
+ * one fork's bind probe cannot race a sibling's listener. JVMs of other modules built beside this one still
+ * draw at random from shares of the same range, as before.
  */
 public final class LoopbackPorts {
 
     private static final Path EPHEMERAL_RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
     private static final int LOWEST = 10_000;
     private static final int ATTEMPTS = 1_000;
+    /** This JVM's surefire fork number, from 1; absent outside surefire. */
+    static final String FORK = "varve.test.fork";
+    /** How many forks run the module's tests at once; absent outside surefire. */
+    static final String FORKS = "varve.test.forks";
     private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
     /** The low end of the kernel's ephemeral range; it does not change while tests run. */
     private static final int EPHEMERAL_LOW = ephemeralLow();
@@ -38,17 +48,41 @@ public final class LoopbackPorts {
 
     /** A loopback port that is free now and that no other caller in this JVM has been given. */
     public static int next() {
-        int ceiling = EPHEMERAL_LOW;
-        if (ceiling - LOWEST < 1_000) {
+        if (EPHEMERAL_LOW - LOWEST < 1_000) {
             return kernelChoice();
         }
+        Share share = share(EPHEMERAL_LOW, System.getProperty(FORK), System.getProperty(FORKS));
         for (int i = 0; i < ATTEMPTS; i++) {
-            int port = ThreadLocalRandom.current().nextInt(LOWEST, ceiling);
+            int port = ThreadLocalRandom.current().nextInt(share.low(), share.high());
             if (!HANDED_OUT.contains(port) && bindable(port) && HANDED_OUT.add(port)) {
                 return port;
             }
         }
-        throw new IllegalStateException("no free loopback port below " + ceiling + " after " + ATTEMPTS + " tries");
+        throw new IllegalStateException("no free loopback port in " + share + " after " + ATTEMPTS + " tries");
+    }
+
+    /** Ports {@code low} (inclusive) to {@code high} (exclusive). */
+    record Share(int low, int high) {
+    }
+
+    /**
+     * Fork {@code fork} of {@code forks}'s share of the ports from {@link #LOWEST} to {@code ceiling}: the
+     * whole range when either is missing or not a number (a JVM outside surefire) or out of bounds.
+     */
+    static Share share(int ceiling, String fork, String forks) {
+        int number;
+        int count;
+        try {
+            number = Integer.parseInt(String.valueOf(fork).trim());
+            count = Integer.parseInt(String.valueOf(forks).trim());
+        } catch (NumberFormatException notInAFork) {
+            return new Share(LOWEST, ceiling);
+        }
+        if (count < 1 || number < 1 || number > count) {
+            return new Share(LOWEST, ceiling);
+        }
+        int width = (ceiling - LOWEST) / count;
+        return new Share(LOWEST + (number - 1) * width, LOWEST + number * width);
     }
 
     /**

@@ -4,12 +4,12 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.protocol.ProtocolVersion;
+import io.varve.base.LoopbackPorts;
 import org.junit.jupiter.api.Assumptions;
 
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,10 +35,7 @@ final class RealRedis implements AutoCloseable {
     /** Starts one, or skips the calling test when redis-server is not installed. */
     static RealRedis start(Path dir) throws IOException {
         Assumptions.assumeTrue(Files.isExecutable(BINARY), "redis-server is not installed");
-        int port;
-        try (ServerSocket probe = new ServerSocket(0)) {
-            port = probe.getLocalPort();
-        }
+        int port = LoopbackPorts.next();
         Process process = new ProcessBuilder(BINARY.toString(), "--port", String.valueOf(port), "--bind", "127.0.0.1",
                 "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--loglevel", "notice")
                 .redirectErrorStream(true).start();

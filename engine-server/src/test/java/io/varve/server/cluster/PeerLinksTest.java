@@ -1,5 +1,6 @@
 package io.varve.server.cluster;
 
+import io.varve.base.LoopbackPorts;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -49,10 +50,7 @@ class PeerLinksTest {
 
     @Test
     void aMessageForAPeerThatIsDownIsDroppedAndCounted() throws Exception {
-        int closedPort;
-        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            closedPort = probe.getLocalPort();
-        }
+        int closedPort = LoopbackPorts.next(); // free, and no sibling fork's listener will take it
         try (PeerLinks links = new PeerLinks(topologyWithPeerAt(closedPort))) {
             links.publish(false, bytes("news"), bytes("lost"), null);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); // detects a hang only

@@ -27,7 +27,8 @@ import java.util.function.Predicate;
  * Three cluster-mode servers ({@link VarveMain}, as {@code bin/varve} runs it) in child JVMs, every node a
  * member of every one of {@code groups} Raft groups. Each node keeps its client and Raft ports for the whole
  * campaign (the peers list names them), so a node killed with SIGKILL restarts on the same ports and
- * directory. The ports are probed free once, at construction.
+ * directory. The ports are probed free once, at construction, below the ephemeral range
+ * ({@link BelowEphemeralPorts}), so that no outgoing connection takes one while its node is down.
  *
  * <p>The peers reach each node's Raft port through a {@link RaftProxy} of its own (the node's
  * {@code raft-address} is its proxy's, its {@code raft-listen-port} the real one), so that
@@ -57,8 +58,8 @@ final class NodeProcesses implements AutoCloseable {
         List<ServerSocket> held = new ArrayList<>();
         try {
             for (int i = 0; i < SIZE; i++) { // all six held at once, so no two are the same
-                ServerSocket c = new ServerSocket(0);
-                ServerSocket r = new ServerSocket(0);
+                ServerSocket c = BelowEphemeralPorts.bind();
+                ServerSocket r = BelowEphemeralPorts.bind();
                 held.add(c);
                 held.add(r);
                 clientPorts[i] = c.getLocalPort();

@@ -1,6 +1,5 @@
 package io.varve.stress.cluster;
 
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -9,12 +8,9 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A TCP proxy in front of one node's Raft port, so the cluster campaign can cut a node off from its peers and
@@ -39,9 +35,6 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 final class RaftProxy implements AutoCloseable {
 
-    private static final Path EPHEMERAL_RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
-    private static final int LOWEST_PORT = 10_000;
-
     private final int port;
     private final int target;
     /** Null while {@link #dropAll} refuses connections. */
@@ -60,7 +53,7 @@ final class RaftProxy implements AutoCloseable {
 
     /** A proxy forwarding to {@code targetPort} on loopback, listening on a port of its own. */
     static RaftProxy start(int targetPort) throws IOException {
-        RaftProxy proxy = new RaftProxy(bindBelowEphemeral(), targetPort);
+        RaftProxy proxy = new RaftProxy(BelowEphemeralPorts.bind(), targetPort);
         proxy.listen(proxy.listener);
         return proxy;
     }
@@ -109,33 +102,6 @@ final class RaftProxy implements AutoCloseable {
         field[1] = (byte) address.length;
         System.arraycopy(address, 0, field, 2, address.length);
         return field;
-    }
-
-    /**
-     * The port comes from below the kernel's ephemeral range: {@link #heal} binds it again after
-     * {@link #dropAll} let it go, and meanwhile a node's reconnecting socket must not take it as its local end.
-     */
-    private static ServerSocket bindBelowEphemeral() throws IOException {
-        int ceiling = 0;
-        // Line by line: Files.readString of this /proc file returned only its first character on some kernels.
-        try (BufferedReader in = Files.newBufferedReader(EPHEMERAL_RANGE)) {
-            ceiling = Integer.parseInt(in.readLine().trim().split("\\s+")[0]);
-        } catch (IOException | RuntimeException unknownRange) {
-            // not Linux: the kernel's choice below
-        }
-        for (int attempt = 0; ceiling - LOWEST_PORT >= 1_000 && attempt < 1_000; attempt++) {
-            ServerSocket s = new ServerSocket();
-            try {
-                s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(),
-                        ThreadLocalRandom.current().nextInt(LOWEST_PORT, ceiling)), 50);
-                return s;
-            } catch (IOException taken) {
-                s.close();
-            }
-        }
-        ServerSocket s = new ServerSocket();
-        s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
-        return s;
     }
 
     private void listen(ServerSocket socket) {
