@@ -12,9 +12,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The short CI version of the cluster campaign (see {@link CampaignsTest}): one kill and one partition of
- * a node leading groups in a three-process cluster. Its own class because it is the longest campaign: a
- * surefire fork runs it while the other runs the rest of the module.
+ * The short CI version of the cluster campaign ({@link CiCampaigns}): one kill and one partition of
+ * a node leading groups in a three-process cluster. Its own class because it is the longest campaign.
  */
 class ClusterCampaignTest {
 
@@ -24,7 +23,7 @@ class ClusterCampaignTest {
     @Test
     void clusterKillNineOrPartitionOfANodeLosesNoAcknowledgedWriteAndLeavesTheReplicasAgreeing() throws Exception {
         CampaignReport report = new ClusterKillCampaign(Duration.ofSeconds(2),
-                List.of(ClusterFault.KILL, ClusterFault.PARTITION)).run(CampaignsTest.settings(work, 2, 19));
+                List.of(ClusterFault.KILL, ClusterFault.PARTITION)).run(CiCampaigns.settings(work, 2, 19));
         System.out.println(report.verdict());
         assertTrue(report.passed(), report.verdict());
         assertEquals(2, report.cycles(), report.verdict());

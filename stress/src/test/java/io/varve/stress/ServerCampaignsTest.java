@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The short CI versions of the server's campaigns (see {@link CampaignsTest}): kill -9 of a server under
+ * The short CI versions of the server's campaigns ({@link CiCampaigns}): kill -9 of a server under
  * {@code appendfsync always}, and one attack of each hostile-client kind.
  */
 class ServerCampaignsTest {
@@ -22,7 +22,7 @@ class ServerCampaignsTest {
     @Test
     void serverKillNineUnderAppendfsyncAlwaysLosesNoAcknowledgedWrite() throws Exception {
         CampaignReport report = new ServerKillCampaign(Duration.ofSeconds(2))
-                .run(CampaignsTest.settings(work, 2, 19));
+                .run(CiCampaigns.settings(work, 2, 19));
         System.out.println(report.verdict());
         assertTrue(report.passed(), report.verdict());
         assertEquals(2, report.cycles(), report.verdict());
@@ -31,7 +31,7 @@ class ServerCampaignsTest {
     @Test
     void hostileClientsNeitherStarveAWellBehavedClientNorGrowTheHeap() throws Exception {
         CampaignReport report = new HostileClientsCampaign(Duration.ofMillis(1500))
-                .run(CampaignsTest.settings(work, 8, 19));
+                .run(CiCampaigns.settings(work, 8, 19));
         System.out.println(report.verdict());
         assertTrue(report.passed(), report.verdict());
         assertEquals(8, report.cycles(), report.verdict()); // every kind once, the blocking clients last
