@@ -57,6 +57,8 @@ class LoopbackPortsTest {
         String fork = System.getProperty(LoopbackPorts.FORK);
         String forks = System.getProperty(LoopbackPorts.FORKS);
         assertTrue(fork != null && forks != null, "surefire did not pass the fork number and count");
+        int number = Integer.parseInt(fork); // fails on an empty or unreplaced placeholder
+        assertTrue(number >= 1 && number <= Integer.parseInt(forks), "fork " + fork + " of " + forks);
         LoopbackPorts.Share share = LoopbackPorts.share(ephemeralLow, fork, forks);
         for (int i = 0; i < 20; i++) {
             int port = LoopbackPorts.next();
