@@ -24,11 +24,14 @@ import java.util.concurrent.ThreadLocalRandom;
  * one machine rarely pick the same one, never the same one twice within a JVM, and each checked free by
  * binding it. Where the range is unknown (not Linux) it falls back to the kernel's choice.
  *
- * <p>A module's tests may run in several surefire forks at once. Each fork is told its number and the
- * fork count (system properties {@value #FORK} and {@value #FORKS}, set in the root pom) and draws only from
- * its own equal share of the range, so sibling forks never hand out the same port, whatever their timing:
- * one fork's bind probe cannot race a sibling's listener. JVMs of other modules built beside this one still
- * draw at random from shares of the same range, as before.
+ * <p>Test JVMs run side by side: two surefire forks of a module, and the forks of two modules Maven builds
+ * at once. Surefire numbers the forks of one Maven run from 1, a number being reused only once its fork has
+ * ended, so forks alive at the same time have different numbers, never above how many run at once. Each fork
+ * is told its number and the number of shares (system properties {@value #FORK} and {@value #SHARES}, set
+ * in the root pom) and draws only from its own share of the range, so concurrent forks never hand out the
+ * same port, whatever their timing: one fork's bind probe cannot race another's listener. A number above the
+ * shares wraps around (more forks at once than the pom planned for share ports again, as JVMs of other Maven
+ * runs on the machine always do, relying on the random choice and the bind check).
  */
 public final class LoopbackPorts {
 
@@ -37,8 +40,8 @@ public final class LoopbackPorts {
     private static final int ATTEMPTS = 1_000;
     /** This JVM's surefire fork number, from 1; absent outside surefire. */
     static final String FORK = "varve.test.fork";
-    /** How many forks run the module's tests at once; absent outside surefire. */
-    static final String FORKS = "varve.test.forks";
+    /** Into how many shares the range is cut: at least the most forks that run at once; absent outside surefire. */
+    static final String SHARES = "varve.test.portShares";
     private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
     /** The low end of the kernel's ephemeral range; it does not change while tests run. */
     private static final int EPHEMERAL_LOW = ephemeralLow();
@@ -51,7 +54,7 @@ public final class LoopbackPorts {
         if (EPHEMERAL_LOW - LOWEST < 1_000) {
             return kernelChoice();
         }
-        Share share = share(EPHEMERAL_LOW, System.getProperty(FORK), System.getProperty(FORKS));
+        Share share = share(EPHEMERAL_LOW, System.getProperty(FORK), System.getProperty(SHARES));
         for (int i = 0; i < ATTEMPTS; i++) {
             int port = ThreadLocalRandom.current().nextInt(share.low(), share.high());
             if (!HANDED_OUT.contains(port) && bindable(port) && HANDED_OUT.add(port)) {
@@ -66,23 +69,24 @@ public final class LoopbackPorts {
     }
 
     /**
-     * Fork {@code fork} of {@code forks}'s share of the ports from {@link #LOWEST} to {@code ceiling}: the
-     * whole range when either is missing or not a number (a JVM outside surefire) or out of bounds.
+     * Fork {@code fork}'s share of the ports from {@link #LOWEST} to {@code ceiling}, cut into {@code shares}:
+     * the whole range when either is missing or not a positive number (a JVM outside surefire).
      */
-    static Share share(int ceiling, String fork, String forks) {
+    static Share share(int ceiling, String fork, String shares) {
         int number;
         int count;
         try {
             number = Integer.parseInt(String.valueOf(fork).trim());
-            count = Integer.parseInt(String.valueOf(forks).trim());
+            count = Integer.parseInt(String.valueOf(shares).trim());
         } catch (NumberFormatException notInAFork) {
             return new Share(LOWEST, ceiling);
         }
-        if (count < 1 || number < 1 || number > count) {
+        if (count < 1 || number < 1) {
             return new Share(LOWEST, ceiling);
         }
+        int index = (number - 1) % count;
         int width = (ceiling - LOWEST) / count;
-        return new Share(LOWEST + (number - 1) * width, LOWEST + number * width);
+        return new Share(LOWEST + index * width, LOWEST + (index + 1) * width);
     }
 
     /**

@@ -27,21 +27,31 @@ class LoopbackPortsTest {
         }
     }
 
-    /** Sibling forks of one module draw from disjoint shares, so their probes and listeners never race. */
+    /** Forks alive at once have different numbers, so they draw from disjoint shares that cover the range. */
     @Test
-    void siblingForksDrawFromDisjointSharesThatCoverTheRange() {
-        LoopbackPorts.Share first = LoopbackPorts.share(32_768, "1", "2");
-        LoopbackPorts.Share second = LoopbackPorts.share(32_768, "2", "2");
-        assertEquals(new LoopbackPorts.Share(10_000, 21_384), first);
-        assertEquals(new LoopbackPorts.Share(21_384, 32_768), second);
+    void forksWithDifferentNumbersDrawFromDisjointSharesThatCoverTheRange() {
+        int low = 10_000;
+        for (int fork = 1; fork <= 4; fork++) {
+            LoopbackPorts.Share share = LoopbackPorts.share(32_768, Integer.toString(fork), "4");
+            assertEquals(new LoopbackPorts.Share(low, low + 5_692), share, "fork " + fork);
+            low = share.high();
+        }
+        assertEquals(32_768, low);
+    }
+
+    @Test
+    void aForkNumberAboveTheSharesWrapsAround() {
+        assertEquals(LoopbackPorts.share(32_768, "1", "4"), LoopbackPorts.share(32_768, "5", "4"));
+        assertEquals(LoopbackPorts.share(32_768, "3", "4"), LoopbackPorts.share(32_768, "7", "4"));
     }
 
     @Test
     void aJvmOutsideSurefireOrWithNonsenseDrawsFromTheWholeRange() {
         LoopbackPorts.Share whole = new LoopbackPorts.Share(10_000, 32_768);
         assertEquals(whole, LoopbackPorts.share(32_768, null, null));
-        assertEquals(whole, LoopbackPorts.share(32_768, "${surefire.forkNumber}", "2"));
-        assertEquals(whole, LoopbackPorts.share(32_768, "3", "2"));
+        assertEquals(whole, LoopbackPorts.share(32_768, "", "4"));
+        assertEquals(whole, LoopbackPorts.share(32_768, "${surefire.forkNumber}", "4"));
+        assertEquals(whole, LoopbackPorts.share(32_768, "0", "4"));
         assertEquals(whole, LoopbackPorts.share(32_768, "1", "1"));
     }
 
@@ -55,11 +65,11 @@ class LoopbackPortsTest {
             ephemeralLow = Integer.parseInt(in.readLine().trim().split("\\s+")[0]);
         }
         String fork = System.getProperty(LoopbackPorts.FORK);
-        String forks = System.getProperty(LoopbackPorts.FORKS);
-        assertTrue(fork != null && forks != null, "surefire did not pass the fork number and count");
-        int number = Integer.parseInt(fork); // fails on an empty or unreplaced placeholder
-        assertTrue(number >= 1 && number <= Integer.parseInt(forks), "fork " + fork + " of " + forks);
-        LoopbackPorts.Share share = LoopbackPorts.share(ephemeralLow, fork, forks);
+        String shares = System.getProperty(LoopbackPorts.SHARES);
+        assertTrue(fork != null && shares != null, "surefire did not pass the fork number and the shares");
+        assertTrue(Integer.parseInt(fork) >= 1, "fork " + fork); // fails on an empty or unreplaced placeholder
+        assertTrue(Integer.parseInt(shares) > 1, shares + " shares");
+        LoopbackPorts.Share share = LoopbackPorts.share(ephemeralLow, fork, shares);
         for (int i = 0; i < 20; i++) {
             int port = LoopbackPorts.next();
             assertTrue(port >= share.low() && port < share.high(), port + " is outside fork " + fork + "'s " + share);
