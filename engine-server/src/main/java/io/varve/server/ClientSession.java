@@ -56,6 +56,13 @@ import java.util.function.Consumer;
  * written once both the drainer's batch is handed to the event loop and the reply exists
  * ({@link #parkArrivals}), so it follows the batch, and then the token is released and draining goes on.
  *
+ * <h2>Order with other connections</h2>
+ * A blocking command decoded while nothing of the connection is queued or parked is announced to the
+ * server's {@link ArrivalOrder}, and every hand-off is stamped with it; before a request runs, the drainer
+ * waits for the blocking commands of other connections announced before it on its keys to make their first
+ * attempt, and after running an announced command it reports that attempt over. While an announcement is
+ * open, nothing is answered on the event loop.
+ *
  * <h2>Errors and closing</h2>
  * A {@link ProtocolError} is queued like a request, so the replies before it are still sent; it is answered
  * and the connection closed. QUIT closes after its reply, SHUTDOWN without one. A QUIT gives up the
