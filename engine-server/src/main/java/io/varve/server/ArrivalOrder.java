@@ -1,5 +1,6 @@
 package io.varve.server;
 
+import io.varve.server.command.Args;
 import io.varve.server.command.CommandFlag;
 import io.varve.server.command.CommandSpec;
 import io.varve.server.command.CommandTable;
@@ -25,16 +26,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * queued ahead of the first, the XREAD's {@code $} already names the new entry and it waits forever.
  *
  * <h2>The rule</h2>
- * When an event loop decodes a blocking command ({@link CommandFlag#BLOCKING}) that its connection will run
- * next (nothing of the connection queued or parked before it, the channel writable), it {@link #announce}s
- * it: the command gets the next number of a counter and a place in the pending list with its keys. Every
- * hand-off of requests to a connection's thread is {@link #stamp}ed with the counter's value. Before a
- * request runs, {@link #awaitEarlier} waits while a pending command of another connection with a number not
- * above the request's stamp (strictly below its own number, for an announced command) names one of its
- * keys; the announced command leaves the list once its first attempt is over ({@link #attempted}: it took
- * what it waited for, failed, or registered as a waiter), when its connection closes, or when it is about to
- * wait out a client pause (then it runs when the pause ends, like the commands it would have held up). A command without
- * keys waits for none, except one that touches whole databases (FLUSHALL, SWAPDB), which waits for all.
+ * When an event loop decodes a blocking command ({@link CommandFlag#BLOCKING}; a stream read only with BLOCK) that
+ * its connection will run next (nothing of the connection queued or parked before it, the channel writable), it
+ * {@link #announce}s it: the command gets the next number of a counter and a place in the pending list with its
+ * keys. Every hand-off of requests to a connection's thread is {@link #stamp}ed with the counter's value. Before a
+ * request runs, {@link #awaitEarlier} waits while a pending command of another connection with a number not above
+ * the request's stamp (strictly below its own number, for an announced command) names one of its keys; the
+ * announced command leaves the list once its first attempt is over ({@link #attempted}: it took what it waited for,
+ * failed, or registered as a waiter), when its connection closes, or when it is about to wait out a client pause
+ * (then it runs when the pause ends, like the commands it would have held up). A command without keys waits for
+ * none, except one that touches whole databases (FLUSHALL, SWAPDB), which waits for all.
  *
  * <h2>Why it cannot deadlock</h2>
  * A request waits only for announced commands, and an announced command is the next thing its connection
@@ -113,7 +114,8 @@ final class ArrivalOrder {
             return null;
         }
         CommandSpec spec = table.lookup(args[0]);
-        if (spec == null || !spec.has(CommandFlag.BLOCKING) || !spec.arityAccepts(args.length)) {
+        if (spec == null || !spec.has(CommandFlag.BLOCKING) || !spec.arityAccepts(args.length)
+                || (first == 'x' && !asksToBlock(args))) {
             return null;
         }
         byte[][] keys = keysOf(spec, args);
@@ -124,6 +126,19 @@ final class ArrivalOrder {
         pendingCount.incrementAndGet();
         pending.add(announced);
         return announced;
+    }
+
+    /** Whether a stream read names BLOCK before its STREAMS: without it, it answers at once. */
+    private static boolean asksToBlock(byte[][] args) {
+        for (int i = 1; i < args.length; i++) {
+            if (Args.isKeyword(args[i], "streams")) {
+                return false;
+            }
+            if (Args.isKeyword(args[i], "block")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The announced command's first attempt is over (or it will never run): later requests go on. */

@@ -54,6 +54,9 @@ class ArrivalOrderTest {
         assertNull(announce(1, "GET", "k"));
         assertNull(announce(1, "BLPOP")); // wrong number of arguments: refused before it could wait
         assertNull(announce(1, "XREAD", "BLOCK", "0")); // no STREAMS: no keys
+        assertNull(announce(1, "XREAD", "STREAMS", "s", "$")); // no BLOCK: it answers at once
+        assertNull(announce(1, "XREADGROUP", "GROUP", "g", "c", "STREAMS", "s", ">"));
+        assertNotNull(announce(1, "XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "s", ">"));
     }
 
     @Test
