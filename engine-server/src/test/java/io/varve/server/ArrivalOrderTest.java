@@ -99,6 +99,21 @@ class ArrivalOrderTest {
     }
 
     @Test
+    void aPublishWaitsForAnEarlierUnsubscribeOfAnotherConnectionAndNothingElseDoes() throws Exception {
+        ArrivalOrder.Announced unsubscribe = announce(1, "UNSUBSCRIBE");
+        assertNotNull(unsubscribe);
+        assertNull(announce(1, "PUBLISH", "chan", "m"));
+        order.awaitEarlier(2, order.stamp(), args("LPUSH", "chan", "a"));
+        order.awaitEarlier(2, order.stamp(), args("FLUSHALL"));
+        assertTrue(order.anyPending(), "only publishes wait for a subscription change");
+        AtomicBoolean returned = new AtomicBoolean();
+        Thread publish = waiting(2, order.stamp(), returned, "PUBLISH", "chan1", "hello");
+        order.attempted(unsubscribe);
+        publish.join();
+        assertTrue(returned.get());
+    }
+
+    @Test
     void aFlushWaitsForEveryKeyAndAClosedConnectionReleasesItsWaiters() throws Exception {
         announce(1, "BLPOP", "k", "0");
         AtomicBoolean returned = new AtomicBoolean();
