@@ -60,21 +60,12 @@ for port in "$varve_port" "$redis_port"; do
 done
 echo "warm-up done" >&2
 
+# One measured run: the built-in tests and ZRANGE with the configuration's clients and -n.
+measure() {
+  run "$1" 1 "$2" "${@:3}"
+}
 declare -A runs
-for round in $(seq 1 "$rounds"); do
-  order=("$varve_port varve" "$redis_port redis")
-  [ $((round % 2)) -eq 0 ] && order=("$redis_port redis" "$varve_port varve")
-  for config in "${configs[@]}"; do
-    label="${config%%|*}"
-    for server in "${order[@]}"; do
-      # shellcheck disable=SC2086
-      while read -r name rps; do
-        runs["${server#* }|$label|$name"]+="$rps "
-      done < <(run "${server%% *}" 1 "$label" ${config#*|})
-    done
-    echo "round $round $label done" >&2
-  done
-done
+take_turns "$rounds" "${configs[@]}"
 uptime_after="$(uptime)"
 
 {

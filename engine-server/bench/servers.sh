@@ -49,5 +49,27 @@ start_redis() {
   wait_ready "$1"
 }
 
+# take_turns rounds config...: for each round and each configuration ("label|arguments"), calls the caller's
+# `measure port label arguments...` (which prints "name rps" lines) on both servers, taking turns to go first,
+# and adds each figure to runs["varve|label|name"] or runs["redis|label|name"]; the caller declares
+# `declare -A runs` first.
+take_turns() {
+  local rounds="$1" round config server name rps
+  shift
+  for round in $(seq 1 "$rounds"); do
+    local order=("$varve_port varve" "$redis_port redis")
+    [ $((round % 2)) -eq 0 ] && order=("$redis_port redis" "$varve_port varve")
+    for config in "$@"; do
+      for server in "${order[@]}"; do
+        # shellcheck disable=SC2086
+        while read -r name rps; do
+          runs["${server#* }|${config%%|*}|$name"]+="$rps "
+        done < <(measure "${server%% *}" "${config%%|*}" ${config#*|})
+      done
+      echo "round $round ${config%%|*} done" >&2
+    done
+  done
+}
+
 median() { tr ' ' '\n' <<<"$1" | awk 'NF' | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
