@@ -11,6 +11,7 @@ import io.varve.server.resp.Reply;
 import io.varve.server.resp.RespDecoder;
 import io.varve.server.resp.RespRequest;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -335,6 +336,11 @@ final class ClientSession implements Parking {
     public void resume(Consumer<Reply> writer) {
         ByteBuf out = channel.alloc().ioBuffer(64);
         writer.accept(new Reply(out, connection.protocol()));
+        if (out.isReadable() && out.getByte(out.readerIndex()) == '-') {
+            int end = out.indexOf(out.readerIndex(), out.writerIndex(), (byte) '\r');
+            dispatcher.parkedCommandFailed(connection, out.toString(out.readerIndex() + 1,
+                    (end < 0 ? out.writerIndex() : end) - out.readerIndex() - 1, StandardCharsets.UTF_8));
+        }
         parkedReply = out;
         arriveAtPark();
     }
