@@ -66,8 +66,8 @@ final class ClusterMembership {
     String forget(String name, String password, boolean forwarded) {
         ClusterTopology.Node target = node.topology().find(name)
                 .orElseThrow(() -> new RedisError("ERR Unknown node " + name));
-        if (target.self()) {
-            throw new RedisError(CANNOT_FORGET_MYSELF);
+        if (target.self() && !forwarded) {
+            throw new RedisError(CANNOT_FORGET_MYSELF); // forwarded, it is the metadata leader forgetting itself
         }
         String raft = target.raft();
         return admin.onMetadataLeader(List.of("VARVE", "CLUSTER", "FORGET", raft), password, forwarded, () -> {
