@@ -19,7 +19,6 @@ import io.varve.server.command.KeySpec;
 import io.varve.server.command.MultiState;
 import io.varve.server.command.ServedSlots;
 import io.varve.server.replica.GroupMember;
-import io.varve.server.replica.RaftReplica;
 import io.varve.server.replica.ReplicaNode;
 import io.varve.server.replica.ReplicationSettings;
 import io.varve.server.resp.RedisError;
@@ -513,27 +512,9 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
 
     @Override
     public ClusterView cluster() {
-        ClusterTopology shape = topology;
-        List<ClusterView.Shard> shards = new ArrayList<>();
-        for (int g = 0; g < shape.groups(); g++) {
-            GroupMember member = groups.member(g);
-            int group = g;
-            List<String> memberIds = shape.nodes().stream().filter(n -> shape.isMember(group, n.raft()))
-                    .map(ClusterTopology.Node::id).toList();
-            // A group this node does not replicate: the preferred leader is the best it knows.
-            java.util.Optional<String> leaderRaft = member != null ? member.replicated().leader()
-                    : shape.isMember(g, selfRaft) ? java.util.Optional.empty()
-                    : java.util.Optional.of(shape.preferred().get(g));
-            String leader = leaderRaft.filter(raft -> shape.clientAddressOf(raft).isPresent())
-                    .map(RaftReplica::nodeId).orElse(null);
-            shards.add(new ClusterView.Shard(shape.slots().rangesOf(g), leader, memberIds));
-        }
-        List<ClusterView.Node> nodes = new ArrayList<>();
-        for (ClusterTopology.Node n : shape.nodes()) {
-            nodes.add(new ClusterView.Node(n.id(), n.clientHost(), n.clientPort(), n.self()));
-        }
-        return new ClusterView(nodes, shards, shape.slots().epoch());
+        return ClusterInfo.view(topology, groups);
     }
+
 
     @Override
     public Map<String, Object> infoFields() {
