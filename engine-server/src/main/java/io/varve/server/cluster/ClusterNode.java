@@ -35,10 +35,12 @@ import java.util.Map;
 
 /**
  * This server as a node of a cluster (docs/cluster.md): the hash slots are split among several Raft groups
- * ({@link SlotMap}), this node is a member of every group, and all of them share the node's one Raft log
- * engine ({@link ReplicationProcess}) and its one engine-core database, where each group applies the keys of
- * its own slots. A command runs on the leader of the group owning its keys' slot; elsewhere it is answered
- * {@code MOVED <slot> <leader>}, as Redis Cluster answers, and cluster clients follow.
+ * ({@link SlotMap}), this node is a member of those the topology names it a member of (every group for the
+ * nodes a cluster starts with, none for a node met later: {@link ClusterMembership}), and all of them share
+ * the node's one Raft log engine ({@link ReplicationProcess}) and its one engine-core database, where each
+ * group applies the keys of its own slots. A command runs on the leader of the group owning its keys' slot;
+ * elsewhere it is answered {@code MOVED <slot> <leader>}, as Redis Cluster answers, and cluster clients
+ * follow (to the group's preferred leader from a node that does not replicate the group).
  *
  * <p><b>Routing.</b> {@link #admit} finds the command's keys from its {@link CommandSpec} (the same key
  * positions COMMAND GETKEYS reports): keys of different slots are refused with {@code CROSSSLOT}, and a
@@ -54,8 +56,9 @@ import java.util.Map;
  * group. Other keyless writes (SWAPDB) are refused.
  *
  * <p><b>Pub/sub.</b> PUBLISH runs on any node and reaches the others through {@link PeerLinks}. A shard
- * channel is a key: SPUBLISH is redirected to its slot's leader, which hands the message to the group's other
- * members (every node); SSUBSCRIBE is accepted on any member, as Redis accepts it on a shard's replicas.
+ * channel is a key: SPUBLISH is redirected to its slot's leader, which hands the message to every other node
+ * (the group's members among them); SSUBSCRIBE is accepted on any node, as Redis accepts it on a shard's
+ * replicas.
  *
  * <p><b>Topology.</b> The slot map, the groups and their preferred leaders come from the metadata group
  * ({@link MetadataGroup}); this node routes by the state it applied last and opens the groups a split
@@ -514,7 +517,6 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
     public ClusterView cluster() {
         return ClusterInfo.view(topology, groups);
     }
-
 
     @Override
     public Map<String, Object> infoFields() {
