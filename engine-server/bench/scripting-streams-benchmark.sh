@@ -64,33 +64,24 @@ run() {
   one XACK $@ -n "$n" -r "$n" xack work g __rand_int__-1
 }
 
-configs=("-c 50" "-c 50 -P 16")
-scale=(1 5)
+configs=("-c 50|$requests" "-c 50 -P 16|$((requests * 5))")
 
 for port in "$varve_port" "$redis_port"; do
-  for i in "${!configs[@]}"; do
+  for config in "${configs[@]}"; do
     # shellcheck disable=SC2086
-    run "$port" $((requests * scale[i] / 10)) ${configs[i]} >/dev/null
+    run "$port" $((${config#*|} / 10)) ${config%%|*} >/dev/null
   done
 done
 echo "warm-up done" >&2
 
+# One measured run: every command with the configuration's clients, -n requests.
+measure() {
+  # shellcheck disable=SC2086
+  run "$1" "$3" $2
+}
 uptime_before="$(uptime)"
 declare -A runs
-for round in $(seq 1 "$rounds"); do
-  order=("$varve_port varve" "$redis_port redis")
-  [ $((round % 2)) -eq 0 ] && order=("$redis_port redis" "$varve_port varve")
-  for i in "${!configs[@]}"; do
-    label="${configs[i]}"
-    for server in "${order[@]}"; do
-      # shellcheck disable=SC2086
-      while read -r name rps; do
-        runs["${server#* }|$label|$name"]+="$rps "
-      done < <(run "${server%% *}" $((requests * scale[i])) $label)
-    done
-    echo "round $round $label done" >&2
-  done
-done
+take_turns "$rounds" "${configs[@]}"
 uptime_after="$(uptime)"
 
 {
@@ -107,7 +98,8 @@ uptime_after="$(uptime)"
   echo
   echo "| clients | test | Varve | redis-server | Varve / redis |"
   echo "|---|---|---:|---:|---:|"
-  for label in "${configs[@]}"; do
+  for config in "${configs[@]}"; do
+    label="${config%%|*}"
     for name in EVALSHA XADD PFADD XREADGROUP XACK; do
       v="$(median "${runs["varve|$label|$name"]:-}")"
       r="$(median "${runs["redis|$label|$name"]:-}")"

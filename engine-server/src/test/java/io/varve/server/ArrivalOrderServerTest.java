@@ -51,4 +51,18 @@ class ArrivalOrderServerTest {
             assertEquals(List.of("foo"), writer.call("LRANGE", "target2", "0", "-1"));
         }
     }
+
+    @RepeatedTest(10)
+    void aPublishSentAfterAnotherClientsUnsubscribeReachesNobody() throws Exception {
+        try (TestServer server = TestServer.start(dir, c -> c.with("io-threads", "1"));
+             RespClient subscriber = RespClient.connect(server.port());
+             RespClient publisher = RespClient.connect(server.port())) {
+            subscriber.send("SUBSCRIBE", "chan1", "chan2");
+            assertEquals(List.of("subscribe", "chan1", 1L), subscriber.read());
+            assertEquals(List.of("subscribe", "chan2", 2L), subscriber.read());
+            subscriber.send("UNSUBSCRIBE");
+            assertEquals(0L, publisher.call("PUBLISH", "chan1", "hello"));
+            assertEquals(0L, publisher.call("PUBLISH", "chan2", "hello"));
+        }
+    }
 }

@@ -54,6 +54,9 @@ class ArrivalOrderTest {
         assertNull(announce(1, "GET", "k"));
         assertNull(announce(1, "BLPOP")); // wrong number of arguments: refused before it could wait
         assertNull(announce(1, "XREAD", "BLOCK", "0")); // no STREAMS: no keys
+        assertNull(announce(1, "XREAD", "STREAMS", "s", "$")); // no BLOCK: it answers at once
+        assertNull(announce(1, "XREADGROUP", "GROUP", "g", "c", "STREAMS", "s", ">"));
+        assertNotNull(announce(1, "XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "s", ">"));
     }
 
     @Test
@@ -93,6 +96,21 @@ class ArrivalOrderTest {
         assertTrue(order.anyPending(), "the second is still announced");
         order.attempted(second);
         assertFalse(order.anyPending());
+    }
+
+    @Test
+    void aPublishWaitsForAnEarlierUnsubscribeOfAnotherConnectionAndNothingElseDoes() throws Exception {
+        ArrivalOrder.Announced unsubscribe = announce(1, "UNSUBSCRIBE");
+        assertNotNull(unsubscribe);
+        assertNull(announce(1, "PUBLISH", "chan", "m"));
+        order.awaitEarlier(2, order.stamp(), args("LPUSH", "chan", "a"));
+        order.awaitEarlier(2, order.stamp(), args("FLUSHALL"));
+        assertTrue(order.anyPending(), "only publishes wait for a subscription change");
+        AtomicBoolean returned = new AtomicBoolean();
+        Thread publish = waiting(2, order.stamp(), returned, "PUBLISH", "chan1", "hello");
+        order.attempted(unsubscribe);
+        publish.join();
+        assertTrue(returned.get());
     }
 
     @Test
