@@ -46,12 +46,12 @@ final class ClusterMembership {
                 forwarded, () -> {
                     String[] joiner = PeerRequest.call(address, password, List.of("VARVE", "CLUSTER", "JOINSTATE"),
                             "ERR node " + address + " did not answer").split(" ");
-                    if (joiner.length != 3) {
+                    long epoch = joiner.length == 3 ? epochOf(joiner[2]) : -1;
+                    if (epoch < 0) {
                         throw new RedisError("ERR node " + address + " is not a cluster node");
                     }
                     String raft = joiner[0];
                     String client = joiner[1];
-                    long epoch = Long.parseLong(joiner[2]);
                     boolean known = current().nodes().stream().anyMatch(n -> n.raft().equals(raft));
                     if (!known && epoch != 0) {
                         throw new RedisError("ERR node " + address + " already belongs to a cluster (epoch " + epoch
@@ -61,6 +61,15 @@ final class ClusterMembership {
                     metadataMembership(() -> node.meta().addLearner(raft));
                     return "OK";
                 });
+    }
+
+    /** A joiner's epoch as it reported it, or -1 when the reply is not a number (not a Varve node). */
+    private static long epochOf(String reported) {
+        try {
+            return Long.parseLong(reported);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     String forget(String name, String password, boolean forwarded) {
