@@ -96,14 +96,15 @@ uptime_after="$(uptime)"
   echo "XREADGROUP COUNT 1 of one entry each from a loaded stream, XACK of random delivered ids); -n $requests"
   echo "($((requests * 5)) pipelined); $rounds rounds, the servers taking turns to go first; requests per second, median."
   echo
-  echo "| clients | test | Varve | redis-server | Varve / redis |"
-  echo "|---|---|---:|---:|---:|"
+  echo "| clients | test | Varve | (min-max) | redis-server | (min-max) | Varve / redis |"
+  echo "|---|---|---:|---:|---:|---:|---:|"
   for config in "${configs[@]}"; do
     label="${config%%|*}"
     for name in EVALSHA XADD PFADD XREADGROUP XACK; do
       v="$(median "${runs["varve|$label|$name"]:-}")"
       r="$(median "${runs["redis|$label|$name"]:-}")"
-      echo "| $label | $name | $v | $r | $(ratio "$v" "$r") |"
+      echo "| $label | $name | $v | $(spread "${runs["varve|$label|$name"]:-}") | $r |" \
+        "$(spread "${runs["redis|$label|$name"]:-}") | $(ratio "$v" "$r") |"
     done
   done
 } >>"$out"
