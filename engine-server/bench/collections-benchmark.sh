@@ -24,38 +24,10 @@ work="$(mktemp -d /tmp/varve-bench.XXXXXX)"
 mkdir -p "$root/engine-server/target"
 out="$root/engine-server/target/collections-benchmark.md"
 
-for tool in redis-server redis-benchmark redis-cli; do
-  command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install -y redis-server redis-tools" >&2; exit 1; }
-done
-
-pids=()
-cleanup() {
-  redis-cli -p "$varve_port" shutdown >/dev/null 2>&1 || true
-  redis-cli -p "$redis_port" shutdown nosave >/dev/null 2>&1 || true
-  for pid in "${pids[@]}"; do
-    wait "$pid" 2>/dev/null || true
-  done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-wait_ready() {
-  for _ in $(seq 1 300); do
-    [ "$(redis-cli -p "$1" ping 2>/dev/null)" = "PONG" ] && return 0
-    sleep 0.1 # polling a child process from a shell script; not used in tests
-  done
-  echo "server on port $1 did not come up" >&2
-  exit 1
-}
-
-mkdir -p "$work/varve" "$work/redis"
-"$root/bin/varve" --port "$varve_port" --dir "$work/varve" --appendfsync "$varve_fsync" >"$work/varve.log" 2>&1 &
-pids+=($!)
-redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$work/redis" --save "" --appendonly yes \
-  --appendfsync "$redis_fsync" --daemonize no >"$work/redis.log" 2>&1 &
-pids+=($!)
-wait_ready "$varve_port"
-wait_ready "$redis_port"
+# shellcheck source=engine-server/bench/servers.sh
+source "$root/engine-server/bench/servers.sh"
+start_varve "$varve_port" "$work/varve" "$varve_fsync"
+start_redis "$redis_port" "$work/redis" "$redis_fsync"
 
 # The sorted set for ZRANGE: members m0..m999999 with scores 0..999999, loaded through redis-cli --pipe.
 for port in "$varve_port" "$redis_port"; do
@@ -88,25 +60,13 @@ for port in "$varve_port" "$redis_port"; do
 done
 echo "warm-up done" >&2
 
+# One measured run: the built-in tests and ZRANGE with the configuration's clients and -n.
+measure() {
+  run "$1" 1 "$2" "${@:3}"
+}
 declare -A runs
-for round in $(seq 1 "$rounds"); do
-  order=("$varve_port varve" "$redis_port redis")
-  [ $((round % 2)) -eq 0 ] && order=("$redis_port redis" "$varve_port varve")
-  for config in "${configs[@]}"; do
-    label="${config%%|*}"
-    for server in "${order[@]}"; do
-      # shellcheck disable=SC2086
-      while read -r name rps; do
-        runs["${server#* }|$label|$name"]+="$rps "
-      done < <(run "${server%% *}" 1 "$label" ${config#*|})
-    done
-    echo "round $round $label done" >&2
-  done
-done
+take_turns "$rounds" "${configs[@]}"
 uptime_after="$(uptime)"
-
-median() { tr ' ' '\n' <<<"$1" | awk 'NF' | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 
 {
   echo

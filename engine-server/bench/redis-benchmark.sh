@@ -20,50 +20,19 @@ work="$(mktemp -d /tmp/varve-bench.XXXXXX)"
 mkdir -p "$root/engine-server/target"
 out="$root/engine-server/target/redis-benchmark.md"
 
-for tool in redis-server redis-benchmark redis-cli; do
-  command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install -y redis-server redis-tools" >&2; exit 1; }
-done
+# shellcheck source=engine-server/bench/servers.sh
+source "$root/engine-server/bench/servers.sh"
 # 1000 clients need 1000+ descriptors on both sides.
 ulimit -n 65536 2>/dev/null || ulimit -n 4096 2>/dev/null || true
 
-pids=()
-cleanup() {
-  redis-cli -p "$varve_port" shutdown >/dev/null 2>&1 || true
-  redis-cli -p "$redis_port" shutdown nosave >/dev/null 2>&1 || true
-  for pid in "${pids[@]}"; do
-    wait "$pid" 2>/dev/null || true
-  done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-wait_ready() {
-  local port="$1"
-  for _ in $(seq 1 300); do
-    if [ "$(redis-cli -p "$port" ping 2>/dev/null)" = "PONG" ]; then
-      return 0
-    fi
-    sleep 0.1 # polling a child process from a shell script; not used in tests
-  done
-  echo "server on port $port did not come up" >&2
-  exit 1
-}
-
-server_cpu=()
 client_cpu=()
 if [ "${VARVE_BENCH_PIN:-0}" = 1 ]; then
   server_cpu=(taskset -c 0)
   client_cpu=(taskset -c 1)
 fi
 
-mkdir -p "$work/varve" "$work/redis"
-"${server_cpu[@]}" "$root/bin/varve" --port "$varve_port" --dir "$work/varve" --appendfsync everysec >"$work/varve.log" 2>&1 &
-pids+=($!)
-"${server_cpu[@]}" redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$work/redis" --save "" --appendonly yes \
-  --appendfsync everysec --daemonize no --maxclients 10000 >"$work/redis.log" 2>&1 &
-pids+=($!)
-wait_ready "$varve_port"
-wait_ready "$redis_port"
+start_varve "$varve_port" "$work/varve" everysec
+start_redis "$redis_port" "$work/redis" everysec --maxclients 10000
 varve_java="$(redis-cli -p "$varve_port" info server | sed -n 's/^java_version://p' | tr -d '\r')"
 
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"

@@ -468,6 +468,35 @@ public final class ReplicatedDb implements AutoCloseable {
         await(membership("remove peer", done -> node.removePeer(peer, done::complete)), "remove peer");
     }
 
+    /**
+     * The group's learners as this member knows them: members that receive and apply the log but neither vote
+     * nor count towards a commit (the newest configuration in its log, as {@link #peers()}).
+     */
+    public List<String> learners() {
+        List<String> learners = new ArrayList<>();
+        for (PeerId peer : ((NodeImpl) node).getCurrentConf().getLearners()) {
+            learners.add(peer.getEndpoint().toString());
+        }
+        return learners;
+    }
+
+    /**
+     * Adds a learner (on the leader): it receives the log, or a snapshot if the log it needs was compacted,
+     * and applies it, without voting, so the group's quorum is unchanged. It must be running, opened with no
+     * peers. Adding a learner already there changes nothing.
+     */
+    public void addLearner(String address) {
+        PeerId peer = ReplicationProcess.parsePeer(address);
+        await(membership("add learner", done -> node.addLearners(List.of(peer), done::complete)), "add learner");
+    }
+
+    /** Removes a learner (on the leader); the member stops receiving the log and keeps what it applied. */
+    public void removeLearner(String address) {
+        PeerId peer = ReplicationProcess.parsePeer(address);
+        await(membership("remove learner", done -> node.removeLearners(List.of(peer), done::complete)),
+                "remove learner");
+    }
+
     private CompletableFuture<Void> membership(String what,
                                                Consumer<CompletableFuture<Status>> start) {
         CompletableFuture<Status> status = new CompletableFuture<>();

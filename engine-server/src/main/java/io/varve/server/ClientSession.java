@@ -11,6 +11,7 @@ import io.varve.server.resp.Reply;
 import io.varve.server.resp.RespDecoder;
 import io.varve.server.resp.RespRequest;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,6 +57,13 @@ import java.util.function.Consumer;
  * written once both the drainer's batch is handed to the event loop and the reply exists
  * ({@link #parkArrivals}), so it follows the batch, and then the token is released and draining goes on.
  *
+ * <h2>Order with other connections</h2>
+ * A blocking command decoded while nothing of the connection is queued or parked is announced to the
+ * server's {@link ArrivalOrder}, and every hand-off is stamped with it; before a request runs, the drainer
+ * waits for the blocking commands of other connections announced before it on its keys to make their first
+ * attempt, and after running an announced command it reports that attempt over. While an announcement is
+ * open, nothing is answered on the event loop.
+ *
  * <h2>Errors and closing</h2>
  * A {@link ProtocolError} is queued like a request, so the replies before it are still sent; it is answered
  * and the connection closed. QUIT closes after its reply, SHUTDOWN without one. A QUIT gives up the
@@ -79,8 +87,11 @@ final class ClientSession implements Parking {
     private final EventLoopShortcuts shortcuts;
     private final java.util.concurrent.ThreadFactory drainers;
     private final Runnable drain = this::drain;
-    /** Hand-offs from the event loop: each a list of the requests (and at most one error) of one read. */
-    private final ConcurrentLinkedQueue<List<Object>> inbox = new ConcurrentLinkedQueue<>();
+    private final ArrivalOrder arrivals;
+    /** Hand-offs from the event loop: each the requests (and at most one error) of one read, stamped. */
+    private final ConcurrentLinkedQueue<HandOff> inbox = new ConcurrentLinkedQueue<>();
+    /** This connection's announced blocking commands not yet run, oldest first (see {@link ArrivalOrder}). */
+    private final ConcurrentLinkedQueue<ArrivalOrder.Announced> announced = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean running = new AtomicBoolean();
     /** Event loop only: what the read being decoded produced so far. */
     private List<Object> reading = new ArrayList<>();
@@ -88,7 +99,7 @@ final class ClientSession implements Parking {
     /** Set while {@link #reading} holds requests not yet handed off, so {@link #idle} counts them. */
     private volatile boolean decoding;
     /** Drainer only (handed between drainers by {@link #running}): the hand-off being executed, and where. */
-    private List<Object> current;
+    private HandOff current;
     private int currentIndex;
     private final AtomicInteger queuedRequests = new AtomicInteger();
     private final AtomicLong queuedBytes = new AtomicLong();
@@ -111,9 +122,14 @@ final class ClientSession implements Parking {
     private final ArrayDeque<ByteBuf> heldPushes = new ArrayDeque<>();
     private PushOutbox pushes;
 
+    /** One read's requests, and the {@link ArrivalOrder#stamp} of their hand-off. */
+    private record HandOff(List<Object> items, long stamp) {
+    }
+
     ClientSession(Channel channel, Connection connection, Dispatcher dispatcher, RespDecoder decoder, ServerStats stats,
-                  EventLoopSets loopSets) {
+                  EventLoopSets loopSets, ArrivalOrder arrivals) {
         this.channel = channel;
+        this.arrivals = arrivals;
         this.connection = connection;
         this.decoder = decoder;
         this.dispatcher = dispatcher;
@@ -193,8 +209,17 @@ final class ClientSession implements Parking {
         if (closed) {
             return;
         }
-        if (reading.isEmpty() && item instanceof RespRequest request && shortcuts.answer(request)) {
-            return;
+        boolean runsNext = reading.isEmpty() && queuedRequests.get() == 0 && !parked;
+        if (runsNext && item instanceof RespRequest request) {
+            if (!arrivals.anyPending() && shortcuts.answer(request)) {
+                return;
+            }
+            if (channel.isWritable()) {
+                ArrivalOrder.Announced a = arrivals.announce(connection.id(), request.args(), request);
+                if (a != null) {
+                    announced.add(a);
+                }
+            }
         }
         if (reading.isEmpty()) {
             decoding = true;
@@ -222,7 +247,8 @@ final class ClientSession implements Parking {
     /** Event loop: the socket read is fully decoded. */
     void readComplete() {
         shortcuts.writeAnswered();
-        if (reading.size() == 1 && reading.getFirst() instanceof RespRequest request && shortcuts.share(request)) {
+        if (reading.size() == 1 && reading.getFirst() instanceof RespRequest request && !arrivals.anyPending()
+                && shortcuts.share(request)) {
             reading.clear();
             readingBytes = 0;
             decoding = false;
@@ -271,7 +297,7 @@ final class ClientSession implements Parking {
         }
         List<Object> items = reading;
         reading = new ArrayList<>();
-        inbox.add(items);
+        inbox.add(new HandOff(items, arrivals.stamp()));
         int n = queuedRequests.addAndGet(items.size());
         long bytes = queuedBytes.addAndGet(readingBytes);
         readingBytes = 0;
@@ -310,8 +336,18 @@ final class ClientSession implements Parking {
     public void resume(Consumer<Reply> writer) {
         ByteBuf out = channel.alloc().ioBuffer(64);
         writer.accept(new Reply(out, connection.protocol()));
+        if (out.isReadable() && out.getByte(out.readerIndex()) == '-') {
+            int end = out.indexOf(out.readerIndex(), out.writerIndex(), (byte) '\r');
+            dispatcher.parkedCommandFailed(connection, out.toString(out.readerIndex() + 1,
+                    (end < 0 ? out.writerIndex() : end) - out.readerIndex() - 1, StandardCharsets.UTF_8));
+        }
         parkedReply = out;
         arriveAtPark();
+    }
+
+    @Override
+    public void heldByPause() {
+        endAnnouncements();
     }
 
     @Override
@@ -354,6 +390,7 @@ final class ClientSession implements Parking {
             disconnect.run();
         }
         dispatcher.connectionClosed(connection);
+        endAnnouncements();
         shortcuts.closed();
         reading.clear();
         decoding = false;
@@ -362,6 +399,14 @@ final class ClientSession implements Parking {
         while ((message = heldPushes.poll()) != null) {
             pushes.left(message.readableBytes());
             message.release();
+        }
+    }
+
+    /** The connection's announced commands will not run: nothing waits for them any more. */
+    private void endAnnouncements() {
+        ArrivalOrder.Announced a;
+        while ((a = announced.poll()) != null) {
+            arrivals.attempted(a);
         }
     }
 
@@ -404,20 +449,21 @@ final class ClientSession implements Parking {
 
     /** The next handed-off request or error, or null when none is waiting. */
     private Object next() {
-        if (current == null || currentIndex == current.size()) {
+        if (current == null || currentIndex == current.items().size()) {
             current = inbox.poll();
             currentIndex = 0;
             if (current == null) {
                 return null;
             }
         }
-        return current.get(currentIndex++);
+        return current.items().get(currentIndex++);
     }
 
     private void discardQueued() {
         closed = true;
         inbox.clear();
         current = null;
+        endAnnouncements();
     }
 
     /**
@@ -479,6 +525,15 @@ final class ClientSession implements Parking {
             RespRequest request = (RespRequest) item;
             doneBytes += request.bytes();
             stats.commandProcessed();
+            ArrivalOrder.Announced own = announced.peek();
+            if (own != null && !own.isFor(request)) {
+                own = null;
+            }
+            if (arrivals.anyPending()) {
+                sets.commit(reply); // their replies need not wait too
+                arrivals.awaitEarlier(connection.id(), own != null ? own.number() - 1 : current.stamp(),
+                        request.args());
+            }
             if (sets.offer(connection, request.args())) {
                 continue;
             }
@@ -486,6 +541,10 @@ final class ClientSession implements Parking {
             boolean wasAuthenticated = connection.authenticated();
             reply.protocol(connection.protocol());
             dispatcher.execute(connection, request.args(), reply);
+            if (own != null) {
+                announced.remove(own);
+                arrivals.attempted(own); // it took what it waited for, failed, or waits registered
+            }
             resumeDecoder |= !wasAuthenticated;
             if (connection.closeWithoutReply()) {
                 closeNow = true;

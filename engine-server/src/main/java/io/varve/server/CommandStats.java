@@ -51,6 +51,12 @@ final class CommandStats implements Dispatcher.Observer {
     }
 
     @Override
+    public void failedAfterParking(CommandSpec spec) {
+        of(spec).failed.increment();
+        next.failedAfterParking(spec);
+    }
+
+    @Override
     public void rejected() {
         next.rejected();
     }

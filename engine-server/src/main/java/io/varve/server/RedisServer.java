@@ -90,6 +90,8 @@ public final class RedisServer implements AutoCloseable {
     private DataTypes types;
     private final ScanCursors cursors = new ScanCursors();
     private Dispatcher dispatcher;
+    /** Redis's order between blocking commands and later commands of other connections on their keys. */
+    private ArrivalOrder arrivals;
     private ServerMetrics metrics;
     private CommandStats commandStats;
     private InfoReport info;
@@ -211,6 +213,7 @@ public final class RedisServer implements AutoCloseable {
         LOG.log(System.Logger.Level.INFO, "database ready in {0} ms", millis);
         commandStats = new CommandStats(metrics == null ? Dispatcher.Observer.NONE : metrics);
         dispatcher = new Dispatcher(CommandTable.standard(), context, commandStats);
+        arrivals = new ArrivalOrder(dispatcher.table());
         storage.onApplied(dispatcher.watchMarker());
         dispatcher.slowLog().configure(config().slowlogSlowerThan(), config().slowlogMaxLength());
         dispatcher.keyspaceNotifier().configure(config().notifyKeyspaceEvents());
@@ -272,7 +275,7 @@ public final class RedisServer implements AutoCloseable {
         RespDecoder decoder = new RespDecoder(runtimeConfig.decoderLimits(), connection::authenticated);
         EventLoopSets loopSets = this.loopSets.computeIfAbsent(ch.eventLoop(),
                 loop -> new EventLoopSets(loop, dispatcher, stats, loopSetCommitter, commitSharedSetsOnLoop));
-        ClientSession session = new ClientSession(ch, connection, dispatcher, decoder, stats, loopSets);
+        ClientSession session = new ClientSession(ch, connection, dispatcher, decoder, stats, loopSets, arrivals);
         session.attachPushes(new PushOutbox(ch, connection, session, runtimeConfig::pubsubOutputLimit,
                 stats::outputLimitDisconnection));
         ChannelPipeline p = ch.pipeline();

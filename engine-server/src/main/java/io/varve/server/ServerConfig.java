@@ -71,6 +71,8 @@ public final class ServerConfig {
         d.put("raft-listen-port", "0");
         // Cluster mode (docs/cluster.md): the slots split among this many Raft groups; 0 runs one group.
         d.put("cluster-groups", "0");
+        // Cluster mode: start with no data and wait for CLUSTER MEET from a node of a running cluster.
+        d.put("cluster-join", "no");
         // The rest of Redis 7's parameters: accepted and reported back (RedisParameters says which apply).
         RedisParameters.defaults().forEach(d::putIfAbsent);
         return Collections.unmodifiableMap(d);
@@ -216,6 +218,21 @@ public final class ServerConfig {
         notifyKeyspaceEvents();
         replication();
         clusterGroups();
+        clusterJoin();
+    }
+
+    /**
+     * Whether this node starts in cluster mode to join a running cluster (CLUSTER MEET), instead of seeding
+     * one from raft-peers and cluster-groups.
+     *
+     * @throws IllegalArgumentException if set without raft-address
+     */
+    public boolean clusterJoin() {
+        boolean join = yesNo("cluster-join");
+        if (join && values.get("raft-address").isBlank()) {
+            throw new IllegalArgumentException("cluster-join needs raft-address (cluster mode is replicated)");
+        }
+        return join;
     }
 
     /**
@@ -443,6 +460,7 @@ public final class ServerConfig {
                   --raft-election-timeout MS (default 1000)
                   --raft-listen-port N       listen for Raft on N when peers reach raft-address through a proxy
                   --cluster-groups N         cluster mode: split the slots among N Raft groups (docs/cluster.md)
+                  --cluster-join yes         cluster mode: wait for CLUSTER MEET from a running cluster's node
                   --help                     this text
                 """;
     }

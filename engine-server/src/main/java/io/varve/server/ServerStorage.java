@@ -43,8 +43,9 @@ final class ServerStorage implements AutoCloseable {
         if (replication.isEmpty()) {
             return new ServerStorage(Db.open(config.dir(), options), null);
         }
-        ReplicaNode replica = config.clusterGroups() > 0
-                ? ClusterNode.open(replication.get(), config.clusterGroups(), config.dir(), options)
+        ReplicaNode replica = config.clusterGroups() > 0 || config.clusterJoin()
+                ? ClusterNode.open(replication.get(), config.clusterGroups(), config.clusterJoin(), config.dir(),
+                        options)
                 : RaftReplica.open(replication.get(), config.dir(), options);
         return new ServerStorage(replica.database(), replica);
     }

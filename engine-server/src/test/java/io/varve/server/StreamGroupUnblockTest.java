@@ -42,4 +42,26 @@ class StreamGroupUnblockTest extends OneServerPerClass {
             assertEquals("PONG", reader.call("PING"));
         }
     }
+
+    /** As Redis counts it: the call when it ran, and its failure and error reply when its wait ended in one. */
+    @org.junit.jupiter.api.Test
+    void aReaderFailedWhenItsGroupIsDestroyedCountsAFailedCallAndAnErrorReply() throws Exception {
+        try (RespClient reader = RespClient.connect(server.port()); RespClient writer = RespClient.connect(server.port())) {
+            writer.call("FLUSHALL");
+            writer.call("XGROUP", "CREATE", "s", "g", "$", "MKSTREAM");
+            writer.call("CONFIG", "RESETSTAT");
+            reader.send("XREADGROUP", "GROUP", "g", "alice", "BLOCK", "0", "STREAMS", "s", ">");
+            assertTrue(server.server.keyspace().blocking().awaitWaiting("s".getBytes(StandardCharsets.UTF_8), 1,
+                    10_000), "reader parked");
+            writer.call("XGROUP", "DESTROY", "s", "g");
+            RespClient.Err error = (RespClient.Err) reader.read();
+            assertTrue(error.text().startsWith("NOGROUP"), error.text());
+            String errorStats = (String) writer.call("INFO", "errorstats");
+            assertTrue(errorStats.contains("errorstat_NOGROUP:count=1"), errorStats);
+            String commandStats = (String) writer.call("INFO", "commandstats");
+            assertTrue(commandStats.contains("cmdstat_xreadgroup:calls=1,") && commandStats.contains(
+                    "rejected_calls=0,failed_calls=1"), commandStats);
+            assertEquals(1L, writer.infoStat("total_error_replies"));
+        }
+    }
 }

@@ -13,7 +13,7 @@ import java.util.function.UnaryOperator;
 
 /**
  * The topology operations behind {@code VARVE CLUSTER MOVESLOTS|SPLIT|LEADER} and {@code CLUSTER FAILOVER}
- * (docs/operations.md). Each is a change of the replicated topology, computed from the state as of now and
+ * (docs/operations.md), and the two steps every operation shares ({@link ClusterMembership} uses them too). Each is a change of the replicated topology, computed from the state as of now and
  * proposed on the metadata group's leader (a node that does not lead it hands the command there,
  * {@link PeerRequest}); a change that lost the race to another is recomputed. A slot change then runs on its
  * own ({@link TopologyReconciler}) and the command returns once it completed, or says it still runs after
@@ -86,7 +86,11 @@ final class ClusterAdmin {
         return "OK";
     }
 
-    private String onMetadataLeader(List<String> command, String password, boolean forwarded,
+    /**
+     * Runs {@code here} if this node leads the metadata group, else hands {@code command} (with a trailing
+     * FORWARDED) to the node that does and returns its reply.
+     */
+    String onMetadataLeader(List<String> command, String password, boolean forwarded,
                                     Supplier<String> here) {
         MetadataGroup meta = node.meta();
         if (meta.isLeader()) {
@@ -101,13 +105,20 @@ final class ClusterAdmin {
         return PeerRequest.call(leader, password, forward);
     }
 
-    /** Applies {@code operation} to the topology as of now; returns the state it committed. */
-    private TopologyState change(UnaryOperator<TopologyState> operation) {
+    /**
+     * Applies {@code operation} to the topology as of now; returns the state it committed. Proposes nothing
+     * when {@code operation} returns the state it was given (nothing to change).
+     */
+    TopologyState change(UnaryOperator<TopologyState> operation) {
         MetadataGroup meta = node.meta();
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             TopologyState next;
             try {
-                next = operation.apply(meta.current());
+                TopologyState now = meta.current();
+                next = operation.apply(now);
+                if (next == now) {
+                    return now;
+                }
             } catch (IllegalArgumentException e) {
                 throw new RedisError(e.getMessage());
             } catch (ReplicationException e) {

@@ -93,6 +93,15 @@ final class ClusterGroups implements AutoCloseable {
         members = next;
     }
 
+    /** Opens this node's member of every group of {@code state} that names {@code self} a member. */
+    synchronized void openHeld(TopologyState state, String self) throws IOException {
+        for (int g = 0; g < state.groups().size(); g++) {
+            if (member(g) == null && state.groups().get(g).members().contains(self)) {
+                open(g, state.groups().get(g).members(), state.seedGroups());
+            }
+        }
+    }
+
     synchronized void attach(Keyspace keyspace) {
         this.keyspace = keyspace;
         for (GroupMember member : members) {

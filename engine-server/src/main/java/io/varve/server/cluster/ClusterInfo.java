@@ -1,13 +1,18 @@
 package io.varve.server.cluster;
 
 import io.varve.replication.ReplicatedDb;
+import io.varve.server.command.ClusterView;
 import io.varve.server.replica.GroupMember;
+import io.varve.server.replica.RaftReplica;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
- * INFO in cluster mode. Replication: {@code role} is {@code master} when this node leads at least one group
+ * INFO in cluster mode, and the view the CLUSTER commands render. Replication: {@code role} is {@code master} when this node leads at least one group
  * (Redis's name for a node serving slots), then one line per group. Cluster (after {@code cluster_enabled}):
  * the state, epoch, how many groups and slots this node leads, pub/sub messages the links to other nodes
  * dropped, and the same line per group. A group's line: its slot ranges, this node's Raft role in it, the
@@ -17,6 +22,31 @@ import java.util.Map;
 final class ClusterInfo {
 
     private ClusterInfo() {
+    }
+
+    /**
+     * The cluster as CLUSTER SLOTS, SHARDS and NODES describe it: each group's ranges, members and leader. For a
+     * group this node does not replicate it hears no leader, so it names the preferred one, the best it knows.
+     */
+    static ClusterView view(ClusterTopology shape, ClusterGroups groups) {
+        String self = shape.self().raft();
+        List<ClusterView.Shard> shards = new ArrayList<>();
+        for (int g = 0; g < shape.groups(); g++) {
+            GroupMember member = groups.member(g);
+            int group = g;
+            List<String> memberIds = shape.nodes().stream().filter(n -> shape.isMember(group, n.raft()))
+                    .map(ClusterTopology.Node::id).toList();
+            Optional<String> leaderRaft = member != null ? member.replicated().leader()
+                    : shape.isMember(g, self) ? Optional.empty() : Optional.of(shape.preferred().get(g));
+            String leader = leaderRaft.filter(raft -> shape.clientAddressOf(raft).isPresent())
+                    .map(RaftReplica::nodeId).orElse(null);
+            shards.add(new ClusterView.Shard(shape.slots().rangesOf(g), leader, memberIds));
+        }
+        List<ClusterView.Node> nodes = new ArrayList<>();
+        for (ClusterTopology.Node n : shape.nodes()) {
+            nodes.add(new ClusterView.Node(n.id(), n.clientHost(), n.clientPort(), n.self()));
+        }
+        return new ClusterView(nodes, shards, shape.slots().epoch());
     }
 
     static Map<String, Object> replicationFields(ClusterTopology topology, ClusterGroups groups,

@@ -19,7 +19,6 @@ import io.varve.server.command.KeySpec;
 import io.varve.server.command.MultiState;
 import io.varve.server.command.ServedSlots;
 import io.varve.server.replica.GroupMember;
-import io.varve.server.replica.RaftReplica;
 import io.varve.server.replica.ReplicaNode;
 import io.varve.server.replica.ReplicationSettings;
 import io.varve.server.resp.RedisError;
@@ -36,10 +35,12 @@ import java.util.Map;
 
 /**
  * This server as a node of a cluster (docs/cluster.md): the hash slots are split among several Raft groups
- * ({@link SlotMap}), this node is a member of every group, and all of them share the node's one Raft log
- * engine ({@link ReplicationProcess}) and its one engine-core database, where each group applies the keys of
- * its own slots. A command runs on the leader of the group owning its keys' slot; elsewhere it is answered
- * {@code MOVED <slot> <leader>}, as Redis Cluster answers, and cluster clients follow.
+ * ({@link SlotMap}), this node is a member of those the topology names it a member of (every group for the
+ * nodes a cluster starts with, none for a node met later: {@link ClusterMembership}), and all of them share
+ * the node's one Raft log engine ({@link ReplicationProcess}) and its one engine-core database, where each
+ * group applies the keys of its own slots. A command runs on the leader of the group owning its keys' slot;
+ * elsewhere it is answered {@code MOVED <slot> <leader>}, as Redis Cluster answers, and cluster clients
+ * follow (to the group's preferred leader from a node that does not replicate the group).
  *
  * <p><b>Routing.</b> {@link #admit} finds the command's keys from its {@link CommandSpec} (the same key
  * positions COMMAND GETKEYS reports): keys of different slots are refused with {@code CROSSSLOT}, and a
@@ -55,8 +56,9 @@ import java.util.Map;
  * group. Other keyless writes (SWAPDB) are refused.
  *
  * <p><b>Pub/sub.</b> PUBLISH runs on any node and reaches the others through {@link PeerLinks}. A shard
- * channel is a key: SPUBLISH is redirected to its slot's leader, which hands the message to the group's other
- * members (every node); SSUBSCRIBE is accepted on any member, as Redis accepts it on a shard's replicas.
+ * channel is a key: SPUBLISH is redirected to its slot's leader, which hands the message to every other node
+ * (the group's members among them); SSUBSCRIBE is accepted on any node, as Redis accepts it on a shard's
+ * replicas.
  *
  * <p><b>Topology.</b> The slot map, the groups and their preferred leaders come from the metadata group
  * ({@link MetadataGroup}); this node routes by the state it applied last and opens the groups a split
@@ -80,6 +82,7 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
     private final Db db;
     private final ClusterGroups groups;
     private final String selfRaft;
+    private final String selfClient;
     private volatile MetadataGroup meta;
     /** The topology this node serves: the state the metadata group applied here last. */
     private volatile ClusterTopology topology;
@@ -89,6 +92,7 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
     private final PeerLinks peers;
     private final TopologyReconciler reconciler;
     private final ClusterAdmin admin;
+    private final ClusterMembership membership;
     private static final int NONE = -1;
     private static final int EVERY = -2;
     /**
@@ -103,25 +107,29 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
             "cluster");
 
     private ClusterNode(ReplicationProcess process, Db db, ClusterGroups groups, TopologyState state,
-                        String self) {
+                        String self, String selfClient) {
         this.process = process;
         this.db = db;
         this.groups = groups;
         this.selfRaft = self;
+        this.selfClient = selfClient;
         publish(state);
         this.balancer = new LeaderBalancer(() -> topology, groups::members);
         this.peers = new PeerLinks(topology);
         this.reconciler = new TopologyReconciler(this);
         this.admin = new ClusterAdmin(this);
+        this.membership = new ClusterMembership(this, admin);
     }
 
     /**
      * Opens the node: the shared Raft log under {@code dir}/raftlog, the database at {@code dir}/db, the
      * metadata group and a member of each slot group of the topology the database holds, or, on the first
      * start, of the {@code groups} groups the start arguments seed, all nodes of {@code settings} being members.
+     * A node started to {@code join} a running cluster seeds nothing: it waits, a member of no group, until a
+     * node of the cluster meets it (CLUSTER MEET) and the metadata group gives it the topology.
      */
-    public static ReplicaNode open(ReplicationSettings settings, int groups, Path dir, Options dbOptions)
-            throws IOException {
+    public static ReplicaNode open(ReplicationSettings settings, int groups, boolean join, Path dir,
+                                   Options dbOptions) throws IOException {
         ReplicatedDbOptions options = ReplicatedDbOptions.defaults()
                 .withDbOptions(dbOptions)
                 .withSnapshotIntervalSecs(settings.snapshotIntervalSecs())
@@ -136,13 +144,15 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
         ClusterNode node = null;
         try {
             db = Db.open(dir.resolve("db"), dbOptions);
-            TopologyState state = MetadataGroup.stored(db, TopologyState.seed(settings, groups));
+            String self = settings.raftAddress();
+            String selfClient = settings.clientAddressOf(self).orElseThrow();
+            TopologyState state = MetadataGroup.stored(db, join ? TopologyState.joining(self, selfClient)
+                    : TopologyState.seed(settings, groups));
             members = new ClusterGroups(process, db, options);
-            for (int g = 0; g < state.groups().size(); g++) {
-                members.open(g, state.groups().get(g).members(), state.seedGroups());
-            }
-            node = new ClusterNode(process, db, members, state, settings.raftAddress());
-            node.meta = MetadataGroup.open(process, settings.raftPeers(), options, db, state, node::publish);
+            members.openHeld(state, self);
+            node = new ClusterNode(process, db, members, state, self, selfClient);
+            node.meta = MetadataGroup.open(process, join ? List.of() : settings.raftPeers(), options, db, state,
+                    node::publish);
             node.publish(node.meta.applied());
             node.balancer.start();
             node.reconciler.start();
@@ -172,7 +182,7 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
 
     /** Serves {@code state} from now on: it is the newest the metadata group applied here. */
     private synchronized void publish(TopologyState state) {
-        ClusterTopology now = ClusterTopology.of(state, selfRaft);
+        ClusterTopology now = ClusterTopology.of(state, selfRaft, selfClient);
         ClusterTopology before = topology;
         if (before != null && before.slots().epoch() >= now.slots().epoch()) {
             return;
@@ -188,6 +198,7 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
         if (reconciler != null) {
             reconciler.wake();
             balancer.wake();
+            peers.follow(now);
         }
     }
 
@@ -288,7 +299,7 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
         current[3] = slot;
         GroupMember member = groups.member(group);
         if (member == null) {
-            return GroupMember.SLOT_MOVING; // a group a split just created, not opened here yet
+            return notHeld(slot, group, routedBy);
         }
         if (!member.isLeader()) {
             if (!write && connection.replicaReads()) {
@@ -325,6 +336,23 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
             slot = s;
         }
         return slot;
+    }
+
+    /**
+     * The answer for a slot whose group has no member here: a node waiting to be met knows no cluster; a
+     * node that is not a member of the group sends the client to the group's preferred leader (it hears no
+     * leader of a group it does not replicate; the balancer puts the leader there, and a node that is not
+     * the leader redirects again); a member not opened yet (a group a split just created) says the slot moves.
+     */
+    private String notHeld(int slot, int group, ClusterTopology routedBy) {
+        if (routedBy.groups() == 0) {
+            return "CLUSTERDOWN The cluster is down";
+        }
+        if (!routedBy.isMember(group, selfRaft)) {
+            return "MOVED " + slot + " " + routedBy.clientAddressOf(routedBy.preferred().get(group))
+                    .orElse(selfClient);
+        }
+        return GroupMember.SLOT_MOVING;
     }
 
     private String redirect(int slot, int group) {
@@ -487,21 +515,7 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
 
     @Override
     public ClusterView cluster() {
-        ClusterTopology shape = topology;
-        List<ClusterView.Shard> shards = new ArrayList<>();
-        List<String> memberIds = shape.nodes().stream().map(ClusterTopology.Node::id).toList();
-        for (int g = 0; g < shape.groups(); g++) {
-            GroupMember member = groups.member(g);
-            String leader = member == null ? null : member.replicated().leader()
-                    .filter(raft -> shape.clientAddressOf(raft).isPresent())
-                    .map(RaftReplica::nodeId).orElse(null);
-            shards.add(new ClusterView.Shard(shape.slots().rangesOf(g), leader, memberIds));
-        }
-        List<ClusterView.Node> nodes = new ArrayList<>();
-        for (ClusterTopology.Node n : shape.nodes()) {
-            nodes.add(new ClusterView.Node(n.id(), n.clientHost(), n.clientPort(), n.self()));
-        }
-        return new ClusterView(nodes, shards, shape.slots().epoch());
+        return ClusterInfo.view(topology, groups);
     }
 
     @Override
@@ -564,5 +578,20 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
     @Override
     public String failover(String password) {
         return admin.failover(password);
+    }
+
+    @Override
+    public String meet(String host, int port, String password, boolean forwarded) {
+        return membership.meet(host, port, password, forwarded);
+    }
+
+    @Override
+    public String forget(String node, String password, boolean forwarded) {
+        return membership.forget(node, password, forwarded);
+    }
+
+    @Override
+    public String joinState() {
+        return membership.joinState();
     }
 }

@@ -12,8 +12,9 @@ import java.util.Optional;
  * @param nodes     every node, ordered by Raft address
  * @param slots     which group owns each slot, at the state's epoch
  * @param preferred the Raft address of the node each group prefers as its leader (index = group)
+ * @param members   the Raft addresses of each group's members (index = group)
  */
-record ClusterTopology(List<Node> nodes, SlotMap slots, List<String> preferred) {
+record ClusterTopology(List<Node> nodes, SlotMap slots, List<String> preferred, List<List<String>> members) {
 
     /**
      * @param raft       its Raft address, also its identity in every group
@@ -25,15 +26,34 @@ record ClusterTopology(List<Node> nodes, SlotMap slots, List<String> preferred) 
     record Node(String raft, String clientHost, int clientPort, String id, boolean self) {
     }
 
-    static ClusterTopology of(TopologyState state, String selfRaft) {
+    /**
+     * The shape {@code state} gives, seen from the node at {@code selfRaft}. A node the cluster forgot (CLUSTER
+     * FORGET) is no longer in the state; it still lists itself, at {@code selfClient}, so it can answer.
+     */
+    static ClusterTopology of(TopologyState state, String selfRaft, String selfClient) {
         List<Node> nodes = new ArrayList<>();
+        boolean selfListed = false;
         for (TopologyState.Node n : state.nodes()) {
-            int colon = n.client().lastIndexOf(':');
-            nodes.add(new Node(n.raft(), n.client().substring(0, colon),
-                    Integer.parseInt(n.client().substring(colon + 1)), n.id(), n.raft().equals(selfRaft)));
+            nodes.add(node(n, n.raft().equals(selfRaft)));
+            selfListed |= n.raft().equals(selfRaft);
+        }
+        if (!selfListed) {
+            nodes.add(node(new TopologyState.Node(selfRaft, selfClient), true));
         }
         List<String> preferred = state.groups().stream().map(TopologyState.Group::preferredLeader).toList();
-        return new ClusterTopology(List.copyOf(nodes), state.slotMap(), preferred);
+        List<List<String>> members = state.groups().stream().map(TopologyState.Group::members).toList();
+        return new ClusterTopology(List.copyOf(nodes), state.slotMap(), preferred, members);
+    }
+
+    private static Node node(TopologyState.Node n, boolean self) {
+        int colon = n.client().lastIndexOf(':');
+        return new Node(n.raft(), n.client().substring(0, colon), Integer.parseInt(n.client().substring(colon + 1)),
+                n.id(), self);
+    }
+
+    /** Whether the node at {@code raft} is a member of group {@code group}. */
+    boolean isMember(int group, String raft) {
+        return group >= 0 && group < members.size() && members.get(group).contains(raft);
     }
 
     /** The Raft group name of group {@code g}. */

@@ -25,6 +25,13 @@ import java.util.function.Consumer;
  *
  * <p>This node serves the state it last applied: {@code onApplied} hears of each one after it is written,
  * on the group's state-machine thread.
+ *
+ * <p><b>Members.</b> The nodes the cluster was started with are its voters. A node met later (CLUSTER MEET)
+ * joins as a <em>learner</em>: it applies every state and so serves the topology, without voting, so the
+ * group's quorum stays the founders' whatever the number of nodes (docs/cluster.md, "Adding and removing
+ * nodes"). Such a node starts from {@link TopologyState#joining} (epoch 0), and its gate takes the first state
+ * the log gives it: that is the first change ever proposed, computed from the seed every founder began with
+ * and applied by all of them, so from there every member decides every entry alike.
  */
 final class MetadataGroup implements AutoCloseable {
 
@@ -102,6 +109,25 @@ final class MetadataGroup implements AutoCloseable {
         return replicated;
     }
 
+    /**
+     * Makes the node at Raft address {@code raft} a learner of the group (on the leader); nothing changes if
+     * it is one already or a voter.
+     */
+    void addLearner(String raft) {
+        if (!replicated.peers().contains(raft) && !replicated.learners().contains(raft)) {
+            replicated.addLearner(raft);
+        }
+    }
+
+    /** Removes the node at {@code raft} from the group, learner or voter (on the leader); nothing if absent. */
+    void remove(String raft) {
+        if (replicated.learners().contains(raft)) {
+            replicated.removeLearner(raft);
+        } else if (replicated.peers().contains(raft)) {
+            replicated.removePeer(raft);
+        }
+    }
+
     @Override
     public void close() throws IOException {
         replicated.close();
@@ -125,7 +151,8 @@ final class MetadataGroup implements AutoCloseable {
                     } catch (IllegalArgumentException e) {
                         return null;
                     }
-                    if (next == null || next.epoch() != admitted.epoch() + 1) {
+                    boolean first = admitted.waitingToJoin() && next != null && !next.waitingToJoin();
+                    if (!first && (next == null || next.epoch() != admitted.epoch() + 1)) {
                         return null;
                     }
                     admitted = next;

@@ -8,7 +8,9 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.atomic.LongAdder;
@@ -27,7 +29,11 @@ import java.util.concurrent.atomic.LongAdder;
  * failure the link drops what is queued (a peer that was down gets no stale burst) and connects again with the
  * next message. So PUBLISH never waits for another node.
  *
- * <p>Thread-safe: publishers only offer to the queues; each link's connection is touched by its own thread.
+ * <p>The links follow the topology ({@link #follow}): a node met later gets a link, a forgotten one loses
+ * its link.
+ *
+ * <p>Thread-safe: publishers only offer to the queues of the link map they read (replaced whole when the
+ * nodes change); each link's connection is touched by its own thread.
  */
 final class PeerLinks implements AutoCloseable {
 
@@ -35,21 +41,40 @@ final class PeerLinks implements AutoCloseable {
     private static final int CONNECT_TIMEOUT_MS = 2_000;
     private static final System.Logger LOG = System.getLogger(PeerLinks.class.getName());
 
-    private final List<Link> links = new ArrayList<>();
+    /** The link to each other node, by its client address. */
+    private volatile Map<String, Link> links = Map.of();
+    private boolean closed;
     private final LongAdder dropped = new LongAdder();
 
     PeerLinks(ClusterTopology topology) {
+        follow(topology);
+    }
+
+    /** Links to the other nodes of {@code topology}: new ones opened (lazily), those of nodes gone closed. */
+    synchronized void follow(ClusterTopology topology) {
+        if (closed) {
+            return;
+        }
+        Map<String, Link> next = new HashMap<>();
         for (ClusterTopology.Node node : topology.nodes()) {
             if (!node.self()) {
-                links.add(new Link(node.clientHost(), node.clientPort()));
+                String address = node.clientHost() + ":" + node.clientPort();
+                Link link = links.get(address);
+                next.put(address, link != null ? link : new Link(node.clientHost(), node.clientPort()));
             }
         }
+        links.forEach((address, link) -> {
+            if (!next.containsKey(address)) {
+                link.close();
+            }
+        });
+        links = Map.copyOf(next);
     }
 
     /** Queues the message for every other node; returns at once. */
     void publish(boolean sharded, byte[] channel, byte[] message, String password) {
         byte[] command = command(sharded ? "SDELIVER" : "DELIVER", channel, message);
-        for (Link link : links) {
+        for (Link link : links.values()) {
             link.offer(command, password);
         }
     }
@@ -60,8 +85,9 @@ final class PeerLinks implements AutoCloseable {
     }
 
     @Override
-    public void close() {
-        links.forEach(Link::close);
+    public synchronized void close() {
+        closed = true;
+        links.values().forEach(Link::close);
     }
 
     private static byte[] command(String sub, byte[] channel, byte[] message) {

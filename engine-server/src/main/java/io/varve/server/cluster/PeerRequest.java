@@ -33,6 +33,12 @@ final class PeerRequest {
      * @throws RedisError the other node's error reply, or CLUSTERDOWN if it could not be reached
      */
     static String call(String hostPort, String password, List<String> args) {
+        return call(hostPort, password, args, "CLUSTERDOWN the node leading the metadata group (" + hostPort
+                + ") did not answer");
+    }
+
+    /** {@link #call(String, String, List)}, answering {@code unreachable}: why, if the node could not be reached. */
+    static String call(String hostPort, String password, List<String> args, String unreachable) {
         int colon = hostPort.lastIndexOf(':');
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(hostPort.substring(0, colon),
@@ -47,8 +53,7 @@ final class PeerRequest {
             write(out, args);
             return read(in);
         } catch (IOException e) {
-            throw new RedisError("CLUSTERDOWN the node leading the metadata group (" + hostPort
-                    + ") did not answer: " + e.getMessage());
+            throw new RedisError(unreachable + ": " + e.getMessage());
         }
     }
 

@@ -21,8 +21,9 @@ import java.util.function.Predicate;
  *
  * Every step is idempotent and checked against applied state (a gate's last change, the topology's epoch),
  * so a step repeated by a new leader or after a lost reply changes nothing; a crashed node's step is done by
- * whoever leads the group next. The reconciler also opens the groups a split created. One thread, woken by
- * every applied topology and gate change and every {@value #PERIOD_MS} ms (leadership changes are not
+ * whoever leads the group next. The reconciler also opens the groups a split created (those this node is a
+ * member of). One thread, woken by every applied topology and gate change and every {@value #PERIOD_MS} ms
+ * (leadership changes are not
  * signalled). {@link #await} lets an operation wait for the state it started to complete.
  */
 final class TopologyReconciler implements AutoCloseable {
@@ -105,11 +106,7 @@ final class TopologyReconciler implements AutoCloseable {
         }
         TopologyState state = meta.applied();
         ClusterGroups groups = node.groups();
-        for (int g = 0; g < state.groups().size(); g++) {
-            if (groups.member(g) == null) {
-                groups.open(g, state.groups().get(g).members(), state.seedGroups());
-            }
-        }
+        groups.openHeld(state, node.topology().self().raft());
         TopologyState.Change change = state.change();
         if (change == null) {
             return;

@@ -102,6 +102,20 @@ final class TopologyState {
         return new TopologyState(1, groups, sorted, list, SlotMap.evenly(groups, 1).owners(), null);
     }
 
+    /**
+     * What a node started to join a running cluster ({@code cluster-join}) serves until the metadata group
+     * gives it the cluster's state: itself alone, no group, epoch 0. The metadata group's gate takes whatever
+     * state comes first after it (docs/cluster.md, "Adding and removing nodes").
+     */
+    static TopologyState joining(String raft, String client) {
+        return new TopologyState(0, 0, List.of(new Node(raft, client)), List.of(), new int[KeySlot.SLOTS], null);
+    }
+
+    /** Whether this is the state of a node waiting to be met ({@link #joining}). */
+    boolean waitingToJoin() {
+        return epoch == 0;
+    }
+
     long epoch() {
         return epoch;
     }
@@ -211,6 +225,53 @@ final class TopologyState {
         List<Group> next = new ArrayList<>(groups);
         next.set(group, new Group(groups.get(group).members(), raft));
         return new TopologyState(epoch + 1, seedGroups, nodes, next, owners, change);
+    }
+
+    /** Adds a node, member of no group (CLUSTER MEET); unchanged if it is there already. */
+    TopologyState withNode(String raft, String client) {
+        for (Node n : nodes) {
+            if (n.raft().equals(raft) && n.client().equals(client)) {
+                return this;
+            }
+            if (n.raft().equals(raft) || n.client().equals(client)) {
+                throw new IllegalArgumentException("ERR node " + n.client() + " (Raft " + n.raft()
+                        + ") is already in the cluster under other addresses");
+            }
+        }
+        List<Node> next = new ArrayList<>(nodes);
+        next.add(new Node(raft, client));
+        next.sort(Comparator.comparing(Node::raft));
+        return new TopologyState(epoch + 1, seedGroups, next, groups, owners, change);
+    }
+
+    /**
+     * Removes a node that holds no group's replica (CLUSTER FORGET).
+     *
+     * @throws IllegalArgumentException naming the groups it still holds, or if it is unknown
+     */
+    TopologyState withoutNode(String raft) {
+        Node gone = nodes.stream().filter(n -> n.raft().equals(raft)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("ERR Unknown node " + RaftReplica.nodeId(raft)));
+        List<Integer> held = groupsOf(raft);
+        if (!held.isEmpty()) {
+            throw new IllegalArgumentException("ERR node " + gone.id() + " still holds replicas of groups "
+                    + held.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(","))
+                    + "; move them to other nodes first");
+        }
+        List<Node> next = new ArrayList<>(nodes);
+        next.remove(gone);
+        return new TopologyState(epoch + 1, seedGroups, next, groups, owners, change);
+    }
+
+    /** The groups {@code raft} is a member of, ascending. */
+    List<Integer> groupsOf(String raft) {
+        List<Integer> held = new ArrayList<>();
+        for (int g = 0; g < groups.size(); g++) {
+            if (groups.get(g).members().contains(raft)) {
+                held.add(g);
+            }
+        }
+        return held;
     }
 
     /** The slots {@code group} owns. */

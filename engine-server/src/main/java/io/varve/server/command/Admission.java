@@ -85,6 +85,9 @@ final class Admission {
         }
         boolean writes = writes(connection, spec, effective);
         // Before queueing, as Redis does: a write queued during CLIENT PAUSE WRITE waits like a write run now.
+        if (pause.holds(spec, writes) && connection.parking() != null) {
+            connection.parking().heldByPause();
+        }
         pause.awaitFor(spec, writes);
         Outcome outcome = tx.active() && !spec.has(CommandFlag.RUNS_IN_MULTI) ? Outcome.QUEUE : Outcome.RUN;
         return new Decision(outcome, spec, effective, writes, null, false);

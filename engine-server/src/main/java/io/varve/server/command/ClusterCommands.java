@@ -58,6 +58,10 @@ final class ClusterCommands {
             c.reply().bulk(info(view));
         } else if (c.argIs(1, "failover")) {
             VarveClusterCommands.failover(c);
+        } else if (c.argIs(1, "meet")) {
+            VarveClusterCommands.meet(c);
+        } else if (c.argIs(1, "forget")) {
+            VarveClusterCommands.forget(c);
         } else if (c.argCount() == 3 && c.argIs(1, "countkeysinslot")) {
             int slot = slotArgument(c);
             c.reply().integer(c.server().routing().servedSlots().serves(slot)

@@ -20,4 +20,16 @@ public interface ClusterOperations {
 
     /** Redis's CLUSTER FAILOVER: this node, shown as a replica, takes over its master's groups. */
     String failover(String password);
+
+    /**
+     * Redis's CLUSTER MEET: the node at {@code host:port}, started to join, becomes a node of this cluster
+     * holding no replica; returns once every node's topology can list it.
+     */
+    String meet(String host, int port, String password, boolean forwarded);
+
+    /** Redis's CLUSTER FORGET: removes {@code node} (id, Raft or client address), which must hold no replica. */
+    String forget(String node, String password, boolean forwarded);
+
+    /** This node's Raft address, client address and topology epoch (0: waiting to be met), space-separated. */
+    String joinState();
 }

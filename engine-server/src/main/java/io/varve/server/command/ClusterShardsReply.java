@@ -10,7 +10,8 @@ import java.util.List;
  * its {@code nodes}, the leader first as {@code master}, then as {@code replica} the members that lead no
  * group ({@link ClusterView#shownAsReplica}): Redis Cluster clients take each node to be a master or a
  * replica, never both. A group with no known leader lists those members only, so a client sees the range as
- * unserved.
+ * unserved. A node that is a member of no group (just met, CLUSTER MEET) is a shard of its own with no slots,
+ * as Redis shows a master holding none.
  */
 final class ClusterShardsReply {
 
@@ -18,7 +19,17 @@ final class ClusterShardsReply {
     }
 
     static void write(Reply reply, ClusterView view) {
-        reply.arrayHeader(view.shards().size());
+        List<ClusterView.Node> inNoGroup = view.nodes().stream()
+                .filter(n -> view.shards().stream().noneMatch(s -> s.memberIds().contains(n.id()))).toList();
+        reply.arrayHeader(view.shards().size() + inNoGroup.size());
+        for (ClusterView.Node n : inNoGroup) {
+            reply.mapHeader(2);
+            reply.bulk("slots");
+            reply.arrayHeader(0);
+            reply.bulk("nodes");
+            reply.arrayHeader(1);
+            node(reply, n, true);
+        }
         for (ClusterView.Shard shard : view.shards()) {
             reply.mapHeader(2);
             reply.bulk("slots");
@@ -41,22 +52,26 @@ final class ClusterShardsReply {
             }
             reply.arrayHeader(members.size());
             for (ClusterView.Node n : members) {
-                reply.mapHeader(7);
-                reply.bulk("id");
-                reply.bulk(n.id());
-                reply.bulk("port");
-                reply.integer(n.port());
-                reply.bulk("ip");
-                reply.bulk(n.host());
-                reply.bulk("endpoint");
-                reply.bulk(n.host());
-                reply.bulk("role");
-                reply.bulk(n == leader ? "master" : "replica");
-                reply.bulk("replication-offset");
-                reply.integer(0);
-                reply.bulk("health");
-                reply.bulk("online");
+                node(reply, n, n == leader);
             }
         }
+    }
+
+    private static void node(Reply reply, ClusterView.Node n, boolean master) {
+        reply.mapHeader(7);
+        reply.bulk("id");
+        reply.bulk(n.id());
+        reply.bulk("port");
+        reply.integer(n.port());
+        reply.bulk("ip");
+        reply.bulk(n.host());
+        reply.bulk("endpoint");
+        reply.bulk(n.host());
+        reply.bulk("role");
+        reply.bulk(master ? "master" : "replica");
+        reply.bulk("replication-offset");
+        reply.integer(0);
+        reply.bulk("health");
+        reply.bulk("online");
     }
 }

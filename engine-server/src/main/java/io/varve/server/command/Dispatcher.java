@@ -59,6 +59,10 @@ public final class Dispatcher {
         default void errorReplied(String error) {
         }
 
+        /** A parked command's wait ended in an error reply: a failed call (the call counted when it ran). */
+        default void failedAfterParking(CommandSpec spec) {
+        }
+
         Observer NONE = new Observer() {
             @Override
             public void executed(CommandSpec spec, long nanos, boolean failed) {
@@ -102,6 +106,19 @@ public final class Dispatcher {
 
     public CommandTable table() {
         return table;
+    }
+
+    /**
+     * A parked command of {@code connection} was answered {@code error} when its wait ended (a group
+     * destroyed, CLIENT UNBLOCK ERROR, a failed serve): counted as Redis counts it, a failed call and an
+     * error reply.
+     */
+    public void parkedCommandFailed(Connection connection, String error) {
+        CommandSpec spec = table.lookup(connection.lastCommand());
+        if (spec != null) {
+            observer.failedAfterParking(spec);
+        }
+        observer.errorReplied(error);
     }
 
     public void execute(Connection connection, byte[][] args, Reply reply) {

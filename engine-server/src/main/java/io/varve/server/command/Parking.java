@@ -21,6 +21,13 @@ public interface Parking {
     /** Writes the parked command's reply and lets the connection go on. Any thread; never blocks; once per park. */
     void resume(Consumer<Reply> reply);
 
+    /**
+     * The command about to run will first wait out a client pause: other connections' commands that keep
+     * their order behind it stop waiting for it (see the server's arrival order). Default: nothing keeps order.
+     */
+    default void heldByPause() {
+    }
+
     /** Runs {@code task} on the connection's event loop after {@code delayNanos}; the result cancels it. */
     Runnable schedule(Runnable task, long delayNanos);
 }

@@ -4,10 +4,10 @@ import io.varve.server.resp.RedisError;
 
 /**
  * {@code VARVE CLUSTER MOVESLOTS <first> <last> <group>}, {@code VARVE CLUSTER SPLIT <group>} and
- * {@code VARVE CLUSTER LEADER <group> <node>}, and Redis's {@code CLUSTER FAILOVER}: the online topology
- * operations of a cluster node (docs/operations.md), parsed here and run by the node's
- * {@link ClusterOperations}. A trailing {@code FORWARDED} marks a command one node handed to the leader of
- * the metadata group.
+ * {@code VARVE CLUSTER LEADER <group> <node>}, and Redis's {@code CLUSTER FAILOVER}, {@code MEET} and
+ * {@code FORGET}: the online topology operations of a cluster node (docs/operations.md), parsed here and run
+ * by the node's {@link ClusterOperations}. A trailing {@code FORWARDED} marks a command one node handed to the leader of
+ * the metadata group. {@code VARVE CLUSTER JOINSTATE} is what a node asks the node it meets.
  */
 final class VarveClusterCommands {
 
@@ -27,10 +27,32 @@ final class VarveClusterCommands {
             c.reply().simple(operations.split(number(c, 3), password, forwarded));
         } else if (args == 5 && c.argIs(2, "leader")) {
             c.reply().simple(operations.preferLeader(number(c, 3), c.argText(4), password, forwarded));
+        } else if (args == 5 && c.argIs(2, "meet")) {
+            c.reply().simple(operations.meet(c.argText(3), port(c, 4), password, forwarded));
+        } else if (args == 4 && c.argIs(2, "forget")) {
+            c.reply().simple(operations.forget(c.argText(3), password, forwarded));
+        } else if (count == 3 && c.argIs(2, "joinstate")) {
+            c.reply().bulk(operations.joinState());
         } else {
             throw new RedisError("ERR unknown subcommand or wrong number of arguments for 'VARVE CLUSTER "
                     + (count > 2 ? c.argText(2) : "") + "'. Try VARVE HELP.");
         }
+    }
+
+    /** CLUSTER MEET ip port [bus-port]: the bus port is not used (the nodes talk over Raft and RESP). */
+    static void meet(CommandCall c) {
+        if (c.argCount() != 4 && c.argCount() != 5) {
+            throw new RedisError("ERR wrong number of arguments for 'cluster|meet' command");
+        }
+        c.reply().simple(operations(c).meet(c.argText(2), port(c, 3), c.server().requirePass(), false));
+    }
+
+    /** CLUSTER FORGET node-id. */
+    static void forget(CommandCall c) {
+        if (c.argCount() != 3) {
+            throw new RedisError("ERR wrong number of arguments for 'cluster|forget' command");
+        }
+        c.reply().simple(operations(c).forget(c.argText(2), c.server().requirePass(), false));
     }
 
     /** CLUSTER FAILOVER [FORCE|TAKEOVER]: every form goes through the metadata group's consensus. */
@@ -54,6 +76,14 @@ final class VarveClusterCommands {
             throw new RedisError("ERR Invalid or out of range slot");
         }
         return slot.intValue();
+    }
+
+    private static int port(CommandCall c, int i) {
+        Long port = Args.tryParseLong(c.arg(i));
+        if (port == null || port < 1 || port > 65535) {
+            throw new RedisError("ERR Invalid base port specified: " + c.argText(i));
+        }
+        return port.intValue();
     }
 
     private static int number(CommandCall c, int i) {

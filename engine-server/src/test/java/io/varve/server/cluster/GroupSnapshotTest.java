@@ -205,7 +205,7 @@ class GroupSnapshotTest {
 
     private void open(int i) throws IOException {
         ReplicationSettings settings = new ReplicationSettings(raft[i], Map.copyOf(peers), false, 0, 2000, 0);
-        ReplicaNode node = ClusterNode.open(settings, GROUPS, root.resolve("node" + i), Options.defaults());
+        ReplicaNode node = ClusterNode.open(settings, GROUPS, false, root.resolve("node" + i), Options.defaults());
         nodes[i] = (ClusterNode) node;
     }
 

@@ -65,7 +65,8 @@ class PeerLinksTest {
         return new ClusterTopology(List.of(
                 new ClusterTopology.Node("127.0.0.1:1", "127.0.0.1", 1, "self", true),
                 new ClusterTopology.Node("127.0.0.1:2", "127.0.0.1", port, "peer", false)),
-                SlotMap.evenly(1, 1), List.of("127.0.0.1:1"));
+                SlotMap.evenly(1, 1), List.of("127.0.0.1:1"),
+                List.of(List.of("127.0.0.1:1", "127.0.0.1:2")));
     }
 
     private static byte[] bytes(String s) {

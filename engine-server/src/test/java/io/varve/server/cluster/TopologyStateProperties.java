@@ -20,9 +20,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
  * The replicated topology's operations against a plain model (an owner per slot, a preferred leader per
- * group): random sequences of slot moves, splits and leader preferences, each move run through both of its
- * phases. Every state decodes to itself, each step raises the epoch by one, every slot keeps one owner, and a
- * second change is refused while one runs.
+ * group, the set of nodes): random sequences of slot moves, splits, leader preferences, nodes met and nodes
+ * forgotten, each move run through both of its phases. Every state decodes to itself, each step raises the
+ * epoch by one (meeting a node already there changes nothing), every slot keeps one owner, a second change is
+ * refused while one runs, and a node is forgotten only while it holds no group's replica (the founders hold
+ * every group's, a node met holds none).
  */
 class TopologyStateProperties {
 
@@ -31,13 +33,16 @@ class TopologyStateProperties {
             new TopologyState.Node("127.0.0.1:17002", "127.0.0.1:7002"),
             new TopologyState.Node("127.0.0.1:17003", "127.0.0.1:7003"));
 
-    /** kind 0: move [a, a + b % 2000] to group c; 1: split group c; 2: prefer node b for group c. */
+    /**
+     * kind 0: move [a, a + b % 2000] to group c; 1: split group c; 2: prefer node b for group c; 3: meet node
+     * b % 6 (the founders' addresses among them); 4: forget node b % 6.
+     */
     record Step(int kind, int a, int b, int c) {
     }
 
     @Provide
     Arbitrary<List<Step>> steps() {
-        return Combinators.combine(Arbitraries.integers().between(0, 2),
+        return Combinators.combine(Arbitraries.integers().between(0, 4),
                         Arbitraries.integers().between(0, KeySlot.SLOTS - 1),
                         Arbitraries.integers().between(0, 10_000), Arbitraries.integers().between(0, 64))
                 .as(Step::new).list().ofMaxSize(30);
@@ -50,9 +55,41 @@ class TopologyStateProperties {
         int[] owners = state.slotMap().owners();
         List<String> preferred = new ArrayList<>(state.groups().stream()
                 .map(TopologyState.Group::preferredLeader).toList());
+        java.util.TreeMap<String, String> nodes = new java.util.TreeMap<>();
+        NODES.forEach(n -> nodes.put(n.raft(), n.client()));
         for (Step step : steps) {
             int groups = preferred.size();
             long epoch = state.epoch();
+            if (step.kind() == 3 || step.kind() == 4) {
+                int n = step.b() % 6;
+                String raft = "127.0.0.1:" + (17001 + n);
+                boolean founder = n < NODES.size();
+                TopologyState before = state;
+                if (step.kind() == 3) {
+                    state = state.withNode(raft, "127.0.0.1:" + (7001 + n));
+                    assertEquals(nodes.containsKey(raft) ? epoch : epoch + 1, state.epoch());
+                    nodes.put(raft, "127.0.0.1:" + (7001 + n));
+                    TopologyState met = state;
+                    assertThrows(IllegalArgumentException.class, () -> met.withNode(raft, "127.0.0.1:1"),
+                            "one node, two client addresses");
+                } else if (founder || !nodes.containsKey(raft)) {
+                    IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                            () -> before.withoutNode(raft));
+                    assertEquals(founder ? "ERR node " + io.varve.server.replica.RaftReplica.nodeId(raft)
+                                    + " still holds replicas of groups " + java.util.stream.IntStream.range(0, groups)
+                                    .mapToObj(String::valueOf).collect(java.util.stream.Collectors.joining(","))
+                                    + "; move them to other nodes first"
+                                    : "ERR Unknown node " + io.varve.server.replica.RaftReplica.nodeId(raft),
+                            refused.getMessage());
+                } else {
+                    state = state.withoutNode(raft);
+                    nodes.remove(raft);
+                    assertEquals(epoch + 1, state.epoch());
+                }
+                assertEquals(List.copyOf(nodes.keySet()), state.nodes().stream().map(TopologyState.Node::raft).toList());
+                check(state, owners, preferred);
+                continue;
+            }
             TopologyState begun;
             int target;
             BitSet moving = new BitSet(KeySlot.SLOTS);
