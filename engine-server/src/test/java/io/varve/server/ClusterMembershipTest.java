@@ -12,7 +12,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -175,10 +174,9 @@ class ClusterMembershipTest {
         ReplicatedCluster.await(() -> acknowledged.size() >= target || failed.get() != null, "writes");
     }
 
-    private static int closedPort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
+    /** A port nothing listens on: below the ephemeral range, so no outgoing connection takes it meanwhile. */
+    private static int closedPort() {
+        return LoopbackPorts.next();
     }
 
     private static byte[] bytes(String s) {
