@@ -31,8 +31,10 @@ class ReplicatedSetRunTest {
             int leader = cluster.awaitLeader(-1);
             try (RespClient client = RespClient.connect(cluster.clientPorts[leader])) {
                 awaitOk(client); // the leader's first command of its term waits until it is caught up
-                // A new term (an election during a stall on a loaded machine) appends an entry of its own,
-                // so the count is taken again until the pipeline ran within one term.
+                // Two entries that are not the run's may land beside it on a loaded machine: a new term's own
+                // entry (an election during a stall), and a barrier that settles an earlier write whose outcome
+                // a timeout left unknown (GroupMember.settle). Each happens once, so the count is taken again
+                // (at most five times) when the term changed or exactly one entry too many appeared.
                 for (int attempt = 0; ; attempt++) {
                     long term = term(cluster, leader);
                     long before = lastLogIndex(cluster, leader);
@@ -45,7 +47,7 @@ class ReplicatedSetRunTest {
                         assertEquals("OK", client.read(), "SET " + i);
                     }
                     long after = lastLogIndex(cluster, leader);
-                    if (term(cluster, leader) != term && attempt < 5) {
+                    if ((term(cluster, leader) != term || after == before + 2) && attempt < 5) {
                         continue;
                     }
                     assertEquals(before + 1, after, "one entry for the pipeline's SETs");
