@@ -16,6 +16,8 @@ import java.util.concurrent.CountDownLatch;
 final class GatedTables extends ForwardingFileSystem {
 
     final CountDownLatch gate = new CountDownLatch(1);
+    /** Counted down when a table creation reaches the gate. */
+    final CountDownLatch arrived = new CountDownLatch(1);
     volatile boolean fail;
     /** Set when a thread waiting at the gate was interrupted: on a real disk that would have hit its I/O. */
     volatile boolean interrupted;
@@ -27,6 +29,7 @@ final class GatedTables extends ForwardingFileSystem {
     @Override
     public WritableFile create(Path path) throws IOException {
         if (path.toString().endsWith(DbFiles.TABLE_SUFFIX)) {
+            arrived.countDown();
             try {
                 gate.await();
             } catch (InterruptedException e) {

@@ -89,6 +89,8 @@ public final class DbImpl implements Db {
     /** This database's share of a memtable budget shared with other databases, or null. */
     private final WriteBufferBudget.Member writeBuffers;
     private volatile boolean closed;
+    /** Failures of background work still running when close began (close throws them). */
+    private final List<IOException> failedWhileClosing = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     // What the write-stall triggers look at, refreshed by background work (never computed per write).
     private volatile int immutableCount;
@@ -187,11 +189,12 @@ public final class DbImpl implements Db {
 
     /**
      * A flush, compaction, ingestion or family change failed: fail the database and wake stalled writers so
-     * they see it. A failure caused by the database closing is not a disk failure and fails nothing.
+     * they see it. Once close has begun nobody else would: close reports it. (Background work that close
+     * cuts short reports nothing here; its owner tells the two apart.)
      */
     private void backgroundFailed(IOException e) {
         if (closed) {
-            log.log(System.Logger.Level.DEBUG, "background work ended by close", e);
+            failedWhileClosing.add(e);
             return;
         }
         pipeline.failFromBackground(e);
@@ -581,6 +584,7 @@ public final class DbImpl implements Db {
         }
         compactions.close();
         ingestion.close();
+        failures.addAll(failedWhileClosing); // background work was in flight when close began, and failed
         snapshots.closeAll();
         try {
             versions.close();

@@ -160,6 +160,7 @@ public final class Flusher {
             return;
         }
         List<TableMeta> written = new ArrayList<>();
+        boolean reachedLogs = false;
         boolean installing = false;
         try {
             if (pipeline.failure() != null) {
@@ -201,6 +202,7 @@ public final class Flusher {
             }
             tableCache.openAll(written);
             // The old log's final fsync runs after the rotation; it must be done before the edit passes the log.
+            reachedLogs = true;
             pipeline.syncLogsBelow(newLogNumber);
             installing = true;
             versions.logAndApply(changes);
@@ -211,7 +213,10 @@ public final class Flusher {
             compactions.maybeSchedule();
             done.complete(null);
         } catch (IOException | RuntimeException | Error e) {
-            if (closing.getAsBoolean()) {
+            // Close closes the logs, then the version set, and other resources it closes answer
+            // IllegalStateException: only those failures are close's doing. A disk failure before them is
+            // reported even while closing (the database's close then reports it).
+            if (closing.getAsBoolean() && (reachedLogs || e instanceof IllegalStateException)) {
                 // Cut short by close (the logs were closed, or the version set): the logs keep the data.
                 if (!installing || e instanceof IllegalStateException) {
                     deleteUninstalled(written);
