@@ -60,17 +60,7 @@ class ClusterMembershipTest {
                     assertEquals(new RespClient.Err("CLUSTERDOWN The cluster is down"), waiting.call("SET", "a", "1"));
                 }
                 RedisAdvancedClusterCommands<String, String> redis = connection.sync();
-                Thread writer = Thread.ofPlatform().name("cluster-writer").start(() -> {
-                    try {
-                        for (int i = 0; !stop.get(); i++) {
-                            int k = i;
-                            assertEquals("OK", retrying(client, () -> redis.set("key-" + k, "value-" + k)));
-                            acknowledged.add(k);
-                        }
-                    } catch (Throwable e) {
-                        writerFailed.set(e);
-                    }
-                });
+                Thread writer = ClusterUnderTest.writer(client, redis, stop, acknowledged, writerFailed);
                 awaitWrites(acknowledged, writerFailed, 50);
                 long epoch = epochOf(cluster, 0);
 

@@ -47,17 +47,7 @@ class ClusterTopologyChangesTest {
             AtomicReference<Throwable> writerFailed = new AtomicReference<>();
             try (StatefulRedisClusterConnection<String, String> connection = client.connect()) {
                 RedisAdvancedClusterCommands<String, String> redis = connection.sync();
-                Thread writer = Thread.ofPlatform().name("cluster-writer").start(() -> {
-                    try {
-                        for (int i = 0; !stop.get(); i++) {
-                            int k = i;
-                            assertEquals("OK", retrying(client, () -> redis.set("key-" + k, "value-" + k)));
-                            acknowledged.add(k);
-                        }
-                    } catch (Throwable e) {
-                        writerFailed.set(e);
-                    }
-                });
+                Thread writer = ClusterUnderTest.writer(client, redis, stop, acknowledged, writerFailed);
                 ReplicatedCluster.await(() -> acknowledged.size() >= 100 || writerFailed.get() != null,
                         "writes before the changes");
                 try (RespClient admin = RespClient.connect(cluster.clientPorts[1])) {

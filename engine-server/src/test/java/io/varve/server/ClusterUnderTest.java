@@ -4,14 +4,18 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
 import io.lettuce.core.protocol.ProtocolVersion;
 
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
@@ -158,6 +162,28 @@ interface ClusterUnderTest extends AutoCloseable {
                 client.refreshPartitions();
             }
         }
+    }
+
+    /**
+     * Starts a thread that SETs key-i to value-i through the cluster client, one after another (each again
+     * while it fails, see {@link #retrying}), until {@code stop}; it records each acknowledged i, or the
+     * failure that ended it.
+     */
+    static Thread writer(RedisClusterClient client, RedisAdvancedClusterCommands<String, String> redis,
+                         AtomicBoolean stop, Queue<Integer> acknowledged, AtomicReference<Throwable> failed) {
+        return Thread.ofPlatform().name("cluster-writer").start(() -> {
+            try {
+                for (int i = 0; !stop.get(); i++) {
+                    int k = i;
+                    if (!"OK".equals(retrying(client, () -> redis.set("key-" + k, "value-" + k)))) {
+                        throw new AssertionError("SET key-" + k + " was not answered OK");
+                    }
+                    acknowledged.add(k);
+                }
+            } catch (Throwable e) {
+                failed.set(e);
+            }
+        });
     }
 
     @Override
