@@ -2,10 +2,12 @@ package io.varve.server.cluster;
 
 import io.varve.replication.ReplicatedDb;
 import io.varve.server.command.ClusterView;
+import io.varve.server.command.ServedSlots;
 import io.varve.server.replica.GroupMember;
 import io.varve.server.replica.RaftReplica;
 
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -95,7 +97,11 @@ final class ClusterInfo {
         return f;
     }
 
-    /** The metadata group's leader and the slot change in progress ({@code none}, or its id, phase, target, size). */
+    /**
+     * The metadata group's leader, the slot change in progress ({@code none}, or its id, phase, target, size)
+     * and the replica move in progress ({@code none}, or its id, group, and the client addresses it moves from
+     * and to).
+     */
     private static void metadataFields(Map<String, Object> f, ClusterTopology topology, MetadataGroup meta) {
         if (meta == null) {
             return;
@@ -105,6 +111,10 @@ final class ClusterInfo {
         f.put("cluster_slot_change", change == null ? "none" : "id=" + change.id() + ",phase="
                 + change.phase().name().toLowerCase(java.util.Locale.ROOT) + ",target=" + change.target()
                 + ",slots=" + change.slots().cardinality());
+        TopologyState.ReplicaMove move = meta.applied().move();
+        f.put("cluster_replica_move", move == null ? "none" : "id=" + move.id() + ",group=" + move.group()
+                + ",from=" + topology.clientAddressOf(move.from()).orElse(move.from())
+                + ",to=" + topology.clientAddressOf(move.to()).orElse(move.to()));
     }
 
     private static String ranges(java.util.BitSet slots) {
@@ -148,5 +158,42 @@ final class ClusterInfo {
                 + ",applied=" + status.appliedIndex()
                 + ",last=" + status.lastLogIndex()
                 + ",snapshots_installed=" + replicated.snapshotsInstalled();
+    }
+
+    /**
+     * The slots a node serves (docs/cluster.md, "Keys a node counts, lists and flushes"): those of the groups
+     * it leads; leading none, those of the groups led by the node that CLUSTER NODES shows it as a replica of
+     * (the leader of its first group with a known leader), as a Redis Cluster replica holds its master's
+     * slots. {@code slotsOfGroup}: each group's slots, from {@code topology}'s map.
+     */
+    static ServedSlots servedSlots(ClusterTopology topology, ClusterGroups groups, BitSet[] slotsOfGroup) {
+        List<BitSet> led = groupsLedBy(topology.self().raft(), topology, groups, slotsOfGroup);
+        if (!led.isEmpty()) {
+            return ServedSlots.of(led, true);
+        }
+        for (GroupMember member : groups.members()) {
+            String leader = member == null ? null : member.replicated().leader().orElse(null);
+            if (leader != null && topology.clientAddressOf(leader).isPresent()) {
+                return ServedSlots.of(groupsLedBy(leader, topology, groups, slotsOfGroup), false);
+            }
+        }
+        return ServedSlots.of(List.of(), false);
+    }
+
+    private static List<BitSet> groupsLedBy(String raft, ClusterTopology topology, ClusterGroups groups,
+                                            BitSet[] slots) {
+        List<BitSet> led = new ArrayList<>();
+        GroupMember[] members = groups.members();
+        for (int g = 0; g < Math.min(members.length, slots.length); g++) {
+            if (members[g] == null) {
+                continue;
+            }
+            boolean leads = raft.equals(topology.self().raft()) ? members[g].isLeader()
+                    : members[g].replicated().leader().map(raft::equals).orElse(false);
+            if (leads) {
+                led.add(slots[g]);
+            }
+        }
+        return led;
     }
 }

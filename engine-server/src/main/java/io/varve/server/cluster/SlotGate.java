@@ -54,7 +54,11 @@ import java.util.List;
  *       the slots the snapshot accepts are replaced and the gate takes the snapshot's state, stored durably;
  *       only now does it accept the slots it took over.</li>
  * </ol>
- * The first step never waits, so the groups waiting for this group's fences never wait for its install; the
+ * A member that never held the group (a node a replica moves to: {@link #openJoining}) skips the first step's
+ * ranges: on its node those slots belong to other groups, or hold nothing; its gate still takes the snapshot's
+ * fences. A wait in either place is only for a group this node replicates ({@link SlotGates#awaitChange}).
+ *
+ * <p>The first step never waits, so the groups waiting for this group's fences never wait for its install; the
  * second waits only for fences of changes up to the snapshot's, each reached without waiting on this group
  * (control entries apply in change order, and every wait is for a smaller or equal change), so installs
  * and moves cannot wait on each other in a circle. A crash between the steps leaves the stored state of the
@@ -74,20 +78,36 @@ final class SlotGate implements ApplyGate, GroupShare {
     private final byte[] controlKey;
     private final SlotGates gates;
     private volatile SlotGateState state;
+    /** Whether this member never held the group's data: true until it stores a state of its own. */
+    private volatile boolean neverHeld;
 
-    private SlotGate(int group, Db db, SlotGateState state, SlotGates gates) {
+    private SlotGate(int group, Db db, SlotGateState state, SlotGates gates, boolean neverHeld) {
         this.group = group;
         this.db = db;
         this.controlKey = controlKey(group);
         this.state = state;
         this.gates = gates;
+        this.neverHeld = neverHeld;
     }
 
     /** The gate of {@code group} as the database holds it, or accepting {@code seed} if it holds none. */
     static SlotGate open(Db db, int group, BitSet seed, SlotGates gates) {
         byte[] stored = db.get(controlKey(group));
         SlotGate gate = new SlotGate(group, db,
-                stored == null ? SlotGateState.seeded(seed) : SlotGateState.decode(stored), gates);
+                stored == null ? SlotGateState.seeded(seed) : SlotGateState.decode(stored), gates, false);
+        gates.register(group, gate);
+        return gate;
+    }
+
+    /**
+     * The gate of {@code group} on a node joining it (a replica moving there), which catches up from a
+     * snapshot: accepting nothing and never having held the group, unless the database holds a state (the
+     * node stored the first install's state before it restarted).
+     */
+    static SlotGate openJoining(Db db, int group, SlotGates gates) {
+        byte[] stored = db.get(controlKey(group));
+        SlotGate gate = stored != null ? new SlotGate(group, db, SlotGateState.decode(stored), gates, false)
+                : new SlotGate(group, db, SlotGateState.seeded(new BitSet(KeySlot.SLOTS)), gates, true);
         gates.register(group, gate);
         return gate;
     }
@@ -187,8 +207,10 @@ final class SlotGate implements ApplyGate, GroupShare {
         SlotGateState local = state;
         SlotGateState snapshot = SlotGateState.decode(saved.state());
         List<Db.Range> missedFences = new ArrayList<>();
-        snapshot.fenced().tailMap(local.lastChange(), false).values()
-                .forEach(slots -> missedFences.addAll(GroupKeyRanges.of(slots)));
+        if (!neverHeld) {
+            snapshot.fenced().tailMap(local.lastChange(), false).values()
+                    .forEach(slots -> missedFences.addAll(GroupKeyRanges.of(slots)));
+        }
         InstallStep fences = new InstallStep(() -> { }, missedFences,
                 () -> adopt(local.fencedAsOf(snapshot)));
         InstallStep accepts = new InstallStep(() -> {
@@ -207,6 +229,7 @@ final class SlotGate implements ApplyGate, GroupShare {
     private void adopt(SlotGateState next) {
         db.put(WriteOptions.SYNC, controlKey, next.encode());
         state = next;
+        neverHeld = false;
         gates.changed();
     }
 
