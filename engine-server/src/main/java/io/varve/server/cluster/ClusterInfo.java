@@ -18,8 +18,9 @@ import java.util.Optional;
  * (Redis's name for a node serving slots), then one line per group. Cluster (after {@code cluster_enabled}):
  * the state, epoch, how many groups and slots this node leads, pub/sub messages the links to other nodes
  * dropped, and the same line per group. A group's line: its slot ranges, this node's Raft role in it, the
- * leader's client address, the preferred leader's, term and indexes. Both sections name the leader of the
- * metadata group and the slot change in progress.
+ * leader's client address, the preferred leader's, the members' (the topology's list), term and indexes.
+ * Both sections name the leader of the metadata group, the slot change and the replica move in progress.
+ * It also says which slots a node serves ({@link #servedSlots}), the keyless commands' share.
  */
 final class ClusterInfo {
 
@@ -138,8 +139,13 @@ final class ClusterInfo {
 
     private static String groupLine(ClusterTopology topology, ClusterGroups groups, int g) {
         GroupMember[] members = groups.members();
+        String memberList = g < topology.groups() ? topology.nodes().stream()
+                .filter(n -> topology.isMember(g, n.raft())).map(n -> n.clientHost() + ":" + n.clientPort())
+                .collect(java.util.stream.Collectors.joining("|")) : "";
         if (members[g] == null) {
-            return "name=" + ClusterTopology.groupName(g) + ",role=opening";
+            // a split's group not open yet here, or one whose replica moved away from this node
+            return "name=" + ClusterTopology.groupName(g) + ",role="
+                    + (topology.isMember(g, topology.self().raft()) ? "opening" : "none") + ",members=" + memberList;
         }
         ReplicatedDb replicated = members[g].replicated();
         ReplicatedDb.MemberStatus status = replicated.status();
@@ -152,6 +158,7 @@ final class ClusterInfo {
                 + ",leader=" + replicated.leader().flatMap(topology::clientAddressOf).orElse("")
                 + ",preferred=" + (g < topology.groups()
                         ? topology.clientAddressOf(topology.preferred().get(g)).orElse("") : "")
+                + ",members=" + memberList
                 + ",accepts=" + ranges(groups.gate(g).accepted())
                 + ",term=" + status.term()
                 + ",commit=" + status.commitIndex()
