@@ -29,13 +29,14 @@ import java.util.concurrent.atomic.AtomicReference;
 import static io.varve.server.ClusterUnderTest.retrying;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * VARVE CLUSTER MOVE-REPLICA on a running three-node cluster with a fourth node met, while Lettuce's cluster
  * client writes keys of every slot: every group's replica moves from founder 0 to the new node. The first move
  * is held in progress (the new node is stopped when it begins), and meanwhile slot changes, a second move and
- * forgetting a node of the move are refused, and the metadata group's leader is restarted; the move completes
- * once the new node is back. Afterwards every group lists founders 1 and 2 and the new node as its members,
+ * forgetting a node of the move are refused, and the group's leader is restarted; the move completes once the
+ * new node is back. Afterwards every group lists founders 1 and 2 and the new node as its members,
  * those three hold the same records in every group's slots, founder 0 holds none of them, and founder 0 can
  * be forgotten: the cluster without it serves every slot and every acknowledged write.
  */
@@ -78,37 +79,50 @@ class ClusterReplicaMoveTest {
                                 "127.0.0.1:" + cluster.clientPorts[1]));
                 assertEquals(2, epochOf(cluster, 1), "refusals change nothing");
 
+                // Group 0 led by a founder that neither leads the metadata group nor leaves group 0, to be
+                // restarted mid-move; the move is sent to the metadata leader itself, which waits for its end.
+                int metaLeader = metadataLeader(cluster);
+                int restarted = metaLeader == 1 ? 2 : 1;
+                assertEquals("OK", admin.call("VARVE", "CLUSTER", "LEADER", "0",
+                        "127.0.0.1:" + cluster.clientPorts[restarted]));
+                ReplicatedCluster.await(() -> field(cluster.replication(restarted), 0, "role").equals("leader"),
+                        "group 0 led by node " + restarted);
                 // With the new node down the move cannot get past its catch-up: it stays in progress.
                 joiner.stop();
+                AtomicReference<Object> heldReply = new AtomicReference<>();
                 held = Thread.ofPlatform().name("move-replica-0").start(() -> {
                     try {
-                        new Admin(cluster.clientPorts[2]).call("VARVE", "CLUSTER", "MOVE-REPLICA", "0", founder0,
-                                newNode);
+                        heldReply.set(new Admin(cluster.clientPorts[metaLeader]).call("VARVE", "CLUSTER",
+                                "MOVE-REPLICA", "0", founder0, newNode));
                     } catch (IOException e) {
-                        // the node asked, or the one it handed the move to, restarted: the move goes on regardless
+                        heldReply.set(e);
                     }
                 });
                 ReplicatedCluster.await(() -> !"none".equals(cluster.replication(1).get("cluster_replica_move")),
                         "the move recorded");
-                assertEquals("id=3,group=0,from=" + founder0 + ",to=" + newNode,
+                assertEquals("id=4,group=0,from=" + founder0 + ",to=" + newNode,
                         cluster.replication(1).get("cluster_replica_move"));
-                String inProgress = "a replica move is in progress (epoch 3); retry once it completes";
+                String inProgress = "a replica move is in progress (epoch 4); retry once it completes";
                 assertEquals(new RespClient.Err("ERR " + inProgress),
                         admin.call("VARVE", "CLUSTER", "MOVESLOTS", "0", "99", "1"));
                 assertEquals(new RespClient.Err("ERR " + inProgress), admin.call("VARVE", "CLUSTER", "SPLIT", "1"));
                 assertEquals(new RespClient.Err("ERR " + inProgress),
                         admin.call("VARVE", "CLUSTER", "MOVE-REPLICA", "1", founder0, newNode));
                 assertEquals(new RespClient.Err("ERR node " + joiner.id + " takes part in the replica move in "
-                        + "progress (epoch 3); retry once it completes"), admin.call("CLUSTER", "FORGET", joiner.id));
+                        + "progress (epoch 4); retry once it completes"), admin.call("CLUSTER", "FORGET", joiner.id));
 
-                int metaLeader = metadataLeader(cluster);
-                cluster.stop(metaLeader);
-                cluster.start(metaLeader);
+                cluster.stop(restarted);
+                cluster.start(restarted);
                 awaitWrites(acknowledged, writerFailed, 20);
                 joiner.start();
                 ReplicatedCluster.await(() -> "none".equals(cluster.replication(1).get("cluster_replica_move")),
                         "the move resumed and completed");
                 held.join();
+                // the move's own wait is bounded: it may have answered before the move completed
+                assertTrue("OK".equals(heldReply.get()) || heldReply.get() instanceof RespClient.Err err
+                        && err.text().equals("ERR the replica move of epoch 4 is still in progress; CLUSTER INFO's "
+                        + "cluster_current_epoch grows when it completes"),
+                        () -> "MOVE-REPLICA answered " + heldReply.get());
                 for (int g = 1; g < GROUPS; g++) {
                     assertEquals("OK", admin.call("VARVE", "CLUSTER", "MOVE-REPLICA", Integer.toString(g), founder0,
                             newNode));
@@ -205,9 +219,11 @@ class ClusterReplicaMoveTest {
         HexFormat hex = HexFormat.of();
         try (Snapshot snapshot = db.snapshot()) {
             for (int[] range : slots) {
+                int first = range[0];
+                int end = range[1] + 1;
                 for (byte[][] bounds : List.of(
-                        new byte[][] {KeyEncoding.slotMetadataStart(range[0]), KeyEncoding.slotMetadataStart(range[1] + 1)},
-                        new byte[][] {KeyEncoding.slotSubkeyStart(range[0]), KeyEncoding.slotSubkeyStart(range[1] + 1)})) {
+                        new byte[][] {KeyEncoding.slotMetadataStart(first), KeyEncoding.slotMetadataStart(end)},
+                        new byte[][] {KeyEncoding.slotSubkeyStart(first), KeyEncoding.slotSubkeyStart(end)})) {
                     try (DbIterator it = db.iterator(ReadOptions.at(snapshot).withLowerBound(bounds[0])
                             .withUpperBound(bounds[1]))) {
                         for (it.seekToFirst(); it.valid(); it.next()) {

@@ -112,7 +112,8 @@ class TopologyStateProperties {
                     nodes.remove(raft);
                     assertEquals(epoch + 1, state.epoch());
                 }
-                assertEquals(List.copyOf(nodes.keySet()), state.nodes().stream().map(TopologyState.Node::raft).toList());
+                assertEquals(List.copyOf(nodes.keySet()),
+                        state.nodes().stream().map(TopologyState.Node::raft).toList());
                 check(state, owners, preferred, members, move[0]);
                 continue;
             }
@@ -221,7 +222,8 @@ class TopologyStateProperties {
             list.add(done.to());
             if (preferred.get(done.group()).equals(done.from())) {
                 preferred.set(done.group(), list.stream().min(java.util.Comparator.comparingLong(
-                        (String m) -> preferred.stream().filter(m::equals).count()).thenComparing(m -> m)).orElseThrow());
+                                (String m) -> preferred.stream().filter(m::equals).count()).thenComparing(m -> m))
+                        .orElseThrow());
             }
             move[0] = null;
             assertEquals(epoch + 1, after.epoch());
@@ -234,9 +236,11 @@ class TopologyStateProperties {
         String refusal = move[0] != null ? "ERR a replica move is in progress (epoch " + move[0].id()
                 + "); retry once it completes"
                 : !nodes.containsKey(from) ? "ERR Unknown node " + RaftReplica.nodeId(from)
-                : !members.get(g).contains(from) ? "ERR node " + RaftReplica.nodeId(from) + " is not a member of group " + g
+                : !members.get(g).contains(from) ? "ERR node " + RaftReplica.nodeId(from) + " is not a member of group "
+                + g
                 : !nodes.containsKey(to) ? "ERR Unknown node " + RaftReplica.nodeId(to)
-                : members.get(g).contains(to) ? "ERR node " + RaftReplica.nodeId(to) + " is already a member of group " + g
+                : members.get(g).contains(to) ? "ERR node " + RaftReplica.nodeId(to) + " is already a member of group "
+                + g
                 : null;
         if (refusal != null) {
             assertEquals(refusal, assertThrows(IllegalArgumentException.class,
