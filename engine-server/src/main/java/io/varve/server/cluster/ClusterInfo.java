@@ -75,7 +75,8 @@ final class ClusterInfo {
         int slotsLed = 0;
         for (int g = 0; g < members.length; g++) {
             if (members[g] == null) {
-                everyGroupLed = false;
+                // not open yet here, or not replicated here at all (moved away): then its leader is not heard
+                everyGroupLed &= !topology.isMember(g, topology.self().raft());
                 continue;
             }
             everyGroupLed &= members[g].replicated().leader().isPresent();
