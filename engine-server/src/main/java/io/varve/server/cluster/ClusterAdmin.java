@@ -66,9 +66,12 @@ final class ClusterAdmin {
     }
 
     /** The group's configuration changed as the move of epoch {@code id} asked: commits the member list. */
-    String replicaMoved(long id) {
-        change(state -> state.move() != null && state.move().id() == id ? state.replicaMoved(id) : state);
-        return "OK";
+    String replicaMoved(long id, String password, boolean forwarded) {
+        return onMetadataLeader(List.of("VARVE", "CLUSTER", "REPLICA-MOVED", Long.toString(id)), password,
+                forwarded, () -> {
+                    change(state -> state.move() != null && state.move().id() == id ? state.replicaMoved(id) : state);
+                    return "OK";
+                });
     }
 
     private String raftOf(String name) {

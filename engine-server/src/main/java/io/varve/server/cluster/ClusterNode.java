@@ -37,11 +37,12 @@ import java.util.function.Supplier;
 /**
  * This server as a node of a cluster (docs/cluster.md): the hash slots are split among several Raft groups
  * ({@link SlotMap}), this node is a member of those the topology names it a member of (every group for the
- * nodes a cluster starts with, none for a node met later: {@link ClusterMembership}), and all of them share
- * the node's one Raft log engine ({@link ReplicationProcess}) and its one engine-core database, where each
- * group applies the keys of its own slots. A command runs on the leader of the group owning its keys' slot;
- * elsewhere it is answered {@code MOVED <slot> <leader>}, as Redis Cluster answers, and cluster clients
- * follow (to the group's preferred leader from a node that does not replicate the group).
+ * nodes a cluster starts with, none for a node met later, until replicas move: {@link ReplicaMover}), and
+ * all of them share the node's one Raft log engine ({@link ReplicationProcess}) and its one engine-core
+ * database, where each group applies the keys of its own slots. A command runs on the leader of the group
+ * owning its keys' slot; elsewhere it is answered {@code MOVED <slot> <leader>}, as Redis Cluster answers,
+ * and cluster clients follow (to the group's preferred leader from a node that does not replicate the
+ * group).
  *
  * <p><b>Routing.</b> {@link #admit} finds the command's keys from its {@link CommandSpec} (the same key
  * positions COMMAND GETKEYS reports): keys of different slots are refused with {@code CROSSSLOT}, and a
@@ -291,7 +292,7 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
             }
         }
         if (name.equals("ssubscribe") || name.equals("sunsubscribe")) {
-            return null; // every node is a member of every group, so any node may carry its shard channels
+            return null; // every node receives every shard message, so any node may carry its shard channels
         }
         // SPUBLISH writes nothing but must reach its slot's leader, which forwards it to the group
         boolean write = exec || spec.isWrite() || name.equals("spublish");
@@ -567,17 +568,12 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
 
     @Override
     public String replicaMoved(long id, String password, boolean forwarded) {
-        return admin.onMetadataLeader(List.of("VARVE", "CLUSTER", "REPLICA-MOVED", Long.toString(id)), password,
-                forwarded, () -> admin.replicaMoved(id));
+        return admin.replicaMoved(id, password, forwarded);
     }
 
     @Override
     public long appliedIndex(int group) {
-        GroupMember member = groups.member(group);
-        if (member == null) {
-            throw new RedisError("ERR this node has no member of group " + group);
-        }
-        return member.replicated().status().appliedIndex();
+        return ReplicaMover.appliedIndex(groups, group);
     }
 
     @Override

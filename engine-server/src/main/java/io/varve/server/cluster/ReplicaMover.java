@@ -115,8 +115,16 @@ final class ReplicaMover {
             }
             return;
         }
-        node.admin().onMetadataLeader(List.of("VARVE", "CLUSTER", "REPLICA-MOVED", Long.toString(move.id())),
-                password.get(), false, () -> node.admin().replicaMoved(move.id()));
+        node.admin().replicaMoved(move.id(), password.get(), false);
+    }
+
+    /** Step 4 on the target: the Raft index its member of {@code group} has applied. */
+    static long appliedIndex(ClusterGroups groups, int group) {
+        GroupMember member = groups.member(group);
+        if (member == null) {
+            throw new RedisError("ERR this node has no member of group " + group);
+        }
+        return member.replicated().status().appliedIndex();
     }
 
     /** Whether {@code to} has applied as far as this leader had committed just before asking it. */
