@@ -27,13 +27,14 @@ import java.util.Optional;
  * behave as if each had committed while nothing is written until {@link Keyspace#commitTogether} writes the
  * whole batch at once. A replicated EXEC uses it: its queued commands become one Raft entry, applied on every
  * member whole or not at all, instead of one entry each, of which a leader deposed half-way would leave a
- * prefix.
+ * prefix. A run of one connection's writes to one key uses it to pay one commit for all of them.
  *
  * <p>{@link #view} is the database as the gathered batch would leave it: point reads and iterators read the
  * batch laid over the database (at the snapshot a read names, if any); every other call is the database's
  * own. It refuses direct writes: the keyspace's commits are the only way in. Not thread-safe: one command
- * thread uses it, under the command gate's exclusive side, so the database under it does not change except
- * by background deletes of keys that had already expired.
+ * thread uses it, under the command gate's exclusive side or, for a run of writes to one key, that key's
+ * stripe lock, so what its commands read under it does not change except by background deletes of keys
+ * that had already expired.
  */
 final class GatheredWrites {
 
