@@ -94,7 +94,16 @@ balanced() { # each of the 3 nodes leads groups/3 (or, with 1 group, one node le
     [ "$1" -ge 3 ] && [ "$led" != "$(($1 / 3))" ] && return 1
     total=$((total + led))
   done
-  [ "$total" = "$1" ] && [ "$(info_field "${ports[0]}" cluster cluster_state)" = "ok" ]
+  [ "$total" = "$1" ] && [ "$(info_field "${ports[0]}" cluster cluster_state)" = "ok" ] && preferred_lead
+}
+
+# Every group is led by its preferred node: the leader balancer moves a leader there after start, so a
+# leader found before it has moved would answer the run's first SETs and then send the rest elsewhere (MOVED).
+preferred_lead() {
+  timeout 2 redis-cli -p "${ports[0]}" info cluster 2>/dev/null | tr -d '\r' | grep '^cluster_group_' \
+    | awk -F, '{ l = p = ""; for (i = 2; i <= NF; i++) { if ($i ~ /^leader=/) l = substr($i, 8);
+                       if ($i ~ /^preferred=/) p = substr($i, 11) }
+                     if (l == "" || l != p) bad = 1; n++ } END { exit (n == 0 || bad) }'
 }
 
 pings() { [ "$(timeout 2 redis-cli -p "$1" ping 2>/dev/null)" = PONG ]; }

@@ -28,6 +28,7 @@ public final class Options {
     private long writeBufferSize = 64L << 20;
     private WalRecoveryMode walRecovery = WalRecoveryMode.POINT_IN_TIME;
     private boolean unorderedWrite;
+    private boolean writeAheadLog = true;
     private FileSystem fileSystem = DiskFileSystem.INSTANCE;
     private TableOptions tableOptions = TableOptions.defaults();
     private long blockCacheSize = 32L << 20;
@@ -60,6 +61,7 @@ public final class Options {
         o.writeBufferSize = writeBufferSize;
         o.walRecovery = walRecovery;
         o.unorderedWrite = unorderedWrite;
+        o.writeAheadLog = writeAheadLog;
         o.fileSystem = fileSystem;
         o.tableOptions = tableOptions;
         o.blockCacheSize = blockCacheSize;
@@ -144,6 +146,22 @@ public final class Options {
     public Options withUnorderedWrite(boolean enabled) {
         Options o = copy();
         o.unorderedWrite = enabled;
+        return o;
+    }
+
+    /**
+     * Whether writes go to the write-ahead log (the default) or only to the memtables, as RocksDB's
+     * {@code disableWAL} on every write. Without the log, what a crash keeps is the state of the last flush:
+     * all column families flush together, cut at one sequence number, so that state is still a prefix of the
+     * acknowledged writes, and a batch spanning families is in it whole or not at all. For data that lives
+     * durably elsewhere and is restored from there (a Raft log, a Kafka changelog), which then only needs to
+     * know where the flushed state ends: write that position in the same batches as the data. Synced writes
+     * are refused ({@code IllegalArgumentException}); {@link Db#syncWal()}, checkpoints, ingestion and
+     * {@link Db#close()} flush the memtables instead. See docs/durability.md.
+     */
+    public Options withWriteAheadLog(boolean enabled) {
+        Options o = copy();
+        o.writeAheadLog = enabled;
         return o;
     }
 
@@ -400,6 +418,10 @@ public final class Options {
 
     public boolean unorderedWrite() {
         return unorderedWrite;
+    }
+
+    public boolean writeAheadLog() {
+        return writeAheadLog;
     }
 
     public FileSystem fileSystem() {

@@ -140,6 +140,8 @@ public final class CommitPipeline {
 
     private final Path dir;
     private final boolean unordered;
+    /** Whether batches go to the log; without it the logs stay empty and a flush is what makes data durable. */
+    private final boolean logging;
     private final MemtableListener listener;
     private final Applier applier;
     /** Set once at open when reads exist to fold merges with; null in tests that build a bare pipeline. */
@@ -170,11 +172,12 @@ public final class CommitPipeline {
                    Hooks hooks) throws IOException {
         this.dir = dir;
         this.unordered = options.unorderedWrite();
+        this.logging = options.writeAheadLog();
         this.listener = listener;
         this.applier = hooks.applier();
         this.nextSequence = lastSequence + 1;
         this.wal = new WriteAheadLog(fs, dir, n -> DbFiles.log(dir, n), fileNumbers, logNumber, logLock, failure,
-                options.logger());
+                logging, options.logger());
         this.queue = new CommitQueue(lastSequence, failure, hooks.parker());
         this.memtables = new MemtableSet(families, logLock, background, hooks.newMemtable());
         memtables.prepareSparesLater();
@@ -221,6 +224,10 @@ public final class CommitPipeline {
      *              not change it before this returns
      */
     void commit(MemorySegment batch, int count, long payloadBytes, boolean sync, int[] families) {
+        if (sync && !logging) {
+            throw new IllegalArgumentException("a synced write needs the write-ahead log, which this database "
+                    + "runs without (Options.withWriteAheadLog): flush to make writes durable");
+        }
         if (count == 0) {
             return;
         }
@@ -453,7 +460,14 @@ public final class CommitPipeline {
      * the log number past them (see {@link WriteAheadLog#syncLogsBelow}).
      */
     void syncLogsBelow(long logNumber) throws IOException {
-        wal.syncLogsBelow(logNumber);
+        if (logging) { // without the log they hold nothing; the final flush at close runs after they closed
+            wal.syncLogsBelow(logNumber);
+        }
+    }
+
+    /** Whether batches go to the write-ahead log ({@code Options.withWriteAheadLog}). */
+    boolean logging() {
+        return logging;
     }
 
     /**
@@ -551,6 +565,26 @@ public final class CommitPipeline {
     }
 
     /**
+     * Without the log, the memtables hold the only copy of what was written since the last flush: once no commit
+     * is in flight, seal them for the flush that close runs last (the flusher runs it although closing). Nothing
+     * is sealed after a failure: the database then refuses its data as it refuses writes.
+     */
+    private void sealForFinalFlush() {
+        logLock.lock();
+        try {
+            if (failure.cause() != null || memtables.isEmpty()) {
+                return;
+            }
+            List<MemtableSet.Sealed> sealed = memtables.rotate(new int[0], 0);
+            listener.rotated(sealed, nextSequence - 1, wal.currentLogNumber());
+        } catch (RuntimeException e) {
+            failure.record(e, false);
+        } finally {
+            logLock.unlock();
+        }
+    }
+
+    /**
      * Refuses new operations, waits for the ones in flight, frees the spare memtables, then closes the log (see
      * the type comment). Idempotent. If the pipeline had failed, the logs are closed without a final sync; a log
      * worker failure no caller was told about is thrown here.
@@ -573,6 +607,9 @@ public final class CommitPipeline {
             }
         } finally {
             drainLock.unlock();
+        }
+        if (!logging) {
+            sealForFinalFlush();
         }
         memtables.close();
         wal.close();

@@ -411,7 +411,11 @@ public final class DbImpl implements Db {
     @Override
     public void syncWal() {
         checkOpen();
-        pipeline.syncLog();
+        if (pipeline.logging()) {
+            pipeline.syncLog();
+        } else {
+            flusher.flushAndWait(); // without a log, the memtables' writes become durable only in tables
+        }
     }
 
     @Override
@@ -574,6 +578,9 @@ public final class DbImpl implements Db {
             writeBuffers.close(); // wakes this database's writers waiting for the budget; others re-check
         }
         reads.close(READ_BOUND_SECONDS, TimeUnit.SECONDS);
+        if (!pipeline.logging()) {
+            flusher.runQueuedFlushesAtClose(); // the pipeline's close seals the memtables for a last flush
+        }
         try {
             pipeline.close();
         } catch (IOException | RuntimeException e) {

@@ -72,6 +72,12 @@ public final class Flusher {
     private CommitPipeline pipeline;
     private CompactionScheduler compactions;
     /** Completes when the newest scheduled flush (and so every earlier one) is done. */
+    /**
+     * Set by a database without a write-ahead log before it closes: the memtables are then the only copy of the
+     * data, so the flush its pipeline queues last runs although the database is closing, and its failure is a
+     * disk failure, not one that closing caused.
+     */
+    private volatile boolean finalFlushQueued;
     private volatile CompletableFuture<Void> lastFlush = CompletableFuture.completedFuture(null);
 
     /**
@@ -154,7 +160,7 @@ public final class Flusher {
      */
     private void flush(List<MemtableSet.Sealed> sealed, long lastSequence, long newLogNumber,
                        CompletableFuture<Void> done) {
-        if (closing.getAsBoolean()) {
+        if (closing.getAsBoolean() && !finalFlushQueued) {
             // close() lets the running flush finish but no new one start; the logs keep this one's data.
             done.completeExceptionally(closedException.get());
             return;
@@ -210,13 +216,15 @@ public final class Flusher {
             long obsoleteBelow = versions.logNumber();
             reclaimer.submit(() -> deleteLogsBelow(obsoleteBelow));
             onChange.run();
-            compactions.maybeSchedule();
+            if (!closing.getAsBoolean()) { // the final flush of a database without a log starts no compaction
+                compactions.maybeSchedule();
+            }
             done.complete(null);
         } catch (IOException | RuntimeException | Error e) {
             // Close closes the logs, then the version set, and other resources it closes answer
             // IllegalStateException: only those failures are close's doing. A disk failure before them is
             // reported even while closing (the database's close then reports it).
-            if (closing.getAsBoolean() && (reachedLogs || e instanceof IllegalStateException)) {
+            if (closing.getAsBoolean() && !finalFlushQueued && (reachedLogs || e instanceof IllegalStateException)) {
                 // Cut short by close (the logs were closed, or the version set): the logs keep the data.
                 if (!installing || e instanceof IllegalStateException) {
                     deleteUninstalled(written);
@@ -253,6 +261,11 @@ public final class Flusher {
             log.log(System.Logger.Level.WARNING,
                     "could not delete obsolete logs in " + dir, e);
         }
+    }
+
+    /** Makes the queued flushes run although the database closes (see {@link #finalFlushQueued}). */
+    void runQueuedFlushesAtClose() {
+        finalFlushQueued = true;
     }
 
     /**

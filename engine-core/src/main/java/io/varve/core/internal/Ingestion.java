@@ -153,6 +153,11 @@ public final class Ingestion implements AutoCloseable {
     }
 
     private Outcome attempt(int family, List<ExternalTable> tables, IngestOptions options) {
+        if (!pipeline.logging()) {
+            // Without a log, the writes acknowledged before this call are durable only once flushed; the
+            // manifest record below must not make the tables durable without them.
+            flush.run();
+        }
         CommitPipeline.IngestReservation reservation = pipeline.reserveIngest(!options.allowWrite());
         Outcome outcome;
         try {

@@ -23,6 +23,15 @@ public final class VarveStoreConfig {
     public static final String MAX_IMMUTABLE_MEMTABLES = "varve.store.max.immutable.memtables";
 
     /**
+     * Whether a store's writes also go to a write-ahead log ({@code true}/{@code false}, default {@code false}).
+     * Off, as Kafka runs its RocksDB stores: the changelog topic holds the data durably, and each flush of the
+     * store's memtables writes the data and the changelog offsets it reaches together, so after a crash the store
+     * restores from the changelog what followed its last flush. On, a process crash loses nothing and restores
+     * nothing; each write costs a copy into the log (see docs/kafka-streams.md, "Durability").
+     */
+    public static final String WRITE_AHEAD_LOG = "varve.store.write.ahead.log";
+
+    /**
      * Where each store publishes its engine meters (docs/operations.md lists them) when Micrometer is on the class
      * path: a {@code MeterRegistry} instance, {@code "global"} (the default: Micrometer's global registry) or
      * {@code "none"}. Each store's meters carry its database directory as their {@code db} tag.
@@ -46,7 +55,8 @@ public final class VarveStoreConfig {
                 .withBlockCache(VarveMemory.blockCache(appConfigs))
                 .withWriteBufferManager(VarveMemory.writeBuffers(appConfigs))
                 .withWriteStallTriggers(immutable, defaults.level0SlowdownWritesTrigger(),
-                        defaults.level0StopWritesTrigger());
+                        defaults.level0StopWritesTrigger())
+                .withWriteAheadLog(booleanSetting(appConfigs, WRITE_AHEAD_LOG, false));
         return StoreMeters.apply(options, appConfigs);
     }
 
@@ -73,6 +83,21 @@ public final class VarveStoreConfig {
             throw new IllegalArgumentException(name + " must be a positive number of bytes: " + value);
         }
         return value;
+    }
+
+    private static boolean booleanSetting(Map<String, ?> configs, String name, boolean fallback) {
+        Object value = configs == null ? null : configs.get(name);
+        if (value == null) {
+            return fallback;
+        }
+        if (value instanceof Boolean b) {
+            return b;
+        }
+        String text = value.toString().trim();
+        if (text.equalsIgnoreCase("true") || text.equalsIgnoreCase("false")) {
+            return Boolean.parseBoolean(text);
+        }
+        throw new IllegalArgumentException(name + " must be true or false: " + value);
     }
 
     private static long longSetting(Map<String, ?> configs, String name, long fallback) {

@@ -72,7 +72,8 @@ class DslTopologyTest {
     }
 
     private List<KeyValue<String, Long>> countWords(Stores stores, Path stateDir, int stopAfter) {
-        Properties props = TopologyRuns.config(stores, stateDir);
+        Properties props = stopAfter == Integer.MAX_VALUE ? TopologyRuns.config(stores, stateDir)
+                : TopologyRuns.resumableConfig(stores, stateDir);
         Topology topology = TopologyRuns.build(props, DslTopologyTest::wordCount);
         List<String> lines = lines();
         List<KeyValue<String, Long>> output = new ArrayList<>();
@@ -161,7 +162,8 @@ class DslTopologyTest {
     }
 
     private List<KeyValue<String, String>> joinClicks(Stores stores, Path stateDir, int stopAfter) {
-        Properties props = TopologyRuns.config(stores, stateDir);
+        Properties props = stopAfter == Integer.MAX_VALUE ? TopologyRuns.config(stores, stateDir)
+                : TopologyRuns.resumableConfig(stores, stateDir);
         Topology topology = TopologyRuns.build(props, DslTopologyTest::streamTableJoin);
         Random random = new Random(11);
         List<KeyValue<String, String>> events = new ArrayList<>();

@@ -1,6 +1,7 @@
 package io.varve.kafka.streams;
 
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,13 +37,14 @@ class ProcessCrashTest {
     @TempDir
     Path temp;
 
-    private static Process start(Path stateDir, Path changelog, Path output, Path stderr) throws IOException {
+    private static Process start(Path stateDir, Path changelog, Path output, Path stderr, boolean writeAheadLog)
+            throws IOException {
         String java = ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         List<String> command = List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "--enable-native-access=ALL-UNNAMED",
                 "-cp", System.getProperty("java.class.path"), WordCountProcess.class.getName(),
                 stateDir.toString(), changelog.toString(), output.toString(), Integer.toString(RECORDS),
-                Integer.toString(COMMIT_EVERY));
+                Integer.toString(COMMIT_EVERY), Boolean.toString(writeAheadLog));
         return new ProcessBuilder(command).redirectError(stderr.toFile()).start();
     }
 
@@ -69,14 +71,15 @@ class ProcessCrashTest {
         return byRecord;
     }
 
-    @Test
+    @ParameterizedTest(name = "write-ahead log {0}")
+    @ValueSource(booleans = {false, true})
     @Timeout(180) // a hang guard for a child that never reports
-    void aWordCountKilledMidStreamRecoversToTheOutputsOfAnUninterruptedRun() throws Exception {
+    void aWordCountKilledMidStreamRecoversToTheOutputsOfAnUninterruptedRun(boolean writeAheadLog) throws Exception {
         Path reference = temp.resolve("reference");
         Files.createDirectories(reference);
         ByteArrayOutputStream ignored = new ByteArrayOutputStream();
         WordCountProcess.run(reference.resolve("state"), reference.resolve("changelog"), reference.resolve("output"),
-                RECORDS, COMMIT_EVERY, new PrintStream(ignored, true, StandardCharsets.UTF_8));
+                RECORDS, COMMIT_EVERY, writeAheadLog, new PrintStream(ignored, true, StandardCharsets.UTF_8));
         Map<Integer, String> expected = outputs(reference.resolve("output"));
         assertEquals(RECORDS, expected.size());
 
@@ -87,7 +90,7 @@ class ProcessCrashTest {
         Path output = crashed.resolve("output");
         Path stderr = crashed.resolve("stderr");
 
-        Process first = start(stateDir, changelog, output, stderr);
+        Process first = start(stateDir, changelog, output, stderr, writeAheadLog);
         try (BufferedReader progress = new BufferedReader(
                 new InputStreamReader(first.getInputStream(), StandardCharsets.UTF_8))) {
             awaitProgress(progress, "committed ", KILL_AFTER_COMMITS, stderr);
@@ -96,7 +99,7 @@ class ProcessCrashTest {
         }
         assertTrue(Files.size(changelog) > 0);
 
-        Process second = start(stateDir, changelog, output, stderr);
+        Process second = start(stateDir, changelog, output, stderr, writeAheadLog);
         String resumed;
         try (BufferedReader progress = new BufferedReader(
                 new InputStreamReader(second.getInputStream(), StandardCharsets.UTF_8))) {
@@ -115,7 +118,7 @@ class ProcessCrashTest {
                 "killed after the third commit and before the end: resumed at " + resumedAt);
 
         assertEquals(expected, outputs(output), "outputs after recovery");
-        assertEquals(finalCounts(expected), storeContents(stateDir), "the store's final counts");
+        assertEquals(finalCounts(expected), storeContents(stateDir, writeAheadLog), "the store's final counts");
     }
 
     private static Map<String, Long> finalCounts(Map<Integer, String> outputs) {
@@ -127,8 +130,8 @@ class ProcessCrashTest {
         return counts;
     }
 
-    private static Map<String, Long> storeContents(Path stateDir) {
-        TestStoreContext context = new TestStoreContext(stateDir, WordCountProcess.appConfigs());
+    private static Map<String, Long> storeContents(Path stateDir, boolean writeAheadLog) {
+        TestStoreContext context = new TestStoreContext(stateDir, WordCountProcess.appConfigs(writeAheadLog));
         var store = VarveStores.keyValueStore(WordCountProcess.STORE).get();
         store.init(context, store);
         Map<String, Long> contents = new TreeMap<>();

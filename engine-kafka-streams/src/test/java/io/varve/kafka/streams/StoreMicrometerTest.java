@@ -60,7 +60,9 @@ class StoreMicrometerTest {
     @Test
     void aStorePublishesItsEngineMetersToTheConfiguredRegistryUntilItCloses() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        TestStoreContext context = new TestStoreContext(temp, Map.of(VarveStoreConfig.METER_REGISTRY, registry));
+        // With the write-ahead log on, its byte count shows the store's writes reaching the registry.
+        TestStoreContext context = new TestStoreContext(temp, Map.of(VarveStoreConfig.METER_REGISTRY, registry,
+                VarveStoreConfig.WRITE_AHEAD_LOG, true));
         VarveKeyValueStore store = new VarveKeyValueStore("counts", VarveStoreConfig::options);
         store.init(context, store);
         String db = storeDir(temp, "counts");
@@ -84,6 +86,7 @@ class StoreMicrometerTest {
         Path stateDir = temp.resolve("state");
         Properties props = TopologyRuns.config(Stores.VARVE, stateDir);
         props.put(VarveStoreConfig.METER_REGISTRY, registry);
+        props.put(VarveStoreConfig.WRITE_AHEAD_LOG, true); // its byte count shows the writes in the registry
         Topology topology = TopologyRuns.build(props, DslTopologyTest::wordCount);
         try (TopologyTestDriver driver = new TopologyTestDriver(topology, props, START)) {
             TestInputTopic<String, String> lines = driver.createInputTopic("lines",

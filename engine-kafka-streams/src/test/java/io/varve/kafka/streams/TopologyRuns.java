@@ -58,6 +58,18 @@ final class TopologyRuns {
     }
 
     /**
+     * The configuration of a run that {@link #closeKeepingState} may stop and resume: its Varve stores keep their
+     * write-ahead log, so the state directory after a commit holds every write made before it. The driver
+     * restores nothing from a changelog, which a store without the log (the default) would need after a crash;
+     * that path is {@code ProcessCrashTest}'s subject.
+     */
+    static Properties resumableConfig(Stores stores, Path stateDir) {
+        Properties props = config(stores, stateDir);
+        props.put(VarveStoreConfig.WRITE_AHEAD_LOG, true);
+        return props;
+    }
+
+    /**
      * Closes {@code driver} and brings back its state directory as it stood after the driver's last commit
      * (the driver commits after every record it is given). {@code TopologyTestDriver} deletes its task
      * directories when it closes, so the state is copied aside first; the copy is what a restart after a crash

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -46,6 +47,17 @@ class VarveStoreConfigTest {
         assertSame(VarveMemory.writeBuffers(app), first.writeBufferManager());
         Options other = VarveStoreConfig.options(Map.of(VarveStoreConfig.JVM_BLOCK_CACHE_BYTES, (7L << 20) + 4));
         assertNotSame(first.blockCache(), other.blockCache(), "another figure, another cache");
+    }
+
+    @Test
+    void storesRunWithoutAWriteAheadLogUnlessTheConfigurationTurnsItOn() {
+        assertFalse(VarveStoreConfig.options(Map.of()).writeAheadLog(), "Kafka's RocksDB stores run with it off");
+        assertTrue(VarveStoreConfig.options(Map.of(VarveStoreConfig.WRITE_AHEAD_LOG, true)).writeAheadLog());
+        assertTrue(VarveStoreConfig.options(Map.of(VarveStoreConfig.WRITE_AHEAD_LOG, " TRUE ")).writeAheadLog());
+        assertFalse(VarveStoreConfig.options(Map.of(VarveStoreConfig.WRITE_AHEAD_LOG, "false")).writeAheadLog());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> VarveStoreConfig.options(Map.of(VarveStoreConfig.WRITE_AHEAD_LOG, "yes")));
+        assertTrue(e.getMessage().contains(VarveStoreConfig.WRITE_AHEAD_LOG), e.getMessage());
     }
 
     @Test

@@ -60,7 +60,8 @@ class VersionedTopologyTest {
     }
 
     private Run joinClicks(Stores stores, Path stateDir, int stopAfter) {
-        Properties props = TopologyRuns.config(stores, stateDir);
+        Properties props = stopAfter == Integer.MAX_VALUE ? TopologyRuns.config(stores, stateDir)
+                : TopologyRuns.resumableConfig(stores, stateDir);
         Topology topology = TopologyRuns.build(props, builder -> versionedJoin(builder, supplier(stores)));
         Random random = new Random(23);
         List<KeyValue<String, String>> events = new ArrayList<>();

@@ -54,23 +54,24 @@ public final class WordCountProcess {
     }
 
     /** Settings that make the store rotate, flush and meet the shared budget many times in a short run. */
-    static Map<String, Object> appConfigs() {
+    static Map<String, Object> appConfigs(boolean writeAheadLog) {
         return Map.of(VarveStoreConfig.WRITE_BUFFER_BYTES, 64 << 10,
                 VarveStoreConfig.JVM_WRITE_BUFFER_BYTES, 96 << 10,
-                VarveStoreConfig.JVM_BLOCK_CACHE_BYTES, 1 << 20);
+                VarveStoreConfig.JVM_BLOCK_CACHE_BYTES, 1 << 20,
+                VarveStoreConfig.WRITE_AHEAD_LOG, writeAheadLog);
     }
 
-    /** Args: state directory, changelog file, output file, records, commit interval. */
+    /** Args: state directory, changelog file, output file, records, commit interval, write-ahead log on. */
     public static void main(String[] args) throws IOException {
         run(Path.of(args[0]), Path.of(args[1]), Path.of(args[2]), Integer.parseInt(args[3]),
-                Integer.parseInt(args[4]), System.out);
+                Integer.parseInt(args[4]), Boolean.parseBoolean(args[5]), System.out);
     }
 
     static void run(Path stateDir, Path changelogFile, Path outputFile, int records, int commitEvery,
-                    PrintStream progress) throws IOException {
+                    boolean writeAheadLog, PrintStream progress) throws IOException {
         List<String[]> changelog = completeLines(changelogFile);
         completeLines(outputFile);
-        TestStoreContext context = new TestStoreContext(stateDir, appConfigs());
+        TestStoreContext context = new TestStoreContext(stateDir, appConfigs(writeAheadLog));
         VarveKeyValueStore store = (VarveKeyValueStore) VarveStores.keyValueStore(STORE).get();
         store.init(context, store);
         try {

@@ -84,6 +84,11 @@ public final class WriteAheadLog {
     private final ReentrantLock logLock;
     private final StickyFailure failure;
     private final ReentrantLock syncLock = new ReentrantLock();
+    /**
+     * False when the database runs without a log ({@code Options.withWriteAheadLog}): logs are still created,
+     * rotated and deleted, so the files and manifest look as they always do, but nothing is written to them.
+     */
+    private final boolean appending;
     /** Synced writers wait here for the fsync that covers them; see {@link #syncGroup}. */
     private final GroupCommit groupCommit = new GroupCommit(this::syncGroup, Long.MAX_VALUE);
     /** Every log byte below this position is durable. Raised only by syncLock's holder, so it only grows. */
@@ -116,9 +121,10 @@ public final class WriteAheadLog {
      * @param logLock the commit pipeline's log lock (see the type comment)
      */
     public WriteAheadLog(FileSystem fs, Path dir, LongFunction<Path> logPath, LongSupplier fileNumbers,
-                         long logNumber, ReentrantLock logLock, StickyFailure failure, System.Logger log)
-            throws IOException {
+                         long logNumber, ReentrantLock logLock, StickyFailure failure, boolean appending,
+                         System.Logger log) throws IOException {
         this.log = log;
+        this.appending = appending;
         this.fs = fs;
         this.dir = dir;
         this.logPath = logPath;
@@ -147,6 +153,9 @@ public final class WriteAheadLog {
      * @return the position just past the batch, for {@link #makeDurable}
      */
     public long append(MemorySegment batch) throws IOException {
+        if (!appending) {
+            return end();
+        }
         current.writer.append(batch);
         loggedBatchBytes += batch.byteSize(); // under logLock: a single writer, so no lost update
         return base + current.writer.size();
@@ -185,7 +194,9 @@ public final class WriteAheadLog {
             fresh = open(fileNumbers.getAsLong());
             createdInline++;
         }
-        fresh.writer.append(ByteBuffer.wrap(PredecessorRecord.encode(old.number, old.writer.size())));
+        if (appending) {
+            fresh.writer.append(ByteBuffer.wrap(PredecessorRecord.encode(old.number, old.writer.size())));
+        }
         sealed.addLast(old);
         base = old.end;
         current = fresh;

@@ -26,11 +26,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * The Varve database under one state store: its data in the default column family, the changelog offsets the
  * store has committed in a family of their own, and the iterators open on it.
  *
- * <p>Offsets and data share one write-ahead log, and recovery keeps a prefix of it, so an offset that survives
- * a crash implies every write made before it survived too (KIP-1035: a restart restores from the changelog only
- * what follows the recovered offset). {@link #commit} therefore needs no fsync: a crash loses a suffix of data
- * and offsets together, and the changelog restores from the older offset that survived, as with Kafka's RocksDB
- * store, which runs with its log off. {@link #close()} makes everything durable.
+ * <p>A crash keeps a prefix of the store's writes, offsets and data alike, so an offset that survives it implies
+ * every write made before it survived too (KIP-1035: a restart restores from the changelog only what follows the
+ * recovered offset), and {@link #commit} needs no fsync. By default the database runs without a write-ahead log,
+ * as Kafka's RocksDB stores do ({@link io.varve.kafka.streams.VarveStoreConfig#WRITE_AHEAD_LOG}): the prefix is
+ * then the last flush of the memtables, which the changelog completes. With the log, it is a prefix of the log.
+ * {@link #close()} makes everything durable.
  *
  * <p>Threads: the owning task's thread writes; interactive queries may read and open iterators from other
  * threads. The engine is thread-safe; this class adds only the set of open iterators (concurrent) and the
