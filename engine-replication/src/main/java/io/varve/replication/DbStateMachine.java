@@ -391,7 +391,8 @@ final class DbStateMachine extends StateMachineAdapter {
                         + "of a whole database" : ": a snapshot of key ranges is not a whole database's state"));
                 return false;
             }
-            setApplied(0, WriteOptions.SYNC);
+            setApplied(0, WriteOptions.DEFAULT);
+            db.syncWal(); // durable before anything is replaced: with the engine's log off, this flushes
             probe.reached(LoadStep.APPLIED_ZERO_STORED);
             if (shared) {
                 replaceRanges(manifest, dir);

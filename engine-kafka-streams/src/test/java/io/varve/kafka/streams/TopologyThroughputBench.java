@@ -21,7 +21,8 @@ import java.util.function.Consumer;
  * {@code bench.records} records through the four topologies of {@link DslTopologyTest} and
  * {@link WindowedTopologyTest} on the stores named by {@code bench.stores} (VARVE or ROCKSDB) and prints records
  * per second per topology and the JVM's resident memory at the end. Run one store family per JVM so the
- * resident figure is that family's (command in docs/kafka-streams.md, "Measuring").
+ * resident figure is that family's (command in docs/kafka-streams.md, "Measuring"). {@code bench.writeAheadLog}
+ * turns the Varve stores' write-ahead log on (off by default, as Kafka runs RocksDB's).
  */
 class TopologyThroughputBench {
 
@@ -93,6 +94,8 @@ class TopologyThroughputBench {
     private long once(Stores stores, String name, Consumer<StreamsBuilder> topology, int records, Feed feed) {
         Path stateDir = temp.resolve(name);
         Properties props = TopologyRuns.config(stores, stateDir);
+        // -Dbench.writeAheadLog=true measures Varve's stores with their log on (RocksDB's stay as Kafka sets them)
+        props.put(VarveStoreConfig.WRITE_AHEAD_LOG, Boolean.getBoolean("bench.writeAheadLog"));
         try (TopologyTestDriver driver = new TopologyTestDriver(TopologyRuns.build(props, topology), props, START)) {
             long began = System.nanoTime();
             feed.feed(driver, records);

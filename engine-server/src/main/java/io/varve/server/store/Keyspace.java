@@ -366,10 +366,13 @@ public final class Keyspace {
 
     /**
      * Puts everything committed so far on the device (appendfsync everysec): one log fsync through
-     * {@link Db#syncWal()}, shared with concurrent synced writers, and no table written.
+     * {@link Db#syncWal()}, shared with concurrent synced writers, and no table written. Replicated, nothing:
+     * a write is acknowledged once a majority synced it to the Raft log.
      */
     public void syncLog() {
-        db.syncWal();
+        if (target.local()) {
+            db.syncWal();
+        }
     }
 
     public void commit(WriteBatch batch) {
