@@ -9,6 +9,7 @@
 # Both servers log every write (Varve's WAL, redis-server's AOF); VARVE_FSYNC and REDIS_FSYNC choose their
 # appendfsync policy (defaults: Varve everysec, its own default, every write in the WAL before the reply and
 # the WAL fsynced each second; redis-server always, an fsync before the replies of each event-loop pass).
+# VARVE_BASELINE_JAR=path also measures that server jar (an earlier build) in the same rounds (see servers.sh).
 # Pre-build the server (mvn -B -q -o -DskipTests package -pl engine-server -am) so bin/varve starts at once.
 # Needs redis-server, redis-benchmark and redis-cli (Debian: apt-get install -y redis-server redis-tools).
 set -euo pipefail
@@ -28,9 +29,10 @@ out="$root/engine-server/target/collections-benchmark.md"
 source "$root/engine-server/bench/servers.sh"
 start_varve "$varve_port" "$work/varve" "$varve_fsync"
 start_redis "$redis_port" "$work/redis" "$redis_fsync"
+start_baseline "$work/base" "$varve_fsync"
 
 # The sorted set for ZRANGE: members m0..m999999 with scores 0..999999, loaded through redis-cli --pipe.
-for port in "$varve_port" "$redis_port"; do
+for port in $(bench_server_ports); do
   awk -v n="$members" 'BEGIN { for (i = 0; i < n; i += 1000) { printf "*%d\r\n$4\r\nZADD\r\n$5\r\nboard\r\n", 2 + 2 * 1000;
       for (j = i; j < i + 1000; j++) { s = j ""; m = "m" j; printf "$%d\r\n%s\r\n$%d\r\n%s\r\n", length(s), s, length(m), m } } }' \
     | redis-cli -p "$port" --pipe >/dev/null
@@ -52,7 +54,7 @@ run() {
 }
 
 # Warm-up: one unmeasured pass per configuration on each server, at a tenth of the requests.
-for port in "$varve_port" "$redis_port"; do
+for port in $(bench_server_ports); do
   for config in "${configs[@]}"; do
     n="${config#*|}"; n="${n#-n }"; n="${n%% *}"
     run "$port" 10 "${config%%|*}" -n $((n / 10)) >/dev/null
@@ -80,14 +82,26 @@ uptime_after="$(uptime)"
   echo "of $members members); N = $requests ($((requests * 5)) pipelined);"
   echo "$rounds rounds, the servers taking turns to go first; requests per second, median of the rounds."
   echo
-  echo "| clients | test | Varve | redis-server | Varve / redis |"
-  echo "|---|---|---:|---:|---:|"
+  if [ -n "${base_port:-}" ]; then
+    echo "Baseline (\`base\`): \`$VARVE_BASELINE_JAR\`, measured in the same rounds."
+    echo
+    echo "| clients | test | Varve | base | redis-server | Varve / base | Varve / redis | base / redis |"
+    echo "|---|---|---:|---:|---:|---:|---:|---:|"
+  else
+    echo "| clients | test | Varve | redis-server | Varve / redis |"
+    echo "|---|---|---:|---:|---:|"
+  fi
   for config in "${configs[@]}"; do
     label="${config%%|*}"
     for name in LPUSH LPOP SADD SPOP ZADD ZRANGE_100; do
       v="$(median "${runs["varve|$label|$name"]:-}")"
       r="$(median "${runs["redis|$label|$name"]:-}")"
-      echo "| $label | $name | $v | $r | $(ratio "$v" "$r") |"
+      if [ -n "${base_port:-}" ]; then
+        b="$(median "${runs["base|$label|$name"]:-}")"
+        echo "| $label | $name | $v | $b | $r | $(ratio "$v" "$b") | $(ratio "$v" "$r") | $(ratio "$b" "$r") |"
+      else
+        echo "| $label | $name | $v | $r | $(ratio "$v" "$r") |"
+      fi
     done
   done
 } >>"$out"

@@ -10,6 +10,7 @@
 # appendfsync policy (defaults: both everysec). Before each XREADGROUP run the stream is loaded afresh with as
 # many entries as the run reads (ids 1-1, 2-1, ...), so every read delivers one entry; the XACK run then
 # acknowledges random ones of them.
+# VARVE_BASELINE_JAR=path also measures that server jar (an earlier build) in the same rounds (see servers.sh).
 # Pre-build the server (mvn -B -q -o -DskipTests package -pl engine-server -am) so bin/varve starts at once.
 # Needs redis-server, redis-benchmark and redis-cli (Debian: apt-get install -y redis-server redis-tools).
 set -euo pipefail
@@ -28,11 +29,12 @@ source "$root/engine-server/bench/servers.sh"
 
 start_varve "$varve_port" "$work/varve" "$varve_fsync"
 start_redis "$redis_port" "$work/redis" "$redis_fsync"
+start_baseline "$work/base" "$varve_fsync"
 
 # A read-modify-write of one counter: what rate limiters and locks built on scripts do.
 script="local v = tonumber(redis.call('GET', KEYS[1]) or '0') + 1 redis.call('SET', KEYS[1], v) return v"
 sha=""
-for port in "$varve_port" "$redis_port"; do
+for port in $(bench_server_ports); do
   sha="$(redis-cli -p "$port" script load "$script")"
 done
 
@@ -66,7 +68,7 @@ run() {
 
 configs=("-c 50|$requests" "-c 50 -P 16|$((requests * 5))")
 
-for port in "$varve_port" "$redis_port"; do
+for port in $(bench_server_ports); do
   for config in "${configs[@]}"; do
     # shellcheck disable=SC2086
     run "$port" $((${config#*|} / 10)) ${config%%|*} >/dev/null
@@ -96,15 +98,29 @@ uptime_after="$(uptime)"
   echo "XREADGROUP COUNT 1 of one entry each from a loaded stream, XACK of random delivered ids); -n $requests"
   echo "($((requests * 5)) pipelined); $rounds rounds, the servers taking turns to go first; requests per second, median."
   echo
-  echo "| clients | test | Varve | (min-max) | redis-server | (min-max) | Varve / redis |"
-  echo "|---|---|---:|---:|---:|---:|---:|"
+  if [ -n "${base_port:-}" ]; then
+    echo "Baseline (\`base\`): \`$VARVE_BASELINE_JAR\`, measured in the same rounds."
+    echo
+    echo "| clients | test | Varve | (min-max) | base | (min-max) | redis-server | (min-max) | Varve / base | Varve / redis | base / redis |"
+    echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  else
+    echo "| clients | test | Varve | (min-max) | redis-server | (min-max) | Varve / redis |"
+    echo "|---|---|---:|---:|---:|---:|---:|"
+  fi
   for config in "${configs[@]}"; do
     label="${config%%|*}"
     for name in EVALSHA XADD PFADD XREADGROUP XACK; do
       v="$(median "${runs["varve|$label|$name"]:-}")"
       r="$(median "${runs["redis|$label|$name"]:-}")"
-      echo "| $label | $name | $v | $(spread "${runs["varve|$label|$name"]:-}") | $r |" \
-        "$(spread "${runs["redis|$label|$name"]:-}") | $(ratio "$v" "$r") |"
+      if [ -n "${base_port:-}" ]; then
+        b="$(median "${runs["base|$label|$name"]:-}")"
+        echo "| $label | $name | $v | $(spread "${runs["varve|$label|$name"]:-}") | $b |" \
+          "$(spread "${runs["base|$label|$name"]:-}") | $r | $(spread "${runs["redis|$label|$name"]:-}") |" \
+          "$(ratio "$v" "$b") | $(ratio "$v" "$r") | $(ratio "$b" "$r") |"
+      else
+        echo "| $label | $name | $v | $(spread "${runs["varve|$label|$name"]:-}") | $r |" \
+          "$(spread "${runs["redis|$label|$name"]:-}") | $(ratio "$v" "$r") |"
+      fi
     done
   done
 } >>"$out"

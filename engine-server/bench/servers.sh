@@ -30,10 +30,10 @@ wait_ready() {
   exit 1
 }
 
-# start_varve port dir appendfsync: bin/varve with its WAL, logging to dir.log.
+# start_varve port dir appendfsync [jar]: bin/varve (running jar, if given) with its WAL, logging to dir.log.
 start_varve() {
   mkdir -p "$2"
-  "${server_cpu[@]}" "$root/bin/varve" --port "$1" --dir "$2" --appendfsync "$3" >"$2.log" 2>&1 &
+  VARVE_JAR="${4:-}" "${server_cpu[@]}" "$root/bin/varve" --port "$1" --dir "$2" --appendfsync "$3" >"$2.log" 2>&1 &
   bench_pids+=($!)
   bench_ports+=("$1")
   wait_ready "$1"
@@ -49,16 +49,35 @@ start_redis() {
   wait_ready "$1"
 }
 
+# start_baseline dir appendfsync: with VARVE_BASELINE_JAR set (a server jar built from an earlier commit), starts
+# it as a second Varve, "base", on VARVE_BASE_PORT (default 16381) and sets base_port, so take_turns measures it
+# beside the current build in the same rounds: a change's effect shows as one run's Varve / base ratio, which a
+# loaded machine distorts less than two runs apart. Without it, does nothing.
+start_baseline() {
+  [ -n "${VARVE_BASELINE_JAR:-}" ] || return 0
+  base_port="${VARVE_BASE_PORT:-16381}"
+  start_varve "$base_port" "$1" "$2" "$VARVE_BASELINE_JAR"
+}
+
+# The ports of the servers started, Varve's first, then redis-server's and the baseline's if any.
+bench_server_ports() {
+  echo "$varve_port" "$redis_port" ${base_port:+"$base_port"}
+}
+
 # take_turns rounds config...: for each round and each configuration ("label|arguments"), calls the caller's
-# `measure port label arguments...` (which prints "name rps" lines) on both servers, taking turns to go first,
-# and adds each figure to runs["varve|label|name"] or runs["redis|label|name"]; the caller declares
-# `declare -A runs` first.
+# `measure port label arguments...` (which prints "name rps" lines) on every server, taking turns to go first
+# (each round starts one server later), and adds each figure to runs["varve|label|name"], runs["redis|label|name"]
+# or runs["base|label|name"]; the caller declares `declare -A runs` first.
 take_turns() {
-  local rounds="$1" round config server name rps
+  local rounds="$1" round config server name rps i
   shift
+  local all=("$varve_port varve" "$redis_port redis")
+  [ -n "${base_port:-}" ] && all+=("$base_port base")
   for round in $(seq 1 "$rounds"); do
-    local order=("$varve_port varve" "$redis_port redis")
-    [ $((round % 2)) -eq 0 ] && order=("$redis_port redis" "$varve_port varve")
+    local order=()
+    for i in "${!all[@]}"; do
+      order+=("${all[$(((i + round - 1) % ${#all[@]}))]}")
+    done
     for config in "$@"; do
       for server in "${order[@]}"; do
         # shellcheck disable=SC2086

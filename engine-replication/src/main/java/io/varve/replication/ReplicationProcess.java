@@ -7,7 +7,6 @@ import com.alipay.sofa.jraft.rpc.RaftRpcServerFactory;
 import com.alipay.sofa.jraft.rpc.RpcServer;
 import com.alipay.sofa.jraft.rpc.impl.BoltRpcServer;
 import io.varve.core.Db;
-import io.varve.core.WriteOptions;
 import io.varve.raftlog.EngineStats;
 import io.varve.raftlog.RaftLogOptions;
 import java.io.IOException;
@@ -178,8 +177,11 @@ public final class ReplicationProcess implements AutoCloseable {
                     }
                 }
             }
-            shared.columnFamily(DbStateMachine.STATE_FAMILY).ifPresent(state ->
-                    shared.delete(WriteOptions.SYNC, state, DbStateMachine.appliedKey(group)));
+            var state = shared.columnFamily(DbStateMachine.STATE_FAMILY);
+            if (state.isPresent()) {
+                shared.delete(state.get(), DbStateMachine.appliedKey(group));
+                shared.syncWal(); // a flush when the database runs without its own log, as under Raft
+            }
         } finally {
             release(group);
         }

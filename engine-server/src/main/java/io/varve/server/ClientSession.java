@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.varve.server.command.Connection;
 import io.varve.server.command.Dispatcher;
+import io.varve.server.command.KeyCommandRun;
 import io.varve.server.command.Parking;
 import io.varve.server.command.SetCommandRun;
 import io.varve.server.resp.ProtocolError;
@@ -33,7 +34,9 @@ import java.util.function.Consumer;
  * none runs ({@link #running} is the token). So a pipeline that arrived in one read costs one hand-off, not
  * one per command. The drainer takes the requests waiting, executes each (engine calls may block on locks
  * or fsync; only the virtual thread parks), groups runs of plain SETs into one engine commit
- * ({@link SetCommandRun}), encodes the replies into one buffer and writes it with a single flush. Replies of a
+ * ({@link SetCommandRun}) and consecutive writes to one key into another ({@link KeyCommandRun}; at most one
+ * of the two holds requests at a time, and both are committed before any other request runs), encodes the
+ * replies into one buffer and writes it with a single flush. Replies of a
  * pipeline therefore leave in order and in few syscalls, while different connections' commands run in
  * parallel and their writes meet in the engine's commit pipeline, where synced writes share fsyncs.
  *
@@ -83,6 +86,8 @@ final class ClientSession implements Parking {
     private final RespDecoder decoder;
     private final ServerStats stats;
     private final SetCommandRun sets;
+    /** Consecutive writes to one key, run under its lock held once and committed together. */
+    private final KeyCommandRun keyRun;
     /** GETs answered and lone SETs shared on the event loop. */
     private final EventLoopShortcuts shortcuts;
     private final java.util.concurrent.ThreadFactory drainers;
@@ -135,6 +140,7 @@ final class ClientSession implements Parking {
         this.dispatcher = dispatcher;
         this.stats = stats;
         this.sets = dispatcher.newSetRun();
+        this.keyRun = dispatcher.newKeyRun(stats::keyRunCommitted);
         this.shortcuts = new EventLoopShortcuts(this, channel, connection, dispatcher, stats, loopSets);
         this.drainers = Thread.ofVirtual().name("varve-client-" + connection.id()).factory();
         connection.parking(this);
@@ -518,6 +524,7 @@ final class ClientSession implements Parking {
             done++;
             if (item instanceof ProtocolError error) {
                 sets.commit(reply);
+                keyRun.commit(reply);
                 reply.error(error.message());
                 closeAfter = true;
                 break;
@@ -531,13 +538,23 @@ final class ClientSession implements Parking {
             }
             if (arrivals.anyPending()) {
                 sets.commit(reply); // their replies need not wait too
+                keyRun.commit(reply);
                 arrivals.awaitEarlier(connection.id(), own != null ? own.number() - 1 : current.stamp(),
                         request.args());
             }
+            // At most one of the two runs holds requests at a time: each is committed before the other takes one.
+            // A request taken by the key run runs, and replies, when the run is committed.
+            if (!keyRun.isEmpty() && keyRun.offer(connection, request.args())) {
+                continue;
+            }
+            keyRun.commit(reply);
             if (sets.offer(connection, request.args())) {
                 continue;
             }
             sets.commit(reply); // before the next command runs, so it sees the SETs before it
+            if (keyRun.offer(connection, request.args())) {
+                continue;
+            }
             boolean wasAuthenticated = connection.authenticated();
             reply.protocol(connection.protocol());
             dispatcher.execute(connection, request.args(), reply);
@@ -560,6 +577,7 @@ final class ClientSession implements Parking {
             }
         }
         sets.commit(reply);
+        keyRun.commit(reply);
         queuedRequests.addAndGet(-done);
         long bytesLeft = queuedBytes.addAndGet(-doneBytes);
         if (closeNow) {

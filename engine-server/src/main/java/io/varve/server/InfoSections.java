@@ -145,6 +145,7 @@ final class InfoSections {
         f.put("total_sets_committed_per_event_loop", stats.sharedSets());
         f.put("total_set_runs_committed_on_event_loop", stats.sharedSetRunsOnLoop());
         f.put("total_set_runs_handed_off", stats.sharedSetRunsHandedOff());
+        f.put("total_writes_committed_in_key_runs", stats.keyRunCommands());
     }
 
     /**

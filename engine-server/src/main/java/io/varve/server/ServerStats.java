@@ -16,6 +16,7 @@ final class ServerStats {
     private final LongAdder sharedSetRunsOnLoop = new LongAdder();
     private final LongAdder sharedSetRunsHandedOff = new LongAdder();
     private final LongAdder outputLimitDisconnections = new LongAdder();
+    private final LongAdder keyRunCommands = new LongAdder();
     private final long startedAtMillis = System.currentTimeMillis();
     private volatile long recoveryMillis;
 
@@ -23,7 +24,7 @@ final class ServerStats {
     void reset() {
         for (LongAdder a : new LongAdder[] {commands, connectionsReceived, connectionsRejected, protocolErrors,
             replyBytes, inputBytes, inlineReads, sharedSets, sharedSetRunsOnLoop, sharedSetRunsHandedOff,
-            outputLimitDisconnections}) {
+            outputLimitDisconnections, keyRunCommands}) {
             a.reset();
         }
     }
@@ -72,6 +73,15 @@ final class ServerStats {
 
     long sharedSets() {
         return sharedSets.sum();
+    }
+
+    /** {@code n} writes of one connection to one key were committed together (see KeyCommandRun). */
+    void keyRunCommitted(int n) {
+        keyRunCommands.add(n);
+    }
+
+    long keyRunCommands() {
+        return keyRunCommands.sum();
     }
 
     /** A run of shared SETs was committed on its event loop (true) or handed to a thread that may wait. */

@@ -162,12 +162,14 @@ final class ClusterGroups implements AutoCloseable {
         }
         batch.delete(KeyEncoding.internalKey(barrierName(g)));
         batch.put(SlotGate.controlKey(g), SlotGateState.seeded(new BitSet(KeySlot.SLOTS)).encode());
-        db.write(batch, WriteOptions.SYNC);
+        db.write(batch, WriteOptions.DEFAULT);
+        db.syncWal(); // each step durable before the next; a flush when the engine runs without its log
         if (changes != null) {
             changes.replaced();
         }
         process.dropShared(name, db);
-        db.delete(WriteOptions.SYNC, SlotGate.controlKey(g));
+        db.delete(SlotGate.controlKey(g));
+        db.syncWal();
         gates.unregister(g);
         LOG.log(System.Logger.Level.INFO, "closed " + name + " here and deleted the keys of its "
                 + state.accepted().cardinality() + " slots: its replica moved to another node");

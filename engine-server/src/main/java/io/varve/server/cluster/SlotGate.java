@@ -227,7 +227,8 @@ final class SlotGate implements ApplyGate, GroupShare {
 
     /** Takes {@code next} as this gate's state, stored durably first, and tells the groups waiting on it. */
     private void adopt(SlotGateState next) {
-        db.put(WriteOptions.SYNC, controlKey, next.encode());
+        db.put(WriteOptions.DEFAULT, controlKey, next.encode());
+        db.syncWal(); // a flush when the engine runs without its log, as under Raft
         state = next;
         neverHeld = false;
         gates.changed();

@@ -284,7 +284,7 @@ public final class Dispatcher {
      * its key specs find them, and the databases its flags say it touches; tells the clients tracking those
      * keys ({@link TrackingTable}) and offers the keys to the clients blocked on them.
      */
-    private void touchWritten(CommandSpec spec, Connection connection, byte[][] args) {
+    void touchWritten(CommandSpec spec, Connection connection, byte[][] args) {
         if (spec.has(CommandFlag.TOUCHES_ALL_DATABASES)) {
             watches.touchDatabase(-1);
             tracking.invalidateAll();
@@ -543,6 +543,14 @@ public final class Dispatcher {
     /** A run for grouping this connection's pipelined plain SETs into one commit (see {@link SetCommandRun}). */
     public SetCommandRun newSetRun() {
         return new SetCommandRun(this, table.lookup("set"));
+    }
+
+    /**
+     * A run for grouping this connection's consecutive writes to one key into one commit (see
+     * {@link KeyCommandRun}); {@code committedTogether} is told how many requests each run committed together.
+     */
+    public KeyCommandRun newKeyRun(java.util.function.IntConsumer committedTogether) {
+        return new KeyCommandRun(this, committedTogether);
     }
 
     ServerContext server() {

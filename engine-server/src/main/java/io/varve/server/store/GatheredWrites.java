@@ -17,9 +17,12 @@ import io.varve.core.txn.TransactionOptions;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -27,18 +30,27 @@ import java.util.Optional;
  * behave as if each had committed while nothing is written until {@link Keyspace#commitTogether} writes the
  * whole batch at once. A replicated EXEC uses it: its queued commands become one Raft entry, applied on every
  * member whole or not at all, instead of one entry each, of which a leader deposed half-way would leave a
- * prefix.
+ * prefix. A run of one connection's writes to one key uses it to pay one commit for all of them.
  *
  * <p>{@link #view} is the database as the gathered batch would leave it: point reads and iterators read the
  * batch laid over the database (at the snapshot a read names, if any); every other call is the database's
  * own. It refuses direct writes: the keyspace's commits are the only way in. Not thread-safe: one command
- * thread uses it, under the command gate's exclusive side, so the database under it does not change except
- * by background deletes of keys that had already expired.
+ * thread uses it, under the command gate's exclusive side or, for a run of writes to one key, that key's
+ * stripe lock, so what its commands read under it does not change except by background deletes of keys
+ * that had already expired.
  */
 final class GatheredWrites {
 
     private final Db db;
+    /** What the view reads: every gathered write, indexed. */
     private final WriteBatchWithIndex batch = new WriteBatchWithIndex();
+    /**
+     * What is written at the end: each key's last put (or null for a delete), by family name, in the order the
+     * keys were first written. The batch is written atomically, so no reader can tell it from every write in
+     * order; commands that rewrite one record many times (a run's metadata, a HyperLogLog's 12 KiB) so log and
+     * insert it once.
+     */
+    private final Map<String, LinkedHashMap<ByteBuffer, byte[]>> net = new LinkedHashMap<>();
     private final Db view;
 
     GatheredWrites(Db db) {
@@ -56,11 +68,13 @@ final class GatheredWrites {
             @Override
             public void put(String family, byte[] key, byte[] value) {
                 batch.put(family(family), key, value);
+                last(family).put(ByteBuffer.wrap(key.clone()), value.clone());
             }
 
             @Override
             public void delete(String family, byte[] key) {
                 batch.delete(family(family), key);
+                last(family).put(ByteBuffer.wrap(key.clone()), null);
             }
 
             @Override
@@ -70,9 +84,24 @@ final class GatheredWrites {
         });
     }
 
-    /** Everything gathered, in order, as one batch. */
+    private LinkedHashMap<ByteBuffer, byte[]> last(String family) {
+        return net.computeIfAbsent(family, f -> new LinkedHashMap<>());
+    }
+
+    /** The net effect of everything gathered, as one batch: each key's last put or delete. */
     WriteBatch batch() {
-        return batch.writeBatch();
+        WriteBatch out = new WriteBatch();
+        for (Map.Entry<String, LinkedHashMap<ByteBuffer, byte[]>> f : net.entrySet()) {
+            ColumnFamily family = family(f.getKey());
+            for (Map.Entry<ByteBuffer, byte[]> e : f.getValue().entrySet()) {
+                if (e.getValue() == null) {
+                    out.delete(family, e.getKey().array());
+                } else {
+                    out.put(family, e.getKey().array(), e.getValue());
+                }
+            }
+        }
+        return out;
     }
 
     private ColumnFamily family(String name) {

@@ -178,8 +178,10 @@ public final class Keyspace {
      * Runs {@code commands} with every commit of this keyspace on this thread gathered into one batch, which
      * their own reads see, then writes that batch as one commit: to readers and replicas the commands' writes
      * appear together or, if the final write fails (its error is thrown), not at all. The caller must keep
-     * every other command out meanwhile (the command gate's exclusive side), since the gathered writes hold
-     * no place in the database until the end.
+     * out meanwhile every other writer of what the commands read, since the gathered writes hold no place in
+     * the database until the end: every other command (the command gate's exclusive side: EXEC, scripts), or,
+     * for commands that touch one key's records only, every other writer of that key (its stripe lock: a run
+     * of one connection's writes to the key).
      */
     public void commitTogether(Runnable commands) {
         GatheredWrites gathered = new GatheredWrites(db);
@@ -364,10 +366,13 @@ public final class Keyspace {
 
     /**
      * Puts everything committed so far on the device (appendfsync everysec): one log fsync through
-     * {@link Db#syncWal()}, shared with concurrent synced writers, and no table written.
+     * {@link Db#syncWal()}, shared with concurrent synced writers, and no table written. Replicated, nothing:
+     * a write is acknowledged once a majority synced it to the Raft log.
      */
     public void syncLog() {
-        db.syncWal();
+        if (target.local()) {
+            db.syncWal();
+        }
     }
 
     public void commit(WriteBatch batch) {
