@@ -46,7 +46,8 @@ import java.util.List;
  *   <li>the slots handed away by fences this member never applied (it lacks the group's last writes to them,
  *       and no group writes them here: their new owner's accept waits for this group's fence). Then the gate
  *       takes the snapshot's change id and handed-away slots and keeps, of the slots it accepted, those the
- *       snapshot accepts too, stored durably, and wakes the groups waiting for its fences.</li>
+ *       snapshot accepts too, stored durably if the step replaced ranges, and wakes the groups waiting for
+ *       its fences.</li>
  *   <li>first waiting, for every accept entry behind the slots the snapshot accepts, until each group the
  *       slots came from has applied its fence here ({@link SlotGates#awaitChange}), as the accept entry itself
  *       waited when this member applied it (then the wait ends at once): the old owner's entries before its
@@ -211,8 +212,10 @@ final class SlotGate implements ApplyGate, GroupShare {
             snapshot.fenced().tailMap(local.lastChange(), false).values()
                     .forEach(slots -> missedFences.addAll(GroupKeyRanges.of(slots)));
         }
-        InstallStep fences = new InstallStep(() -> { }, missedFences,
-                () -> adopt(local.fencedAsOf(snapshot)));
+        // Stored only when the step replaced ranges: otherwise a crash before the second step loses nothing
+        // the next attempt would not redo alike, and the engine, run without its log, is not flushed for it.
+        InstallStep fences = new InstallStep(() -> { }, missedFences, missedFences.isEmpty()
+                ? () -> take(local.fencedAsOf(snapshot)) : () -> adopt(local.fencedAsOf(snapshot)));
         InstallStep accepts = new InstallStep(() -> {
             snapshot.taken().forEach((change, taken) -> {
                 for (int source : taken.sources()) {
@@ -229,8 +232,13 @@ final class SlotGate implements ApplyGate, GroupShare {
     private void adopt(SlotGateState next) {
         db.put(WriteOptions.DEFAULT, controlKey, next.encode());
         db.syncWal(); // a flush when the engine runs without its log, as under Raft
-        state = next;
         neverHeld = false;
+        take(next);
+    }
+
+    /** Takes {@code next} as this gate's state (in memory) and tells the groups waiting on it. */
+    private void take(SlotGateState next) {
+        state = next;
         gates.changed();
     }
 
