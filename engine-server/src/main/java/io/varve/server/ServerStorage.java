@@ -38,7 +38,9 @@ final class ServerStorage implements AutoCloseable {
         this.replica = replica;
     }
 
-    static ServerStorage open(ServerConfig config, Options options) throws IOException {
+    /** @param password the {@code requirepass} now: a cluster node sends it with its requests to other nodes */
+    static ServerStorage open(ServerConfig config, Options options, java.util.function.Supplier<String> password)
+            throws IOException {
         Optional<ReplicationSettings> replication = config.replication();
         if (replication.isEmpty()) {
             return new ServerStorage(Db.open(config.dir(), options), null);
@@ -48,7 +50,7 @@ final class ServerStorage implements AutoCloseable {
         Options underRaft = options.withWriteAheadLog(false);
         ReplicaNode replica = config.clusterGroups() > 0 || config.clusterJoin()
                 ? ClusterNode.open(replication.get(), config.clusterGroups(), config.clusterJoin(), config.dir(),
-                        underRaft)
+                        underRaft, password)
                 : RaftReplica.open(replication.get(), config.dir(), underRaft);
         return new ServerStorage(replica.database(), replica);
     }
