@@ -45,13 +45,13 @@ final class ServerStorage implements AutoCloseable {
         if (replication.isEmpty()) {
             return new ServerStorage(Db.open(config.dir(), options), null);
         }
-        // The Raft log already holds every write durably, and each group's applied index is written in the same
-        // batches as its data: the engine's own log would be a second copy (docs/durability.md, "Replicated writes").
-        Options underRaft = options.withWriteAheadLog(false);
+        // The engine keeps its own log under Raft although the Raft log already holds every write: with it off,
+        // the flushes that stand in for its syncs expose a defect between a slot-gate snapshot install's two
+        // steps (docs/durability.md, "Replicated writes").
         ReplicaNode replica = config.clusterGroups() > 0 || config.clusterJoin()
                 ? ClusterNode.open(replication.get(), config.clusterGroups(), config.clusterJoin(), config.dir(),
-                        underRaft, password)
-                : RaftReplica.open(replication.get(), config.dir(), underRaft);
+                        options, password)
+                : RaftReplica.open(replication.get(), config.dir(), options);
         return new ServerStorage(replica.database(), replica);
     }
 
