@@ -105,7 +105,7 @@ class NoLogModelProperties {
                     }
                     case Crash c -> {
                         fs.crash(new Random(c.seed));
-                        closeAfterCrash(db);
+                        TestStates.closeAfterCrash(db);
                         db = Db.open(DIR, options);
                         Map<String, TreeMap<Integer, Integer>> recovered = contents(db);
                         int possible = candidates.size();
@@ -149,14 +149,6 @@ class NoLogModelProperties {
             state.put(name, family);
         }
         return state;
-    }
-
-    private static void closeAfterCrash(Db db) {
-        try {
-            db.close();
-        } catch (RuntimeException expected) {
-            // The crashed instance's files are gone: its final flush may fail.
-        }
     }
 
     private static byte[] key(int k) {
