@@ -162,8 +162,12 @@ final class DbStateMachine extends StateMachineAdapter {
      */
     static DbStateMachine shared(Db db, String group, String name, ApplyGate gate, GroupShare share,
                                  LoadProbe probe) {
-        byte[] key = ("applied/" + group).getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        return new DbStateMachine(db, name, probe, key, true, gate, share);
+        return new DbStateMachine(db, name, probe, appliedKey(group), true, gate, share);
+    }
+
+    /** Where a group sharing its database stores its applied index, in {@link #STATE_FAMILY}. */
+    static byte[] appliedKey(String group) {
+        return ("applied/" + group).getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     private DbStateMachine(Db db, String name, LoadProbe probe, byte[] appliedKey, boolean shared,

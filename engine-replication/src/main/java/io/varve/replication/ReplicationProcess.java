@@ -6,11 +6,14 @@ import com.alipay.sofa.jraft.util.Endpoint;
 import com.alipay.sofa.jraft.rpc.RaftRpcServerFactory;
 import com.alipay.sofa.jraft.rpc.RpcServer;
 import com.alipay.sofa.jraft.rpc.impl.BoltRpcServer;
+import io.varve.core.Db;
 import io.varve.raftlog.EngineStats;
 import io.varve.raftlog.RaftLogOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -151,6 +154,43 @@ public final class ReplicationProcess implements AutoCloseable {
 
     void release(String group) {
         openGroups.remove(group);
+    }
+
+    /**
+     * Removes what a member of {@code group} opened with {@code ReplicatedDb.openShared} left in this process
+     * and in {@code shared}, once the member is closed and out of the group (moved to another process):
+     * its Raft log and vote in the shared log, its snapshots, and last its applied index, so that a member
+     * opened there later starts empty and catches up from the leader. The group's keys in {@code shared} are
+     * the caller's to delete, before this. Idempotent: a crash midway is finished by calling it again.
+     *
+     * @throws IllegalStateException if the member is open
+     */
+    public void dropShared(String group, Db shared) throws IOException {
+        claim(group);
+        try {
+            log().drop(List.of("log:" + group + "/log", "meta:" + group + "/meta"));
+            Path home = groupDir(group);
+            if (Files.exists(home)) {
+                try (var paths = Files.walk(home)) {
+                    for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                        Files.delete(path);
+                    }
+                }
+            }
+            var state = shared.columnFamily(DbStateMachine.STATE_FAMILY);
+            if (state.isPresent()) {
+                shared.delete(state.get(), DbStateMachine.appliedKey(group));
+                shared.syncWal(); // a flush when the database runs without its own log, as under Raft
+            }
+        } finally {
+            release(group);
+        }
+    }
+
+    /** Whether {@code shared} holds an applied index of {@code group}: a member of it applied there once. */
+    public static boolean hasSharedState(String group, Db shared) {
+        return shared.columnFamily(DbStateMachine.STATE_FAMILY)
+                .map(state -> shared.get(state, DbStateMachine.appliedKey(group)) != null).orElse(false);
     }
 
     /** Stops listening and closes the shared log. Every group must be closed first. */

@@ -1,9 +1,11 @@
 package io.varve.replication;
 
+import io.varve.raftlog.LogBatch;
 import io.varve.raftlog.RaftLogEngine;
 import io.varve.raftlog.RaftLogOptions;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -69,6 +71,21 @@ public final class SharedRaftLog implements AutoCloseable {
 
     void release(String name) {
         openNames.remove(name);
+    }
+
+    /**
+     * Removes the entries and state of the storages named {@code names} (none of them open), in one synced
+     * batch. A name keeps its group id, so a later storage of that name starts empty.
+     */
+    void drop(List<String> names) throws IOException {
+        LogBatch batch = new LogBatch();
+        for (String name : names) {
+            if (openNames.contains(name)) {
+                throw new IllegalStateException("the raft log " + name + " is open");
+            }
+            batch.clean(directory.groupOf(name));
+        }
+        engine.write(batch, true);
     }
 
     /** Closes the engine if this opened it. Nodes must be shut down first. */

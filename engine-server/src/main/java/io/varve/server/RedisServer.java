@@ -202,7 +202,7 @@ public final class RedisServer implements AutoCloseable {
         if (metrics != null) {
             options = options.withMeterRegistry(metrics.registry()); // the engine's meters on the same endpoint
         }
-        storage = ServerStorage.open(config(), options);
+        storage = ServerStorage.open(config(), options, () -> config().requirePass());
         db = storage.db();
         compactionFilter.attach(db);
         long millis = (System.nanoTime() - t0) / 1_000_000;

@@ -38,17 +38,19 @@ final class ServerStorage implements AutoCloseable {
         this.replica = replica;
     }
 
-    static ServerStorage open(ServerConfig config, Options options) throws IOException {
+    /** @param password the {@code requirepass} now: a cluster node sends it with its requests to other nodes */
+    static ServerStorage open(ServerConfig config, Options options, java.util.function.Supplier<String> password)
+            throws IOException {
         Optional<ReplicationSettings> replication = config.replication();
         if (replication.isEmpty()) {
             return new ServerStorage(Db.open(config.dir(), options), null);
         }
-        // The engine keeps its own log under Raft although the Raft log already holds every write: without it,
-        // the syncs in snapshot installs become flushes, which are not yet shown safe there (docs/durability.md,
-        // "Replicated writes").
+        // The engine keeps its own log under Raft although the Raft log already holds every write: with it off,
+        // the flushes that stand in for its syncs expose a defect between a slot-gate snapshot install's two
+        // steps (docs/durability.md, "Replicated writes").
         ReplicaNode replica = config.clusterGroups() > 0 || config.clusterJoin()
                 ? ClusterNode.open(replication.get(), config.clusterGroups(), config.clusterJoin(), config.dir(),
-                        options)
+                        options, password)
                 : RaftReplica.open(replication.get(), config.dir(), options);
         return new ServerStorage(replica.database(), replica);
     }

@@ -11,11 +11,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -47,7 +45,7 @@ class ClusterMembershipTest {
         try (ClusterNodes cluster = ClusterNodes.start(dir, GROUPS)) {
             ReplicatedCluster.await(() -> ClusterTopologyChangesTest.everyGroupLed(cluster, GROUPS, 1),
                     "leaders of the seeded groups");
-            Joiner joiner = new Joiner(dir.resolve("joiner"));
+            ClusterJoiner joiner = new ClusterJoiner(dir.resolve("joiner"));
             joiner.start();
             RedisClusterClient client = ClusterTopologyChangesTest.clusterClient(cluster.clientPorts[0]);
             Queue<Integer> acknowledged = new ConcurrentLinkedQueue<>();
@@ -126,7 +124,7 @@ class ClusterMembershipTest {
      * Whether every founder, and {@code joiner} if given, lists {@code count} nodes at {@code epoch}, {@code joiner}
      * among them as a master without slots.
      */
-    private static boolean everyNodeLists(ClusterNodes cluster, Joiner joiner, int count, long epoch) {
+    private static boolean everyNodeLists(ClusterNodes cluster, ClusterJoiner joiner, int count, long epoch) {
         int[] ports = joiner == null ? cluster.clientPorts
                 : new int[] {cluster.clientPorts[0], cluster.clientPorts[1], cluster.clientPorts[2], joiner.clientPort};
         for (int port : ports) {
@@ -171,43 +169,5 @@ class ClusterMembershipTest {
 
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    /** A server started to join a cluster: its own Raft address and client port only. */
-    private static final class Joiner {
-        final Path dir;
-        final int clientPort = LoopbackPorts.next();
-        final int raftPort = LoopbackPorts.next();
-        final String id = RaftReplica.nodeId("127.0.0.1:" + raftPort);
-        private RedisServer server;
-
-        Joiner(Path dir) {
-            this.dir = dir;
-        }
-
-        void start() throws IOException {
-            ServerConfig config = ServerConfig.defaultConfig()
-                    .with("port", Integer.toString(clientPort))
-                    .with("dir", dir.toString())
-                    .with("io-threads", "1")
-                    .with("write-buffer-size", "4mb")
-                    .with(Map.of("raft-address", "127.0.0.1:" + raftPort,
-                            "raft-peers", "127.0.0.1:" + raftPort + "/127.0.0.1:" + clientPort,
-                            "raft-election-timeout", ReplicatedCluster.ELECTION_TIMEOUT,
-                            "cluster-join", "yes"));
-            server = RedisServer.builder(config).loopbackPredicate(InetAddress::isLoopbackAddress).build().start();
-        }
-
-        void restart() throws IOException {
-            stop();
-            start();
-        }
-
-        void stop() {
-            if (server != null) {
-                server.close();
-                server = null;
-            }
-        }
     }
 }

@@ -69,6 +69,16 @@ final class ClusterNodes implements ClusterUnderTest {
         return Duration.ofMillis(ReplicatedCluster.WAIT_MILLIS);
     }
 
+    /** Node {@code i}'s database, read locally. */
+    io.varve.core.Db db(int i) {
+        return servers[i].db();
+    }
+
+    /** Node {@code i}'s CLUSTER MYID. */
+    String id(int i) {
+        return io.varve.server.replica.RaftReplica.nodeId("127.0.0.1:" + raftPorts[i]);
+    }
+
     Map<String, Object> replication(int i) {
         return servers[i].replicationInfo();
     }

@@ -12,12 +12,13 @@ import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
- * The topology operations behind {@code VARVE CLUSTER MOVESLOTS|SPLIT|LEADER} and {@code CLUSTER FAILOVER}
- * (docs/operations.md), and the two steps every operation shares ({@link ClusterMembership} uses them too). Each is a change of the replicated topology, computed from the state as of now and
- * proposed on the metadata group's leader (a node that does not lead it hands the command there,
- * {@link PeerRequest}); a change that lost the race to another is recomputed. A slot change then runs on its
- * own ({@link TopologyReconciler}) and the command returns once it completed, or says it still runs after
- * {@value #WAIT_MS} ms.
+ * The topology operations behind {@code VARVE CLUSTER MOVESLOTS|SPLIT|LEADER|MOVE-REPLICA} and
+ * {@code CLUSTER FAILOVER} (docs/operations.md), and the two steps every operation shares
+ * ({@link ClusterMembership} uses them too). Each is a change of the replicated topology, computed from the
+ * state as of now and proposed on the metadata group's leader (a node that does not lead it hands the
+ * command there, {@link PeerRequest}); a change that lost the race to another is recomputed. A slot change or
+ * a replica move then runs on its own ({@link TopologyReconciler}, {@link ReplicaMover}) and the command
+ * returns once it completed, or says it still runs after {@value #WAIT_MS} ms.
  */
 final class ClusterAdmin {
 
@@ -39,6 +40,42 @@ final class ClusterAdmin {
     String split(int group, String password, boolean forwarded) {
         return onMetadataLeader(List.of("VARVE", "CLUSTER", "SPLIT", Integer.toString(group)), password,
                 forwarded, () -> awaitChange(change(state -> state.beginSplit(group))));
+    }
+
+    /**
+     * Moves {@code group}'s replica from the node {@code fromName} to {@code toName} (ids, Raft or client
+     * addresses): records the move, which the nodes concerned then carry out ({@link ReplicaMover}), and waits
+     * until it is over.
+     */
+    String moveReplica(int group, String fromName, String toName, String password, boolean forwarded) {
+        String from = raftOf(fromName);
+        String to = raftOf(toName);
+        return onMetadataLeader(List.of("VARVE", "CLUSTER", "MOVE-REPLICA", Integer.toString(group), from, to),
+                password, forwarded, () -> {
+                    long id = change(state -> state.beginReplicaMove(group, from, to)).move().id();
+                    try {
+                        if (node.reconciler().await(s -> s.move() == null || s.move().id() != id, WAIT_MS)) {
+                            return "OK";
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    throw new RedisError("ERR the replica move of epoch " + id + " is still in progress; CLUSTER "
+                            + "INFO's cluster_current_epoch grows when it completes");
+                });
+    }
+
+    /** The group's configuration changed as the move of epoch {@code id} asked: commits the member list. */
+    String replicaMoved(long id, String password, boolean forwarded) {
+        return onMetadataLeader(List.of("VARVE", "CLUSTER", "REPLICA-MOVED", Long.toString(id)), password,
+                forwarded, () -> {
+                    change(state -> state.move() != null && state.move().id() == id ? state.replicaMoved(id) : state);
+                    return "OK";
+                });
+    }
+
+    private String raftOf(String name) {
+        return node.topology().find(name).orElseThrow(() -> new RedisError("ERR Unknown node " + name)).raft();
     }
 
     String preferLeader(int group, String name, String password, boolean forwarded) {

@@ -1,21 +1,28 @@
 package io.varve.server.cluster;
 
 import io.varve.core.Db;
+import io.varve.core.WriteBatch;
+import io.varve.core.WriteOptions;
 import io.varve.replication.ReplicatedDb;
 import io.varve.replication.ReplicatedDbOptions;
 import io.varve.replication.ReplicationProcess;
+import io.varve.server.command.KeySlot;
 import io.varve.server.replica.GroupMember;
 import io.varve.server.store.AppliedChanges;
+import io.varve.server.store.KeyEncoding;
 import io.varve.server.store.Keyspace;
 
 import java.io.IOException;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.List;
 
 /**
  * This node's members of the slot groups, indexed by group id, each with its {@link SlotGate}: those the
- * topology had when the node opened, and those a split creates later ({@link #open}). A group opened late is
- * told the keyspace and the applied-changes listener the node was given, so it behaves as the first ones.
+ * topology had when the node opened, those a split creates later ({@link #open}) and those a replica moves
+ * to ({@link #openJoining}); a member whose replica moved away is closed and its data deleted
+ * ({@link #retire}). A group opened late is told the keyspace and the applied-changes listener the node was
+ * given, so it behaves as the first ones.
  *
  * <p>Thread-safe: the array is replaced whole (copy on write) under this object's lock; readers take the
  * volatile array and may find a group missing (null) while it is being opened.
@@ -55,6 +62,18 @@ final class ClusterGroups implements AutoCloseable {
     }
 
     /**
+     * Tells the gates which groups the topology names this node a member of ({@link SlotGates#memberHere});
+     * call {@link #topologyChanged} whenever that may have changed.
+     */
+    void memberHere(java.util.function.IntPredicate member) {
+        gates.memberHere(member);
+    }
+
+    void topologyChanged() {
+        gates.wakeWaiters();
+    }
+
+    /**
      * Runs {@code listener} (quick, non-blocking) after every gate change, on the changing group's thread.
      * Clients blocked here are told first ({@code UNBLOCKED}, as on a lost leadership): one waiting on a slot
      * its group just fenced would wait for writes that now go to another group.
@@ -78,10 +97,30 @@ final class ClusterGroups implements AutoCloseable {
         if (member(g) != null) {
             return;
         }
-        SlotGate gate = SlotGate.open(db, g, SlotGate.seed(g, seedGroups), gates);
-        ReplicatedDb group = ReplicatedDb.openShared(process, ClusterTopology.groupName(g), peers, options, db,
-                gate, gate);
-        GroupMember member = new GroupMember(group, "write-barrier/" + ClusterTopology.groupName(g));
+        start(g, peers, SlotGate.open(db, g, SlotGate.seed(g, seedGroups), gates));
+    }
+
+    /**
+     * Opens this node's member of group {@code g} as a replica moving here (docs/cluster.md, "Moving a
+     * group's replica"), unless open: with no peers, so it waits for the group's leader to add it, and a gate
+     * that accepts nothing until the leader's snapshot is installed.
+     */
+    synchronized void openJoining(int g) throws IOException {
+        if (member(g) != null) {
+            return;
+        }
+        start(g, List.of(), SlotGate.openJoining(db, g, gates));
+    }
+
+    private void start(int g, List<String> peers, SlotGate gate) throws IOException {
+        ReplicatedDb group;
+        try {
+            group = ReplicatedDb.openShared(process, ClusterTopology.groupName(g), peers, options, db, gate, gate);
+        } catch (IOException | RuntimeException e) {
+            gates.unregister(g);
+            throw e;
+        }
+        GroupMember member = new GroupMember(group, barrierName(g));
         if (keyspace != null) {
             attach(member, keyspace);
         }
@@ -91,6 +130,59 @@ final class ClusterGroups implements AutoCloseable {
         GroupMember[] next = Arrays.copyOf(members, Math.max(members.length, g + 1));
         next[g] = member;
         members = next;
+    }
+
+    /**
+     * Closes this node's member of group {@code g}, which the topology no longer names it a member of, and
+     * deletes what it held: the key ranges of the slots its gate accepts (never those it handed away, which
+     * other groups of this node hold now), then its Raft log, snapshots and applied index, then its gate's key.
+     * Runs again to completion after a crash midway ({@link #holdsRetired}); nothing if none is left.
+     */
+    synchronized void retire(int g, int seedGroups) throws IOException {
+        String name = ClusterTopology.groupName(g);
+        GroupMember member = member(g);
+        SlotGateState state;
+        if (member != null) {
+            GroupMember[] next = members.clone();
+            next[g] = null;
+            members = next;
+            member.replicated().close();
+            state = gates.get(g).state();
+        } else if (holdsRetired(g)) {
+            byte[] stored = db.get(SlotGate.controlKey(g));
+            state = stored != null ? SlotGateState.decode(stored) : SlotGateState.seeded(SlotGate.seed(g, seedGroups));
+        } else {
+            return;
+        }
+        // The ranges go in one batch with the gate's key saying it accepts nothing any more: after a crash the
+        // next attempt reads that and deletes no range again (they may be another group's by then).
+        WriteBatch batch = new WriteBatch();
+        for (Db.Range range : GroupKeyRanges.of(state.accepted())) {
+            batch.deleteRange(range.start(), range.limit());
+        }
+        batch.delete(KeyEncoding.internalKey(barrierName(g)));
+        batch.put(SlotGate.controlKey(g), SlotGateState.seeded(new BitSet(KeySlot.SLOTS)).encode());
+        db.write(batch, WriteOptions.DEFAULT);
+        db.syncWal(); // each step durable before the next; a flush when the engine runs without its log
+        if (changes != null) {
+            changes.replaced();
+        }
+        process.dropShared(name, db);
+        db.delete(SlotGate.controlKey(g));
+        db.syncWal();
+        gates.unregister(g);
+        LOG.log(System.Logger.Level.INFO, "closed " + name + " here and deleted the keys of its "
+                + state.accepted().cardinality() + " slots: its replica moved to another node");
+    }
+
+    private static String barrierName(int g) {
+        return "write-barrier/" + ClusterTopology.groupName(g);
+    }
+
+    /** Whether this node holds what a member of group {@code g} left, with the member not open. */
+    boolean holdsRetired(int g) {
+        return member(g) == null && (ReplicationProcess.hasSharedState(ClusterTopology.groupName(g), db)
+                || db.get(SlotGate.controlKey(g)) != null);
     }
 
     /** Opens this node's member of every group of {@code state} that names {@code self} a member. */

@@ -2,10 +2,12 @@ package io.varve.server.cluster;
 
 import io.varve.replication.ReplicatedDb;
 import io.varve.server.command.ClusterView;
+import io.varve.server.command.ServedSlots;
 import io.varve.server.replica.GroupMember;
 import io.varve.server.replica.RaftReplica;
 
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,8 +18,9 @@ import java.util.Optional;
  * (Redis's name for a node serving slots), then one line per group. Cluster (after {@code cluster_enabled}):
  * the state, epoch, how many groups and slots this node leads, pub/sub messages the links to other nodes
  * dropped, and the same line per group. A group's line: its slot ranges, this node's Raft role in it, the
- * leader's client address, the preferred leader's, term and indexes. Both sections name the leader of the
- * metadata group and the slot change in progress.
+ * leader's client address, the preferred leader's, the members' (the topology's list), term and indexes.
+ * Both sections name the leader of the metadata group, the slot change and the replica move in progress.
+ * It also says which slots a node serves ({@link #servedSlots}), the keyless commands' share.
  */
 final class ClusterInfo {
 
@@ -72,7 +75,8 @@ final class ClusterInfo {
         int slotsLed = 0;
         for (int g = 0; g < members.length; g++) {
             if (members[g] == null) {
-                everyGroupLed = false;
+                // not open yet here, or not replicated here at all (moved away): then its leader is not heard
+                everyGroupLed &= !topology.isMember(g, topology.self().raft());
                 continue;
             }
             everyGroupLed &= members[g].replicated().leader().isPresent();
@@ -95,7 +99,11 @@ final class ClusterInfo {
         return f;
     }
 
-    /** The metadata group's leader and the slot change in progress ({@code none}, or its id, phase, target, size). */
+    /**
+     * The metadata group's leader, the slot change in progress ({@code none}, or its id, phase, target, size)
+     * and the replica move in progress ({@code none}, or its id, group, and the client addresses it moves from
+     * and to).
+     */
     private static void metadataFields(Map<String, Object> f, ClusterTopology topology, MetadataGroup meta) {
         if (meta == null) {
             return;
@@ -105,6 +113,10 @@ final class ClusterInfo {
         f.put("cluster_slot_change", change == null ? "none" : "id=" + change.id() + ",phase="
                 + change.phase().name().toLowerCase(java.util.Locale.ROOT) + ",target=" + change.target()
                 + ",slots=" + change.slots().cardinality());
+        TopologyState.ReplicaMove move = meta.applied().move();
+        f.put("cluster_replica_move", move == null ? "none" : "id=" + move.id() + ",group=" + move.group()
+                + ",from=" + topology.clientAddressOf(move.from()).orElse(move.from())
+                + ",to=" + topology.clientAddressOf(move.to()).orElse(move.to()));
     }
 
     private static String ranges(java.util.BitSet slots) {
@@ -128,8 +140,13 @@ final class ClusterInfo {
 
     private static String groupLine(ClusterTopology topology, ClusterGroups groups, int g) {
         GroupMember[] members = groups.members();
+        String memberList = g < topology.groups() ? topology.nodes().stream()
+                .filter(n -> topology.isMember(g, n.raft())).map(n -> n.clientHost() + ":" + n.clientPort())
+                .collect(java.util.stream.Collectors.joining("|")) : "";
         if (members[g] == null) {
-            return "name=" + ClusterTopology.groupName(g) + ",role=opening";
+            // a split's group not open yet here, or one whose replica moved away from this node
+            return "name=" + ClusterTopology.groupName(g) + ",role="
+                    + (topology.isMember(g, topology.self().raft()) ? "opening" : "none") + ",members=" + memberList;
         }
         ReplicatedDb replicated = members[g].replicated();
         ReplicatedDb.MemberStatus status = replicated.status();
@@ -142,11 +159,49 @@ final class ClusterInfo {
                 + ",leader=" + replicated.leader().flatMap(topology::clientAddressOf).orElse("")
                 + ",preferred=" + (g < topology.groups()
                         ? topology.clientAddressOf(topology.preferred().get(g)).orElse("") : "")
+                + ",members=" + memberList
                 + ",accepts=" + ranges(groups.gate(g).accepted())
                 + ",term=" + status.term()
                 + ",commit=" + status.commitIndex()
                 + ",applied=" + status.appliedIndex()
                 + ",last=" + status.lastLogIndex()
                 + ",snapshots_installed=" + replicated.snapshotsInstalled();
+    }
+
+    /**
+     * The slots a node serves (docs/cluster.md, "Keys a node counts, lists and flushes"): those of the groups
+     * it leads; leading none, those of the groups led by the node that CLUSTER NODES shows it as a replica of
+     * (the leader of its first group with a known leader), as a Redis Cluster replica holds its master's
+     * slots. {@code slotsOfGroup}: each group's slots, from {@code topology}'s map.
+     */
+    static ServedSlots servedSlots(ClusterTopology topology, ClusterGroups groups, BitSet[] slotsOfGroup) {
+        List<BitSet> led = groupsLedBy(topology.self().raft(), topology, groups, slotsOfGroup);
+        if (!led.isEmpty()) {
+            return ServedSlots.of(led, true);
+        }
+        for (GroupMember member : groups.members()) {
+            String leader = member == null ? null : member.replicated().leader().orElse(null);
+            if (leader != null && topology.clientAddressOf(leader).isPresent()) {
+                return ServedSlots.of(groupsLedBy(leader, topology, groups, slotsOfGroup), false);
+            }
+        }
+        return ServedSlots.of(List.of(), false);
+    }
+
+    private static List<BitSet> groupsLedBy(String raft, ClusterTopology topology, ClusterGroups groups,
+                                            BitSet[] slots) {
+        List<BitSet> led = new ArrayList<>();
+        GroupMember[] members = groups.members();
+        for (int g = 0; g < Math.min(members.length, slots.length); g++) {
+            if (members[g] == null) {
+                continue;
+            }
+            boolean leads = raft.equals(topology.self().raft()) ? members[g].isLeader()
+                    : members[g].replicated().leader().map(raft::equals).orElse(false);
+            if (leads) {
+                led.add(slots[g]);
+            }
+        }
+        return led;
     }
 }

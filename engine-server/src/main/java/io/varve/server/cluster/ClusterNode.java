@@ -32,15 +32,17 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * This server as a node of a cluster (docs/cluster.md): the hash slots are split among several Raft groups
  * ({@link SlotMap}), this node is a member of those the topology names it a member of (every group for the
- * nodes a cluster starts with, none for a node met later: {@link ClusterMembership}), and all of them share
- * the node's one Raft log engine ({@link ReplicationProcess}) and its one engine-core database, where each
- * group applies the keys of its own slots. A command runs on the leader of the group owning its keys' slot;
- * elsewhere it is answered {@code MOVED <slot> <leader>}, as Redis Cluster answers, and cluster clients
- * follow (to the group's preferred leader from a node that does not replicate the group).
+ * nodes a cluster starts with, none for a node met later, until replicas move: {@link ReplicaMover}), and
+ * all of them share the node's one Raft log engine ({@link ReplicationProcess}) and its one engine-core
+ * database, where each group applies the keys of its own slots. A command runs on the leader of the group
+ * owning its keys' slot; elsewhere it is answered {@code MOVED <slot> <leader>}, as Redis Cluster answers,
+ * and cluster clients follow (to the group's preferred leader from a node that does not replicate the
+ * group).
  *
  * <p><b>Routing.</b> {@link #admit} finds the command's keys from its {@link CommandSpec} (the same key
  * positions COMMAND GETKEYS reports): keys of different slots are refused with {@code CROSSSLOT}, and a
@@ -107,7 +109,7 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
             "cluster");
 
     private ClusterNode(ReplicationProcess process, Db db, ClusterGroups groups, TopologyState state,
-                        String self, String selfClient) {
+                        String self, String selfClient, Supplier<String> password) {
         this.process = process;
         this.db = db;
         this.groups = groups;
@@ -116,7 +118,8 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
         publish(state);
         this.balancer = new LeaderBalancer(() -> topology, groups::members);
         this.peers = new PeerLinks(topology);
-        this.reconciler = new TopologyReconciler(this);
+        this.reconciler = new TopologyReconciler(this, new ReplicaMover(this, password));
+        groups.memberHere(g -> topology.isMember(g, selfRaft));
         this.admin = new ClusterAdmin(this);
         this.membership = new ClusterMembership(this, admin);
     }
@@ -130,6 +133,15 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
      */
     public static ReplicaNode open(ReplicationSettings settings, int groups, boolean join, Path dir,
                                    Options dbOptions) throws IOException {
+        return open(settings, groups, join, dir, dbOptions, () -> null);
+    }
+
+    /**
+     * {@link #open(ReplicationSettings, int, boolean, Path, Options)} with the {@code requirepass} the nodes
+     * share, which this node's own requests to other nodes send (the steps of a replica move).
+     */
+    public static ReplicaNode open(ReplicationSettings settings, int groups, boolean join, Path dir,
+                                   Options dbOptions, Supplier<String> password) throws IOException {
         ReplicatedDbOptions options = ReplicatedDbOptions.defaults()
                 .withDbOptions(dbOptions)
                 .withSnapshotIntervalSecs(settings.snapshotIntervalSecs())
@@ -150,7 +162,7 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
                     : TopologyState.seed(settings, groups));
             members = new ClusterGroups(process, db, options);
             members.openHeld(state, self);
-            node = new ClusterNode(process, db, members, state, self, selfClient);
+            node = new ClusterNode(process, db, members, state, self, selfClient, password);
             node.meta = MetadataGroup.open(process, join ? List.of() : settings.raftPeers(), options, db, state,
                     node::publish);
             node.publish(node.meta.applied());
@@ -195,6 +207,7 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
         }
         slotsOfGroup = slots;
         topology = now;
+        groups.topologyChanged();
         if (reconciler != null) {
             reconciler.wake();
             balancer.wake();
@@ -220,6 +233,10 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
 
     TopologyReconciler reconciler() {
         return reconciler;
+    }
+
+    ClusterAdmin admin() {
+        return admin;
     }
 
     @Override
@@ -275,7 +292,7 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
             }
         }
         if (name.equals("ssubscribe") || name.equals("sunsubscribe")) {
-            return null; // every node is a member of every group, so any node may carry its shard channels
+            return null; // every node receives every shard message, so any node may carry its shard channels
         }
         // SPUBLISH writes nothing but must reach its slot's leader, which forwards it to the group
         boolean write = exec || spec.isWrite() || name.equals("spublish");
@@ -469,41 +486,10 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
 
     // ---- keyless commands: the slots this node serves, pub/sub
 
-    /**
-     * The slots of the groups this node leads; leading none, those of the groups led by the node that CLUSTER
-     * NODES shows it as a replica of (the leader of its first group with a known leader), as a Redis Cluster
-     * replica holds its master's slots.
-     */
+    /** The slots of the groups this node leads, or, leading none, of its master's ({@link ClusterInfo}). */
     @Override
     public ServedSlots servedSlots() {
-        List<BitSet> led = groupsLedBy(topology.self().raft());
-        if (!led.isEmpty()) {
-            return ServedSlots.of(led, true);
-        }
-        for (GroupMember member : groups.members()) {
-            String leader = member == null ? null : member.replicated().leader().orElse(null);
-            if (leader != null && topology.clientAddressOf(leader).isPresent()) {
-                return ServedSlots.of(groupsLedBy(leader), false);
-            }
-        }
-        return ServedSlots.of(List.of(), false);
-    }
-
-    private List<BitSet> groupsLedBy(String raft) {
-        List<BitSet> led = new ArrayList<>();
-        GroupMember[] members = groups.members();
-        BitSet[] slots = slotsOfGroup;
-        for (int g = 0; g < Math.min(members.length, slots.length); g++) {
-            if (members[g] == null) {
-                continue;
-            }
-            boolean leads = raft.equals(topology.self().raft()) ? members[g].isLeader()
-                    : members[g].replicated().leader().map(raft::equals).orElse(false);
-            if (leads) {
-                led.add(slots[g]);
-            }
-        }
-        return led;
+        return ClusterInfo.servedSlots(topology, groups, slotsOfGroup);
     }
 
     @Override
@@ -573,6 +559,21 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
     @Override
     public String preferLeader(int group, String node, String password, boolean forwarded) {
         return admin.preferLeader(group, node, password, forwarded);
+    }
+
+    @Override
+    public String moveReplica(int group, String from, String to, String password, boolean forwarded) {
+        return admin.moveReplica(group, from, to, password, forwarded);
+    }
+
+    @Override
+    public String replicaMoved(long id, String password, boolean forwarded) {
+        return admin.replicaMoved(id, password, forwarded);
+    }
+
+    @Override
+    public long appliedIndex(int group) {
+        return ReplicaMover.appliedIndex(groups, group);
     }
 
     @Override

@@ -46,7 +46,8 @@ import java.util.List;
  *   <li>the slots handed away by fences this member never applied (it lacks the group's last writes to them,
  *       and no group writes them here: their new owner's accept waits for this group's fence). Then the gate
  *       takes the snapshot's change id and handed-away slots and keeps, of the slots it accepted, those the
- *       snapshot accepts too, stored durably, and wakes the groups waiting for its fences.</li>
+ *       snapshot accepts too, stored durably if the step replaced ranges, and wakes the groups waiting for
+ *       its fences.</li>
  *   <li>first waiting, for every accept entry behind the slots the snapshot accepts, until each group the
  *       slots came from has applied its fence here ({@link SlotGates#awaitChange}), as the accept entry itself
  *       waited when this member applied it (then the wait ends at once): the old owner's entries before its
@@ -54,7 +55,11 @@ import java.util.List;
  *       the slots the snapshot accepts are replaced and the gate takes the snapshot's state, stored durably;
  *       only now does it accept the slots it took over.</li>
  * </ol>
- * The first step never waits, so the groups waiting for this group's fences never wait for its install; the
+ * A member that never held the group (a node a replica moves to: {@link #openJoining}) skips the first step's
+ * ranges: on its node those slots belong to other groups, or hold nothing; its gate still takes the snapshot's
+ * fences. A wait in either place is only for a group this node replicates ({@link SlotGates#awaitChange}).
+ *
+ * <p>The first step never waits, so the groups waiting for this group's fences never wait for its install; the
  * second waits only for fences of changes up to the snapshot's, each reached without waiting on this group
  * (control entries apply in change order, and every wait is for a smaller or equal change), so installs
  * and moves cannot wait on each other in a circle. A crash between the steps leaves the stored state of the
@@ -74,20 +79,36 @@ final class SlotGate implements ApplyGate, GroupShare {
     private final byte[] controlKey;
     private final SlotGates gates;
     private volatile SlotGateState state;
+    /** Whether this member never held the group's data: true until it stores a state of its own. */
+    private volatile boolean neverHeld;
 
-    private SlotGate(int group, Db db, SlotGateState state, SlotGates gates) {
+    private SlotGate(int group, Db db, SlotGateState state, SlotGates gates, boolean neverHeld) {
         this.group = group;
         this.db = db;
         this.controlKey = controlKey(group);
         this.state = state;
         this.gates = gates;
+        this.neverHeld = neverHeld;
     }
 
     /** The gate of {@code group} as the database holds it, or accepting {@code seed} if it holds none. */
     static SlotGate open(Db db, int group, BitSet seed, SlotGates gates) {
         byte[] stored = db.get(controlKey(group));
         SlotGate gate = new SlotGate(group, db,
-                stored == null ? SlotGateState.seeded(seed) : SlotGateState.decode(stored), gates);
+                stored == null ? SlotGateState.seeded(seed) : SlotGateState.decode(stored), gates, false);
+        gates.register(group, gate);
+        return gate;
+    }
+
+    /**
+     * The gate of {@code group} on a node joining it (a replica moving there), which catches up from a
+     * snapshot: accepting nothing and never having held the group, unless the database holds a state (the
+     * node stored the first install's state before it restarted).
+     */
+    static SlotGate openJoining(Db db, int group, SlotGates gates) {
+        byte[] stored = db.get(controlKey(group));
+        SlotGate gate = stored != null ? new SlotGate(group, db, SlotGateState.decode(stored), gates, false)
+                : new SlotGate(group, db, SlotGateState.seeded(new BitSet(KeySlot.SLOTS)), gates, true);
         gates.register(group, gate);
         return gate;
     }
@@ -187,10 +208,14 @@ final class SlotGate implements ApplyGate, GroupShare {
         SlotGateState local = state;
         SlotGateState snapshot = SlotGateState.decode(saved.state());
         List<Db.Range> missedFences = new ArrayList<>();
-        snapshot.fenced().tailMap(local.lastChange(), false).values()
-                .forEach(slots -> missedFences.addAll(GroupKeyRanges.of(slots)));
-        InstallStep fences = new InstallStep(() -> { }, missedFences,
-                () -> adopt(local.fencedAsOf(snapshot)));
+        if (!neverHeld) {
+            snapshot.fenced().tailMap(local.lastChange(), false).values()
+                    .forEach(slots -> missedFences.addAll(GroupKeyRanges.of(slots)));
+        }
+        // Stored only when the step replaced ranges: otherwise a crash before the second step loses nothing
+        // the next attempt would not redo alike, and the engine, run without its log, is not flushed for it.
+        InstallStep fences = new InstallStep(() -> { }, missedFences, missedFences.isEmpty()
+                ? () -> take(local.fencedAsOf(snapshot)) : () -> adopt(local.fencedAsOf(snapshot)));
         InstallStep accepts = new InstallStep(() -> {
             snapshot.taken().forEach((change, taken) -> {
                 for (int source : taken.sources()) {
@@ -207,6 +232,12 @@ final class SlotGate implements ApplyGate, GroupShare {
     private void adopt(SlotGateState next) {
         db.put(WriteOptions.DEFAULT, controlKey, next.encode());
         db.syncWal(); // a flush when the engine runs without its log, as under Raft
+        neverHeld = false;
+        take(next);
+    }
+
+    /** Takes {@code next} as this gate's state (in memory) and tells the groups waiting on it. */
+    private void take(SlotGateState next) {
         state = next;
         gates.changed();
     }

@@ -22,9 +22,9 @@ import java.util.function.Predicate;
  * Every step is idempotent and checked against applied state (a gate's last change, the topology's epoch),
  * so a step repeated by a new leader or after a lost reply changes nothing; a crashed node's step is done by
  * whoever leads the group next. The reconciler also opens the groups a split created (those this node is a
- * member of). One thread, woken by every applied topology and gate change and every {@value #PERIOD_MS} ms
- * (leadership changes are not
- * signalled). {@link #await} lets an operation wait for the state it started to complete.
+ * member of), and does this node's steps of a replica move ({@link ReplicaMover}). One thread, woken by
+ * every applied topology and gate change and every {@value #PERIOD_MS} ms (leadership and Raft configuration
+ * changes are not signalled). {@link #await} lets an operation wait for the state it started to complete.
  */
 final class TopologyReconciler implements AutoCloseable {
 
@@ -32,13 +32,15 @@ final class TopologyReconciler implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(TopologyReconciler.class.getName());
 
     private final ClusterNode node;
+    private final ReplicaMover mover;
     private final Object lock = new Object();
     private final Thread thread;
     private boolean woken;
     private volatile boolean running = true;
 
-    TopologyReconciler(ClusterNode node) {
+    TopologyReconciler(ClusterNode node, ReplicaMover mover) {
         this.node = node;
+        this.mover = mover;
         this.thread = Thread.ofPlatform().daemon().name("varve-topology").unstarted(this::run);
     }
 
@@ -107,6 +109,7 @@ final class TopologyReconciler implements AutoCloseable {
         TopologyState state = meta.applied();
         ClusterGroups groups = node.groups();
         groups.openHeld(state, node.topology().self().raft());
+        mover.step(state);
         TopologyState.Change change = state.change();
         if (change == null) {
             return;

@@ -26,6 +26,12 @@ import java.util.TreeSet;
  * unchanged), then {@link Phase#HANDOFF} with the target as owner while the target starts accepting them; the
  * change is then cleared. One change runs at a time.
  *
+ * <p><b>A replica move</b> ({@link ReplicaMove}) replaces one member of a group by a node that is not one: it
+ * is recorded when it begins and cleared, with the member list changed, when the group's configuration has
+ * changed ({@link #replicaMoved}); the steps between are the group's ({@link ReplicaMover}). A replica move and
+ * a slot change never run together: an accept waiting for a fence on a node that is leaving the source group
+ * would wait forever, and a slot change between groups on different nodes would move no data.
+ *
  * <p><b>Encoding</b> (big-endian; a string is a u16 length and modified UTF-8, as DataOutput.writeUTF writes
  * it; a range list is a u16 count of u16 first, u16 last pairs):
  * <pre>
@@ -34,6 +40,7 @@ import java.util.TreeSet;
  *   u16 groups { str preferredLeader, u16 members { str raftAddress } }
  *   u16 runs   { u16 first, u16 last, u16 group }          (owners, as maximal runs in slot order)
  *   u8 hasChange [ u64 id | u16 target | u8 phase | ranges slots | u16 sources { u16 group } ]
+ *   u8 hasMove [ u64 id | u16 group | str from | str to ]     (absent in a state written before moves existed)
  * </pre>
  */
 final class TopologyState {
@@ -62,21 +69,32 @@ final class TopologyState {
     record Change(long id, BitSet slots, int target, List<Integer> sources, Phase phase) {
     }
 
+    /**
+     * @param id    the epoch the move began at
+     * @param group the group whose replica moves
+     * @param from  the Raft address of the member leaving
+     * @param to    the Raft address of the node joining
+     */
+    record ReplicaMove(long id, int group, String from, String to) {
+    }
+
     private final long epoch;
     private final int seedGroups;
     private final List<Node> nodes;
     private final List<Group> groups;
     private final int[] owners;
     private final Change change;
+    private final ReplicaMove move;
 
     private TopologyState(long epoch, int seedGroups, List<Node> nodes, List<Group> groups, int[] owners,
-                          Change change) {
+                          Change change, ReplicaMove move) {
         this.epoch = epoch;
         this.seedGroups = seedGroups;
         this.nodes = List.copyOf(nodes);
         this.groups = List.copyOf(groups);
         this.owners = owners;
         this.change = change;
+        this.move = move;
     }
 
     /**
@@ -99,7 +117,7 @@ final class TopologyState {
         for (int g = 0; g < groups; g++) {
             list.add(new Group(members, members.get(g % members.size())));
         }
-        return new TopologyState(1, groups, sorted, list, SlotMap.evenly(groups, 1).owners(), null);
+        return new TopologyState(1, groups, sorted, list, SlotMap.evenly(groups, 1).owners(), null, null);
     }
 
     /**
@@ -108,7 +126,8 @@ final class TopologyState {
      * state comes first after it (docs/cluster.md, "Adding and removing nodes").
      */
     static TopologyState joining(String raft, String client) {
-        return new TopologyState(0, 0, List.of(new Node(raft, client)), List.of(), new int[KeySlot.SLOTS], null);
+        return new TopologyState(0, 0, List.of(new Node(raft, client)), List.of(), new int[KeySlot.SLOTS], null,
+                null);
     }
 
     /** Whether this is the state of a node waiting to be met ({@link #joining}). */
@@ -136,6 +155,11 @@ final class TopologyState {
         return change;
     }
 
+    /** The replica move in progress, or null. */
+    ReplicaMove move() {
+        return move;
+    }
+
     SlotMap slotMap() {
         return new SlotMap(owners, epoch);
     }
@@ -150,6 +174,7 @@ final class TopologyState {
     /** Begins moving slots {@code first}..{@code last} to {@code target}. */
     TopologyState beginMove(int first, int last, int target) {
         requireNoChange();
+        requireNoMove();
         if (first < 0 || last >= KeySlot.SLOTS || first > last) {
             throw new IllegalArgumentException("ERR Invalid or out of range slot");
         }
@@ -173,6 +198,7 @@ final class TopologyState {
      */
     TopologyState beginSplit(int group) {
         requireNoChange();
+        requireNoMove();
         requireGroup(group);
         BitSet own = slotsOf(group);
         if (own.cardinality() < 2) {
@@ -206,7 +232,7 @@ final class TopologyState {
             next[s] = change.target();
         }
         Change handoff = new Change(change.id(), change.slots(), change.target(), change.sources(), Phase.HANDOFF);
-        return new TopologyState(epoch + 1, seedGroups, nodes, groups, next, handoff);
+        return new TopologyState(epoch + 1, seedGroups, nodes, groups, next, handoff, move);
     }
 
     /** The target accepts the change's slots: the change is over. */
@@ -214,7 +240,7 @@ final class TopologyState {
         if (change == null || change.phase() != Phase.HANDOFF) {
             throw new IllegalArgumentException("ERR no slot change is handing off");
         }
-        return new TopologyState(epoch + 1, seedGroups, nodes, groups, owners, null);
+        return new TopologyState(epoch + 1, seedGroups, nodes, groups, owners, null, move);
     }
 
     TopologyState withPreferredLeader(int group, String raft) {
@@ -224,7 +250,7 @@ final class TopologyState {
         }
         List<Group> next = new ArrayList<>(groups);
         next.set(group, new Group(groups.get(group).members(), raft));
-        return new TopologyState(epoch + 1, seedGroups, nodes, next, owners, change);
+        return new TopologyState(epoch + 1, seedGroups, nodes, next, owners, change, move);
     }
 
     /** Adds a node, member of no group (CLUSTER MEET); unchanged if it is there already. */
@@ -241,7 +267,7 @@ final class TopologyState {
         List<Node> next = new ArrayList<>(nodes);
         next.add(new Node(raft, client));
         next.sort(Comparator.comparing(Node::raft));
-        return new TopologyState(epoch + 1, seedGroups, next, groups, owners, change);
+        return new TopologyState(epoch + 1, seedGroups, next, groups, owners, change, move);
     }
 
     /**
@@ -252,6 +278,10 @@ final class TopologyState {
     TopologyState withoutNode(String raft) {
         Node gone = nodes.stream().filter(n -> n.raft().equals(raft)).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("ERR Unknown node " + RaftReplica.nodeId(raft)));
+        if (move != null && (move.from().equals(raft) || move.to().equals(raft))) {
+            throw new IllegalArgumentException("ERR node " + gone.id() + " takes part in the replica move in "
+                    + "progress (epoch " + move.id() + "); retry once it completes");
+        }
         List<Integer> held = groupsOf(raft);
         if (!held.isEmpty()) {
             throw new IllegalArgumentException("ERR node " + gone.id() + " still holds replicas of groups "
@@ -260,7 +290,60 @@ final class TopologyState {
         }
         List<Node> next = new ArrayList<>(nodes);
         next.remove(gone);
-        return new TopologyState(epoch + 1, seedGroups, next, groups, owners, change);
+        return new TopologyState(epoch + 1, seedGroups, next, groups, owners, change, move);
+    }
+
+    /**
+     * Begins moving {@code group}'s replica from the member {@code from} to the node {@code to} (Raft
+     * addresses), which is not a member. A group preferring {@code from} as its leader prefers {@code to}.
+     */
+    TopologyState beginReplicaMove(int group, String from, String to) {
+        requireNoChange();
+        requireNoMove();
+        requireGroup(group);
+        List<String> members = groups.get(group).members();
+        if (!members.contains(requireNode(from))) {
+            throw new IllegalArgumentException("ERR node " + RaftReplica.nodeId(from) + " is not a member of group "
+                    + group);
+        }
+        if (members.contains(requireNode(to))) {
+            throw new IllegalArgumentException("ERR node " + RaftReplica.nodeId(to) + " is already a member of group "
+                    + group);
+        }
+        List<Group> next = groups;
+        if (groups.get(group).preferredLeader().equals(from)) {
+            // The balancer then hands the leadership to the new member once it votes, never back to the old.
+            next = new ArrayList<>(groups);
+            next.set(group, new Group(members, to));
+        }
+        return new TopologyState(epoch + 1, seedGroups, nodes, next, owners, null,
+                new ReplicaMove(epoch + 1, group, from, to));
+    }
+
+    /**
+     * The group's configuration has changed as the move of epoch {@code id} asked: its member list names the
+     * new node instead of the old, whose leader preference, if it had it, goes to the member preferred by the
+     * fewest groups; the move is over.
+     */
+    TopologyState replicaMoved(long id) {
+        if (move == null || move.id() != id) {
+            throw new IllegalArgumentException("ERR no replica move of epoch " + id + " is in progress");
+        }
+        Group moved = groups.get(move.group());
+        List<String> members = new ArrayList<>(moved.members());
+        members.remove(move.from());
+        members.add(move.to());
+        members.sort(null);
+        String preferred = moved.preferredLeader();
+        if (preferred.equals(move.from())) {
+            preferred = members.stream()
+                    .min(Comparator.comparingLong((String m) -> groups.stream()
+                            .filter(g -> g.preferredLeader().equals(m)).count()).thenComparing(m -> m))
+                    .orElseThrow();
+        }
+        List<Group> next = new ArrayList<>(groups);
+        next.set(move.group(), new Group(List.copyOf(members), preferred));
+        return new TopologyState(epoch + 1, seedGroups, nodes, next, owners, change, null);
     }
 
     /** The groups {@code raft} is a member of, ascending. */
@@ -290,8 +373,15 @@ final class TopologyState {
         for (int s = slots.nextSetBit(0); s >= 0; s = slots.nextSetBit(s + 1)) {
             sources.add(owners[s]);
         }
+        TreeSet<String> onNodes = new TreeSet<>(nextGroups.get(target).members());
+        for (int source : sources) {
+            if (!new TreeSet<>(groups.get(source).members()).equals(onNodes)) {
+                throw new IllegalArgumentException("ERR groups " + source + " and " + target + " have different "
+                        + "members; slots move only between groups on the same nodes");
+            }
+        }
         Change begun = new Change(epoch + 1, slots, target, List.copyOf(sources), Phase.FENCING);
-        return new TopologyState(epoch + 1, seedGroups, nodes, nextGroups, owners, begun);
+        return new TopologyState(epoch + 1, seedGroups, nodes, nextGroups, owners, begun, null);
     }
 
     private void requireNoChange() {
@@ -299,6 +389,20 @@ final class TopologyState {
             throw new IllegalArgumentException("ERR a slot change is in progress (epoch " + change.id()
                     + "); retry once it completes");
         }
+    }
+
+    private void requireNoMove() {
+        if (move != null) {
+            throw new IllegalArgumentException("ERR a replica move is in progress (epoch " + move.id()
+                    + "); retry once it completes");
+        }
+    }
+
+    private String requireNode(String raft) {
+        if (nodes.stream().noneMatch(n -> n.raft().equals(raft))) {
+            throw new IllegalArgumentException("ERR Unknown node " + RaftReplica.nodeId(raft));
+        }
+        return raft;
     }
 
     private void requireGroup(int group) {
@@ -353,6 +457,13 @@ final class TopologyState {
                     out.writeShort(source);
                 }
             }
+            out.writeBoolean(move != null);
+            if (move != null) {
+                out.writeLong(move.id());
+                out.writeShort(move.group());
+                out.writeUTF(move.from());
+                out.writeUTF(move.to());
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -398,7 +509,11 @@ final class TopologyState {
                 }
                 change = new Change(id, slots, target, List.copyOf(sources), phase);
             }
-            return new TopologyState(epoch, seedGroups, nodes, groups, owners, change);
+            ReplicaMove move = null;
+            if (in.available() > 0 && in.readBoolean()) {
+                move = new ReplicaMove(in.readLong(), in.readUnsignedShort(), in.readUTF(), in.readUTF());
+            }
+            return new TopologyState(epoch, seedGroups, nodes, groups, owners, change, move);
         } catch (IOException e) {
             throw new IllegalArgumentException("a truncated topology", e);
         }
@@ -430,6 +545,7 @@ final class TopologyState {
 
     @Override
     public String toString() {
-        return "TopologyState[epoch " + epoch + ", " + groups.size() + " groups, change " + change + "]";
+        return "TopologyState[epoch " + epoch + ", " + groups.size() + " groups, change " + change + ", move "
+                + move + "]";
     }
 }

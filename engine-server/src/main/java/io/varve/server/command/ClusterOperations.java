@@ -32,4 +32,16 @@ public interface ClusterOperations {
 
     /** This node's Raft address, client address and topology epoch (0: waiting to be met), space-separated. */
     String joinState();
+
+    /**
+     * Moves {@code group}'s replica from node {@code from} to node {@code to} (ids, Raft or client addresses);
+     * returns once the group's members are the new list.
+     */
+    String moveReplica(int group, String from, String to, String password, boolean forwarded);
+
+    /** Sent by a group's leader once its configuration changed as the move of epoch {@code id} asked. */
+    String replicaMoved(long id, String password, boolean forwarded);
+
+    /** The Raft index this node's member of {@code group} has applied (a move's leader asks the target). */
+    long appliedIndex(int group);
 }

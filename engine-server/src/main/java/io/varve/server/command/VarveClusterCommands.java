@@ -4,10 +4,13 @@ import io.varve.server.resp.RedisError;
 
 /**
  * {@code VARVE CLUSTER MOVESLOTS <first> <last> <group>}, {@code VARVE CLUSTER SPLIT <group>} and
- * {@code VARVE CLUSTER LEADER <group> <node>}, and Redis's {@code CLUSTER FAILOVER}, {@code MEET} and
- * {@code FORGET}: the online topology operations of a cluster node (docs/operations.md), parsed here and run
- * by the node's {@link ClusterOperations}. A trailing {@code FORWARDED} marks a command one node handed to the leader of
- * the metadata group. {@code VARVE CLUSTER JOINSTATE} is what a node asks the node it meets.
+ * {@code VARVE CLUSTER LEADER <group> <node>}, {@code VARVE CLUSTER MOVE-REPLICA <group> <from> <to>}, and
+ * Redis's {@code CLUSTER FAILOVER}, {@code MEET} and {@code FORGET}: the online topology operations of a
+ * cluster node (docs/operations.md), parsed here and run by the node's {@link ClusterOperations}. A trailing
+ * {@code FORWARDED} marks a command one node handed to the leader of the metadata group. Between nodes:
+ * {@code VARVE CLUSTER JOINSTATE} is what a node asks the node it meets, {@code APPLIED <group>} what a
+ * group's leader asks the node its replica moves to, {@code REPLICA-MOVED <epoch>} what it tells the
+ * metadata leader once the group's configuration changed.
  */
 final class VarveClusterCommands {
 
@@ -33,6 +36,12 @@ final class VarveClusterCommands {
             c.reply().simple(operations.forget(c.argText(3), password, forwarded));
         } else if (count == 3 && c.argIs(2, "joinstate")) {
             c.reply().bulk(operations.joinState());
+        } else if (args == 6 && c.argIs(2, "move-replica")) {
+            c.reply().simple(operations.moveReplica(number(c, 3), c.argText(4), c.argText(5), password, forwarded));
+        } else if (args == 4 && c.argIs(2, "replica-moved")) {
+            c.reply().simple(operations.replicaMoved(number(c, 3), password, forwarded));
+        } else if (count == 4 && c.argIs(2, "applied")) {
+            c.reply().integer(operations.appliedIndex(number(c, 3)));
         } else {
             throw new RedisError("ERR unknown subcommand or wrong number of arguments for 'VARVE CLUSTER "
                     + (count > 2 ? c.argText(2) : "") + "'. Try VARVE HELP.");

@@ -1,0 +1,146 @@
+package io.varve.server.cluster;
+
+import io.varve.replication.ReplicatedBatch;
+import io.varve.replication.ReplicatedDb;
+import io.varve.server.replica.GroupMember;
+import io.varve.server.resp.RedisError;
+import io.varve.server.store.KeyEncoding;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * The steps of a replica move ({@link TopologyState.ReplicaMove}: group g's member {@code from} replaced by the
+ * node {@code to}), each done by the node concerned, found from applied state only, so that every step can be
+ * repeated, and a step a crashed node left undone is done by whoever leads the group next (docs/cluster.md,
+ * "Moving a group's replica"):
+ *
+ * <ol>
+ *   <li>{@code to} opens its member of g with no peers and a gate that never held the group
+ *       ({@link ClusterGroups#openJoining}): it waits for the leader.</li>
+ *   <li>g's leader, finding {@code to} neither a voter nor a learner, snapshots twice with an entry between
+ *       (jraft truncates the log only up to the snapshot before the newest), so the log no longer starts at
+ *       its first entry and {@code to} catches up from a snapshot, then adds {@code to} as a learner. Old
+ *       entries replayed on {@code to}, where other groups hold the slots g handed away, would write g's
+ *       records from before its fences over theirs.</li>
+ *   <li>g's leader, finding {@code to} a learner, asks it for its applied index ({@code VARVE CLUSTER
+ *       APPLIED}, over {@link PeerRequest}) and compares it with its own commit index read before asking;
+ *       once {@code to} has applied that far, it removes the learner and adds it as a voter (jraft stops the
+ *       replicator of a learner turned voter in one step; the voter's catch-up is then short).</li>
+ *   <li>g's leader, finding both voters, removes {@code from}; if it is {@code from} itself, it hands its
+ *       leadership to {@code to} first and the new leader goes on.</li>
+ *   <li>g's leader, finding {@code to} a voter and {@code from} gone, has the metadata leader commit the new
+ *       member list ({@code VARVE CLUSTER REPLICA-MOVED}): epoch + 1, the move cleared.</li>
+ *   <li>every node, finding itself no longer a member of a group it has a member of (or what one left before
+ *       a crash), retires it ({@link ClusterGroups#retire}).</li>
+ * </ol>
+ *
+ * Why the target's applied index and not jraft's replicator state: jraft exposes the replicators' progress to
+ * no public API, and what the promotion needs is that the target has applied the snapshot and the log after
+ * it, which only the target knows. Runs on the reconciler's thread.
+ */
+final class ReplicaMover {
+
+    private static final System.Logger LOG = System.getLogger(ReplicaMover.class.getName());
+
+    private final ClusterNode node;
+    private final Supplier<String> password;
+    /** Whether the groups this node left before a restart were looked for (the first round does). */
+    private boolean leftoversChecked;
+
+    ReplicaMover(ClusterNode node, Supplier<String> password) {
+        this.node = node;
+        this.password = password;
+    }
+
+    /** One round of whatever move steps this node can do now. */
+    void step(TopologyState state) throws IOException {
+        String self = node.topology().self().raft();
+        ClusterGroups groups = node.groups();
+        TopologyState.ReplicaMove move = state.move();
+        if (move != null && move.to().equals(self)) {
+            groups.openJoining(move.group());
+        }
+        retireLeft(state, self, move);
+        if (move != null) {
+            GroupMember member = groups.member(move.group());
+            if (member != null && member.isLeader()) {
+                lead(move, member.replicated(), self);
+            }
+        }
+    }
+
+    private void retireLeft(TopologyState state, String self, TopologyState.ReplicaMove move) throws IOException {
+        if (state.waitingToJoin()) {
+            return;
+        }
+        ClusterGroups groups = node.groups();
+        for (int g = 0; g < state.groups().size(); g++) {
+            boolean joining = move != null && move.group() == g && move.to().equals(self);
+            if (joining || state.groups().get(g).members().contains(self)) {
+                continue;
+            }
+            if (groups.member(g) != null || (!leftoversChecked && groups.holdsRetired(g))) {
+                groups.retire(g, state.seedGroups());
+            }
+        }
+        leftoversChecked = true;
+    }
+
+    private void lead(TopologyState.ReplicaMove move, ReplicatedDb group, String self) {
+        String to = move.to();
+        String from = move.from();
+        List<String> peers = group.peers();
+        if (!peers.contains(to)) {
+            if (!group.learners().contains(to)) {
+                group.snapshot();
+                group.write(new ReplicatedBatch().delete(KeyEncoding.internalKey("replica-move/" + group.group())));
+                group.snapshot();
+                group.addLearner(to);
+                LOG.log(System.Logger.Level.INFO, group.group() + ": " + to + " added as a learner, from a snapshot");
+            } else if (caughtUp(move, group)) {
+                group.removeLearner(to);
+                group.addPeer(to);
+                LOG.log(System.Logger.Level.INFO, group.group() + ": " + to + " caught up and is a voter");
+            }
+            return;
+        }
+        if (peers.contains(from)) {
+            if (from.equals(self)) {
+                group.transferLeadershipTo(to);
+            } else {
+                group.removePeer(from);
+                LOG.log(System.Logger.Level.INFO, group.group() + ": " + from + " removed");
+            }
+            return;
+        }
+        node.admin().replicaMoved(move.id(), password.get(), false);
+    }
+
+    /** Step 4 on the target: the Raft index its member of {@code group} has applied. */
+    static long appliedIndex(ClusterGroups groups, int group) {
+        GroupMember member = groups.member(group);
+        if (member == null) {
+            throw new RedisError("ERR this node has no member of group " + group);
+        }
+        return member.replicated().status().appliedIndex();
+    }
+
+    /** Whether {@code to} has applied as far as this leader had committed just before asking it. */
+    private boolean caughtUp(TopologyState.ReplicaMove move, ReplicatedDb group) {
+        long committed = group.status().commitIndex();
+        String address = node.topology().clientAddressOf(move.to()).orElse(null);
+        if (address == null) {
+            return false;
+        }
+        String applied = PeerRequest.call(address, password.get(),
+                List.of("VARVE", "CLUSTER", "APPLIED", Integer.toString(move.group())),
+                "ERR node " + address + " did not answer");
+        try {
+            return Long.parseLong(applied) >= committed;
+        } catch (NumberFormatException e) {
+            throw new RedisError("ERR node " + address + " answered " + applied + " for its applied index");
+        }
+    }
+}
