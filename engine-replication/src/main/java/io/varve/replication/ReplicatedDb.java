@@ -550,7 +550,7 @@ public final class ReplicatedDb implements AutoCloseable {
     }
 
     /** The first index of this member's Raft log in the shared engine, if it holds any. */
-    OptionalLong firstLogIndex() throws IOException {
+    public OptionalLong firstLogIndex() throws IOException {
         return process.log().firstLogIndex(group + "/log");
     }
 

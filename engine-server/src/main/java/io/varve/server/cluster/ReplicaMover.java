@@ -7,6 +7,7 @@ import io.varve.server.resp.RedisError;
 import io.varve.server.store.KeyEncoding;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -23,9 +24,12 @@ import java.util.function.Supplier;
  *       (jraft truncates the log only up to the snapshot before the newest), so the log no longer starts at
  *       its first entry and {@code to} catches up from a snapshot, then adds {@code to} as a learner. Old
  *       entries replayed on {@code to}, where other groups hold the slots g handed away, would write g's
- *       records from before its fences over theirs.</li>
+ *       records from before its fences over theirs. A leader elected later, whose own log was never
+ *       truncated, does the same on finding the learner; {@code to}'s gate refuses whatever entries came
+ *       first, and {@code to} starts its member afresh ({@link SlotGate#sentLogBeforeSnapshot}).</li>
  *   <li>g's leader, finding {@code to} a learner, asks it for its applied index ({@code VARVE CLUSTER
- *       APPLIED}, over {@link PeerRequest}) and compares it with its own commit index read before asking;
+ *       APPLIED}, 0 until it installed a snapshot, over {@link PeerRequest}) and compares it with its own
+ *       commit index read before asking;
  *       once {@code to} has applied that far, it removes the learner and adds it as a voter (jraft stops the
  *       replicator of a learner turned voter in one step; the voter's catch-up is then short).</li>
  *   <li>g's leader, finding both voters, removes {@code from}; if it is {@code from} itself, it hands its
@@ -60,6 +64,12 @@ final class ReplicaMover {
         ClusterGroups groups = node.groups();
         TopologyState.ReplicaMove move = state.move();
         if (move != null && move.to().equals(self)) {
+            SlotGate gate = groups.gate(move.group());
+            if (gate != null && gate.sentLogBeforeSnapshot()) {
+                LOG.log(System.Logger.Level.WARNING, ClusterTopology.groupName(move.group()) + ": its leader sent "
+                        + "this new member the log from its first entry, not a snapshot; starting the member afresh");
+                groups.retire(move.group(), state.seedGroups());
+            }
             groups.openJoining(move.group());
         }
         retireLeft(state, self, move);
@@ -94,11 +104,14 @@ final class ReplicaMover {
         List<String> peers = group.peers();
         if (!peers.contains(to)) {
             if (!group.learners().contains(to)) {
-                group.snapshot();
-                group.write(new ReplicatedBatch().delete(KeyEncoding.internalKey("replica-move/" + group.group())));
-                group.snapshot();
+                dropLogStart(group);
                 group.addLearner(to);
                 LOG.log(System.Logger.Level.INFO, group.group() + ": " + to + " added as a learner, from a snapshot");
+            } else if (logFromFirstEntry(group)) {
+                // A leader elected since the learner was added, whose log was never truncated: the learner may
+                // already have been sent entries from the first, and starts afresh (step()) once this is done.
+                dropLogStart(group);
+                LOG.log(System.Logger.Level.INFO, group.group() + ": log truncated, for learner " + to);
             } else if (caughtUp(move, group)) {
                 group.removeLearner(to);
                 group.addPeer(to);
@@ -118,13 +131,36 @@ final class ReplicaMover {
         node.admin().replicaMoved(move.id(), password.get(), false);
     }
 
-    /** Step 4 on the target: the Raft index its member of {@code group} has applied. */
+    /**
+     * Snapshots twice with an entry between: jraft truncates the log only up to the snapshot before the newest,
+     * so afterwards the log no longer holds the group's first entry and a member with an empty log is sent a
+     * snapshot.
+     */
+    private static void dropLogStart(ReplicatedDb group) {
+        group.snapshot();
+        group.write(new ReplicatedBatch().delete(KeyEncoding.internalKey("replica-move/" + group.group())));
+        group.snapshot();
+    }
+
+    private static boolean logFromFirstEntry(ReplicatedDb group) {
+        try {
+            return group.firstLogIndex().orElse(1) <= 1;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Step 4 on the target: the Raft index its member of {@code group} has applied, or 0 until it installed a
+     * snapshot (entries applied before one were refused and say nothing of its copy).
+     */
     static long appliedIndex(ClusterGroups groups, int group) {
         GroupMember member = groups.member(group);
         if (member == null) {
             throw new RedisError("ERR this node has no member of group " + group);
         }
-        return member.replicated().status().appliedIndex();
+        SlotGate gate = groups.gate(group);
+        return gate != null && gate.held() ? member.replicated().status().appliedIndex() : 0;
     }
 
     /** Whether {@code to} has applied as far as this leader had committed just before asking it. */

@@ -57,7 +57,9 @@ import java.util.List;
  * </ol>
  * A member that never held the group (a node a replica moves to: {@link #openJoining}) skips the first step's
  * ranges: on its node those slots belong to other groups, or hold nothing; its gate still takes the snapshot's
- * fences. A wait in either place is only for a group this node replicates ({@link SlotGates#awaitChange}).
+ * fences. Such a member refuses every entry until its first install: it can only have been sent the log from
+ * the group's first entry, whose records predate fences whose slots other groups own here now.
+ * A wait in either place is only for a group this node replicates ({@link SlotGates#awaitChange}).
  *
  * <p>The first step never waits, so the groups waiting for this group's fences never wait for its install; the
  * second waits only for fences of changes up to the snapshot's, each reached without waiting on this group
@@ -81,6 +83,8 @@ final class SlotGate implements ApplyGate, GroupShare {
     private volatile SlotGateState state;
     /** Whether this member never held the group's data: true until it stores a state of its own. */
     private volatile boolean neverHeld;
+    /** Whether log entries reached this member while it never held the group: it must start afresh. */
+    private volatile boolean sentLogBeforeSnapshot;
 
     private SlotGate(int group, Db db, SlotGateState state, SlotGates gates, boolean neverHeld) {
         this.group = group;
@@ -146,8 +150,28 @@ final class SlotGate implements ApplyGate, GroupShare {
         return state;
     }
 
+    /**
+     * Whether this member, never having held the group, was sent log entries instead of a snapshot: a leader
+     * whose log still starts at the group's first entry replays it from there. Every such entry was refused,
+     * so the member holds nothing of the group; it must be started afresh ({@link ReplicaMover}).
+     */
+    boolean sentLogBeforeSnapshot() {
+        return sentLogBeforeSnapshot;
+    }
+
+    /** Whether this member has held the group's data: it installed a snapshot, or opened as a member. */
+    boolean held() {
+        return !neverHeld;
+    }
+
     @Override
     public List<ReplicatedBatch.Op> admit(long index, List<ReplicatedBatch.Op> ops) {
+        if (neverHeld) {
+            // Not even a control entry: an accept applied here would let the entries after it write records
+            // from before the group's fences into slots other groups own on this node.
+            sentLogBeforeSnapshot = true;
+            return null;
+        }
         if (ops.size() == 1 && Arrays.equals(ops.getFirst().key(), controlKey) && ops.getFirst().value() != null) {
             return control(ops.getFirst());
         }

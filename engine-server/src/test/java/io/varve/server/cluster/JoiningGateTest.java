@@ -4,6 +4,7 @@ import io.varve.core.Db;
 import io.varve.core.Options;
 import io.varve.replication.GroupShare;
 import io.varve.replication.ReplicatedBatch;
+import io.varve.server.store.KeyEncoding;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,7 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * a group's replica"). Node 1 moved slots 0-199 from group 0 to group 1 (change 7). A node that never held
  * group 0 installs group 0's snapshot without replacing the slots group 0 handed away (on that node they are
  * group 1's), where a member that held group 0 replaces them; and a node that does not replicate group 0
- * installs group 1's snapshot without waiting for group 0's fence, where a member of group 0 waits for it.
+ * installs group 1's snapshot without waiting for group 0's fence, where a member of group 0 waits for it. A
+ * joining member sent log entries before any snapshot refuses them all, control entries too, and says so.
  */
 class JoiningGateTest {
 
@@ -83,6 +85,40 @@ class JoiningGateTest {
             ExecutionException released = assertThrows(ExecutionException.class,
                     () -> install.get(30, TimeUnit.SECONDS));
             assertInstanceOf(IllegalStateException.class, released.getCause());
+        }
+    }
+
+    @Test
+    void aJoiningMemberSentLogEntriesBeforeASnapshotRefusesThemAllUntilItsFirstInstall(@TempDir Path dir)
+            throws Exception {
+        BitSet moved = new BitSet();
+        moved.set(0, 200);
+        GroupShare.Saved group0;
+        try (Db db = Db.open(dir.resolve("node1"), Options.defaults())) {
+            SlotGate a = SlotGate.open(db, 0, SlotGate.seed(0, GROUPS), new SlotGates());
+            a.admit(1, List.of(op(SlotGate.fence(0, 7, moved))));
+            group0 = a.save();
+        }
+        try (Db db = Db.open(dir.resolve("node2"), Options.defaults())) {
+            SlotGate joining = SlotGate.openJoining(db, 0, new SlotGates());
+            byte[] inSlot500 = KeyEncoding.slotMetadataStart(500);
+            BitSet all = SlotGate.seed(0, 1);
+            assertEquals(null, joining.admit(1, List.of(op(SlotGate.accept(0, 3, all, List.of(0))))),
+                    "an accept from the log's start is refused");
+            assertEquals(null, joining.admit(2, List.of(op(new ReplicatedBatch().put(inSlot500, new byte[1])))),
+                    "so is a write");
+            assertTrue(joining.sentLogBeforeSnapshot() && !joining.held() && joining.accepted().isEmpty());
+
+            SlotGate afresh = SlotGate.openJoining(db, 0, new SlotGates());
+            List<GroupShare.InstallStep> steps = afresh.install(group0);
+            steps.forEach(step -> {
+                step.before().run();
+                step.after().run();
+            });
+            assertTrue(afresh.held() && !afresh.sentLogBeforeSnapshot() && afresh.accepts(500) && !afresh.accepts(0),
+                    "a member started afresh takes the snapshot's state");
+            List<ReplicatedBatch.Op> write = List.of(op(new ReplicatedBatch().put(inSlot500, new byte[1])));
+            assertEquals(write, afresh.admit(9, write), "after the install, entries apply");
         }
     }
 
