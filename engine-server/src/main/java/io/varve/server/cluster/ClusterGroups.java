@@ -110,6 +110,8 @@ final class ClusterGroups implements AutoCloseable {
             return;
         }
         start(g, List.of(), SlotGate.openJoining(db, g, gates));
+        LOG.log(System.Logger.Level.INFO, "opened a member of " + ClusterTopology.groupName(g)
+                + " here, waiting for its leader: a replica moves to this node");
     }
 
     private void start(int g, List<String> peers, SlotGate gate) throws IOException {

@@ -20,18 +20,18 @@ import java.util.function.Supplier;
  * <ol>
  *   <li>{@code to} opens its member of g with no peers and a gate that never held the group
  *       ({@link ClusterGroups#openJoining}): it waits for the leader.</li>
- *   <li>g's leader, finding {@code to} neither a voter nor a learner, snapshots twice with an entry between
- *       (jraft truncates the log only up to the snapshot before the newest), so the log no longer starts at
- *       its first entry and {@code to} catches up from a snapshot, then adds {@code to} as a learner. Old
+ *   <li>g's leader, finding {@code to} neither a voter nor a learner, and its log starting at the first
+ *       entry, snapshots twice with an entry between (jraft truncates the log only up to the snapshot before
+ *       the newest), so that {@code to} catches up from a snapshot, then adds {@code to} as a learner. Old
  *       entries replayed on {@code to}, where other groups hold the slots g handed away, would write g's
  *       records from before its fences over theirs. A leader elected later, whose own log was never
  *       truncated, does the same on finding the learner; {@code to}'s gate refuses whatever entries came
  *       first, and {@code to} starts its member afresh ({@link SlotGate#sentLogBeforeSnapshot}).</li>
  *   <li>g's leader, finding {@code to} a learner, asks it for its applied index ({@code VARVE CLUSTER
  *       APPLIED}, 0 until it installed a snapshot, over {@link PeerRequest}) and compares it with its own
- *       commit index read before asking;
- *       once {@code to} has applied that far, it removes the learner and adds it as a voter (jraft stops the
- *       replicator of a learner turned voter in one step; the voter's catch-up is then short).</li>
+ *       commit index read before asking; once {@code to} is within {@link #CATCH_UP_MARGIN} entries of it,
+ *       it removes the learner and adds it as a voter (jraft stops the replicator of a learner turned voter
+ *       in one step; the voter's catch-up is then short).</li>
  *   <li>g's leader, finding both voters, removes {@code from}; if it is {@code from} itself, it hands its
  *       leadership to {@code to} first and the new leader goes on.</li>
  *   <li>g's leader, finding {@code to} a voter and {@code from} gone, has the metadata leader commit the new
@@ -47,6 +47,11 @@ import java.util.function.Supplier;
 final class ReplicaMover {
 
     private static final System.Logger LOG = System.getLogger(ReplicaMover.class.getName());
+    /**
+     * How far behind the leader's commit index a learner may be when it is made a voter: jraft's own catch-up
+     * before the joint configuration (its {@code catchupMargin}, 1000 entries by default) closes the rest.
+     */
+    static final long CATCH_UP_MARGIN = 1000;
 
     private final ClusterNode node;
     private final Supplier<String> password;
@@ -104,7 +109,9 @@ final class ReplicaMover {
         List<String> peers = group.peers();
         if (!peers.contains(to)) {
             if (!group.learners().contains(to)) {
-                dropLogStart(group);
+                if (logFromFirstEntry(group)) {
+                    dropLogStart(group);
+                }
                 group.addLearner(to);
                 LOG.log(System.Logger.Level.INFO, group.group() + ": " + to + " added as a learner, from a snapshot");
             } else if (logFromFirstEntry(group)) {
@@ -163,7 +170,11 @@ final class ReplicaMover {
         return gate != null && gate.held() ? member.replicated().status().appliedIndex() : 0;
     }
 
-    /** Whether {@code to} has applied as far as this leader had committed just before asking it. */
+    /**
+     * Whether {@code to} has installed a snapshot and applied to within {@link #CATCH_UP_MARGIN} entries of what
+     * this leader had committed just before asking it. Waiting for it to apply everything could last as long as
+     * writes keep coming faster than it applies them.
+     */
     private boolean caughtUp(TopologyState.ReplicaMove move, ReplicatedDb group) {
         long committed = group.status().commitIndex();
         String address = node.topology().clientAddressOf(move.to()).orElse(null);
@@ -174,7 +185,10 @@ final class ReplicaMover {
                 List.of("VARVE", "CLUSTER", "APPLIED", Integer.toString(move.group())),
                 "ERR node " + address + " did not answer");
         try {
-            return Long.parseLong(applied) >= committed;
+            LOG.log(System.Logger.Level.DEBUG, group.group() + ": learner " + move.to() + " applied " + applied
+                    + ", this leader committed " + committed);
+            long index = Long.parseLong(applied);
+            return index > 0 && index >= committed - CATCH_UP_MARGIN;
         } catch (NumberFormatException e) {
             throw new RedisError("ERR node " + address + " answered " + applied + " for its applied index");
         }
