@@ -127,6 +127,15 @@ class RaftGroupMetricsTest {
         }
     }
 
+    /** The groups a scrape of {@code metricsPort} has Raft meters for; empty while it does not answer. */
+    static Set<String> groupsMetered(int metricsPort) {
+        try {
+            return scrape(metricsPort).keySet();
+        } catch (IOException e) {
+            return Set.of();
+        }
+    }
+
     private static Map<String, Map<String, Double>> scrape(ClusterNodes cluster, int node) throws IOException {
         return scrape(cluster.metricsPorts[node]);
     }
