@@ -17,8 +17,9 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * Meters per Raft group this node holds a member of, tagged {@code group=<jraft group id>} ({@code keyspace}
- * in replicated mode; {@code meta} and {@code slots-<g>} in cluster mode): term, commit, applied and last log index, apply lag, leadership, and the
- * member's counts of leader changes, snapshots installed and entries applied.
+ * in replicated mode; {@code meta} and {@code slots-<g>} in cluster mode): term, commit, applied and last log
+ * index, apply lag, leadership, and the member's counts of leader changes, snapshots installed and entries
+ * applied (docs/server.md, "Raft group meters").
  *
  * <p>The metrics endpoint calls {@link #refresh} on its one thread before every scrape. A refresh asks the node
  * which members it holds now, reads each member's status once, and keeps that sample for the meters to
@@ -50,7 +51,7 @@ public final class RaftGroupMeters {
             Sample sample;
             try {
                 sample = Sample.of(member);
-            } catch (RuntimeException e) {
+            } catch (RuntimeException e) { // a member closing under the read: left out as a closed one is
                 LOG.log(System.Logger.Level.DEBUG, "cannot read the status of " + member + " for /metrics", e);
                 continue;
             }
