@@ -139,6 +139,8 @@ final class DbStateMachine extends StateMachineAdapter {
     private final AtomicLong entriesApplied = new AtomicLong();
     private final AtomicLong entriesSkipped = new AtomicLong();
     private final AtomicLong snapshotsLoaded = new AtomicLong();
+    /** Leaders this node has taken up since it opened: itself (onLeaderStart) or another (onStartFollowing). */
+    private final AtomicLong leaderChanges = new AtomicLong();
     private volatile ApplyListener listener = ApplyListener.NONE;
     /** The operations gathered in the batch not yet written: the listener hears of them once it is. */
     private final List<ReplicatedBatch.Op> pending = new ArrayList<>();
@@ -202,17 +204,22 @@ final class DbStateMachine extends StateMachineAdapter {
         return term;
     }
 
-    /** Test hooks: entries written to the database, entries skipped as already applied, snapshots loaded. */
+    /** Entries written to the database since this node opened (not those skipped as already applied). */
     long entriesApplied() {
         return entriesApplied.get();
     }
 
+    /** Test hook: entries skipped as already applied. */
     long entriesSkipped() {
         return entriesSkipped.get();
     }
 
     long snapshotsLoaded() {
         return snapshotsLoaded.get();
+    }
+
+    long leaderChanges() {
+        return leaderChanges.get();
     }
 
     void listener(ApplyListener listener) {
@@ -521,6 +528,7 @@ final class DbStateMachine extends StateMachineAdapter {
     @Override
     public void onLeaderStart(long term) {
         this.term = term;
+        leaderChanges.incrementAndGet();
         leaderTerm = term;
         synchronized (this) {
             leadership.complete(term);
@@ -552,6 +560,7 @@ final class DbStateMachine extends StateMachineAdapter {
     @Override
     public void onStartFollowing(LeaderChangeContext context) {
         term = context.getTerm();
+        leaderChanges.incrementAndGet();
     }
 
     @Override

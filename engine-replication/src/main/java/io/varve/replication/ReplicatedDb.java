@@ -60,7 +60,8 @@ public final class ReplicatedDb implements AutoCloseable {
     private final DbStateMachine stateMachine;
     private final RaftGroupService service;
     private final Node node;
-    private boolean closed;
+    /** Volatile: {@link #isOpen} reads it without the lock {@link #close} holds while the node stops. */
+    private volatile boolean closed;
     /** Read indexes asked of jraft by this member: every linearizable read and readiness check costs one. */
     private final AtomicLong readIndexes = new AtomicLong();
 
@@ -427,9 +428,12 @@ public final class ReplicatedDb implements AutoCloseable {
     /** What this member knows of the group now, for monitoring (INFO replication). */
     public MemberStatus status() {
         NodeImpl impl = (NodeImpl) node;
+        // Applied before committed: both only grow and entries are applied after they commit, so a busy group
+        // read the other way round could show an applied index past the commit index read just before it.
+        long applied = node.getLastAppliedLogIndex();
+        long committed = node.getLastCommittedIndex();
         return new MemberStatus(impl.getNodeState().name().replace("STATE_", "").toLowerCase(Locale.ROOT),
-                stateMachine.term(), node.getLastCommittedIndex(), node.getLastAppliedLogIndex(),
-                node.getLastLogIndex());
+                stateMachine.term(), committed, applied, node.getLastLogIndex());
     }
 
     /**
@@ -537,6 +541,21 @@ public final class ReplicatedDb implements AutoCloseable {
     /** How many snapshots this member has installed (a leader's, or its own again after a crash mid-load). */
     public long snapshotsInstalled() {
         return stateMachine.snapshotsLoaded();
+    }
+
+    /** How many leaders this member has taken up (itself or another) since it opened: elections it saw. */
+    public long leaderChanges() {
+        return stateMachine.leaderChanges();
+    }
+
+    /** How many log entries this member has written to its database since it opened. */
+    public long entriesApplied() {
+        return stateMachine.entriesApplied();
+    }
+
+    /** Whether {@link #close} has not been called: a monitor reads a member's status only while it is open. */
+    public boolean isOpen() {
+        return !closed;
     }
 
     /** Takes a snapshot of this member's state now; jraft then drops the log entries it covers. */

@@ -204,6 +204,9 @@ public final class RedisServer implements AutoCloseable {
         }
         storage = ServerStorage.open(config(), options, () -> config().requirePass());
         db = storage.db();
+        if (metrics != null) {
+            metrics.beforeScrape(storage.groupMeters(metrics.registry()));
+        }
         compactionFilter.attach(db);
         long millis = (System.nanoTime() - t0) / 1_000_000;
         stats.recoveryMillis(millis);

@@ -29,7 +29,8 @@ import java.util.function.IntSupplier;
  * The same registry carries the engine's meters (given to it through {@code Options.withMeterRegistry}) and
  * Micrometer's standard JVM and process binders, under the names Prometheus users know
  * ({@code jvm_memory_used_bytes}, {@code jvm_gc_pause_seconds}, {@code process_cpu_usage},
- * {@code process_open_fds}, {@code process_uptime_seconds} ...).
+ * {@code process_open_fds}, {@code process_uptime_seconds} ...), and in replicated mode the meters of each Raft
+ * group the node holds ({@code replica.RaftGroupMeters}).
  */
 final class ServerMetrics implements Dispatcher.Observer, AutoCloseable {
 
@@ -40,6 +41,8 @@ final class ServerMetrics implements Dispatcher.Observer, AutoCloseable {
     private final Counter connectionsOpened;
     /** Listens to GC notifications until closed. */
     private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
+    /** Brings meters read from elsewhere up to date (the Raft groups'); runs on the scraping thread. */
+    private volatile Runnable beforeScrape = () -> { };
 
     ServerMetrics(CommandTable table, IntSupplier connectedClients) {
         for (CommandSpec spec : table.all()) {
@@ -73,6 +76,11 @@ final class ServerMetrics implements Dispatcher.Observer, AutoCloseable {
         new UptimeMetrics().bindTo(registry);
     }
 
+    /** Runs {@code refresh} before every scrape, on the scraping thread. */
+    void beforeScrape(Runnable refresh) {
+        this.beforeScrape = refresh;
+    }
+
     /** The registry the engine publishes its meters in. */
     MeterRegistry registry() {
         return registry;
@@ -102,6 +110,7 @@ final class ServerMetrics implements Dispatcher.Observer, AutoCloseable {
 
     /** The Prometheus text exposition of every meter. */
     String scrape() {
+        beforeScrape.run();
         return registry.scrape();
     }
 }

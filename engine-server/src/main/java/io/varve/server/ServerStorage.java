@@ -1,9 +1,11 @@
 package io.varve.server;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.varve.core.Db;
 import io.varve.core.Options;
 import io.varve.server.command.ReplicaRouting;
 import io.varve.server.cluster.ClusterNode;
+import io.varve.server.replica.RaftGroupMeters;
 import io.varve.server.replica.RaftReplica;
 import io.varve.server.replica.ReplicaNode;
 import io.varve.server.replica.ReplicationSettings;
@@ -90,6 +92,14 @@ final class ServerStorage implements AutoCloseable {
     /** Whether background writers (the expiry sweep) may write now: replicated, only the caught-up leader. */
     boolean mayWrite() {
         return replica == null || replica.readyToWrite();
+    }
+
+    /**
+     * Replicated: meters per Raft group this node holds, in {@code registry}; the returned action brings them up
+     * to date and runs before each scrape. Standalone: no groups, nothing to do.
+     */
+    Runnable groupMeters(MeterRegistry registry) {
+        return replica == null ? () -> { } : new RaftGroupMeters(registry, replica::raftGroups)::refresh;
     }
 
     ReplicaRouting routing() {

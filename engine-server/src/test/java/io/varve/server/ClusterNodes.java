@@ -18,6 +18,8 @@ final class ClusterNodes implements ClusterUnderTest {
     final int groups;
     final int[] clientPorts = new int[SIZE];
     final int[] raftPorts = new int[SIZE];
+    /** Each node's {@code metrics-port}; 0 (off) unless started {@link #withMetrics}. */
+    final int[] metricsPorts = new int[SIZE];
     private final RedisServer[] servers = new RedisServer[SIZE];
     private final String peers;
 
@@ -32,12 +34,22 @@ final class ClusterNodes implements ClusterUnderTest {
         return ClusterUnderTest.startEach(cluster, cluster::start);
     }
 
+    /** As {@link #start}, each node serving {@code /metrics} on a port of its own. */
+    static ClusterNodes withMetrics(Path root, int groups) throws IOException {
+        ClusterNodes cluster = new ClusterNodes(root, groups);
+        for (int i = 0; i < SIZE; i++) {
+            cluster.metricsPorts[i] = io.varve.base.LoopbackPorts.next();
+        }
+        return ClusterUnderTest.startEach(cluster, cluster::start);
+    }
+
     void start(int i) throws IOException {
         ServerConfig config = ServerConfig.defaultConfig()
                 .with("port", Integer.toString(clientPorts[i]))
                 .with("dir", root.resolve("node" + i).toString())
                 .with("io-threads", "1")
                 .with("write-buffer-size", "4mb")
+                .with("metrics-port", Integer.toString(metricsPorts[i]))
                 .with(Map.of("raft-address", "127.0.0.1:" + raftPorts[i],
                         "raft-peers", peers,
                         "raft-election-timeout", ReplicatedCluster.ELECTION_TIMEOUT,

@@ -48,7 +48,7 @@ class ClusterReplicaMoveTest {
     @Test
     void everyGroupsReplicaMovesOffAFounderWhileWritesGoOnAndTheFounderIsThenForgotten(@TempDir Path dir)
             throws Exception {
-        try (ClusterNodes cluster = ClusterNodes.start(dir, GROUPS)) {
+        try (ClusterNodes cluster = ClusterNodes.withMetrics(dir, GROUPS)) {
             ReplicatedCluster.await(() -> ClusterTopologyChangesTest.everyGroupLed(cluster, GROUPS, 1),
                     "leaders of the seeded groups");
             ClusterJoiner joiner = new ClusterJoiner(dir.resolve("joiner"));
@@ -150,6 +150,11 @@ class ClusterReplicaMoveTest {
                     ReplicatedCluster.await(() -> records(cluster.db(0), slotsOf(cluster, group)).isEmpty(),
                             "group " + g + "'s keys gone from founder 0");
                 }
+                // Retired there, the slot groups' meters are gone from founder 0's /metrics; meta's stay.
+                ReplicatedCluster.await(() -> RaftGroupMetricsTest.groupsMetered(cluster.metricsPorts[0])
+                        .equals(Set.of("meta")), "founder 0 metering meta only");
+                assertEquals(Set.of("meta", "slots-0", "slots-1", "slots-2"),
+                        RaftGroupMetricsTest.groupsMetered(cluster.metricsPorts[1]), "founder 1 holds them all");
 
                 assertEquals("OK", admin.call("CLUSTER", "FORGET", cluster.id(0)));
                 cluster.stop(0);

@@ -497,6 +497,21 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
         peers.publish(sharded, channel, message, password);
     }
 
+    @Override
+    public List<ReplicatedDb> raftGroups() {
+        List<ReplicatedDb> held = new ArrayList<>();
+        MetadataGroup m = meta;
+        if (m != null) { // null while the node opens
+            held.add(m.replicated());
+        }
+        for (GroupMember member : groups.members()) {
+            if (member != null) {
+                held.add(member.replicated());
+            }
+        }
+        return held;
+    }
+
     // ---- the CLUSTER commands and INFO
 
     @Override

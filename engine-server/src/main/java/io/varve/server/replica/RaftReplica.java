@@ -284,6 +284,11 @@ public final class RaftReplica implements ReplicaNode {
         }
     }
 
+    @Override
+    public List<ReplicatedDb> raftGroups() {
+        return List.of(replicated);
+    }
+
     // ---- INFO replication
 
     @Override

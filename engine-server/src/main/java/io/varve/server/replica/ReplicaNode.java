@@ -1,12 +1,14 @@
 package io.varve.server.replica;
 
 import io.varve.core.Db;
+import io.varve.replication.ReplicatedDb;
 import io.varve.server.command.ReplicaRouting;
 import io.varve.server.store.AppliedChanges;
 import io.varve.server.store.CommitTarget;
 import io.varve.server.store.Keyspace;
 
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -31,6 +33,12 @@ public interface ReplicaNode extends CommitTarget, ReplicaRouting, AutoCloseable
 
     /** Tells {@code changes} of every entry applied and every snapshot installed on this member from now on. */
     void onApplied(AppliedChanges changes);
+
+    /**
+     * The Raft members this node holds now, for {@link RaftGroupMeters}: a group retired by a replica move is
+     * gone from the list before its member closes. Any thread.
+     */
+    List<ReplicatedDb> raftGroups();
 
     /** The fields of INFO replication. */
     Map<String, Object> infoFields();
