@@ -19,7 +19,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -29,7 +28,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
@@ -43,6 +41,8 @@ import java.util.regex.Pattern;
  * On a follower they throw {@link NotLeaderException} naming the leader. A write that fails with a timeout may
  * still commit. Reads ({@code get}) work on every member and are linearizable: they see every write
  * acknowledged before they started (see {@link ReplicatedDbOptions.ReadMode}).
+ *
+ * <p>Who belongs to the group (voters, learners) and changes to it go through {@link #membership()}.
  *
  * <p>Several groups may run in one process: open each over the same {@link ReplicationProcess}; their logs
  * share one engine and its fsyncs, and one RPC port. Thread-safe.
@@ -60,6 +60,7 @@ public final class ReplicatedDb implements AutoCloseable {
     private final DbStateMachine stateMachine;
     private final RaftGroupService service;
     private final Node node;
+    private final GroupMembership membership;
     /** Volatile: {@link #isOpen} reads it without the lock {@link #close} holds while the node stops. */
     private volatile boolean closed;
     /** Read indexes asked of jraft by this member: every linearizable read and readiness check costs one. */
@@ -77,6 +78,7 @@ public final class ReplicatedDb implements AutoCloseable {
         this.stateMachine = stateMachine;
         this.service = service;
         this.node = service.getRaftNode();
+        this.membership = new GroupMembership(this, node);
     }
 
     /**
@@ -84,7 +86,7 @@ public final class ReplicatedDb implements AutoCloseable {
      * under {@code dataDir}. {@code peers} ({@code host:port}, including {@code address}) is the group's initial
      * membership; it is used only when the member has no Raft state yet. A new member joining a running group
      * passes an empty list (it then waits to be contacted instead of standing for election) and is added with
-     * {@link #addPeer} on the leader.
+     * {@link GroupMembership#addPeer} on the leader.
      */
     public static ReplicatedDb open(String group, String address, List<String> peers, Path dataDir,
                                     ReplicatedDbOptions options) throws IOException {
@@ -444,98 +446,9 @@ public final class ReplicatedDb implements AutoCloseable {
     public record MemberStatus(String role, long term, long commitIndex, long appliedIndex, long lastLogIndex) {
     }
 
-    /**
-     * The group's voting members as this member knows them: the newest configuration in its log (on a
-     * follower possibly not yet committed, or behind the leader's until it catches up).
-     */
-    public List<String> peers() {
-        // Node.listPeers answers only on the leader; NodeImpl knows the configuration on every member.
-        Configuration conf = ((NodeImpl) node).getCurrentConf();
-        List<String> peers = new ArrayList<>();
-        for (PeerId peer : conf.getPeers()) {
-            peers.add(peer.getEndpoint().toString());
-        }
-        return peers;
-    }
-
-    /**
-     * Adds a member (on the leader): the new one catches up from the log, or from a snapshot if the log it
-     * needs was compacted, and joins once it has. It must be running, opened with the group's current peers.
-     */
-    public void addPeer(String address) {
-        PeerId peer = ReplicationProcess.parsePeer(address);
-        await(membership("add peer", done -> node.addPeer(peer, done::complete)), "add peer");
-    }
-
-    public void removePeer(String address) {
-        PeerId peer = ReplicationProcess.parsePeer(address);
-        await(membership("remove peer", done -> node.removePeer(peer, done::complete)), "remove peer");
-    }
-
-    /**
-     * The group's learners as this member knows them: members that receive and apply the log but neither vote
-     * nor count towards a commit (the newest configuration in its log, as {@link #peers()}).
-     */
-    public List<String> learners() {
-        List<String> learners = new ArrayList<>();
-        for (PeerId peer : ((NodeImpl) node).getCurrentConf().getLearners()) {
-            learners.add(peer.getEndpoint().toString());
-        }
-        return learners;
-    }
-
-    /**
-     * Adds a learner (on the leader): it receives the log, or a snapshot if the log it needs was compacted,
-     * and applies it, without voting, so the group's quorum is unchanged. It must be running, opened with no
-     * peers. Adding a learner already there changes nothing.
-     */
-    public void addLearner(String address) {
-        PeerId peer = ReplicationProcess.parsePeer(address);
-        await(membership("add learner", done -> node.addLearners(List.of(peer), done::complete)), "add learner");
-    }
-
-    /** Removes a learner (on the leader); the member stops receiving the log and keeps what it applied. */
-    public void removeLearner(String address) {
-        PeerId peer = ReplicationProcess.parsePeer(address);
-        await(membership("remove learner", done -> node.removeLearners(List.of(peer), done::complete)),
-                "remove learner");
-    }
-
-    private CompletableFuture<Void> membership(String what,
-                                               Consumer<CompletableFuture<Status>> start) {
-        CompletableFuture<Status> status = new CompletableFuture<>();
-        start.accept(status);
-        return status.thenApply(s -> {
-            if (!s.isOk()) {
-                throw failure(s, what);
-            }
-            return null;
-        });
-    }
-
-    /**
-     * Asks jraft to make {@code address}, a member of the group, the leader (on the leader; jraft's
-     * leadership transfer: the leader stops taking writes, brings the target's log up to date and tells it
-     * to stand for election at once). Returns whether the transfer started; it completes asynchronously, and
-     * if the target does not win within an election timeout this member resumes leading.
-     */
-    public boolean transferLeadershipTo(String address) {
-        return node.transferLeadershipTo(ReplicationProcess.parsePeer(address)).isOk();
-    }
-
-    /**
-     * The members the leader heard from within its lease (itself included); empty on a follower, which
-     * does not track the others.
-     */
-    public List<String> alivePeers() {
-        if (!node.isLeader()) {
-            return List.of();
-        }
-        List<String> alive = new ArrayList<>();
-        for (PeerId peer : node.listAlivePeers()) {
-            alive.add(peer.getEndpoint().toString());
-        }
-        return alive;
+    /** Who belongs to the group, and the changes to it: voters and learners, and handing over leadership. */
+    public GroupMembership membership() {
+        return membership;
     }
 
     /** How many snapshots this member has installed (a leader's, or its own again after a crash mid-load). */
@@ -593,7 +506,7 @@ public final class ReplicatedDb implements AutoCloseable {
         return process;
     }
 
-    private ReplicationException failure(Status status, String what) {
+    ReplicationException failure(Status status, String what) {
         if (status.getRaftError() == RaftError.ECANCELED && DbStateMachine.REFUSED.equals(status.getErrorMsg())) {
             return new EntryRefusedException(what + " in group " + group + " was " + DbStateMachine.REFUSED);
         }
@@ -615,7 +528,8 @@ public final class ReplicatedDb implements AutoCloseable {
         return new NotLeaderException(group, address(), leader().orElse(null));
     }
 
-    private <T> T await(CompletableFuture<T> future, String what) {
+    /** Waits for {@code future} as long as a request may take; how it failed becomes a {@link ReplicationException}. */
+    <T> T await(CompletableFuture<T> future, String what) {
         try {
             return future.get(options.requestTimeoutMs(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {

@@ -64,7 +64,7 @@ class ReplicatedDbTest {
             assertEquals(2, expected.size(), "both families hold data");
             for (ReplicatedDb m : cluster.running()) {
                 assertEquals(expected, scan(m), "replica " + m.address());
-                assertEquals(3, m.peers().size());
+                assertEquals(3, m.membership().peers().size());
             }
             TestCluster.await("every member names the member that leads", () -> {
                 List<Optional<String>> named = cluster.running().stream().map(ReplicatedDb::leader)

@@ -73,9 +73,9 @@ class SnapshotInstallTest {
             String fresh = "127.0.0.1:" + LoopbackPorts.next();
             ReplicatedDb added = cluster.start(fresh, List.of());
             // Adding a member that is already in the configuration succeeds at once, so a retry is harmless.
-            ReplicatedDb adder = cluster.onLeader(m -> m.addPeer(fresh));
-            assertEquals(4, adder.peers().size());
-            assertTrue(adder.peers().contains(fresh));
+            ReplicatedDb adder = cluster.onLeader(m -> m.membership().addPeer(fresh));
+            assertEquals(4, adder.membership().peers().size());
+            assertTrue(adder.membership().peers().contains(fresh));
             cluster.write(new ReplicatedBatch().put(bytes("after-add"), bytes("2")));
             cluster.awaitCaughtUp();
             assertTrue(added.stateMachine().snapshotsLoaded() >= 1, "the new member installed a snapshot");
@@ -87,8 +87,8 @@ class SnapshotInstallTest {
                 assertEquals(expected, scan(m), "replica " + m.address());
             }
 
-            ReplicatedDb remover = cluster.onLeader(m -> m.removePeer(fresh));
-            List<String> peers = new ArrayList<>(remover.peers());
+            ReplicatedDb remover = cluster.onLeader(m -> m.membership().removePeer(fresh));
+            List<String> peers = new ArrayList<>(remover.membership().peers());
             assertEquals(3, peers.size());
             assertTrue(!peers.contains(fresh));
         }

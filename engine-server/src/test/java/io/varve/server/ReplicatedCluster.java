@@ -6,9 +6,12 @@ import io.varve.core.DbIterator;
 import io.varve.core.ReadOptions;
 import io.varve.core.Snapshot;
 import io.varve.server.store.KeyEncoding;
+import io.varve.testsupport.RaftProxy;
 
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -56,7 +59,7 @@ final class ReplicatedCluster implements AutoCloseable {
             clientPorts[i] = LoopbackPorts.next();
             listenPorts[i] = LoopbackPorts.next();
             if (proxied) {
-                proxies[i] = RaftProxy.start(listenPorts[i]);
+                proxies[i] = RaftProxy.start(proxyListener(), listenPorts[i]);
                 raftPorts[i] = proxies[i].port();
             } else {
                 raftPorts[i] = listenPorts[i];
@@ -64,6 +67,13 @@ final class ReplicatedCluster implements AutoCloseable {
             entries.add(raftAddress(i) + "/127.0.0.1:" + clientPorts[i]);
         }
         this.peers = String.join(",", entries);
+    }
+
+    /** On a port from LoopbackPorts: below the ephemeral range, as a proxy that heals binds its port again. */
+    private static ServerSocket proxyListener() throws IOException {
+        ServerSocket listener = new ServerSocket();
+        listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), LoopbackPorts.next()), 50);
+        return listener;
     }
 
     static ReplicatedCluster start(Path root, boolean proxied) throws IOException {

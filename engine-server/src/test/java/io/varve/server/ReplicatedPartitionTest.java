@@ -3,6 +3,7 @@ package io.varve.server;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.protocol.ProtocolVersion;
+import io.varve.testsupport.RaftProxy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

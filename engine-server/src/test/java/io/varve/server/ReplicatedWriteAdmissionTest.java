@@ -1,5 +1,6 @@
 package io.varve.server;
 
+import io.varve.testsupport.RaftProxy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;

@@ -87,7 +87,7 @@ final class ClusterMembership {
                 throw new RedisError(e.getMessage());
             }
             MetadataGroup meta = node.meta();
-            boolean learner = meta.replicated().learners().contains(raft);
+            boolean learner = meta.replicated().membership().learners().contains(raft);
             if (learner) {
                 metadataMembership(() -> meta.remove(raft));
             }

@@ -75,10 +75,10 @@ final class LeaderBalancer implements AutoCloseable {
                 if (member == null || preferred.equals(self) || !member.isLeader() || triedLately) {
                     continue;
                 }
-                if (member.replicated().alivePeers().contains(preferred)) {
+                if (member.replicated().membership().alivePeers().contains(preferred)) {
                     lastTried.put(g, now);
                     triedFor.put(g, preferred);
-                    if (member.replicated().transferLeadershipTo(preferred)) {
+                    if (member.replicated().membership().transferLeadershipTo(preferred)) {
                         started++;
                     }
                 }

@@ -3,6 +3,7 @@ package io.varve.server.cluster;
 import io.varve.core.Db;
 import io.varve.replication.ApplyGate;
 import io.varve.replication.ApplyListener;
+import io.varve.replication.GroupMembership;
 import io.varve.replication.ReplicatedBatch;
 import io.varve.replication.ReplicatedDb;
 import io.varve.replication.ReplicatedDbOptions;
@@ -114,17 +115,19 @@ final class MetadataGroup implements AutoCloseable {
      * it is one already or a voter.
      */
     void addLearner(String raft) {
-        if (!replicated.peers().contains(raft) && !replicated.learners().contains(raft)) {
-            replicated.addLearner(raft);
+        GroupMembership members = replicated.membership();
+        if (!members.peers().contains(raft) && !members.learners().contains(raft)) {
+            members.addLearner(raft);
         }
     }
 
     /** Removes the node at {@code raft} from the group, learner or voter (on the leader); nothing if absent. */
     void remove(String raft) {
-        if (replicated.learners().contains(raft)) {
-            replicated.removeLearner(raft);
-        } else if (replicated.peers().contains(raft)) {
-            replicated.removePeer(raft);
+        GroupMembership members = replicated.membership();
+        if (members.learners().contains(raft)) {
+            members.removeLearner(raft);
+        } else if (members.peers().contains(raft)) {
+            members.removePeer(raft);
         }
     }
 

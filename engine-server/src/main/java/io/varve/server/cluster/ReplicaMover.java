@@ -1,5 +1,6 @@
 package io.varve.server.cluster;
 
+import io.varve.replication.GroupMembership;
 import io.varve.replication.ReplicatedBatch;
 import io.varve.replication.ReplicatedDb;
 import io.varve.server.replica.GroupMember;
@@ -106,13 +107,14 @@ final class ReplicaMover {
     private void lead(TopologyState.ReplicaMove move, ReplicatedDb group, String self) {
         String to = move.to();
         String from = move.from();
-        List<String> peers = group.peers();
+        GroupMembership members = group.membership();
+        List<String> peers = members.peers();
         if (!peers.contains(to)) {
-            if (!group.learners().contains(to)) {
+            if (!members.learners().contains(to)) {
                 if (logFromFirstEntry(group)) {
                     dropLogStart(group);
                 }
-                group.addLearner(to);
+                members.addLearner(to);
                 LOG.log(System.Logger.Level.INFO, group.group() + ": " + to + " added as a learner, from a snapshot");
             } else if (logFromFirstEntry(group)) {
                 // A leader elected since the learner was added, whose log was never truncated: the learner may
@@ -120,17 +122,17 @@ final class ReplicaMover {
                 dropLogStart(group);
                 LOG.log(System.Logger.Level.INFO, group.group() + ": log truncated, for learner " + to);
             } else if (caughtUp(move, group)) {
-                group.removeLearner(to);
-                group.addPeer(to);
+                members.removeLearner(to);
+                members.addPeer(to);
                 LOG.log(System.Logger.Level.INFO, group.group() + ": " + to + " caught up and is a voter");
             }
             return;
         }
         if (peers.contains(from)) {
             if (from.equals(self)) {
-                group.transferLeadershipTo(to);
+                members.transferLeadershipTo(to);
             } else {
-                group.removePeer(from);
+                members.removePeer(from);
                 LOG.log(System.Logger.Level.INFO, group.group() + ": " + from + " removed");
             }
             return;

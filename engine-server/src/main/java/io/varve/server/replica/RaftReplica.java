@@ -304,7 +304,7 @@ public final class RaftReplica implements ReplicaNode {
             f.put("master_port", colon < 0 ? "" : leaderClient.substring(colon + 1));
             f.put("master_link_status", leaderClient == null ? "down" : "up");
         } else {
-            f.put("connected_slaves", replicated.peers().size() - 1);
+            f.put("connected_slaves", replicated.membership().peers().size() - 1);
         }
         f.put("raft_role", status.role());
         f.put("raft_group", GROUP);
@@ -315,7 +315,7 @@ public final class RaftReplica implements ReplicaNode {
         f.put("raft_commit_index", status.commitIndex());
         f.put("raft_applied_index", status.appliedIndex());
         f.put("raft_last_log_index", status.lastLogIndex());
-        f.put("raft_peers", replicated.peers().stream()
+        f.put("raft_peers", replicated.membership().peers().stream()
                 .map(p -> p + "/" + settings.clientAddressOf(p).orElse("?"))
                 .collect(Collectors.joining(",")));
         f.put("raft_read_mode", settings.leaseReads() ? "lease" : "readindex");

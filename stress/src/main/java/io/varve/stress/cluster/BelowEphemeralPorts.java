@@ -1,5 +1,6 @@
 package io.varve.stress.cluster;
 
+import io.varve.testsupport.RaftProxy;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.net.InetAddress;

@@ -17,6 +17,7 @@ import io.varve.stress.Progress;
 import io.varve.stress.Reproducer;
 import io.varve.stress.Settings;
 import io.varve.stress.cluster.ReplicaReader.NodeState;
+import io.varve.testsupport.RaftProxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -8,6 +8,7 @@ import io.lettuce.core.protocol.ProtocolVersion;
 import io.lettuce.core.resource.ClientResources;
 import io.varve.server.VarveMain;
 import io.varve.stress.ChildJvm;
+import io.varve.testsupport.RaftProxy;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -72,7 +73,7 @@ final class NodeProcesses implements AutoCloseable {
         }
         try {
             for (int i = 0; i < SIZE; i++) {
-                proxies[i] = RaftProxy.start(raftPorts[i]);
+                proxies[i] = RaftProxy.start(BelowEphemeralPorts.bind(), raftPorts[i]);
                 entries.add(raftAddress(i) + "/127.0.0.1:" + clientPorts[i]);
             }
         } catch (IOException e) {

@@ -1,4 +1,4 @@
-package io.varve.stress.cluster;
+package io.varve.testsupport;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,27 +13,32 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A TCP proxy in front of one node's Raft port, so the cluster campaign can cut a node off from its peers and
- * let it back. The node listens on its own port ({@code --raft-listen-port}) while its peers reach it through
- * this proxy ({@code --raft-address} names the proxy), so every Raft connection between two nodes passes
- * through the proxy of the node it goes to. Client (RESP) traffic does not pass through it.
+ * A TCP proxy in front of one Raft member's port, so a test or a fault campaign can cut the member off from
+ * its peers and let it back. The member listens on its own port while its peers reach it through this proxy
+ * (the member's Raft address is the proxy's), so every Raft connection between two members passes through
+ * the proxy of the member it goes to. Client (RESP) traffic does not pass through it. engine-server's cluster
+ * tests put members of one JVM behind it, the stress module's cluster campaign node processes.
  *
- * <p>Isolating node X takes two rules, because X's traffic runs over connections in both directions: X's own
- * proxy {@link #dropAll drops everything} (cuts its connections and stops listening, so the peers' connects
- * are refused, which is what bolt recovers from once {@link #heal} listens again), and the other nodes'
- * proxies {@link #dropFrom drop X's connections to them}. All nodes connect from 127.0.0.1, and bolt gives
- * no way to bind a member's outgoing side to its own loopback address, so a connection is recognised by
- * what it carries: every jraft request (vote, append, snapshot install) names its sender as protobuf field
- * 2, a string: the byte 0x12, its length, then {@code host:port} (the sender's {@code raft-address}). The
- * whole pattern, not just the address, keeps a configuration entry that lists X among the peers from being
- * taken for X's traffic. A connection whose requests carry it is cut, and so is each new one as soon as its
- * first request arrives; the bytes before it (bolt's handshake) reach nobody who acts on them.
+ * <p>Isolating member X takes two rules, because X's traffic runs over connections in both directions: X's
+ * own proxy {@link #dropAll drops everything} (cuts its connections and stops listening, so the peers'
+ * connects are refused, which is what bolt recovers from once {@link #heal} listens again), and the other
+ * members' proxies {@link #dropFrom drop X's connections to them}. All members connect from 127.0.0.1, and
+ * bolt gives no way to bind a member's outgoing side to its own loopback address, so a connection is
+ * recognised by what it carries: every jraft request (vote, append, read index, snapshot install) names its
+ * sender as protobuf field 2, a string: the byte 0x12, its length, then {@code host:port} (the sender's Raft
+ * address). The whole pattern, not just the address, keeps a configuration entry that lists X among the
+ * peers from being taken for X's traffic. A connection whose requests carry it is cut, and so is each new one
+ * as soon as its first request arrives; the bytes before it (bolt's handshake) reach nobody who acts on them.
+ *
+ * <p>{@link #heal} binds the proxy's port again after {@link #dropAll} let it go, so the caller hands
+ * {@link #start} a listener on a port below the kernel's ephemeral range: meanwhile the members' reconnecting
+ * sockets, which take their local ends from that range, cannot take the port.
  *
  * <p>Each accepted connection runs on two virtual threads, one per direction. The rules are volatile fields
  * each pump reads before forwarding a read's bytes, so a rule set while a read was in flight still stops
  * that read's bytes; cutting every open socket ends the reads already blocked.
  */
-final class RaftProxy implements AutoCloseable {
+public final class RaftProxy implements AutoCloseable {
 
     private final int port;
     private final int target;
@@ -51,19 +56,23 @@ final class RaftProxy implements AutoCloseable {
         this.target = target;
     }
 
-    /** A proxy forwarding to {@code targetPort} on loopback, listening on a port of its own. */
-    static RaftProxy start(int targetPort) throws IOException {
-        RaftProxy proxy = new RaftProxy(BelowEphemeralPorts.bind(), targetPort);
-        proxy.listen(proxy.listener);
+    /**
+     * A proxy that accepts on {@code listener} (bound to a loopback port below the ephemeral range; the proxy
+     * owns it from now) and forwards to {@code targetPort} on loopback.
+     */
+    public static RaftProxy start(ServerSocket listener, int targetPort) {
+        RaftProxy proxy = new RaftProxy(listener, targetPort);
+        proxy.listen(listener);
         return proxy;
     }
 
-    int port() {
+    /** The port the peers connect to: the member's Raft address names it. */
+    public int port() {
         return port;
     }
 
     /** Stops listening (connections are refused once this returns) and cuts every connection. */
-    synchronized void dropAll() throws IOException, InterruptedException {
+    public synchronized void dropAll() throws IOException, InterruptedException {
         droppingAll = true;
         if (listener != null) {
             listener.close();
@@ -76,13 +85,13 @@ final class RaftProxy implements AutoCloseable {
     }
 
     /** Cuts every connection, then any connection whose requests name {@code senderAddress} as the sender. */
-    void dropFrom(String senderAddress) {
+    public void dropFrom(String senderAddress) {
         dropSender = senderPattern(senderAddress);
         cutAll();
     }
 
     /** Lets everything through again. */
-    synchronized void heal() throws IOException {
+    public synchronized void heal() throws IOException {
         droppingAll = false;
         dropSender = null;
         if (listener == null && !closed) {

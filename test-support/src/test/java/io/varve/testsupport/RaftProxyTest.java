@@ -1,16 +1,18 @@
-package io.varve.stress.cluster;
+package io.varve.testsupport;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.varve.base.LoopbackPorts;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.ConnectException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -21,7 +23,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The proxy the cluster campaign partitions nodes with, in front of an echo server: it forwards both ways;
+ * The proxy that cluster tests and the cluster campaign partition members with, in front of an echo server: it forwards both ways;
  * {@code dropAll} cuts every connection and refuses new ones; {@code dropFrom} cuts the connections whose
  * requests name the sender, also when the name arrives split over two reads, and nothing else; {@code heal}
  * lets everything through again. Socket timeouts only detect a hang.
@@ -49,7 +51,9 @@ class RaftProxyTest {
                 }
             }
         });
-        proxy = RaftProxy.start(echo.getLocalPort());
+        ServerSocket listener = new ServerSocket();
+        listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), LoopbackPorts.next()), 50);
+        proxy = RaftProxy.start(listener, echo.getLocalPort());
     }
 
     @AfterEach
