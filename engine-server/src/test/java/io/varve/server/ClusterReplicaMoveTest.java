@@ -36,9 +36,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * client writes keys of every slot: every group's replica moves from founder 0 to the new node. The first move
  * is held in progress (the new node is stopped when it begins), and meanwhile slot changes, a second move and
  * forgetting a node of the move are refused, the group's leader is restarted, and the group is then led by
- * founder 0, whose log still starts at the group's first entry; the move completes once the new node is back. Afterwards every group lists founders 1 and 2 and the new node as its members,
- * those three hold the same records in every group's slots, founder 0 holds none of them, and founder 0 can
- * be forgotten: the cluster without it serves every slot and every acknowledged write.
+ * founder 0, whose log still starts at the group's first entry; the move completes once the new node is back.
+ * Afterwards every group lists founders 1 and 2 and the new node as its members, those three hold the same
+ * records in every group's slots, founder 0 holds none of them, and founder 0 can be forgotten: the cluster
+ * without it serves every slot and every acknowledged write. And slots move between groups once every group's
+ * replica has left the metadata leader, which then learns each phase from the groups' members.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class ClusterReplicaMoveTest {
@@ -176,6 +178,43 @@ class ClusterReplicaMoveTest {
         }
     }
 
+    @Test
+    void slotsMoveBetweenGroupsWhoseReplicasAllLeftTheMetadataLeader(@TempDir Path dir) throws Exception {
+        try (ClusterNodes cluster = ClusterNodes.start(dir, GROUPS)) {
+            ReplicatedCluster.await(() -> ClusterTopologyChangesTest.everyGroupLed(cluster, GROUPS, 1),
+                    "leaders of the seeded groups");
+            ClusterJoiner joiner = new ClusterJoiner(dir.resolve("joiner"));
+            joiner.start();
+            try {
+                int metaLeader = metadataLeader(cluster);
+                int other = metaLeader == 1 ? 2 : 1;
+                Admin admin = new Admin(cluster.clientPorts[other]);
+                String newNode = "127.0.0.1:" + joiner.clientPort;
+                assertEquals("OK", admin.call("CLUSTER", "MEET", "127.0.0.1", Integer.toString(joiner.clientPort)));
+                for (int g = 0; g < GROUPS; g++) {
+                    Object moved = admin.call("VARVE", "CLUSTER", "MOVE-REPLICA", Integer.toString(g),
+                            "127.0.0.1:" + cluster.clientPorts[metaLeader], newNode);
+                    assertTrue("OK".equals(moved) || moved instanceof RespClient.Err err
+                            && err.text().contains("is still in progress"), () -> "MOVE-REPLICA answered " + moved);
+                    ReplicatedCluster.await(
+                            () -> "none".equals(cluster.replication(other).get("cluster_replica_move")),
+                            "the move of group " + g);
+                }
+                int stillLeading = metadataLeader(cluster);
+                org.junit.jupiter.api.Assumptions.assumeTrue(stillLeading == metaLeader,
+                        "the metadata group changed leaders during the moves");
+
+                // The metadata leader holds no member of any slot group now: it learns the fence and the accept
+                // from the groups' members.
+                assertEquals("OK", admin.call("VARVE", "CLUSTER", "MOVESLOTS", "0", "99", "1"));
+                assertEquals("0-99", slotsOf(cluster, other, 1).getFirst()[0] + "-" + slotsOf(cluster, other, 1)
+                        .getFirst()[1], "group 1's first range on node " + other);
+            } finally {
+                joiner.stop();
+            }
+        }
+    }
+
     /** Sends each command on a connection of its own, waiting as long as an operation may take to answer. */
     private record Admin(int port) {
         Object call(String... args) throws IOException {
@@ -210,7 +249,12 @@ class ClusterReplicaMoveTest {
 
     /** Group {@code g}'s slot ranges as node 1 serves them, each {first, last}. */
     private static List<int[]> slotsOf(ClusterNodes cluster, int g) {
-        return java.util.Arrays.stream(field(cluster.replication(1), g, "slots").split("\\+"))
+        return slotsOf(cluster, 1, g);
+    }
+
+    /** Group {@code g}'s slot ranges as node {@code node} serves them, each {first, last}. */
+    private static List<int[]> slotsOf(ClusterNodes cluster, int node, int g) {
+        return java.util.Arrays.stream(field(cluster.replication(node), g, "slots").split("\\+"))
                 .map(r -> r.split("-")).map(r -> new int[] {Integer.parseInt(r[0]), Integer.parseInt(r[1])}).toList();
     }
 

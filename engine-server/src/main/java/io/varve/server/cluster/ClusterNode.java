@@ -118,7 +118,7 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
         publish(state);
         this.balancer = new LeaderBalancer(() -> topology, groups::members);
         this.peers = new PeerLinks(topology);
-        this.reconciler = new TopologyReconciler(this, new ReplicaMover(this, password));
+        this.reconciler = new TopologyReconciler(this, new ReplicaMover(this, password), password);
         groups.memberHere(g -> topology.isMember(g, selfRaft));
         this.admin = new ClusterAdmin(this);
         this.membership = new ClusterMembership(this, admin);
@@ -589,6 +589,15 @@ public final class ClusterNode implements ReplicaNode, ClusterOperations {
     @Override
     public long appliedIndex(int group) {
         return ReplicaMover.appliedIndex(groups, group);
+    }
+
+    @Override
+    public long lastSlotChange(int group) {
+        SlotGate gate = groups.gate(group);
+        if (gate == null) {
+            throw new RedisError("ERR this node has no member of group " + group);
+        }
+        return gate.lastChange();
     }
 
     @Override

@@ -2,13 +2,18 @@ package io.varve.server.cluster;
 
 import io.varve.replication.ReplicationException;
 import io.varve.server.replica.GroupMember;
+import io.varve.server.resp.RedisError;
 
 import java.io.IOException;
+import java.util.List;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * Drives the slot change the topology holds, one step at a time, on every node: each node does the steps of
- * the groups it leads, so no step needs another node's help (docs/cluster.md, "Moving slots between groups").
+ * the groups it leads (docs/cluster.md, "Moving slots between groups"). The metadata leader judges each phase
+ * by its own member's gate, or, for a group it holds no member of (its replica moved away), by asking the
+ * group's members ({@code VARVE CLUSTER GATE}).
  *
  * <ol>
  *   <li>{@code FENCING}: the leader of each source group proposes the group's fence entry ({@link SlotGate});
@@ -33,14 +38,17 @@ final class TopologyReconciler implements AutoCloseable {
 
     private final ClusterNode node;
     private final ReplicaMover mover;
+    /** The nodes' shared {@code requirepass}, sent with requests to other nodes. */
+    private final Supplier<String> password;
     private final Object lock = new Object();
     private final Thread thread;
     private boolean woken;
     private volatile boolean running = true;
 
-    TopologyReconciler(ClusterNode node, ReplicaMover mover) {
+    TopologyReconciler(ClusterNode node, ReplicaMover mover, Supplier<String> password) {
         this.node = node;
         this.mover = mover;
+        this.password = password;
         this.thread = Thread.ofPlatform().daemon().name("varve-topology").unstarted(this::run);
     }
 
@@ -123,9 +131,11 @@ final class TopologyReconciler implements AutoCloseable {
                 if (gate != null && gate.lastChange() >= id) {
                     continue;
                 }
-                allFenced = false;
                 if (member != null && member.isLeader()) {
                     member.replicated().write(SlotGate.fence(source, id, change.slots()));
+                }
+                if (gate != null || !meta.isLeader() || lastChangeElsewhere(state, source) < id) {
+                    allFenced = false;
                 }
             }
             if (allFenced && meta.isLeader()) {
@@ -135,7 +145,9 @@ final class TopologyReconciler implements AutoCloseable {
             int target = change.target();
             GroupMember member = groups.member(target);
             SlotGate gate = groups.gate(target);
-            if (gate == null || gate.lastChange() < id) {
+            long applied = gate != null ? gate.lastChange()
+                    : meta.isLeader() ? lastChangeElsewhere(state, target) : -1;
+            if (applied < id) {
                 if (member != null && member.isLeader()) {
                     member.replicated().write(SlotGate.accept(target, id, change.slots(), change.sources()));
                 }
@@ -143,6 +155,29 @@ final class TopologyReconciler implements AutoCloseable {
                 proposeIfCurrent(meta, state, state.handedOff());
             }
         }
+    }
+
+    /**
+     * The last slot change group {@code g}'s gate has applied on one of its members, asked over
+     * {@link PeerRequest} ({@code VARVE CLUSTER GATE}); -1 if none answers. For a metadata leader with no
+     * member of g (its replica moved away): a gate applies only committed entries, so any member's answer
+     * says the entry is in g's log for good, which is all the next phase needs.
+     */
+    private long lastChangeElsewhere(TopologyState state, int g) {
+        long last = -1;
+        for (String member : state.groups().get(g).members()) {
+            String address = node.topology().clientAddressOf(member).orElse(null);
+            if (address == null) {
+                continue;
+            }
+            try {
+                last = Math.max(last, Long.parseLong(PeerRequest.call(address, password.get(),
+                        List.of("VARVE", "CLUSTER", "GATE", Integer.toString(g)))));
+            } catch (RedisError | NumberFormatException e) {
+                LOG.log(System.Logger.Level.DEBUG, "asking " + address + " for group " + g + "'s gate: " + e);
+            }
+        }
+        return last;
     }
 
     private static void proposeIfCurrent(MetadataGroup meta, TopologyState from, TopologyState next) {

@@ -44,4 +44,10 @@ public interface ClusterOperations {
 
     /** The Raft index this node's member of {@code group} has applied (a move's leader asks the target). */
     long appliedIndex(int group);
+
+    /**
+     * The id of the last slot change this node's member of {@code group} has applied (a metadata leader with
+     * no member of the group asks its members).
+     */
+    long lastSlotChange(int group);
 }

@@ -10,7 +10,8 @@ import io.varve.server.resp.RedisError;
  * {@code FORWARDED} marks a command one node handed to the leader of the metadata group. Between nodes:
  * {@code VARVE CLUSTER JOINSTATE} is what a node asks the node it meets, {@code APPLIED <group>} what a
  * group's leader asks the node its replica moves to, {@code REPLICA-MOVED <epoch>} what it tells the
- * metadata leader once the group's configuration changed.
+ * metadata leader once the group's configuration changed, {@code GATE <group>} what a metadata leader with no
+ * member of a group asks its members of a slot change's progress.
  */
 final class VarveClusterCommands {
 
@@ -42,6 +43,8 @@ final class VarveClusterCommands {
             c.reply().simple(operations.replicaMoved(number(c, 3), password, forwarded));
         } else if (count == 4 && c.argIs(2, "applied")) {
             c.reply().integer(operations.appliedIndex(number(c, 3)));
+        } else if (count == 4 && c.argIs(2, "gate")) {
+            c.reply().integer(operations.lastSlotChange(number(c, 3)));
         } else {
             throw new RedisError("ERR unknown subcommand or wrong number of arguments for 'VARVE CLUSTER "
                     + (count > 2 ? c.argText(2) : "") + "'. Try VARVE HELP.");
