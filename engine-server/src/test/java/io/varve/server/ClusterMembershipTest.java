@@ -21,7 +21,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
-import static io.varve.server.ClusterUnderTest.retrying;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -108,10 +107,7 @@ class ClusterMembershipTest {
                 stop.set(true);
                 writer.join();
                 assertNull(writerFailed.get(), () -> "the writer failed: " + writerFailed.get());
-                client.refreshPartitions();
-                for (int i : acknowledged) {
-                    assertEquals("value-" + i, retrying(client, () -> redis.get("key-" + i)), "key-" + i);
-                }
+                ClusterUnderTest.assertAcknowledgedReadable(client, redis, acknowledged);
             } finally {
                 stop.set(true);
                 client.shutdown(0, 2, TimeUnit.SECONDS);

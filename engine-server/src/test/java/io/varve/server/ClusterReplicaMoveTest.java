@@ -26,7 +26,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
-import static io.varve.server.ClusterUnderTest.retrying;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -163,10 +162,7 @@ class ClusterReplicaMoveTest {
                 ReplicatedCluster.await(() -> "ok".equals(clusterInfo(cluster.clientPorts[1]).get("cluster_state"))
                         && "3".equals(clusterInfo(cluster.clientPorts[1]).get("cluster_known_nodes")),
                         "every slot served by the three nodes left");
-                client.refreshPartitions();
-                for (int i : acknowledged) {
-                    assertEquals("value-" + i, retrying(client, () -> redis.get("key-" + i)), "key-" + i);
-                }
+                ClusterUnderTest.assertAcknowledgedReadable(client, redis, acknowledged);
             } finally {
                 stop.set(true);
                 client.shutdown(0, 2, TimeUnit.SECONDS);

@@ -21,7 +21,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
-import static io.varve.server.ClusterUnderTest.retrying;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
@@ -70,10 +69,7 @@ class ClusterTopologyChangesTest {
                         2, "0-499+700-999+10923-16383",
                         3, "8192-10922");
                 ReplicatedCluster.await(() -> settled(cluster, 10, expected), "every node at epoch 10");
-                client.refreshPartitions();
-                for (int i : acknowledged) {
-                    assertEquals("value-" + i, retrying(client, () -> redis.get("key-" + i)), "key-" + i);
-                }
+                ClusterUnderTest.assertAcknowledgedReadable(client, redis, acknowledged);
                 assertEquals(4, redis.clusterShards().size());
             } finally {
                 client.shutdown(0, 2, TimeUnit.SECONDS);

@@ -186,6 +186,17 @@ interface ClusterUnderTest extends AutoCloseable {
         });
     }
 
+    /** Asserts every write {@link #writer} recorded as acknowledged reads back, through the cluster client. */
+    static void assertAcknowledgedReadable(RedisClusterClient client,
+                                           RedisAdvancedClusterCommands<String, String> redis,
+                                           Iterable<Integer> acknowledged) throws TimeoutException {
+        client.refreshPartitions();
+        for (int i : acknowledged) {
+            org.junit.jupiter.api.Assertions.assertEquals("value-" + i,
+                    retrying(client, () -> redis.get("key-" + i)), "key-" + i);
+        }
+    }
+
     @Override
     void close();
 }
