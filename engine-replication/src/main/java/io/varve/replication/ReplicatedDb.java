@@ -215,14 +215,6 @@ public final class ReplicatedDb implements AutoCloseable {
             nodeOptions.setSnapshotUri(snapshots.toString());
             nodeOptions.setSnapshotIntervalSecs(options.snapshotIntervalSecs());
             nodeOptions.setDisableCli(true);
-            // The process's groups share jraft's timers and scheduler: its own, one set per group, are wheels
-            // ticking every millisecond, and a node of a cluster with a dozen groups spent about a third of a
-            // core waking them while idle (docs/benchmarks.md, "Cluster").
-            nodeOptions.setSharedElectionTimer(true);
-            nodeOptions.setSharedVoteTimer(true);
-            nodeOptions.setSharedStepDownTimer(true);
-            nodeOptions.setSharedSnapshotTimer(true);
-            nodeOptions.setSharedTimerPool(true);
             RaftOptions raftOptions = new RaftOptions();
             // A snapshot's files must be durable before jraft drops the log it replaces.
             raftOptions.setSyncMeta(true);

@@ -192,9 +192,11 @@ class ClusterReplicaMoveTest {
                             "127.0.0.1:" + cluster.clientPorts[metaLeader], newNode);
                     assertTrue("OK".equals(moved) || moved instanceof RespClient.Err err
                             && err.text().contains("is still in progress"), () -> "MOVE-REPLICA answered " + moved);
+                    // A move snapshots twice and installs the snapshot on the new member; under a loaded CI
+                    // run (other cluster tests in the second fork) one took longer than the usual 30 s.
                     ReplicatedCluster.await(
                             () -> "none".equals(cluster.replication(other).get("cluster_replica_move")),
-                            "the move of group " + g);
+                            "the move of group " + g, 120_000);
                 }
                 int stillLeading = metadataLeader(cluster);
                 org.junit.jupiter.api.Assumptions.assumeTrue(stillLeading == metaLeader,

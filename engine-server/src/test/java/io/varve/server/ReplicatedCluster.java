@@ -148,10 +148,15 @@ final class ReplicatedCluster implements AutoCloseable {
 
     /** Polls a condition until it holds; the deadline only detects a hang. */
     static void await(BooleanSupplier condition, String what) throws TimeoutException {
-        long deadline = System.nanoTime() + WAIT_MILLIS * 1_000_000;
+        await(condition, what, WAIT_MILLIS);
+    }
+
+    /** {@link #await(BooleanSupplier, String)} for a step that may take longer: {@code millis} at most. */
+    static void await(BooleanSupplier condition, String what, long millis) throws TimeoutException {
+        long deadline = System.nanoTime() + millis * 1_000_000;
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
-                throw new TimeoutException("no " + what + " within " + WAIT_MILLIS + " ms");
+                throw new TimeoutException("no " + what + " within " + millis + " ms");
             }
             LockSupport.parkNanos(5_000_000);
         }
