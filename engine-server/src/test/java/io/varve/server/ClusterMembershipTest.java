@@ -58,15 +58,15 @@ class ClusterMembershipTest {
                 }
                 RedisAdvancedClusterCommands<String, String> redis = connection.sync();
                 Thread writer = ClusterUnderTest.writer(client, redis, stop, acknowledged, writerFailed);
-                awaitWrites(acknowledged, writerFailed, 50);
-                long epoch = epochOf(cluster, 0);
+                ClusterUnderTest.awaitWrites(acknowledged, writerFailed, 50);
+                long epoch = cluster.epoch(0);
 
                 assertEquals("OK", admin.call("CLUSTER", "MEET", "127.0.0.1", Integer.toString(joiner.clientPort)));
                 ReplicatedCluster.await(() -> everyNodeLists(cluster, joiner, 4, epoch + 1), "4 nodes everywhere");
-                awaitWrites(acknowledged, writerFailed, 50);
+                ClusterUnderTest.awaitWrites(acknowledged, writerFailed, 50);
                 assertEquals("OK", admin.call("CLUSTER", "MEET", "127.0.0.1", Integer.toString(joiner.clientPort)),
                         "meeting a node again changes nothing");
-                assertEquals(epoch + 1, epochOf(cluster, 1));
+                assertEquals(epoch + 1, cluster.epoch(1));
                 try (RespClient node = RespClient.connect(cluster.clientPorts[2])) {
                     List<String> lines = nodeLines(node);
                     String joined = lines.stream().filter(l -> l.startsWith(joiner.id)).findFirst().orElseThrow();
@@ -97,13 +97,13 @@ class ClusterMembershipTest {
                 assertInstanceOf(RespClient.Err.class, unreachable);
                 assertTrue(((RespClient.Err) unreachable).text().startsWith("ERR node 127.0.0.1:" + closed
                         + " did not answer"), unreachable::toString);
-                assertEquals(epoch + 1, epochOf(cluster, 1), "refusals change nothing");
+                assertEquals(epoch + 1, cluster.epoch(1), "refusals change nothing");
 
                 try (RespClient other = RespClient.connect(cluster.clientPorts[2])) {
                     assertEquals("OK", other.call("CLUSTER", "FORGET", joiner.id));
                 }
                 ReplicatedCluster.await(() -> everyNodeLists(cluster, null, 3, epoch + 2), "3 nodes everywhere");
-                awaitWrites(acknowledged, writerFailed, 50);
+                ClusterUnderTest.awaitWrites(acknowledged, writerFailed, 50);
                 stop.set(true);
                 writer.join();
                 assertNull(writerFailed.get(), () -> "the writer failed: " + writerFailed.get());
@@ -148,15 +148,6 @@ class ClusterMembershipTest {
         return List.of(text.split("\n"));
     }
 
-    private static long epochOf(ClusterNodes cluster, int i) {
-        return ((Number) cluster.replication(i).get("cluster_epoch")).longValue();
-    }
-
-    private static void awaitWrites(Queue<Integer> acknowledged, AtomicReference<Throwable> failed, int more)
-            throws TimeoutException {
-        int target = acknowledged.size() + more;
-        ReplicatedCluster.await(() -> acknowledged.size() >= target || failed.get() != null, "writes");
-    }
 
     /** A port nothing listens on: below the ephemeral range, so no outgoing connection takes it meanwhile. */
     private static int closedPort() {

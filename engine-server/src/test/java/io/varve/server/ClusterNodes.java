@@ -95,6 +95,11 @@ final class ClusterNodes implements ClusterUnderTest {
         return servers[i].replicationInfo();
     }
 
+    /** The topology epoch node {@code i} has applied (INFO's cluster_epoch). */
+    long epoch(int i) {
+        return ((Number) replication(i).get("cluster_epoch")).longValue();
+    }
+
     @Override
     public int groupsLed(int i) {
         return servers[i] == null ? -1 : ((Number) replication(i).get("cluster_groups_led")).intValue();

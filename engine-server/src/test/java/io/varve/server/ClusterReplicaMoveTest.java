@@ -64,10 +64,10 @@ class ClusterReplicaMoveTest {
             Admin admin = new Admin(cluster.clientPorts[1]);
             try (StatefulRedisClusterConnection<String, String> connection = client.connect()) {
                 assertEquals("OK", admin.call("CLUSTER", "MEET", "127.0.0.1", Integer.toString(joiner.clientPort)));
-                ReplicatedCluster.await(() -> epochOf(cluster, 1) == 2 && epochOf(cluster, 2) == 2, "the meet");
+                ReplicatedCluster.await(() -> cluster.epoch(1) == 2 && cluster.epoch(2) == 2, "the meet");
                 RedisAdvancedClusterCommands<String, String> redis = connection.sync();
                 Thread writer = ClusterUnderTest.writer(client, redis, stop, acknowledged, writerFailed);
-                awaitWrites(acknowledged, writerFailed, 50);
+                ClusterUnderTest.awaitWrites(acknowledged, writerFailed, 50);
 
                 assertEquals(new RespClient.Err("ERR Unknown node nowhere"),
                         admin.call("VARVE", "CLUSTER", "MOVE-REPLICA", "0", "nowhere", newNode));
@@ -78,7 +78,7 @@ class ClusterReplicaMoveTest {
                 assertEquals(new RespClient.Err("ERR node " + cluster.id(1) + " is already a member of group 0"),
                         admin.call("VARVE", "CLUSTER", "MOVE-REPLICA", "0", founder0,
                                 "127.0.0.1:" + cluster.clientPorts[1]));
-                assertEquals(2, epochOf(cluster, 1), "refusals change nothing");
+                assertEquals(2, cluster.epoch(1), "refusals change nothing");
 
                 // Group 0 led by a founder that neither leads the metadata group nor leaves group 0, to be
                 // restarted mid-move; the move is sent to the metadata leader itself, which waits for its end.
@@ -114,7 +114,7 @@ class ClusterReplicaMoveTest {
 
                 cluster.stop(restarted);
                 cluster.start(restarted);
-                awaitWrites(acknowledged, writerFailed, 20);
+                ClusterUnderTest.awaitWrites(acknowledged, writerFailed, 20);
                 // Founder 0 never snapshotted group 0: leading it, it would send the new node the log from the
                 // first entry, whose records predate fences of slots other groups own there.
                 assertEquals("OK", admin.call("VARVE", "CLUSTER", "LEADER", "0", founder0));
@@ -133,7 +133,7 @@ class ClusterReplicaMoveTest {
                     assertEquals("OK", admin.call("VARVE", "CLUSTER", "MOVE-REPLICA", Integer.toString(g), founder0,
                             newNode));
                 }
-                awaitWrites(acknowledged, writerFailed, 50);
+                ClusterUnderTest.awaitWrites(acknowledged, writerFailed, 50);
                 stop.set(true);
                 writer.join();
                 assertNull(writerFailed.get(), () -> "the writer failed: " + writerFailed.get());
@@ -303,13 +303,4 @@ class ClusterReplicaMoveTest {
         }
     }
 
-    private static long epochOf(ClusterNodes cluster, int i) {
-        return ((Number) cluster.replication(i).get("cluster_epoch")).longValue();
-    }
-
-    private static void awaitWrites(Queue<Integer> acknowledged, AtomicReference<Throwable> failed, int more)
-            throws TimeoutException {
-        int target = acknowledged.size() + more;
-        ReplicatedCluster.await(() -> acknowledged.size() >= target || failed.get() != null, "writes");
-    }
 }

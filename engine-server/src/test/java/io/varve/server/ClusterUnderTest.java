@@ -186,6 +186,13 @@ interface ClusterUnderTest extends AutoCloseable {
         });
     }
 
+    /** Waits until {@link #writer} has recorded {@code more} acknowledged writes, or failed. */
+    static void awaitWrites(Queue<Integer> acknowledged, AtomicReference<Throwable> failed, int more)
+            throws TimeoutException {
+        int target = acknowledged.size() + more;
+        ReplicatedCluster.await(() -> acknowledged.size() >= target || failed.get() != null, "writes");
+    }
+
     /** Asserts every write {@link #writer} recorded as acknowledged reads back, through the cluster client. */
     static void assertAcknowledgedReadable(RedisClusterClient client,
                                            RedisAdvancedClusterCommands<String, String> redis,
