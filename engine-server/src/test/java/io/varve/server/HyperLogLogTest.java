@@ -101,7 +101,8 @@ class HyperLogLogTest extends OneServerPerClass {
         }
         assertSameValue("h", "created empty");
         int total = 0;
-        for (int batch = 0; batch < 40; batch++) {
+        // At least 40 batches, and on until the sparse encoding must have turned dense (the sizes are random).
+        for (int batch = 0; batch < 40 || total <= 3000; batch++) {
             int size = 1 + random.nextInt(batch < 20 ? 20 : 400);
             byte[][] values = elements(random, size, "e");
             pfadd("h", values);
